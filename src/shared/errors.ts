@@ -1,0 +1,54 @@
+/**
+ * Typed errors with a stable `code`. Code that knows what went wrong throws a CairnError;
+ * `api/errors.ts` is the one place that maps a code to an HTTP status.
+ */
+export const errorCodes = [
+  'VALIDATION_FAILED',
+  'INVALID_JSON',
+  'PAYLOAD_TOO_LARGE',
+  'NOT_FOUND',
+  'RUN_NOT_FOUND',
+  'RUN_INVALID_STATE',
+  'WORKFLOW_NOT_FOUND',
+  'WORKFLOW_INVALID',
+  'WORKFLOW_SOURCE_INVALID',
+  'WORKFLOW_READ_ONLY',
+  'INPUTS_INVALID',
+  'CWD_INVALID',
+  'CONFIG_INVALID',
+  'STORE_UNAVAILABLE',
+  'RUNTIME_NOT_FOUND',
+  'INTERNAL',
+] as const;
+export type ErrorCode = (typeof errorCodes)[number];
+
+export class CairnError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = code;
+  }
+}
+
+/** The structured-clone-safe form of an error, for crossing thread and process boundaries. */
+export interface SerializedError {
+  code: ErrorCode;
+  message: string;
+  retryable?: boolean;
+}
+
+/** Turns anything thrown into an Error exactly once, at the edge where it is caught. */
+export function coerceError(thrown: unknown): Error {
+  if (thrown instanceof Error) return thrown;
+  return new Error(typeof thrown === 'string' ? thrown : JSON.stringify(thrown));
+}
+
+export function serializeError(thrown: unknown): SerializedError {
+  const err = coerceError(thrown);
+  const code = err instanceof CairnError ? err.code : 'INTERNAL';
+  return { code, message: err.message };
+}

@@ -1,0 +1,19 @@
+import { z } from 'zod';
+
+/**
+ * A durable workflow event. `seq` increases monotonically in commit order, so a reader that
+ * remembers the last `seq` it saw never misses a row and never sees one twice.
+ */
+export const runEventSchema = z.object({
+  seq: z.number().int().positive(),
+  run_id: z.string(),
+  conversation_id: z.string(),
+  event_type: z.string(),
+  step_name: z.string().nullable(),
+  data: z.record(z.string(), z.unknown()),
+  created_at: z.string(),
+});
+export type RunEvent = z.infer<typeof runEventSchema>;
+
+export const newRunEventSchema = runEventSchema.omit({ seq: true, created_at: true });
+export type NewRunEvent = z.infer<typeof newRunEventSchema>;

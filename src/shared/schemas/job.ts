@@ -1,0 +1,24 @@
+import { z } from 'zod';
+
+/**
+ * A job is a request from the API process to the supervisor. The API never changes run state
+ * itself: it writes a job, and the supervisor that claims it acts.
+ */
+export const jobKindSchema = z.enum(['start_run', 'cancel_run']);
+export type JobKind = z.infer<typeof jobKindSchema>;
+
+export const jobStatusSchema = z.enum(['queued', 'claimed', 'done']);
+export type JobStatus = z.infer<typeof jobStatusSchema>;
+
+export const jobSchema = z.object({
+  id: z.number().int(),
+  kind: jobKindSchema,
+  run_id: z.string(),
+  payload: z.record(z.string(), z.unknown()),
+  status: jobStatusSchema,
+  lease_owner: z.string().nullable(),
+  lease_expires_at: z.string().nullable(),
+  created_at: z.string(),
+  result: z.string().nullable(),
+});
+export type Job = z.infer<typeof jobSchema>;

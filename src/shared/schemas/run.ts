@@ -1,0 +1,37 @@
+import { z } from 'zod';
+
+/** Run statuses. Terminal: completed, failed, cancelled. Resumable: failed, paused. */
+export const runStatusSchema = z.enum(['pending', 'running', 'paused', 'completed', 'failed', 'cancelled']);
+export type RunStatus = z.infer<typeof runStatusSchema>;
+
+export const terminalRunStatuses: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
+export const cancellableRunStatuses: readonly RunStatus[] = ['pending', 'running', 'paused'];
+
+export function isTerminalRunStatus(status: RunStatus): boolean {
+  return terminalRunStatuses.includes(status);
+}
+
+export const runMetadataSchema = z.record(z.string(), z.unknown());
+export type RunMetadata = z.infer<typeof runMetadataSchema>;
+
+/** A workflow run as stored and as returned by the API (snake_case, like the upstream rows). */
+export const runSchema = z.object({
+  id: z.string(),
+  workflow_name: z.string(),
+  status: runStatusSchema,
+  conversation_id: z.string(),
+  codebase_id: z.string().nullable(),
+  working_path: z.string().nullable(),
+  user_message: z.string(),
+  inputs: z.record(z.string(), z.string()),
+  metadata: runMetadataSchema,
+  error: z.string().nullable(),
+  parent_run_id: z.string().nullable(),
+  owner_id: z.string().nullable(),
+  lease_expires_at: z.string().nullable(),
+  created_at: z.string(),
+  started_at: z.string().nullable(),
+  completed_at: z.string().nullable(),
+  last_activity_at: z.string(),
+});
+export type Run = z.infer<typeof runSchema>;
