@@ -26,6 +26,8 @@ export interface Store {
   /** Inserts a pending run and its `start_run` job in one transaction. */
   createRun(run: NewRun): Promise<Run>;
   getRun(id: string): Promise<Run | undefined>;
+  /** The definition snapshot taken when the run was created. */
+  getRunDefinition(id: string): Promise<unknown>;
   listRuns(query: RunListQuery): Promise<Run[]>;
   countRuns(status: RunStatus): Promise<number>;
   /** Queues a job for the supervisor (cancel, and later resume, approve ...). */
@@ -78,8 +80,8 @@ export interface NewRun {
   userMessage: string;
   inputs: Record<string, string>;
   metadata: Record<string, unknown>;
-  /** Job payload for the `start_run` job (the definition snapshot and run settings). */
-  startPayload: Record<string, unknown>;
+  /** The workflow definition as loaded when the run was requested; the run executes this. */
+  definition: unknown;
 }
 
 export interface RunListQuery {

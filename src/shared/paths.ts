@@ -1,0 +1,26 @@
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/** Where a user's Cairn files live. `CAIRN_HOME` overrides the default `~/.cairn`. */
+export function resolveHome(env: NodeJS.ProcessEnv = process.env): string {
+  const configured = env.CAIRN_HOME?.trim();
+  return configured ? resolve(configured) : join(homedir(), '.cairn');
+}
+
+/** The paths under a Cairn home; one function so no module spells a path on its own. */
+export function homePaths(home: string) {
+  return {
+    home,
+    database: join(home, 'db', 'cairn.sqlite'),
+    config: join(home, 'config.yaml'),
+    workflows: join(home, 'workflows'),
+    commands: join(home, 'commands'),
+    runDir: join(home, 'run'),
+    apiPid: join(home, 'run', 'api.pid'),
+    supervisorPid: join(home, 'run', 'supervisor.pid'),
+    workspaces: join(home, 'workspaces'),
+    /** Working directory for a run that was not started inside a project. */
+    scratch: (runId: string) => join(home, 'workspaces', '_scratch', runId),
+  };
+}
+export type HomePaths = ReturnType<typeof homePaths>;

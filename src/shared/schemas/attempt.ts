@@ -1,0 +1,79 @@
+import { z } from 'zod';
+
+/**
+ * Messages between the supervisor (main thread) and a worker thread. They are structured-cloned,
+ * so they are plain data, parsed with these schemas on the receiving side.
+ */
+
+export const execRuntimeSchema = z.enum(['sh', 'bun', 'uv']);
+export type ExecRuntime = z.infer<typeof execRuntimeSchema>;
+
+/** One attempt of an exec node (bash, or a bun/uv script), fully resolved by the supervisor. */
+export const execAttemptTaskSchema = z.object({
+  kind: z.literal('exec'),
+  databasePath: z.string(),
+  runId: z.string(),
+  conversationId: z.string(),
+  /** The node's path in the run (its id for a top-level node). */
+  path: z.string(),
+  nodeId: z.string(),
+  runtime: execRuntimeSchema,
+  /** Upstream `type` flat key: `bash` for bash nodes, `script` for script nodes. */
+  legacyType: z.enum(['bash', 'script']),
+  invocation: z.object({
+    id: z.string(),
+    startedAt: z.string(),
+    loopPath: z.array(z.object({ groupId: z.string(), iteration: z.number().int() })),
+  }),
+  attempt: z.object({ id: z.string(), number: z.number().int().min(1) }),
+  /** The script body after variable substitution (bash), or the script code / file (bun, uv). */
+  script: z.string(),
+  /** Dependencies for uv scripts (`deps:`). */
+  deps: z.array(z.string()).default([]),
+  cwd: z.string(),
+  /** Added to the worker's environment for the child (inputs, user-controlled variables). */
+  env: z.record(z.string(), z.string()),
+  timeoutMs: z.number().int().positive(),
+  killGraceMs: z.number().int().nonnegative(),
+});
+export type ExecAttemptTask = z.input<typeof execAttemptTaskSchema>;
+
+export const attemptTaskSchema = execAttemptTaskSchema;
+export type AttemptTask = ExecAttemptTask;
+
+export const attemptStatusSchema = z.enum(['completed', 'failed', 'cancelled']);
+
+/** What a worker returns for one attempt. Expected outcomes are values, never throws. */
+export const attemptResultSchema = z.object({
+  status: attemptStatusSchema,
+  /** Full output text (stdout with the trailing newline trimmed) for downstream references. */
+  output: z.string(),
+  error: z.string().optional(),
+  failureKind: z.string().optional(),
+  retryable: z.boolean().optional(),
+  startedAt: z.string(),
+  durationMs: z.number().nonnegative(),
+  exitCode: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  /** Process group id of the child, when one was spawned. */
+  pid: z.number().int().optional(),
+  /** True when the worker wrote the attempt's terminal event itself. */
+  recorded: z.boolean(),
+});
+export type AttemptResult = z.infer<typeof attemptResultSchema>;
+
+/** Posted on the `cairn.attempt-control` BroadcastChannel by the supervisor side. */
+export const attemptControlSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('cancel'), attemptId: z.string(), reason: z.enum(['cancelled', 'shutdown']) }),
+]);
+export type AttemptControl = z.infer<typeof attemptControlSchema>;
+
+/** Posted on the same channel by workers: lets the supervisor side kill a group itself if a
+ * worker stops answering. */
+export const attemptNoticeSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('spawned'), attemptId: z.string(), pid: z.number().int() }),
+  z.object({ type: z.literal('exited'), attemptId: z.string() }),
+]);
+export type AttemptNotice = z.infer<typeof attemptNoticeSchema>;
+
+export const ATTEMPT_CONTROL_CHANNEL = 'cairn.attempt-control';

@@ -1,0 +1,92 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Numbered schema migrations. A migration is never edited once released: later changes append
+ * a new entry, so older rows stay readable and an older binary can still open the file.
+ */
+export const migrations: readonly { version: number; name: string; sql: string }[] = [
+  {
+    version: 1,
+    name: 'runs, jobs, events, heartbeats',
+    sql: `
+      CREATE TABLE workflow_runs (
+        id               TEXT PRIMARY KEY,
+        workflow_name    TEXT NOT NULL,
+        status           TEXT NOT NULL,
+        conversation_id  TEXT NOT NULL,
+        codebase_id      TEXT,
+        working_path     TEXT,
+        user_message     TEXT NOT NULL DEFAULT '',
+        inputs           TEXT NOT NULL DEFAULT '{}',
+        metadata         TEXT NOT NULL DEFAULT '{}',
+        definition       TEXT NOT NULL,
+        error            TEXT,
+        parent_run_id    TEXT,
+        owner_id         TEXT,
+        lease_expires_at TEXT,
+        created_at       TEXT NOT NULL,
+        started_at       TEXT,
+        completed_at     TEXT,
+        last_activity_at TEXT NOT NULL
+      );
+      CREATE INDEX workflow_runs_status ON workflow_runs (status);
+      CREATE INDEX workflow_runs_conversation ON workflow_runs (conversation_id);
+      CREATE INDEX workflow_runs_created ON workflow_runs (created_at);
+
+      CREATE TABLE jobs (
+        id               INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind             TEXT NOT NULL,
+        run_id           TEXT NOT NULL REFERENCES workflow_runs (id) ON DELETE CASCADE,
+        payload          TEXT NOT NULL DEFAULT '{}',
+        status           TEXT NOT NULL DEFAULT 'queued',
+        lease_owner      TEXT,
+        lease_expires_at TEXT,
+        result           TEXT,
+        created_at       TEXT NOT NULL
+      );
+      CREATE INDEX jobs_open ON jobs (id) WHERE status <> 'done';
+      CREATE INDEX jobs_run ON jobs (run_id);
+
+      -- AUTOINCREMENT: a seq is never reused, even after a run's events are deleted, so an SSE
+      -- client's Last-Event-ID can never point at a different row.
+      CREATE TABLE events (
+        seq              INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id           TEXT NOT NULL REFERENCES workflow_runs (id) ON DELETE CASCADE,
+        conversation_id  TEXT NOT NULL,
+        event_type       TEXT NOT NULL,
+        step_name        TEXT,
+        data             TEXT NOT NULL,
+        created_at       TEXT NOT NULL
+      );
+      CREATE INDEX events_run ON events (run_id, seq);
+      CREATE INDEX events_conversation ON events (conversation_id, seq);
+
+      CREATE TABLE supervisor_heartbeats (
+        id           TEXT PRIMARY KEY,
+        pid          INTEGER NOT NULL,
+        hostname     TEXT NOT NULL,
+        started_at   TEXT NOT NULL,
+        heartbeat_at TEXT NOT NULL,
+        state        TEXT NOT NULL,
+        concurrency  TEXT NOT NULL
+      );
+    `,
+  },
+];
+
+/**
+ * Applies every migration newer than the file's `user_version`, each in its own IMMEDIATE
+ * transaction. The version is re-read inside the transaction, so processes that start together
+ * apply each migration exactly once.
+ */
+export function migrate(db: Database.Database): void {
+  const latest = migrations[migrations.length - 1]?.version ?? 0;
+  if ((db.pragma('user_version', { simple: true }) as number) >= latest) return;
+  for (const migration of migrations) {
+    db.transaction(() => {
+      if ((db.pragma('user_version', { simple: true }) as number) >= migration.version) return;
+      db.exec(migration.sql);
+      db.pragma(`user_version = ${migration.version}`);
+    }).immediate();
+  }
+}
