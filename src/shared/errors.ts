@@ -19,6 +19,7 @@ export const errorCodes = [
   'STORE_UNAVAILABLE',
   'RUNTIME_NOT_FOUND',
   'INTERNAL',
+  'UNSUPPORTED_MEDIA_TYPE',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 
