@@ -1,0 +1,132 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { CairnError } from './errors.js';
+
+/**
+ * Killing a node's whole process group and confirming that it is gone. Shared by the worker
+ * (cancel, timeout) and the supervisor side (a worker that stopped answering, a take-over of an
+ * orphaned attempt).
+ */
+
+export interface KillProcessGroupOptions {
+  /** Time between the first signal and SIGKILL. */
+  graceMs: number;
+  /** The first signal; SIGTERM unless told. SIGKILL skips the grace period. */
+  signal?: NodeJS.Signals;
+  /** How long to wait for the group to disappear after SIGKILL before giving up with an error. */
+  confirmTimeoutMs?: number;
+}
+
+const DEFAULT_CONFIRM_TIMEOUT_MS = 10_000;
+/** First poll interval; doubles up to the maximum. Most groups are gone within a few ms. */
+const FIRST_POLL_MS = 2;
+const MAX_POLL_MS = 50;
+
+const isLinux = process.platform === 'linux';
+
+/**
+ * Sends `signal` (SIGTERM) to the group, SIGKILL after `graceMs` if members remain, and
+ * resolves only once no live member is left. Rejects (INTERNAL) if members survive SIGKILL for
+ * `confirmTimeoutMs` (a process stuck in uninterruptible sleep).
+ */
+export async function killProcessGroup(pgid: number, opts: KillProcessGroupOptions): Promise<void> {
+  assertGroupId(pgid);
+  const first = opts.signal ?? 'SIGTERM';
+  if (!signalGroup(pgid, first) && !isProcessGroupAlive(pgid)) return;
+  if (first !== 'SIGKILL') {
+    if (await waitUntilGone(pgid, opts.graceMs)) return;
+    signalGroup(pgid, 'SIGKILL');
+  }
+  const confirmMs = opts.confirmTimeoutMs ?? DEFAULT_CONFIRM_TIMEOUT_MS;
+  if (await waitUntilGone(pgid, confirmMs)) return;
+  throw new CairnError(
+    'INTERNAL',
+    `process group ${pgid} still has live members ${confirmMs} ms after SIGKILL`,
+    { pgid, members: liveGroupMembers(pgid) },
+  );
+}
+
+/**
+ * True while the group has a member that is not a zombie. `kill(-pgid, 0)` alone is not
+ * enough: a zombie keeps its group id until it is reaped, and a container's PID 1 may never
+ * reap the grandchildren it inherits, so a dead group would look alive forever.
+ */
+export function isProcessGroupAlive(pgid: number): boolean {
+  assertGroupId(pgid);
+  // ESRCH means no member at all, zombies included: the cheap, common answer.
+  if (!groupExists(pgid)) return false;
+  if (!isLinux) return true;
+  return liveGroupMembers(pgid).length > 0;
+}
+
+/** Pids of the group's members that are not zombies (Linux: from /proc). */
+export function liveGroupMembers(pgid: number): number[] {
+  if (!isLinux) return groupExists(pgid) ? [pgid] : [];
+  const members: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    const first = entry.charCodeAt(0);
+    if (first < 48 || first > 57) continue; // not a pid directory
+    const stat = readStat(entry);
+    if (stat && stat.pgrp === pgid && stat.state !== 'Z' && stat.state !== 'X') {
+      members.push(Number(entry));
+    }
+  }
+  return members;
+}
+
+function readStat(pid: string): { state: string; pgrp: number } | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return undefined; // exited between readdir and read
+  }
+  // `pid (comm) state ppid pgrp ...`; comm may itself contain spaces and parentheses.
+  const close = text.lastIndexOf(')');
+  const fields = text.slice(close + 2).split(' ', 3);
+  const state = fields[0];
+  const pgrp = Number(fields[2]);
+  if (state === undefined || !Number.isInteger(pgrp)) return undefined;
+  return { state, pgrp };
+}
+
+function groupExists(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: the group exists but belongs to someone else.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Returns false when the group has no member left to signal (ESRCH). */
+function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    throw new CairnError('INTERNAL', `cannot signal process group ${pgid}: ${(err as Error).message}`, undefined, {
+      cause: err,
+    });
+  }
+}
+
+async function waitUntilGone(pgid: number, withinMs: number): Promise<boolean> {
+  const deadline = Date.now() + withinMs;
+  let interval = FIRST_POLL_MS;
+  for (;;) {
+    if (!isProcessGroupAlive(pgid)) return true;
+    const left = deadline - Date.now();
+    if (left <= 0) return false;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(interval, left)));
+    interval = Math.min(interval * 2, MAX_POLL_MS);
+  }
+}
+
+function assertGroupId(pgid: number): void {
+  // 0 and 1 would address our own group or every process we may signal: never a node's group.
+  if (!Number.isInteger(pgid) || pgid <= 1) {
+    throw new CairnError('INTERNAL', `refusing to signal process group ${pgid}: not a child's group id`);
+  }
+}
