@@ -1,0 +1,44 @@
+/**
+ * Errors the `cairn` command reports to its user. Each carries the process exit code it leads
+ * to, so one place (`cli.ts`) turns any failure into a message and an exit status.
+ */
+export const cliErrorCodes = [
+  /** Bad arguments: unknown flag, missing positional, malformed `--input`. Exit 2. */
+  'USAGE',
+  /** Nothing answers at the server address. */
+  'SERVER_UNREACHABLE',
+  /** The server answered with an error status; the message is the server's `error` text. */
+  'SERVER_ERROR',
+  /** `cairn serve` found another live server for the same CAIRN_HOME. */
+  'SERVER_ALREADY_RUNNING',
+  /** The port `cairn serve` was told (or defaulted) to use is taken. */
+  'PORT_IN_USE',
+  /** A child process of the launcher could not be started or failed before it was ready. */
+  'LAUNCH_FAILED',
+  /** A workflow file is missing or invalid. */
+  'WORKFLOW_INVALID',
+] as const;
+export type CliErrorCode = (typeof cliErrorCodes)[number];
+
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+/** 128 + SIGINT, what shells report for a command stopped with Ctrl-C. */
+export const EXIT_INTERRUPTED = 130;
+
+export class CliError extends Error {
+  constructor(
+    readonly code: CliErrorCode,
+    message: string,
+    readonly exitCode: number = code === 'USAGE' ? EXIT_USAGE : EXIT_FAILURE,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = code;
+  }
+}
+
+/** A usage error: the message names the argument and `cairn <command> --help` shows the rest. */
+export function usageError(message: string, command: string): CliError {
+  return new CliError('USAGE', `${message}\nRun \`cairn ${command} --help\` for usage.`);
+}

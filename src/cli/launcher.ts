@@ -1,0 +1,186 @@
+import { fileURLToPath } from 'node:url';
+import { loadSettings } from '../shared/config.js';
+import type { Logger } from '../shared/log.js';
+import type { BackoffPolicy } from './backoff.js';
+import { CliError } from './cli-error.js';
+import { writeLine, type OutputStream } from './context.js';
+import { ManagedChild, describeExit, type ChildExit } from './managed-child.js';
+import { choosePort } from './port-choice.js';
+import { claimServerFile, removeRunFiles, serverFilePath } from './run-dir.js';
+
+/** Everything is down this long after a stop without drain; whatever is left is SIGKILLed. */
+export const SHUTDOWN_DEADLINE_MS = 9_000;
+
+/** The built entries of the two processes, next to this module in `dist/`. */
+export const defaultEntries = {
+  api: fileURLToPath(new URL('../api/main.js', import.meta.url)),
+  supervisor: fileURLToPath(new URL('../supervisor/main.js', import.meta.url)),
+};
+
+export interface LauncherOptions {
+  /** Let the supervisor finish in-flight nodes on stop (`cairn serve --drain`). */
+  drain: boolean;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** `--port`; otherwise `PORT`, otherwise chosen (see port-choice.ts). */
+  port?: number | undefined;
+  /** Where the one human "listening on" line goes. */
+  out: OutputStream;
+  log: Logger;
+  entries?: { api: string; supervisor: string };
+  shutdownDeadlineMs?: number;
+  backoff?: BackoffPolicy;
+}
+
+export interface ServerInfo {
+  url: string;
+  port: number;
+  home: string;
+  apiPid: number | undefined;
+  supervisorPid: number | undefined;
+}
+
+export interface Launcher {
+  /** Resolves once both processes reported ready; rejects when the server could not start. */
+  readonly ready: Promise<ServerInfo>;
+  /** The first call stops gracefully (draining with `drain`); a second forces the deadline path. */
+  stop(): void;
+  /** Resolves with the exit code once every child is down and the run files are removed. */
+  readonly done: Promise<number>;
+}
+
+/** A browsable address for a listen host: a wildcard bind is reached through loopback. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * Starts the server: chooses the port, claims `$CAIRN_HOME/run/server.json`, forks the API and
+ * supervisor processes and keeps them running until `stop()`.
+ */
+export function launch(opts: LauncherOptions): Launcher {
+  const log = opts.log;
+  const deadlineMs = opts.shutdownDeadlineMs ?? SHUTDOWN_DEADLINE_MS;
+  const entries = opts.entries ?? defaultEntries;
+  let children: ManagedChild[] = [];
+  let stopCalls = 0;
+  let ownsRunFiles = false;
+  let paths: ReturnType<typeof loadSettings>['paths'] | undefined;
+  let wake: () => void = () => undefined;
+  const stopRequested = new Promise<void>((resolve) => {
+    wake = resolve;
+  });
+
+  const start = async (): Promise<ServerInfo> => {
+    const settings = loadSettings(opts.env);
+    paths = settings.paths;
+    const choice = await choosePort({ explicit: opts.port ?? settings.port, cwd: opts.cwd, host: settings.host });
+    const url = `http://${urlHost(settings.host)}:${choice.port}`;
+    const claim = claimServerFile(settings.paths, { url, pid: process.pid, startedAt: new Date().toISOString() });
+    if (!claim.claimed) {
+      throw new CliError(
+        'SERVER_ALREADY_RUNNING',
+        `A Cairn server for ${settings.home} is already running at ${claim.holder.url} (pid ${claim.holder.pid}). ` +
+          `Stop it with Ctrl-C in its terminal or \`kill ${claim.holder.pid}\`, or use another CAIRN_HOME. ` +
+          `If that pid is not Cairn, remove ${serverFilePath(settings.paths)}.`,
+      );
+    }
+    ownsRunFiles = true;
+    log.info({ port: choice.port, reason: choice.reason, worktree: choice.worktree, home: settings.home }, 'launcher.port_chosen');
+    const env = { ...opts.env, PORT: String(choice.port), CAIRN_HOME: settings.home };
+    const common = { env, log, backoff: opts.backoff };
+    children = [
+      new ManagedChild({ ...common, name: 'api', entry: entries.api, pidFile: settings.paths.apiPid }),
+      new ManagedChild({ ...common, name: 'supervisor', entry: entries.supervisor, pidFile: settings.paths.supervisorPid }),
+    ];
+    if (stopCalls > 0) throw new CliError('LAUNCH_FAILED', 'Stopped before the server was ready.');
+    for (const child of children) child.start();
+    const stopped = stopRequested.then(() => {
+      throw new CliError('LAUNCH_FAILED', 'Stopped before the server was ready.');
+    });
+    stopped.catch(() => undefined);
+    await Promise.race([Promise.all(children.map((child) => child.firstReady)), stopped]);
+    const [api, supervisor] = children;
+    const info = { url, port: choice.port, home: settings.home, apiPid: api?.pid, supervisorPid: supervisor?.pid };
+    log.info(info, 'launcher.ready');
+    writeLine(opts.out, `Cairn is listening on ${url} (home ${settings.home}). Press Ctrl-C to stop.`);
+    return info;
+  };
+
+  const shutdown = async (startFailed: boolean): Promise<number> => {
+    const errors: unknown[] = [];
+    const killed: string[] = [];
+    let deadline: NodeJS.Timeout | undefined;
+    const armDeadline = () => {
+      if (deadline) return;
+      deadline = setTimeout(() => {
+        for (const child of children) if (child.forceKill()) killed.push(child.name);
+        if (killed.length) log.error({ children: killed, deadlineMs }, 'launcher.shutdown_forced');
+      }, deadlineMs);
+      deadline.unref();
+    };
+    const drain = opts.drain && !startFailed;
+    log.info({ drain }, 'launcher.shutdown_started');
+    const exits = children.map((child) => child.stop(drain));
+    if (drain) {
+      // A second stop() while draining takes the forced path: no drain, deadline, SIGKILL.
+      onForce = () => {
+        log.warn('launcher.drain_interrupted');
+        for (const child of children) void child.stop(false);
+        armDeadline();
+      };
+    } else {
+      armDeadline();
+    }
+    const results: (ChildExit | undefined)[] = await Promise.all(exits);
+    clearTimeout(deadline);
+    results.forEach((exit, i) => {
+      const name = children[i]?.name ?? 'child';
+      if (exit && !killed.includes(name) && exit.code !== 0) {
+        errors.push(new Error(`The ${name} process exited with ${describeExit(exit)} while stopping.`));
+      }
+    });
+    if (killed.length) {
+      errors.push(new Error(`${killed.join(' and ')} did not stop within ${deadlineMs} ms and ${killed.length > 1 ? 'were' : 'was'} killed.`));
+    }
+    if (ownsRunFiles && paths) {
+      try {
+        removeRunFiles(paths);
+      } catch (err) {
+        errors.push(err);
+      }
+    }
+    if (errors.length > 0) {
+      log.error({ err: new AggregateError(errors, 'launcher shutdown had errors') }, 'launcher.shutdown_failed');
+      return 1;
+    }
+    log.info('launcher.shutdown_completed');
+    // A start that failed on its own (not because stop() came first) is reported through `ready`.
+    return startFailed && stopCalls === 0 ? 1 : 0;
+  };
+
+  let onForce: (() => void) | undefined;
+  const ready = start();
+  ready.catch(() => undefined);
+  const done = (async () => {
+    let startFailed = false;
+    try {
+      await ready;
+      await stopRequested;
+    } catch {
+      startFailed = true;
+    }
+    return shutdown(startFailed);
+  })();
+
+  return {
+    ready,
+    done,
+    stop() {
+      stopCalls += 1;
+      if (stopCalls === 1) wake();
+      else onForce?.();
+    },
+  };
+}
