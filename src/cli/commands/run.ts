@@ -1,0 +1,148 @@
+import { runStatusSchema } from '../../shared/schemas/run.js';
+import { runDetailResponseSchema, runListResponseSchema, runOperationResponseSchema, type RunView } from '../api-schemas.js';
+import { expectPositionals, parseCommandArgs, parsePositiveInt } from '../args.js';
+import { usageError } from '../cli-error.js';
+import { isColorWanted, writeLine, type CliContext } from '../context.js';
+import { createStyle, firstLine, formatDuration, formatSpan, formatTable, formatTimestamp, type Style } from '../format.js';
+import { summariseNodes } from '../node-summary.js';
+import { printHelp, printJson, serverOptionsHelp, type Command } from './command.js';
+import { clientFor, urlOption } from './server-flags.js';
+
+const statuses = runStatusSchema.options;
+
+function colourStatus(status: string, style: Style): string {
+  if (status === 'completed') return style.green(status);
+  if (status === 'failed' || status === 'cancelled') return style.red(status);
+  if (status === 'paused') return style.yellow(status);
+  return style.cyan(status);
+}
+
+const runPath = (id: string) => `/api/workflows/runs/${encodeURIComponent(id)}`;
+
+export const runListCommand: Command = {
+  name: 'run list',
+  summary: 'list recent workflow runs',
+  help: `Usage: cairn run list [--status <status>] [--limit <n>] [--json] [--url <url>]
+
+List workflow runs, newest first.
+
+Options:
+  --status <status>  only runs in this status: ${statuses.join(', ')}
+  --limit <n>        at most n runs (the server's default is 50)
+  --json             print the server's JSON response
+${serverOptionsHelp}`,
+  async run(argv, ctx) {
+    const { values, positionals } = parseCommandArgs(this.name, argv, {
+      status: { type: 'string' },
+      limit: { type: 'string' },
+      json: { type: 'boolean' },
+      ...urlOption,
+    });
+    if (values.help) return printHelp(ctx, this.help);
+    expectPositionals(this.name, positionals, []);
+    if (values.status !== undefined && !(statuses as readonly string[]).includes(values.status)) {
+      throw usageError(`--status must be one of ${statuses.join(', ')}; got '${values.status}'.`, this.name);
+    }
+    const limit = parsePositiveInt(this.name, 'limit', values.limit);
+    const query = new URLSearchParams();
+    if (values.status) query.set('status', values.status);
+    if (limit !== undefined) query.set('limit', String(limit));
+    const qs = query.size > 0 ? `?${query}` : '';
+    const { raw, body } = await clientFor(ctx, values.url).request('GET', `/api/workflows/runs${qs}`, runListResponseSchema);
+    if (values.json) return printJson(ctx, raw);
+    if (body.runs.length === 0) {
+      writeLine(ctx.stdout, values.status ? `No ${values.status} runs.` : 'No runs yet. Start one with `cairn workflow run <name>`.');
+      return 0;
+    }
+    const style = createStyle(isColorWanted(ctx.stdout, ctx.env));
+    const rows = body.runs.map((run) => [
+      run.id,
+      run.workflow_name,
+      colourStatus(run.status, style),
+      formatTimestamp(run.started_at ?? run.created_at),
+      formatSpan(run.started_at, run.completed_at),
+      firstLine(run.error, 60),
+    ]);
+    for (const line of formatTable(['RUN', 'WORKFLOW', 'STATUS', 'STARTED', 'DURATION', 'ERROR'], rows, style)) writeLine(ctx.stdout, line);
+    return 0;
+  },
+};
+
+function printRun(ctx: CliContext, run: RunView, style: Style): void {
+  const fields: [string, string | null | undefined][] = [
+    ['Run', run.id],
+    ['Workflow', run.workflow_name],
+    ['Status', colourStatus(run.status, style)],
+    ['Created', formatTimestamp(run.created_at)],
+    ['Started', formatTimestamp(run.started_at)],
+    ['Finished', formatTimestamp(run.completed_at)],
+    ['Duration', formatSpan(run.started_at, run.completed_at)],
+    ['Directory', run.working_path],
+    ['Message', run.user_message ? firstLine(run.user_message, 100) : undefined],
+    ['Error', run.error ? style.red(run.error) : undefined],
+  ];
+  for (const [label, value] of fields) if (value) writeLine(ctx.stdout, `${style.bold(label.padEnd(10))}${value}`);
+}
+
+export const runGetCommand: Command = {
+  name: 'run get',
+  summary: 'show one run and what each of its nodes did',
+  help: `Usage: cairn run get <id> [--events] [--json] [--url <url>]
+
+Show a run: its status, timing and error, and one line per node (status, duration, error or
+skip reason) derived from the run's event log.
+
+Options:
+  --events           also list every event of the run
+  --json             print the server's JSON response ({ run, events })
+${serverOptionsHelp}`,
+  async run(argv, ctx) {
+    const { values, positionals } = parseCommandArgs(this.name, argv, {
+      events: { type: 'boolean' },
+      json: { type: 'boolean' },
+      ...urlOption,
+    });
+    if (values.help) return printHelp(ctx, this.help);
+    const [id] = expectPositionals(this.name, positionals, ['id']) as [string];
+    const { raw, body } = await clientFor(ctx, values.url).request('GET', runPath(id), runDetailResponseSchema);
+    if (values.json) return printJson(ctx, raw);
+    const style = createStyle(isColorWanted(ctx.stdout, ctx.env));
+    printRun(ctx, body.run, style);
+    const nodes = summariseNodes(body.events);
+    writeLine(ctx.stdout);
+    if (nodes.length === 0) writeLine(ctx.stdout, 'No node has started yet.');
+    const rows = nodes.map((n) => [
+      n.node,
+      colourStatus(n.status, style),
+      n.durationMs !== undefined ? formatDuration(n.durationMs) : '',
+      firstLine(n.error ?? n.reason, 100),
+    ]);
+    if (rows.length) for (const line of formatTable(['NODE', 'STATUS', 'DURATION', 'DETAIL'], rows, style)) writeLine(ctx.stdout, line);
+    if (values.events) {
+      writeLine(ctx.stdout);
+      const eventRows = body.events.map((e) => [String(e.seq ?? ''), formatTimestamp(e.created_at), e.event_type, e.step_name ?? '']);
+      for (const line of formatTable(['SEQ', 'TIME', 'EVENT', 'NODE'], eventRows, style)) writeLine(ctx.stdout, line);
+    }
+    return 0;
+  },
+};
+
+export const runCancelCommand: Command = {
+  name: 'run cancel',
+  summary: 'cancel a pending, running or paused run',
+  help: `Usage: cairn run cancel <id> [--url <url>]
+
+Ask the server to cancel a run. Its running nodes are stopped (their whole process group is
+killed) and the run ends as cancelled.
+
+Options:
+${serverOptionsHelp}`,
+  async run(argv, ctx) {
+    const { values, positionals } = parseCommandArgs(this.name, argv, { ...urlOption });
+    if (values.help) return printHelp(ctx, this.help);
+    const [id] = expectPositionals(this.name, positionals, ['id']) as [string];
+    const { body } = await clientFor(ctx, values.url).request('POST', `${runPath(id)}/cancel`, runOperationResponseSchema);
+    writeLine(ctx.stdout, body.message ?? `Cancel requested for run ${id}.`);
+    return 0;
+  },
+};

@@ -1,0 +1,52 @@
+import { createLogger } from '../../shared/log.js';
+import { expectPositionals, parseCommandArgs, parsePositiveInt } from '../args.js';
+import type { CliContext } from '../context.js';
+import { launch } from '../launcher.js';
+import { printHelp, type Command } from './command.js';
+
+/** The process signals that stop the server; a second one while draining forces the stop. */
+const stopSignals = ['SIGINT', 'SIGTERM'] as const;
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'start the Cairn server (API and supervisor processes)',
+  help: `Usage: cairn serve [--drain] [--port <port>]
+
+Start the server: an API process and a supervisor process, restarted with back-off if either
+dies. The server's address is written to $CAIRN_HOME/run/server.json so the other commands find
+it. Stop it with Ctrl-C or SIGTERM: running nodes are cancelled and everything is down within
+10 seconds.
+
+Options:
+  --drain            on stop, let running nodes finish first (a second Ctrl-C stops at once)
+  --port <port>      listen on this port (same as PORT). Default: PORT; else, inside a linked
+                     git worktree, a free port in 3190-4089 chosen from the worktree's path;
+                     else 3090
+  -h, --help         show this help
+
+Environment: CAIRN_HOME (default ~/.cairn), PORT, HOST (default 127.0.0.1),
+CAIRN_MAX_CONCURRENCY (default 8), CAIRN_LOG_LEVEL (default info).`,
+  async run(argv: readonly string[], ctx: CliContext) {
+    const { values, positionals } = parseCommandArgs(this.name, argv, {
+      drain: { type: 'boolean' },
+      port: { type: 'string' },
+    });
+    if (values.help) return printHelp(ctx, this.help);
+    expectPositionals(this.name, positionals, []);
+    const port = parsePositiveInt(this.name, 'port', values.port);
+    const log = createLogger({ name: 'launcher', level: ctx.env.CAIRN_LOG_LEVEL });
+    const launcher = launch({ drain: values.drain === true, env: ctx.env, cwd: ctx.cwd, port, out: ctx.stdout, log });
+    const onSignal = (signal: NodeJS.Signals) => {
+      log.info({ signal }, 'launcher.signal_received');
+      launcher.stop();
+    };
+    for (const signal of stopSignals) process.on(signal, onSignal);
+    try {
+      const [started, code] = await Promise.all([launcher.ready.then(() => undefined, (err: unknown) => err), launcher.done]);
+      if (started !== undefined && code !== 0) throw started;
+      return code;
+    } finally {
+      for (const signal of stopSignals) process.off(signal, onSignal);
+    }
+  },
+};

@@ -1,0 +1,153 @@
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { ApiClient } from '../api-client.js';
+import { runOperationResponseSchema, runStartResponseSchema, streamFrameSchema } from '../api-schemas.js';
+import { expectPositionals, parseCommandArgs, parseInputs } from '../args.js';
+import { CliError, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK } from '../cli-error.js';
+import { isColorWanted, writeLine, type CliContext } from '../context.js';
+import { followStream } from '../follow-stream.js';
+import { createStyle, formatDuration, type Style } from '../format.js';
+import { createRunProgress, outcomeOf, type RunOutcome } from '../run-progress.js';
+import { printHelp, serverOptionsHelp, type Command } from './command.js';
+import { clientFor, urlOption } from './server-flags.js';
+
+/** A fresh conversation id for one CLI run: `cli-<ms>-<6 chars>`, like the web UI's `web-…` ids. */
+export function newConversationId(now: number = Date.now()): string {
+  const suffix = [...randomBytes(6)].map((b) => (b % 36).toString(36)).join('');
+  return `cli-${now}-${suffix}`;
+}
+
+interface FollowResult {
+  outcome: RunOutcome | undefined;
+  interrupted: boolean;
+}
+
+/** Follows the run's events until it ends or the user presses Ctrl-C. */
+async function followRun(
+  ctx: CliContext,
+  client: ApiClient,
+  run: { runId: string; conversationId: string },
+  opts: { json: boolean; style: Style },
+): Promise<FollowResult> {
+  const controller = new AbortController();
+  let interrupted = false;
+  const removeInterrupt = ctx.onInterrupt(() => {
+    interrupted = true;
+    controller.abort(new Error('interrupted'));
+  });
+  const progress = createRunProgress({ runId: run.runId, out: ctx.stdout, style: opts.style });
+  let outcome: RunOutcome | undefined;
+  try {
+    await followStream({
+      client,
+      conversationId: run.conversationId,
+      signal: controller.signal,
+      onMessage(message) {
+        let json: unknown;
+        try {
+          json = JSON.parse(message.data);
+        } catch {
+          return false;
+        }
+        const frame = streamFrameSchema.safeParse(json);
+        if (opts.json && !(frame.success && frame.data.type === 'heartbeat')) writeLine(ctx.stdout, JSON.stringify(json));
+        if (!frame.success) return false;
+        if (!opts.json) progress.print(frame.data);
+        outcome = outcomeOf(frame.data, run.runId);
+        return outcome !== undefined;
+      },
+      onReconnect({ lastEventId, attempt, error }) {
+        if (attempt !== 1) return;
+        const reason = error instanceof Error ? error.message : String(error);
+        writeLine(ctx.stderr, opts.style.dim(`Lost the event stream (${reason}); reconnecting after event ${lastEventId}…`));
+      },
+    });
+  } catch (err) {
+    if (!interrupted) throw err;
+  } finally {
+    removeInterrupt();
+  }
+  return { outcome, interrupted };
+}
+
+/** After Ctrl-C: asks the server to cancel the run and says so. A second Ctrl-C stops waiting. */
+async function cancelAfterInterrupt(ctx: CliContext, client: ApiClient, runId: string, signal: AbortSignal): Promise<number> {
+  writeLine(ctx.stderr, `Interrupted: cancelling run ${runId}…`);
+  try {
+    const { body } = await client.request('POST', `/api/workflows/runs/${encodeURIComponent(runId)}/cancel`, runOperationResponseSchema, {
+      signal,
+    });
+    writeLine(ctx.stderr, body.message ?? `Cancel requested for run ${runId}.`);
+  } catch (err) {
+    const reason = err instanceof CliError ? err.message : 'interrupted again before the server answered';
+    writeLine(ctx.stderr, `Could not cancel run ${runId}: ${reason}`);
+  }
+  writeLine(ctx.stderr, `Inspect it with: cairn run get ${runId}`);
+  return EXIT_INTERRUPTED;
+}
+
+export const workflowRunCommand: Command = {
+  name: 'workflow run',
+  summary: 'run a workflow and follow its nodes live',
+  help: `Usage: cairn workflow run <name> [--input key=value ...] [--message <text>] [--cwd <dir>] [--json] [--url <url>]
+
+Start a run of a workflow on the server and show its nodes as they start and finish. The
+workflow is looked up in the project (<cwd>/.cairn/workflows), then $CAIRN_HOME/workflows, then
+the bundled ones. Ctrl-C cancels the run.
+
+Options:
+  --input key=value  a value for one of the workflow's inputs; repeat for several
+  --message <text>   the task text ($ARGUMENTS / $USER_MESSAGE in the workflow)
+  --cwd <dir>        the project directory to run in (default: the current directory)
+  --json             print the server's JSON: the start response, then one stream event per line
+${serverOptionsHelp}
+
+Exit status: 0 when the run completes, 1 when it fails or is cancelled, 2 on a usage error,
+130 when interrupted with Ctrl-C (the run is cancelled).`,
+  async run(argv, ctx) {
+    const { values, positionals } = parseCommandArgs(this.name, argv, {
+      input: { type: 'string', multiple: true },
+      message: { type: 'string' },
+      cwd: { type: 'string' },
+      json: { type: 'boolean' },
+      ...urlOption,
+    });
+    if (values.help) return printHelp(ctx, this.help);
+    const [name] = expectPositionals(this.name, positionals, ['name']) as [string];
+    const inputs = parseInputs(this.name, values.input ?? []);
+    const cwd = resolve(ctx.cwd, values.cwd ?? '.');
+    const json = values.json === true;
+    const style = createStyle(isColorWanted(ctx.stdout, ctx.env));
+    const client = clientFor(ctx, values.url);
+
+    const conversationId = newConversationId();
+    const body = { conversationId, inputs, ...(values.message !== undefined ? { message: values.message } : {}) };
+    const path = `/api/workflows/${encodeURIComponent(name)}/run?cwd=${encodeURIComponent(cwd)}`;
+    const started = await client.request('POST', path, runStartResponseSchema, { body });
+    const { runId } = started.body;
+    const startedAt = Date.now();
+    if (json) writeLine(ctx.stdout, JSON.stringify(started.raw));
+    else writeLine(ctx.stdout, `Run ${style.bold(runId)} of workflow ${style.bold(name)} started.`);
+
+    const result = await followRun(ctx, client, { runId, conversationId: started.body.conversationId }, { json, style });
+    if (result.interrupted) {
+      // A second Ctrl-C while the cancel request is in flight stops waiting for it.
+      const cancelController = new AbortController();
+      const remove = ctx.onInterrupt(() => cancelController.abort());
+      try {
+        return await cancelAfterInterrupt(ctx, client, runId, cancelController.signal);
+      } finally {
+        remove();
+      }
+    }
+    const outcome = result.outcome;
+    if (outcome?.status === 'completed') {
+      if (!json) writeLine(ctx.stdout, style.green(`Run ${runId} completed in ${formatDuration(Date.now() - startedAt)}.`));
+      return EXIT_OK;
+    }
+    const what = outcome?.status === 'cancelled' ? 'was cancelled' : 'failed';
+    writeLine(ctx.stderr, style.red(`Run ${runId} ${what}${outcome?.error ? `: ${outcome.error}` : '.'}`));
+    writeLine(ctx.stderr, `Inspect it with: cairn run get ${runId}`);
+    return EXIT_FAILURE;
+  },
+};

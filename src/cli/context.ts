@@ -1,0 +1,26 @@
+/** Where a command writes; `process.stdout` satisfies it, and so does a string buffer in a test. */
+export interface OutputStream {
+  write(chunk: string): unknown;
+  isTTY?: boolean;
+}
+
+/** Everything a command needs from its surroundings, passed in so tests can run commands in-process. */
+export interface CliContext {
+  stdout: OutputStream;
+  stderr: OutputStream;
+  env: NodeJS.ProcessEnv;
+  /** The directory the user ran the command in. */
+  cwd: string;
+  /** Registers a Ctrl-C handler while a command needs one; returns the function that removes it. */
+  onInterrupt(handler: () => void): () => void;
+}
+
+/** Colour only on a terminal, and never when NO_COLOR is set to a non-empty value (no-color.org). */
+export function isColorWanted(stream: OutputStream, env: NodeJS.ProcessEnv): boolean {
+  return stream.isTTY === true && !env.NO_COLOR;
+}
+
+/** Writes one line to a stream. */
+export function writeLine(stream: OutputStream, line = ''): void {
+  stream.write(`${line}\n`);
+}
