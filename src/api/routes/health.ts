@@ -1,0 +1,96 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { CairnError } from '../../shared/errors.js';
+import type { Settings } from '../../shared/config.js';
+import type { Store } from '../../shared/store/store.js';
+import { concurrencyViewSchema, describeConcurrency } from '../concurrency-view.js';
+import { statusByCode } from '../errors.js';
+
+export interface HealthRoutesOptions {
+  store: Store;
+  settings: Pick<Settings, 'maxConcurrency' | 'perRunConcurrency'>;
+  version: string;
+  clock: () => number;
+}
+
+const dbHealthSchema = z.object({
+  status: z.enum(['ok', 'error']),
+  database: z.enum(['connected', 'disconnected']),
+});
+
+const apiHealthSchema = z.object({
+  status: z.literal('ok'),
+  adapter: z.literal('web'),
+  version: z.string(),
+  runningWorkflows: z.number().int().describe('Runs in status running'),
+  concurrency: concurrencyViewSchema,
+});
+
+/** `/health`, `/health/db` and `/api/health`. */
+export const healthRoutes: FastifyPluginAsyncZod<HealthRoutesOptions> = async (app, opts) => {
+  app.get(
+    '/health',
+    {
+      schema: {
+        tags: ['health'],
+        summary: 'Liveness of the API process',
+        response: { 200: z.object({ status: z.literal('ok') }) },
+      },
+    },
+    async () => ({ status: 'ok' as const }),
+  );
+
+  app.get(
+    '/health/db',
+    {
+      schema: {
+        tags: ['health'],
+        summary: 'Whether the database answers',
+        description: '503 with database: disconnected when the database cannot answer a trivial query.',
+        response: { 200: dbHealthSchema, 503: dbHealthSchema },
+      },
+    },
+    async (req, reply) => {
+      try {
+        await opts.store.ping();
+        return { status: 'ok' as const, database: 'connected' as const };
+      } catch (err) {
+        req.log.warn({ err }, 'api.database_unreachable');
+        // A health probe reports the outage in its own body rather than as an error body.
+        return reply
+          .code(statusByCode.STORE_UNAVAILABLE as 503)
+          .send({ status: 'error' as const, database: 'disconnected' as const });
+      }
+    },
+  );
+
+  app.get(
+    '/api/health',
+    {
+      schema: {
+        tags: ['health'],
+        summary: 'Server status with live concurrency from the supervisor’s heartbeat',
+        description:
+          'concurrency comes from the freshest supervisor heartbeat. With no live supervisor ' +
+          '(none, stopped, or silent for 10 s) the answer is still 200, with supervisor.up false, ' +
+          'the configured limits and zero active/queued.',
+        response: { 200: apiHealthSchema },
+      },
+    },
+    async () => {
+      const [running, heartbeats] = await Promise.all([
+        opts.store.countRuns('running'),
+        opts.store.listHeartbeats(),
+      ]).catch((err: unknown) => {
+        throw new CairnError('STORE_UNAVAILABLE', 'Database unavailable', undefined, { cause: err });
+      });
+      return {
+        status: 'ok' as const,
+        adapter: 'web' as const,
+        version: opts.version,
+        runningWorkflows: running,
+        concurrency: describeConcurrency(heartbeats, opts.settings, opts.clock()),
+      };
+    },
+  );
+};

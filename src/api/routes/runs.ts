@@ -1,0 +1,106 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { CairnError } from '../../shared/errors.js';
+import { cancellableRunStatuses, type Run } from '../../shared/schemas/run.js';
+import type { Store } from '../../shared/store/store.js';
+import { errorBodySchema } from '../errors.js';
+import { toEventView } from '../event-view.js';
+import { toRunView } from '../run-view.js';
+import {
+  clampRunListLimit,
+  runDetailResponseSchema,
+  runIdParamsSchema,
+  runListQuerySchema,
+  runListResponseSchema,
+  runOperationResponseSchema,
+} from '../schemas/runs.js';
+
+export interface RunRoutesOptions {
+  store: Store;
+}
+
+/** Upstream's texts: clients and the CLI match on them. */
+export const runErrorText = {
+  notFound: 'Workflow run not found',
+  cannotCancel: (status: string) => `Cannot cancel workflow in '${status}' status`,
+} as const;
+
+async function requireRun(store: Store, runId: string): Promise<Run> {
+  const run = await store.getRun(runId);
+  if (!run) throw new CairnError('RUN_NOT_FOUND', runErrorText.notFound);
+  return run;
+}
+
+/** Reading runs and asking for a cancel. The API never changes run state itself. */
+export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, { store }) => {
+  app.get(
+    '/api/workflows/runs',
+    {
+      schema: {
+        tags: ['runs'],
+        summary: 'List runs, newest first',
+        querystring: runListQuerySchema,
+        response: { 200: runListResponseSchema },
+      },
+    },
+    async (req) => {
+      const { status, conversationId, workflow, limit } = req.query;
+      const runs = await store.listRuns({
+        status,
+        conversationId,
+        workflowName: workflow,
+        limit: clampRunListLimit(limit),
+      });
+      return { runs: runs.map(toRunView) };
+    },
+  );
+
+  app.get(
+    '/api/workflows/runs/:runId',
+    {
+      schema: {
+        tags: ['runs'],
+        summary: 'A run and its durable events',
+        description:
+          'Events are ordered by seq. An event whose data.cost_usd is a number also carries ' +
+          'cost_scope (own or total).',
+        params: runIdParamsSchema,
+        response: { 200: runDetailResponseSchema, 404: errorBodySchema },
+      },
+    },
+    async (req) => {
+      const run = await requireRun(store, req.params.runId);
+      const events = await store.listRunEvents(run.id);
+      return { run: toRunView(run), events: events.map(toEventView) };
+    },
+  );
+
+  app.post(
+    '/api/workflows/runs/:runId/cancel',
+    {
+      schema: {
+        tags: ['runs'],
+        summary: 'Ask for a run to be cancelled',
+        description:
+          'Allowed while the run is pending, running or paused. The request is queued for the ' +
+          'supervisor, which stops the run’s nodes (killing their process groups) and then records ' +
+          'the run cancelled; the answer does not wait for that. Watch the run or its stream.',
+        params: runIdParamsSchema,
+        response: { 200: runOperationResponseSchema, 400: errorBodySchema, 404: errorBodySchema },
+      },
+    },
+    async (req) => {
+      const run = await requireRun(store, req.params.runId);
+      if (!cancellableRunStatuses.includes(run.status)) {
+        throw new CairnError('RUN_INVALID_STATE', runErrorText.cannotCancel(run.status));
+      }
+      await store.enqueueJob('cancel_run', run.id);
+      req.log.info({ runId: run.id, status: run.status }, 'run.cancel_requested');
+      return {
+        success: true as const,
+        message:
+          `Cancel requested for workflow ${run.workflow_name}; ` +
+          'the run stops once its nodes have ended (status becomes cancelled).',
+      };
+    },
+  );
+};

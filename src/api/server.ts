@@ -1,0 +1,82 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Settings } from '../shared/config.js';
+import { silentLogger, type Logger } from '../shared/log.js';
+import type { Store } from '../shared/store/store.js';
+import { registerErrorHandling } from './errors.js';
+import { openApiRoutes, registerOpenApi } from './openapi.js';
+import { readPackageVersion } from './package-version.js';
+import { healthRoutes } from './routes/health.js';
+import { runRoutes } from './routes/runs.js';
+import { streamRoutes } from './routes/streams.js';
+import { defaultSseOptions, SseHub, type SseOptions } from './sse/sse-hub.js';
+
+export interface ApiDeps {
+  store: Store;
+  settings: Settings;
+  log?: Logger;
+  /** Reported by `/api/health` and the OpenAPI document; defaults to package.json's. */
+  version?: string;
+  /** Milliseconds since the epoch (supervisor liveness, frame timestamps). */
+  clock?: () => number;
+  /** Largest accepted request body in bytes (default 1 MiB); larger bodies get a 413. */
+  bodyLimit?: number;
+  sse?: Partial<SseOptions>;
+}
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * Builds the API process's fastify app. It never listens: `main.ts` does, and tests use
+ * `inject()` or `listen({ port: 0 })`. Closing the app ends every SSE stream.
+ */
+export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
+  const log = deps.log ?? silentLogger();
+  const clock = deps.clock ?? Date.now;
+  const version = deps.version ?? readPackageVersion();
+  const bodyLimit = deps.bodyLimit ?? DEFAULT_BODY_LIMIT;
+
+  const app = Fastify({
+    // Our pino and fastify's copy of pino's types differ only in generics; the object is pino.
+    loggerInstance: log as unknown as FastifyBaseLogger,
+    bodyLimit,
+    // Requests are logged once, at debug, by the onResponse hook below.
+    logController: new LogController({ disableRequestLogging: true }),
+    // SSE responses are hijacked: close() must not wait on them (the hub ends them in preClose).
+    forceCloseConnections: true,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  acceptEmptyJsonBody(app);
+  registerErrorHandling(app, log, bodyLimit);
+  app.addHook('onResponse', async (req, reply) => {
+    log.debug({ method: req.method, url: req.url, status: reply.statusCode }, 'api.request_completed');
+  });
+
+  const hub = new SseHub(deps.store, log, { ...defaultSseOptions, ...deps.sse }, clock);
+  app.addHook('preClose', async () => hub.close());
+
+  await registerOpenApi(app, version);
+  await app.register(openApiRoutes);
+  await app.register(healthRoutes, { store: deps.store, settings: deps.settings, version, clock });
+  await app.register(runRoutes, { store: deps.store });
+  await app.register(streamRoutes, { hub });
+  return app;
+}
+
+/**
+ * JSON bodies go through fastify's own parser (prototype-poisoning safe); an empty body with a
+ * JSON content type counts as no body, so `POST .../cancel` with a bare header is not an error.
+ */
+function acceptEmptyJsonBody(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    parseJson(req, text, done);
+  });
+}
