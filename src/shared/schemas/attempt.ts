@@ -57,6 +57,10 @@ export const attemptResultSchema = z.object({
   signal: z.string().nullable(),
   /** Process group id of the child, when one was spawned. */
   pid: z.number().int().optional(),
+  /** Set when stdout passed the worker's cap: `output` holds only its head. */
+  outputTruncated: z.literal(true).optional(),
+  /** Every byte stdout produced, when `outputTruncated`. */
+  outputBytes: z.number().int().nonnegative().optional(),
   /** True when the worker wrote the attempt's terminal event itself. */
   recorded: z.boolean(),
 });
@@ -71,7 +75,13 @@ export type AttemptControl = z.infer<typeof attemptControlSchema>;
 /** Posted on the same channel by workers: lets the supervisor side kill a group itself if a
  * worker stops answering. */
 export const attemptNoticeSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('spawned'), attemptId: z.string(), pid: z.number().int() }),
+  z.object({
+    type: z.literal('spawned'),
+    attemptId: z.string(),
+    pid: z.number().int(),
+    /** The worker thread running the attempt: the one to terminate if it stops answering. */
+    threadId: z.number().int().optional(),
+  }),
   z.object({ type: z.literal('exited'), attemptId: z.string() }),
 ]);
 export type AttemptNotice = z.infer<typeof attemptNoticeSchema>;

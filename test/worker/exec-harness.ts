@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { BroadcastChannel } from 'node:worker_threads';
+import { ATTEMPT_CONTROL_CHANNEL, attemptNoticeSchema, type AttemptNotice, type ExecAttemptTask } from '../../src/shared/schemas/attempt.js';
+import type { RunEvent } from '../../src/shared/schemas/event.js';
+import type { Store } from '../../src/shared/store/open-store.js';
+import { createWorkerPool, type WorkerPool, type WorkerPoolOptions } from '../../src/worker/pool.js';
+import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
+import { newRun } from '../shared/store/fixtures.js';
+
+/** The built thread entry; `npm test` builds it first. */
+export const builtTaskFile = fileURLToPath(new URL('../../dist/worker/task.js', import.meta.url));
+
+export interface ExecHarness {
+  home: TempHome;
+  store: Store;
+  pool: WorkerPool;
+  runId: string;
+  conversationId: string;
+  /** An exec attempt of a fresh node in the harness's run; `script` is the bash body. */
+  task(script: string, overrides?: Partial<ExecAttemptTask>): ExecAttemptTask;
+  events(nodeId?: string): Promise<RunEvent[]>;
+  /** Every notice workers post on the control channel, as they arrive. */
+  notices: AttemptNotice[];
+}
+
+/** A temp home with a run row, and a real pool of two threads over the built task file. */
+export async function makeExecHarness(poolOpts: Partial<WorkerPoolOptions> = {}): Promise<ExecHarness> {
+  const filename = poolOpts.filename ?? builtTaskFile;
+  if (!existsSync(filename)) throw new Error(`${filename} is missing: run 'npm run build' before the worker tests`);
+  const home = await makeTempHome();
+  const store = home.openStore();
+  const run = await store.createRun(newRun());
+  const pool = createWorkerPool({ maxThreads: 2, concurrentTasksPerWorker: 4, ...poolOpts, filename });
+  home.defer(() => pool.close());
+  const notices: AttemptNotice[] = [];
+  const listener = new BroadcastChannel(ATTEMPT_CONTROL_CHANNEL);
+  listener.onmessage = (event) => {
+    const parsed = attemptNoticeSchema.safeParse((event as MessageEvent).data);
+    if (parsed.success) notices.push(parsed.data);
+  };
+  home.defer(() => listener.close());
+  let counter = 0;
+  return {
+    home,
+    store,
+    pool,
+    runId: run.id,
+    conversationId: run.conversation_id,
+    notices,
+    task(script, overrides = {}) {
+      const nodeId = overrides.nodeId ?? `node-${++counter}`;
+      return {
+        kind: 'exec',
+        databasePath: home.paths.database,
+        runId: run.id,
+        conversationId: run.conversation_id,
+        path: nodeId,
+        nodeId,
+        runtime: 'sh',
+        legacyType: 'bash',
+        invocation: { id: randomUUID(), startedAt: new Date().toISOString(), loopPath: [] },
+        attempt: { id: randomUUID(), number: 1 },
+        script,
+        deps: [],
+        cwd: home.home,
+        env: {},
+        timeoutMs: 60_000,
+        killGraceMs: 200,
+        ...overrides,
+      };
+    },
+    async events(nodeId) {
+      const all = await store.listRunEvents(run.id);
+      return nodeId === undefined ? all : all.filter((e) => e.step_name === nodeId);
+    },
+  };
+}
