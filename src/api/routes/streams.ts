@@ -1,7 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errorBodySchema } from '../errors.js';
 import { streamPayloadSchema } from '../sse/frames.js';
 import type { SseHub, StreamRequest } from '../sse/sse-hub.js';
 
@@ -53,9 +52,10 @@ function afterSeqOf(header: string | undefined, query: string | undefined): numb
   return raw === undefined ? undefined : Number(raw);
 }
 
+// Only the 200 is described: `produces` applies to every listed status, and a refused stream
+// (400, a bad Last-Event-ID) answers JSON like every other error.
 const frameResponse = {
   200: streamPayloadSchema.describe('One frame payload (text/event-stream)'),
-  400: errorBodySchema,
 };
 
 /** `GET /api/stream/__dashboard__` (every run event) and `GET /api/stream/{conversationId}`. */

@@ -1,0 +1,58 @@
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { makeTestApp } from '../helpers/app.js';
+import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
+import { openApi30Problems } from './openapi-check.js';
+
+let home: TempHome;
+beforeEach(async () => {
+  home = await makeTempHome();
+});
+afterEach(async () => {
+  await home.close();
+});
+
+it('serves a valid OpenAPI 3.0 document listing the run, health and stream routes', async () => {
+  const { app } = await makeTestApp(home, { version: '1.2.3' });
+  const res = await app.inject({ url: '/api/openapi.json' });
+  expect(res.statusCode).toBe(200);
+  const doc = res.json();
+  expect(openApi30Problems(doc)).toEqual([]);
+  expect(doc.info.version).toBe('1.2.3');
+  const operations = Object.entries<Record<string, unknown>>(doc.paths).flatMap(([path, item]) =>
+    Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+  );
+  expect(operations).toEqual(
+    expect.arrayContaining([
+      'GET /health',
+      'GET /health/db',
+      'GET /api/health',
+      'GET /api/workflows/runs',
+      'GET /api/workflows/runs/{runId}',
+      'POST /api/workflows/runs/{runId}/cancel',
+      'GET /api/stream/__dashboard__',
+      'GET /api/stream/{conversationId}',
+    ]),
+  );
+  expect(operations).not.toContain('GET /api/openapi.json');
+});
+
+it('describes the run list query and the run detail events from the schemas that validate them', async () => {
+  const { app } = await makeTestApp(home);
+  const doc = (await app.inject({ url: '/api/openapi.json' })).json();
+  const list = doc.paths['/api/workflows/runs'].get;
+  expect(list.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`).sort()).toEqual([
+    'query:conversationId',
+    'query:limit',
+    'query:status',
+    'query:workflow',
+  ]);
+  const detail = doc.paths['/api/workflows/runs/{runId}'].get;
+  expect(Object.keys(detail.responses)).toEqual(expect.arrayContaining(['200', '404']));
+  const event = doc.components.schemas.RunEvent;
+  expect(event.properties.cost_scope.enum).toEqual(['own', 'total']);
+  const stream = doc.paths['/api/stream/{conversationId}'].get;
+  expect(Object.keys(stream.responses['200'].content)).toEqual(['text/event-stream']);
+  expect(stream.parameters.map((p: { name: string }) => p.name)).toEqual(
+    expect.arrayContaining(['last-event-id', 'lastEventId', 'conversationId']),
+  );
+});
