@@ -128,7 +128,14 @@ export class ManagedChild {
     }
     child.on('message', (raw) => {
       const parsed = childReadyMessageSchema.safeParse(raw);
-      if (!parsed.success || child.pid === undefined) return;
+      if (!parsed.success) {
+        // Only `ready` is expected; a malformed one would otherwise leave the launcher waiting.
+        if ((raw as { type?: unknown })?.type === 'ready') {
+          log.warn({ child: name, issues: parsed.error.issues }, 'launcher.child_message_invalid');
+        }
+        return;
+      }
+      if (child.pid === undefined) return;
       this.#isChildReady = true;
       this.#wasEverReady = true;
       log.info({ child: name, pid: child.pid }, 'launcher.child_ready');
