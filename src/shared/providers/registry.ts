@@ -1,0 +1,224 @@
+import { z } from 'zod';
+
+/**
+ * The one list of AI providers Cairn knows: ids a workflow may name in `provider:`, how they
+ * are shown, and what each can do. Adapters live in `src/worker/providers/`; a provider listed
+ * here without an adapter fails its nodes with a configuration error, never a silent success.
+ *
+ * The five agent ids and their capabilities follow the upstream system; `anthropic` and
+ * `openai-compatible` are Cairn's direct API providers.
+ */
+
+/** How a provider holds a node's `output_format`: enforced by the model's decoder, re-asked, or not at all. */
+export const structuredOutputSupportSchema = z.enum(['enforced', 'best_effort', 'none']);
+export type StructuredOutputSupport = z.infer<typeof structuredOutputSupportSchema>;
+
+/**
+ * Whether a provider declares that it reports a measurement. It seeds the contract's
+ * availability reasons: `unsupported` → reason `unsupported`, `supported` but absent →
+ * `not_reported`, `undeclared` → `unknown`.
+ */
+export const measurementSupportSchema = z.enum(['supported', 'unsupported', 'undeclared']);
+export type MeasurementSupport = z.infer<typeof measurementSupportSchema>;
+
+export const providerCapabilitiesSchema = z.strictObject({
+  structuredOutput: structuredOutputSupportSchema,
+  sessionResume: z.boolean(),
+  sessionFork: z.boolean(),
+  mcp: z.boolean(),
+  hooks: z.boolean(),
+  skills: z.boolean(),
+  agents: z.boolean(),
+  toolRestrictions: z.boolean(),
+  effort: z.boolean(),
+  thinking: z.boolean(),
+  /** `maxBudgetUsd` is enforced by the provider itself. */
+  costControl: z.boolean(),
+  sandbox: z.boolean(),
+  reports: z.strictObject({
+    tokens: measurementSupportSchema,
+    costUsd: measurementSupportSchema,
+    stopReason: measurementSupportSchema,
+    numTurns: measurementSupportSchema,
+    resolvedModel: measurementSupportSchema,
+  }),
+});
+export type ProviderCapabilities = z.infer<typeof providerCapabilitiesSchema>;
+
+export const providerIds = ['claude', 'codex', 'opencode', 'pi', 'copilot', 'anthropic', 'openai-compatible'] as const;
+export const providerIdSchema = z.enum(providerIds);
+export type ProviderId = z.infer<typeof providerIdSchema>;
+
+export const providerSchema = z.strictObject({
+  id: providerIdSchema,
+  displayName: z.string().min(1),
+  /** `agent`: a coding agent driven through its CLI or SDK. `api`: a model API called over HTTP. */
+  transport: z.enum(['agent', 'api']),
+  /** The credential vendor id (upstream's legacy map: claude → anthropic, codex → openai, copilot → github-copilot). */
+  vendor: z.string().min(1),
+  /** `dynamic`: the model list is asked of the backend; `static`: known in advance. */
+  catalog: z.enum(['static', 'dynamic']),
+  builtIn: z.boolean(),
+  capabilities: providerCapabilitiesSchema,
+});
+export type Provider = z.infer<typeof providerSchema>;
+
+const none = {
+  sessionResume: false,
+  sessionFork: false,
+  mcp: false,
+  hooks: false,
+  skills: false,
+  agents: false,
+  toolRestrictions: false,
+  effort: false,
+  thinking: false,
+  costControl: false,
+  sandbox: false,
+} as const;
+
+const providers: readonly Provider[] = z.array(providerSchema).parse([
+  {
+    id: 'claude',
+    displayName: 'Claude Code',
+    transport: 'agent',
+    vendor: 'anthropic',
+    catalog: 'static',
+    builtIn: true,
+    capabilities: {
+      structuredOutput: 'enforced',
+      sessionResume: true,
+      sessionFork: true,
+      mcp: true,
+      hooks: true,
+      skills: true,
+      agents: true,
+      toolRestrictions: true,
+      effort: true,
+      thinking: true,
+      costControl: true,
+      sandbox: true,
+      reports: { tokens: 'supported', costUsd: 'supported', stopReason: 'supported', numTurns: 'supported', resolvedModel: 'supported' },
+    },
+  },
+  {
+    id: 'codex',
+    displayName: 'Codex',
+    transport: 'agent',
+    vendor: 'openai',
+    catalog: 'static',
+    builtIn: true,
+    capabilities: {
+      ...none,
+      structuredOutput: 'enforced',
+      sessionResume: true,
+      mcp: true,
+      effort: true,
+      // Codex turn usage carries token counts only: no cost, stop reason or turn count.
+      reports: { tokens: 'supported', costUsd: 'unsupported', stopReason: 'unsupported', numTurns: 'unsupported', resolvedModel: 'unsupported' },
+    },
+  },
+  {
+    id: 'opencode',
+    displayName: 'OpenCode',
+    transport: 'agent',
+    vendor: 'opencode',
+    catalog: 'dynamic',
+    builtIn: true,
+    capabilities: {
+      ...none,
+      structuredOutput: 'enforced',
+      sessionResume: true,
+      mcp: true,
+      toolRestrictions: true,
+      reports: { tokens: 'undeclared', costUsd: 'undeclared', stopReason: 'undeclared', numTurns: 'undeclared', resolvedModel: 'undeclared' },
+    },
+  },
+  {
+    id: 'pi',
+    displayName: 'Pi',
+    transport: 'agent',
+    vendor: 'pi',
+    catalog: 'dynamic',
+    builtIn: false,
+    capabilities: {
+      ...none,
+      structuredOutput: 'best_effort',
+      sessionResume: true,
+      toolRestrictions: true,
+      effort: true,
+      thinking: true,
+      // Tokens and cost arrive only when the backend model reports them.
+      reports: { tokens: 'undeclared', costUsd: 'undeclared', stopReason: 'undeclared', numTurns: 'unsupported', resolvedModel: 'undeclared' },
+    },
+  },
+  {
+    id: 'copilot',
+    displayName: 'GitHub Copilot',
+    transport: 'agent',
+    vendor: 'github-copilot',
+    catalog: 'static',
+    builtIn: false,
+    capabilities: {
+      ...none,
+      structuredOutput: 'best_effort',
+      sessionResume: true,
+      mcp: true,
+      toolRestrictions: true,
+      effort: true,
+      reports: { tokens: 'undeclared', costUsd: 'unsupported', stopReason: 'undeclared', numTurns: 'unsupported', resolvedModel: 'undeclared' },
+    },
+  },
+  {
+    id: 'anthropic',
+    displayName: 'Anthropic API (Messages)',
+    transport: 'api',
+    vendor: 'anthropic',
+    catalog: 'static',
+    builtIn: true,
+    capabilities: {
+      ...none,
+      structuredOutput: 'enforced',
+      effort: true,
+      thinking: true,
+      // The Messages API reports usage and stop_reason but no price: cost would be an estimate.
+      reports: { tokens: 'supported', costUsd: 'unsupported', stopReason: 'supported', numTurns: 'unsupported', resolvedModel: 'supported' },
+    },
+  },
+  {
+    id: 'openai-compatible',
+    displayName: 'OpenAI-compatible API',
+    transport: 'api',
+    vendor: 'openai',
+    catalog: 'dynamic',
+    builtIn: true,
+    capabilities: {
+      ...none,
+      structuredOutput: 'best_effort',
+      // Local servers (Ollama, vLLM, llama.cpp) differ in whether they send usage in a stream.
+      reports: { tokens: 'undeclared', costUsd: 'unsupported', stopReason: 'supported', numTurns: 'unsupported', resolvedModel: 'supported' },
+    },
+  },
+]);
+
+const providersById = new Map<string, Provider>(providers.map((p) => [p.id, p]));
+
+/** Every registered provider, in display order. */
+export function listProviders(): readonly Provider[] {
+  return providers;
+}
+
+/** The provider with this id, or undefined. */
+export function getProvider(id: string): Provider | undefined {
+  return providersById.get(id);
+}
+
+/** True when `id` names a registered provider. */
+export function isRegisteredProvider(id: string): id is ProviderId {
+  return providersById.has(id);
+}
+
+/** The error text for a provider id that is not registered, listing the ones that are. */
+export function describeUnknownProvider(id: string): string {
+  return `Unknown provider '${id}'. Registered: ${providerIds.join(', ')}`;
+}
