@@ -1,0 +1,275 @@
+import { z } from 'zod';
+import { isValidCommandName } from './command-name.js';
+import {
+  agentsSchema,
+  approvalSchema,
+  contextSchema,
+  effortSchema,
+  fanOutSchema,
+  hooksSchema,
+  loopGroupSchema,
+  loopSchema,
+  outputFormatSchema,
+  piSchema,
+  retrySchema,
+  sandboxSchema,
+  thinkingSchema,
+  triggerRuleSchema,
+  waitSchema,
+  withSchema,
+} from './node-blocks.js';
+
+/**
+ * One schema per node mode. A node has exactly one mode key (`prompt`, `command`, `bash`,
+ * `script`, `loop`, `loop_group`, `approval`, `cancel`, `wait`, `workflow`, `include`); its
+ * schema's keys are the keys that mean something for that mode. The loader parses a node with
+ * the schema of its mode, so a key that belongs to another mode (say `model:` on a bash node) is
+ * stripped, and reported as "will be ignored" — the key sets here are the single source for both.
+ */
+
+const nodeIdSchema = z
+  .string()
+  .trim()
+  .min(1, "missing required field 'id'")
+  .refine((id) => id !== 'INPUTS', { message: "'INPUTS' is reserved and cannot be a node id" });
+
+/** Keys every node has: identity and graph edges. */
+const structuralShape = {
+  id: nodeIdSchema,
+  description: z.string().optional(),
+  depends_on: z.array(z.string().trim().min(1)).optional(),
+  when: z.string().trim().min(1).optional(),
+  trigger_rule: triggerRuleSchema.optional(),
+};
+
+/** Keys of nodes that produce an output of their own. */
+const outputShape = {
+  always_run: z.boolean().optional(),
+  output_type: z.string().trim().min(1).optional(),
+};
+
+const positiveMs = (name: string) =>
+  z
+    .number()
+    .refine((ms) => Number.isFinite(ms) && ms > 0, { message: `'${name}' must be a positive number (ms)` });
+
+/** Keys that configure a provider call. */
+const aiShape = {
+  provider: z.string().trim().min(1).optional(),
+  model: z.string().trim().min(1).optional(),
+  context: contextSchema.optional(),
+  output_format: outputFormatSchema.optional(),
+  allowed_tools: z.array(z.string()).optional(),
+  denied_tools: z.array(z.string()).optional(),
+  hooks: hooksSchema.optional(),
+  mcp: z.string().trim().min(1, "'mcp' must be a path to a JSON file").optional(),
+  skills: z.array(z.string().trim().min(1)).min(1, "'skills' must not be empty").optional(),
+  agents: agentsSchema.optional(),
+  pi: piSchema.optional(),
+  effort: effortSchema.optional(),
+  thinking: thinkingSchema.optional(),
+  maxBudgetUsd: z.number().positive().optional(),
+  systemPrompt: z.string().trim().min(1).optional(),
+  fallbackModel: z.string().trim().min(1).optional(),
+  betas: z.array(z.string().trim().min(1)).min(1, "'betas' must not be empty").optional(),
+  sandbox: sandboxSchema.optional(),
+  settingSources: z.array(z.string()).optional(),
+  persist_session: z.boolean().optional(),
+  idle_timeout: positiveMs('idle_timeout').optional(),
+};
+
+const commandNameSchema = z
+  .string()
+  .trim()
+  .min(1, 'command cannot be empty')
+  .refine(isValidCommandName, { error: (issue) => `invalid command name "${String(issue.input)}"` });
+
+const nonEmpty = (message: string) => z.string().refine((s) => s.trim() !== '', { message });
+
+export const promptNodeSchema = z.object({
+  ...structuralShape,
+  ...outputShape,
+  ...aiShape,
+  retry: retrySchema.optional(),
+  prompt: nonEmpty('prompt cannot be empty'),
+});
+
+export const commandNodeSchema = z.object({
+  ...structuralShape,
+  ...outputShape,
+  ...aiShape,
+  retry: retrySchema.optional(),
+  command: commandNameSchema,
+  with: withSchema.optional(),
+});
+
+export const bashNodeSchema = z.object({
+  ...structuralShape,
+  ...outputShape,
+  retry: retrySchema.optional(),
+  bash: nonEmpty('bash script cannot be empty'),
+  timeout: positiveMs('timeout').optional(),
+});
+
+export const scriptNodeSchema = z.object({
+  ...structuralShape,
+  ...outputShape,
+  retry: retrySchema.optional(),
+  script: nonEmpty('script cannot be empty'),
+  runtime: z.enum(['bun', 'uv'], { error: "'runtime' is required for script nodes ('bun' or 'uv')" }),
+  deps: z.array(z.string().trim().min(1, 'each dep must be a non-empty string')).optional(),
+  timeout: positiveMs('timeout').optional(),
+  with: withSchema.optional(),
+});
+
+/** A loop runs a prompt per iteration, so the provider keys apply to every iteration. */
+const { context: _context, persist_session: _persistSession, ...loopAiShape } = aiShape;
+
+export const loopNodeSchema = z.object({
+  ...structuralShape,
+  ...outputShape,
+  ...loopAiShape,
+  loop: loopSchema,
+});
+
+export const loopGroupNodeSchema = z.object({
+  ...structuralShape,
+  ...outputShape,
+  /** Defaults for the AI nodes of the body, which may override them. */
+  provider: aiShape.provider,
+  model: aiShape.model,
+  loop_group: loopGroupSchema,
+});
+
+export const approvalNodeSchema = z.object({
+  ...structuralShape,
+  ...outputShape,
+  approval: approvalSchema,
+});
+
+export const cancelNodeSchema = z.object({
+  ...structuralShape,
+  cancel: nonEmpty("'cancel' reason must not be empty"),
+});
+
+export const waitNodeSchema = z.object({
+  ...structuralShape,
+  always_run: outputShape.always_run,
+  wait: waitSchema,
+});
+
+export const workflowNodeSchema = z.object({
+  ...structuralShape,
+  ...outputShape,
+  /** Lets `$node.output.field` read a child that answers in JSON. */
+  output_format: aiShape.output_format,
+  workflow: z.string().trim().min(1, "'workflow' must be a non-empty workflow name"),
+  /** The child's `$ARGUMENTS`. */
+  input: z.string().optional(),
+  /** The child's `$INPUTS`. */
+  with: withSchema.optional(),
+  isolation: z.enum(['inherit', 'worktree']).optional(),
+  fan_out: fanOutSchema.optional(),
+});
+
+export const includeNodeSchema = z.object({
+  ...structuralShape,
+  include: z.string().trim().min(1, "'include' must be a non-empty workflow name"),
+});
+
+/** The schema of each node mode, keyed by its mode key, in the order errors list them. */
+export const nodeModeSchemas = {
+  command: commandNodeSchema,
+  prompt: promptNodeSchema,
+  bash: bashNodeSchema,
+  loop: loopNodeSchema,
+  loop_group: loopGroupNodeSchema,
+  approval: approvalNodeSchema,
+  cancel: cancelNodeSchema,
+  script: scriptNodeSchema,
+  include: includeNodeSchema,
+  workflow: workflowNodeSchema,
+  wait: waitNodeSchema,
+} as const;
+export type NodeMode = keyof typeof nodeModeSchemas;
+export const nodeModes = Object.keys(nodeModeSchemas) as NodeMode[];
+
+export type PromptNode = z.infer<typeof promptNodeSchema>;
+export type CommandNode = z.infer<typeof commandNodeSchema>;
+export type BashNode = z.infer<typeof bashNodeSchema>;
+export type ScriptNode = z.infer<typeof scriptNodeSchema>;
+export type LoopNode = z.infer<typeof loopNodeSchema>;
+export type ApprovalNode = z.infer<typeof approvalNodeSchema>;
+export type CancelNode = z.infer<typeof cancelNodeSchema>;
+export type WaitNode = z.infer<typeof waitNodeSchema>;
+export type SubWorkflowNode = z.infer<typeof workflowNodeSchema>;
+export type IncludeNode = z.infer<typeof includeNodeSchema>;
+/** The loop_group body is parsed node by node, so its `nodes` carry parsed nodes. */
+export type LoopGroupNode = Omit<z.infer<typeof loopGroupNodeSchema>, 'loop_group'> & {
+  loop_group: Omit<z.infer<typeof loopGroupNodeSchema>['loop_group'], 'nodes'> & { nodes: WorkflowNode[] };
+};
+
+/** A node as it runs: `include:` nodes have been expanded away at load time. */
+export type WorkflowNode =
+  | PromptNode
+  | CommandNode
+  | BashNode
+  | ScriptNode
+  | LoopNode
+  | LoopGroupNode
+  | ApprovalNode
+  | CancelNode
+  | WaitNode
+  | SubWorkflowNode;
+
+/** A node as written, before `include:` expansion. */
+export type DefinitionNode = WorkflowNode | IncludeNode;
+
+/** Every key a node of any mode may carry; the rest are unknown. */
+export const knownNodeKeys: ReadonlySet<string> = new Set(
+  Object.values(nodeModeSchemas).flatMap((schema) => Object.keys(schema.shape)),
+);
+
+/** The mode key of a parsed node. */
+export function nodeModeOf(node: DefinitionNode): NodeMode {
+  for (const mode of nodeModes) if (mode in node) return mode;
+  throw new Error(`node '${node.id}' has no mode key`);
+}
+
+export function isPromptNode(node: DefinitionNode): node is PromptNode {
+  return 'prompt' in node;
+}
+export function isCommandNode(node: DefinitionNode): node is CommandNode {
+  return 'command' in node;
+}
+export function isBashNode(node: DefinitionNode): node is BashNode {
+  return 'bash' in node;
+}
+export function isScriptNode(node: DefinitionNode): node is ScriptNode {
+  return 'script' in node;
+}
+export function isLoopNode(node: DefinitionNode): node is LoopNode {
+  return 'loop' in node;
+}
+export function isLoopGroupNode(node: DefinitionNode): node is LoopGroupNode {
+  return 'loop_group' in node;
+}
+export function isApprovalNode(node: DefinitionNode): node is ApprovalNode {
+  return 'approval' in node;
+}
+export function isCancelNode(node: DefinitionNode): node is CancelNode {
+  return 'cancel' in node;
+}
+export function isWaitNode(node: DefinitionNode): node is WaitNode {
+  return 'wait' in node;
+}
+export function isSubWorkflowNode(node: DefinitionNode): node is SubWorkflowNode {
+  return 'workflow' in node;
+}
+export function isIncludeNode(node: DefinitionNode): node is IncludeNode {
+  return 'include' in node;
+}
+/** Nodes that call a provider themselves. */
+export function isAiNode(node: DefinitionNode): node is PromptNode | CommandNode | LoopNode {
+  return isPromptNode(node) || isCommandNode(node) || isLoopNode(node);
+}
