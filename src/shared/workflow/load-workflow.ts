@@ -1,0 +1,48 @@
+import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { parseDraft, type ParsedDraft } from './parse-draft.js';
+import { isPlainObject } from './unknown-keys.js';
+import { completeDraft, type ValidationOptions } from './validate-definition.js';
+import type { WorkflowDefinition } from './workflow-schema.js';
+
+/**
+ * Loading a workflow from YAML text: parse → schema → checks. The result is either a loaded
+ * workflow with its parse warnings, or one error string (every problem joined by "; ") with
+ * the upstream's `errorType`.
+ */
+
+export type LoadErrorType = 'read_error' | 'parse_error' | 'validation_error';
+
+export type LoadedWorkflow =
+  | { ok: true; workflow: WorkflowDefinition; parseWarnings: string[] }
+  | { ok: false; error: string; errorType: LoadErrorType; parseWarnings: string[] };
+
+export type ParsedText = { ok: true; parsed: ParsedDraft } | { ok: false; error: string; errorType: LoadErrorType };
+
+/** YAML text → the first loading stage (no other files needed; safe to cache per file). */
+export function parseWorkflowText(text: string): ParsedText {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text, { prettyErrors: true });
+  } catch (err) {
+    const message = err instanceof YAMLParseError ? err.message : String(err);
+    return { ok: false, error: `YAML parse error: ${message}`, errorType: 'parse_error' };
+  }
+  if (!isPlainObject(raw)) {
+    return { ok: false, error: 'YAML file is empty or does not contain an object', errorType: 'validation_error' };
+  }
+  return { ok: true, parsed: parseDraft(raw) };
+}
+
+/** Finishes loading a parsed file. */
+export function finishLoading(parsed: ParsedDraft, options: ValidationOptions = {}): LoadedWorkflow {
+  const result = completeDraft(parsed, options);
+  if (result.valid) return { ok: true, workflow: result.workflow, parseWarnings: result.warnings };
+  return { ok: false, error: result.errors.join('; '), errorType: 'validation_error', parseWarnings: result.warnings };
+}
+
+/** Loads one workflow from YAML text. */
+export function loadWorkflowText(text: string, options: ValidationOptions = {}): LoadedWorkflow {
+  const parsed = parseWorkflowText(text);
+  if (!parsed.ok) return { ...parsed, parseWarnings: [] };
+  return finishLoading(parsed.parsed, options);
+}

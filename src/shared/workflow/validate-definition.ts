@@ -1,0 +1,71 @@
+import { checkBindings, type BindingLookups } from './check-bindings.js';
+import { checkReferences } from './check-references.js';
+import { expandIncludes, type IncludeResolver } from './expand-includes.js';
+import { describeGraphProblems, type GraphNode } from './graph.js';
+import type { DefinitionNode } from './node-schema.js';
+import { parseDraft, type ParsedDraft } from './parse-draft.js';
+import type { WorkflowDefinition } from './workflow-schema.js';
+
+/**
+ * Validates a workflow definition and returns every problem found, not only the first: the
+ * schema of the top level and of each node, the graph (duplicate ids, unknown dependencies,
+ * cycles), references, `when:` expressions, providers and, when the caller can look them up,
+ * commands, child workflows and included workflows.
+ */
+
+export interface ValidationOptions extends BindingLookups {
+  /** Finds a workflow by name for `include:`. Omitted: any `include:` is an error. */
+  resolveInclude?: IncludeResolver | undefined;
+}
+
+export type ValidationResult =
+  | { valid: true; workflow: WorkflowDefinition; warnings: string[] }
+  | { valid: false; errors: string[]; warnings: string[] };
+
+/** Validates a definition object, e.g. the body of `POST /api/workflows/validate`. */
+export function validateWorkflowDefinition(raw: unknown, options: ValidationOptions = {}): ValidationResult {
+  return completeDraft(parseDraft(raw), options);
+}
+
+/** The second stage of loading: include expansion and the checks that span nodes. */
+export function completeDraft(parsed: ParsedDraft, options: ValidationOptions = {}): ValidationResult {
+  const errors = [...parsed.errors];
+  const warnings = [...parsed.warnings];
+  const { draft } = parsed;
+
+  let nodes: readonly DefinitionNode[] = parsed.nodes;
+  let graph: readonly GraphNode[] = parsed.skeleton;
+  if (draft) {
+    const expanded = expandIncludes(draft.nodes, options.resolveInclude, draft.name);
+    if (expanded.ok) {
+      nodes = expanded.nodes;
+      graph = expanded.nodes;
+    } else {
+      errors.push(...expanded.errors);
+    }
+  }
+
+  const graphProblems = describeGraphProblems(graph);
+  errors.push(...graphProblems);
+  // References are only meaningful on an acyclic graph with unique ids.
+  if (graphProblems.length === 0) {
+    errors.push(
+      ...checkReferences(nodes, {
+        graph,
+        outer: new Map(),
+        declaredInputs: parsed.declaredInputs,
+        loopBody: undefined,
+        label: (id) => `Node '${id}'`,
+      }),
+    );
+  }
+  const plainNodes = nodes.filter((n) => !('include' in n)) as Exclude<DefinitionNode, { include: string }>[];
+  errors.push(...checkBindings(parsed.root ?? {}, plainNodes, options));
+
+  if (errors.length > 0 || !draft) return { valid: false, errors: unique(errors), warnings };
+  return { valid: true, workflow: { ...draft, nodes: plainNodes }, warnings };
+}
+
+function unique(items: string[]): string[] {
+  return [...new Set(items)];
+}

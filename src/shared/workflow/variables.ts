@@ -1,0 +1,90 @@
+import { z } from 'zod';
+
+/**
+ * The run-context variables a node body may reference as `$NAME` (or `${NAME}`), and how each
+ * reaches a node. Node output references and `$INPUTS.<name>` are in `references.ts`.
+ */
+
+export const variableNames = [
+  /** The run's trigger message (the whole text). */
+  'ARGUMENTS',
+  /** Same value as ARGUMENTS. */
+  'USER_MESSAGE',
+  /** The run id. */
+  'WORKFLOW_ID',
+  /** The run's artifact directory (outside the checkout). */
+  'ARTIFACTS_DIR',
+  /** A per-project directory shared across runs. */
+  'STATE_DIR',
+  /** The base branch of the run's checkout. */
+  'BASE_BRANCH',
+  /** The project's docs folder (`docs.path`, default `docs/`). */
+  'DOCS_DIR',
+  /** Issue / PR context, or empty. The three names are one value. */
+  'CONTEXT',
+  'EXTERNAL_CONTEXT',
+  'ISSUE_CONTEXT',
+  /** Feedback given at an interactive loop gate (first iteration after it only). */
+  'LOOP_USER_INPUT',
+  /** The previous loop iteration's output (empty on the first). */
+  'LOOP_PREV_OUTPUT',
+  /** The reviewer's reason, inside `approval.on_reject.prompt` only. */
+  'REJECTION_REASON',
+] as const;
+export const variableNameSchema = z.enum(variableNames);
+export type VariableName = z.infer<typeof variableNameSchema>;
+
+/** The values known for a run; absent means "not available here". */
+export const variableValuesSchema = z.partialRecord(variableNameSchema, z.string());
+export type VariableValues = z.infer<typeof variableValuesSchema>;
+
+/**
+ * Values a user (or a model) controls. In shell and script bodies they are passed as
+ * environment variables and never spliced into the code, so no value can inject commands.
+ */
+export const userControlledVariables: ReadonlySet<VariableName> = new Set([
+  'ARGUMENTS',
+  'USER_MESSAGE',
+  'CONTEXT',
+  'EXTERNAL_CONTEXT',
+  'ISSUE_CONTEXT',
+  'LOOP_USER_INPUT',
+  'LOOP_PREV_OUTPUT',
+  'REJECTION_REASON',
+]);
+
+/**
+ * Variables with no sensible empty value: a body that references one the run cannot resolve
+ * fails the node (upstream fails the run on an unresolvable `$BASE_BRANCH`) instead of splicing ''.
+ */
+export const variablesRequiredWhenReferenced: ReadonlySet<VariableName> = new Set([
+  'WORKFLOW_ID',
+  'ARTIFACTS_DIR',
+  'STATE_DIR',
+  'BASE_BRANCH',
+]);
+
+export const DEFAULT_DOCS_DIR = 'docs/';
+
+/** The value of a variable, with the aliases and defaults applied; undefined when unavailable. */
+export function variableValue(values: VariableValues, name: VariableName): string | undefined {
+  switch (name) {
+    case 'ARGUMENTS':
+      return values.ARGUMENTS ?? values.USER_MESSAGE ?? '';
+    case 'USER_MESSAGE':
+      return values.USER_MESSAGE ?? values.ARGUMENTS ?? '';
+    case 'CONTEXT':
+    case 'EXTERNAL_CONTEXT':
+    case 'ISSUE_CONTEXT':
+      return values[name] ?? values.CONTEXT ?? values.EXTERNAL_CONTEXT ?? values.ISSUE_CONTEXT ?? '';
+    case 'DOCS_DIR':
+      return values.DOCS_DIR ?? DEFAULT_DOCS_DIR;
+    default:
+      return values[name] ?? (variablesRequiredWhenReferenced.has(name) ? undefined : '');
+  }
+}
+
+/** The environment variable an input reaches shell and script bodies as: `INPUTS_<UPPER_SNAKE>`. */
+export function inputEnvName(inputName: string): string {
+  return `INPUTS_${inputName.replace(/-/g, '_').toUpperCase()}`;
+}
