@@ -40,7 +40,7 @@ export const errorBodySchema = z
   .object({
     error: z.string().describe('What went wrong, naming the field or the thing'),
     code: z.string().describe('Stable machine-readable code, e.g. RUN_NOT_FOUND'),
-    detail: z.unknown().optional(),
+    detail: z.string().optional().describe('More about the error, when there is more to say'),
   })
   .loose()
   .meta({ id: 'Error' });
@@ -115,10 +115,11 @@ export function toCairnError(err: unknown, bodyLimit: number): CairnError {
   return new CairnError('INTERNAL', errorText.internal, undefined, { cause: err });
 }
 
+/** Error details reach the client only as text (`detail`); structured details stay in logs. */
 export function errorBody(err: CairnError): ErrorBody {
-  return err.details === undefined
-    ? { error: err.message, code: err.code }
-    : { error: err.message, code: err.code, detail: err.details };
+  return typeof err.details === 'string'
+    ? { error: err.message, code: err.code, detail: err.details }
+    : { error: err.message, code: err.code };
 }
 
 /** Installs the error and not-found handlers; the whole HTTP error policy lives here. */

@@ -1,6 +1,7 @@
 import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { OpenAPIV3 } from 'openapi-types';
 import { createJsonSchemaTransformObject, jsonSchemaTransform } from 'fastify-type-provider-zod';
 
 /**
@@ -29,9 +30,29 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       ],
     },
     transform: jsonSchemaTransform,
-    // Shared components (schemas with a meta id) must use the 3.0 dialect too: nullable, not type arrays.
-    transformObject: createJsonSchemaTransformObject({ zodToJsonConfig: { target: 'openapi-3.0' } }),
+    transformObject: (input) => markOptionalBodies(addComponents(input) as OpenApiDocument),
   });
+}
+
+// Shared components (schemas with a meta id) must use the 3.0 dialect too: nullable, not type arrays.
+const addComponents = createJsonSchemaTransformObject({ zodToJsonConfig: { target: 'openapi-3.0' } });
+
+type OpenApiDocument = Partial<OpenAPIV3.Document>;
+
+/**
+ * @fastify/swagger marks every request body required. A body schema that accepts null (our
+ * way of saying "no body is fine", since fastify validates a missing body as null) is not.
+ */
+function markOptionalBodies(doc: OpenApiDocument): OpenApiDocument {
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const operation of Object.values(item ?? {})) {
+      if (typeof operation !== 'object' || operation === null || !('requestBody' in operation)) continue;
+      const body = operation.requestBody as OpenAPIV3.RequestBodyObject | undefined;
+      const schema = body?.content['application/json']?.schema as OpenAPIV3.SchemaObject | undefined;
+      if (body && schema?.nullable === true) body.required = false;
+    }
+  }
+  return doc;
 }
 
 /** `GET /api/openapi.json`. */

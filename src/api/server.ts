@@ -3,12 +3,14 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import type { Settings } from '../shared/config.js';
 import { silentLogger, type Logger } from '../shared/log.js';
 import type { Store } from '../shared/store/store.js';
+import { WorkflowCatalog } from '../shared/workflow/catalog.js';
 import { registerErrorHandling } from './errors.js';
 import { openApiRoutes, registerOpenApi } from './openapi.js';
 import { readPackageVersion } from './package-version.js';
 import { healthRoutes } from './routes/health.js';
 import { runRoutes } from './routes/runs.js';
 import { streamRoutes } from './routes/streams.js';
+import { workflowRunRoutes } from './routes/workflow-run.js';
 import { defaultSseOptions, SseHub, type SseOptions } from './sse/sse-hub.js';
 
 export interface ApiDeps {
@@ -22,6 +24,8 @@ export interface ApiDeps {
   /** Largest accepted request body in bytes (default 1 MiB); larger bodies get a 413. */
   bodyLimit?: number;
   sse?: Partial<SseOptions>;
+  /** Where workflows are found; defaults to the home's catalog with the bundled workflows. */
+  catalog?: WorkflowCatalog;
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -59,6 +63,8 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   await registerOpenApi(app, version);
   await app.register(openApiRoutes);
   await app.register(healthRoutes, { store: deps.store, settings: deps.settings, version, clock });
+  const catalog = deps.catalog ?? WorkflowCatalog.forHome(deps.settings.home);
+  await app.register(workflowRunRoutes, { store: deps.store, catalog, clock });
   await app.register(runRoutes, { store: deps.store });
   await app.register(streamRoutes, { hub });
   return app;

@@ -26,6 +26,7 @@ it('serves a valid OpenAPI 3.0 document listing the run, health and stream route
       'GET /health',
       'GET /health/db',
       'GET /api/health',
+      'POST /api/workflows/{name}/run',
       'GET /api/workflows/runs',
       'GET /api/workflows/runs/{runId}',
       'POST /api/workflows/runs/{runId}/cancel',
@@ -34,6 +35,23 @@ it('serves a valid OpenAPI 3.0 document listing the run, health and stream route
     ]),
   );
   expect(operations).not.toContain('GET /api/openapi.json');
+});
+
+it('describes the run request body, its optional query and its answers', async () => {
+  const { app } = await makeTestApp(home);
+  const doc = (await app.inject({ url: '/api/openapi.json' })).json();
+  const start = doc.paths['/api/workflows/{name}/run'].post;
+  expect(start.requestBody.required).toBe(false);
+  const body = start.requestBody.content['application/json'].schema;
+  expect(Object.keys(body.properties)).toEqual(['message', 'conversationId', 'inputs', 'tiers', 'aliases', 'config']);
+  expect(body.additionalProperties).toBe(false);
+  expect(body.properties.inputs.additionalProperties).toEqual({ type: 'string' });
+  expect(Object.keys(body.properties.config.properties)).toEqual([
+    'assistant', 'defaultAssistant', 'assistants', 'tiers', 'aliases', 'workflows', 'docs', 'env',
+  ]);
+  expect(start.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`).sort()).toEqual(['path:name', 'query:cwd']);
+  expect(Object.keys(start.responses).sort()).toEqual(['200', '400', '404', '413']);
+  expect(start.responses['200'].content['application/json'].schema.required).toEqual(['accepted', 'runId', 'conversationId', 'status']);
 });
 
 it('describes the run list query and the run detail events from the schemas that validate them', async () => {

@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Store } from '../../shared/store/store.js';
+import type { WorkflowCatalog } from '../../shared/workflow/catalog.js';
+import { newConversationId } from '../conversation-id.js';
+import { errorBodySchema } from '../errors.js';
+import { resolveRunCwd } from '../run-cwd.js';
+import { resolveRunInputs } from '../run-inputs.js';
+import { RUN_OVERRIDES_KEY } from '../run-view.js';
+import {
+  runQuerySchema,
+  runRequestBodySchema,
+  runStartResponseSchema,
+  workflowNameParamsSchema,
+  type RunRequestBody,
+} from '../schemas/run-request.js';
+
+export interface WorkflowRunRoutesOptions {
+  store: Store;
+  catalog: WorkflowCatalog;
+  clock: () => number;
+}
+
+/** The request's model rebinding and inline config, kept for the engine; undefined when none. */
+function overridesOf(body: NonNullable<RunRequestBody>): Record<string, unknown> | undefined {
+  const overrides = Object.fromEntries(
+    Object.entries({ tiers: body.tiers, aliases: body.aliases, config: body.config }).filter(([, v]) => v !== undefined),
+  );
+  return Object.keys(overrides).length ? overrides : undefined;
+}
+
+/**
+ * `POST /api/workflows/{name}/run`. Everything is checked first (cwd, workflow, inputs, config);
+ * then one transaction writes the pending run with the definition it will execute and the
+ * `start_run` job. The supervisor does the rest.
+ */
+export const workflowRunRoutes: FastifyPluginAsyncZod<WorkflowRunRoutesOptions> = async (app, opts) => {
+  app.post(
+    '/api/workflows/:name/run',
+    {
+      schema: {
+        tags: ['workflows'],
+        summary: 'Start a run of a workflow',
+        description:
+          'Finds the workflow by name (project under cwd, then home, then bundled), checks inputs ' +
+          '(undeclared names and missing required inputs are refused; omitted ones take their ' +
+          'default; {} equals omission) and the inline config, then queues the run. The answer ' +
+          'comes before the run starts: follow it with GET /api/workflows/runs/{runId} or the ' +
+          'stream /api/stream/{conversationId}. tiers, aliases and config are validated and kept ' +
+          'in the run metadata (metadata.overrides); binding them to models comes with the AI ' +
+          'engine in a later version.',
+        params: workflowNameParamsSchema,
+        querystring: runQuerySchema,
+        body: runRequestBodySchema,
+        response: { 200: runStartResponseSchema, 400: errorBodySchema, 404: errorBodySchema, 413: errorBodySchema },
+      },
+    },
+    async (req) => {
+      const body = req.body ?? {};
+      const cwd = await resolveRunCwd(req.query.cwd);
+      const entry = opts.catalog.get(req.params.name, { cwd });
+      const workflow = entry.workflow;
+      const inputs = resolveRunInputs(workflow.name, workflow.inputs, body.inputs);
+      const conversationId = body.conversationId ?? newConversationId(opts.clock());
+      const overrides = overridesOf(body);
+      const metadata: Record<string, unknown> = { workflow_source: entry.source, workflow_filename: entry.filename };
+      if (overrides) metadata[RUN_OVERRIDES_KEY] = overrides;
+      if (entry.parseWarnings) metadata.parse_warnings = entry.parseWarnings;
+
+      const run = await opts.store.createRun({
+        id: randomUUID(),
+        workflowName: workflow.name,
+        conversationId,
+        workingPath: cwd ?? null,
+        userMessage: body.message ?? '',
+        inputs,
+        metadata,
+        definition: workflow,
+      });
+      req.log.info(
+        { runId: run.id, workflow: workflow.name, source: entry.source, conversationId, cwd: cwd ?? null },
+        'run.start_requested',
+      );
+      return { accepted: true as const, runId: run.id, conversationId, status: 'pending' as const };
+    },
+  );
+};
