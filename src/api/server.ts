@@ -46,8 +46,9 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
     bodyLimit,
     // Requests are logged once, at debug, by the onResponse hook below.
     logController: new LogController({ disableRequestLogging: true }),
-    // SSE responses are hijacked: close() must not wait on them (the hub ends them in preClose).
-    forceCloseConnections: true,
+    // close() lets in-flight requests finish and drops idle keep-alive sockets; SSE responses
+    // are hijacked, so the hub ends them itself in preClose, after which their sockets are idle.
+    forceCloseConnections: 'idle',
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

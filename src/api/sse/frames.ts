@@ -7,6 +7,11 @@ import type { RunEvent } from '../../shared/schemas/event.js';
  * `workflow_event` for everything else. Every payload also says which row it came from.
  */
 
+const workflowStatusSchema = z.enum(['running', 'completed', 'failed', 'cancelled', 'paused']);
+type WorkflowStatus = z.infer<typeof workflowStatusSchema>;
+const nodeStatusSchema = z.enum(['running', 'completed', 'failed', 'skipped']);
+type NodeStatus = z.infer<typeof nodeStatusSchema>;
+
 const runStatusByEvent: Record<string, WorkflowStatus> = {
   workflow_started: 'running',
   workflow_resumed: 'running',
@@ -23,11 +28,6 @@ const nodeStatusByEvent: Record<string, NodeStatus> = {
   node_skipped: 'skipped',
   node_skipped_prior_success: 'skipped',
 };
-
-const workflowStatusSchema = z.enum(['running', 'completed', 'failed', 'cancelled', 'paused']);
-type WorkflowStatus = z.infer<typeof workflowStatusSchema>;
-const nodeStatusSchema = z.enum(['running', 'completed', 'failed', 'skipped']);
-type NodeStatus = z.infer<typeof nodeStatusSchema>;
 
 const frameBaseShape = {
   runId: z.string(),
