@@ -43,6 +43,8 @@ async function openStream(hub: SseHub, reply: FastifyReply, request: StreamReque
     'x-accel-buffering': 'no',
   });
   const client = hub.open(res, request);
+  // A socket error ends this stream only; the client reconnects with Last-Event-ID.
+  res.on('error', () => client.close('client_gone'));
   if (res.destroyed) client.close('client_gone');
   else res.once('close', () => client.close('client_gone'));
 }

@@ -50,7 +50,10 @@ export class EventTailer {
       if (this.stopped) return;
       this.stopWatching = this.store.onChange(() => this.wake());
       this.log.debug({ lastSeq: this.lastSeq }, 'sse.tailer_started');
-    })();
+    })().catch((err: unknown) => {
+      this.started = undefined; // let the next stream try again
+      throw err;
+    });
     return this.started;
   }
 
