@@ -116,7 +116,12 @@ export const scriptNodeSchema = z.object({
   ...outputShape,
   retry: retrySchema.optional(),
   script: nonEmpty('script cannot be empty'),
-  runtime: z.enum(['bun', 'uv'], { error: "'runtime' is required for script nodes ('bun' or 'uv')" }),
+  runtime: z.enum(['bun', 'uv'], {
+    error: (issue) =>
+      issue.input === undefined
+        ? "'runtime' is required for script nodes ('bun' or 'uv')"
+        : `'runtime' must be 'bun' or 'uv', not '${String(issue.input)}'`,
+  }),
   deps: z.array(z.string().trim().min(1, 'each dep must be a non-empty string')).optional(),
   timeout: positiveMs('timeout').optional(),
   with: withSchema.optional(),
