@@ -4,12 +4,16 @@ import type { Command } from './commands/command.js';
 import { runCancelCommand, runGetCommand, runListCommand } from './commands/run.js';
 import { serveCommand } from './commands/serve.js';
 import { workflowRunCommand } from './commands/workflow-run.js';
+import { workflowGetCommand, workflowListCommand, workflowValidateCommand } from './commands/workflow.js';
 import { writeLine, type CliContext } from './context.js';
 
 /** Every subcommand, in the order `cairn --help` lists them. */
 export const commands: readonly Command[] = [
   serveCommand,
   workflowRunCommand,
+  workflowListCommand,
+  workflowGetCommand,
+  workflowValidateCommand,
   runListCommand,
   runGetCommand,
   runCancelCommand,

@@ -1,0 +1,69 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml, YAMLParseError } from 'yaml';
+import type { WorkflowCatalog } from '../shared/workflow/catalog.js';
+import { listWorkflowFiles, readWorkflowFile } from '../shared/workflow/discover-workflows.js';
+import type { WorkflowSource } from '../shared/workflow/locations.js';
+import { lineOfMessage, nodeLines } from './yaml-locations.js';
+
+/** One problem in a workflow file, with the line it is about when that is known. */
+export interface LocatedMessage {
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+export interface WorkflowCheck {
+  file: string;
+  valid: boolean;
+  errors: LocatedMessage[];
+  warnings: LocatedMessage[];
+}
+
+/** The file that defines workflow `name` as seen from `cwd` (project, then home, then bundled). */
+export function findWorkflowFile(
+  catalog: WorkflowCatalog,
+  name: string,
+  cwd: string,
+): { path: string; source: WorkflowSource; label: string } | undefined {
+  for (const file of listWorkflowFiles(catalog.locations, cwd).files) {
+    if (readWorkflowFile(file.path).name === name) {
+      return { path: file.path, source: file.scope.source, label: `${file.scope.label}/${file.relative}` };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Checks one workflow file as it would load from the project at `cwd` (includes, commands and
+ * child workflows resolve there) and returns every error and warning, each with its line when
+ * the YAML parser or the node it names gives one.
+ */
+export function checkWorkflowFile(catalog: WorkflowCatalog, path: string, cwd: string): WorkflowCheck {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    return { file: path, valid: false, errors: [{ message: `Cannot read the file: ${(err as Error).message}` }], warnings: [] };
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(text, { prettyErrors: true });
+  } catch (err) {
+    if (!(err instanceof YAMLParseError)) throw err;
+    const pos = err.linePos?.[0];
+    const message = `YAML parse error: ${err.message.split('\n')[0]}`;
+    return { file: path, valid: false, errors: [{ message, ...(pos ? { line: pos.line, column: pos.col } : {}) }], warnings: [] };
+  }
+  const result = catalog.validate(raw, { cwd });
+  const lines = nodeLines(text);
+  const locate = (message: string): LocatedMessage => {
+    const line = lineOfMessage(message, lines);
+    return line !== undefined ? { message, line } : { message };
+  };
+  return {
+    file: path,
+    valid: result.valid,
+    errors: result.valid ? [] : result.errors.map(locate),
+    warnings: result.warnings.map(locate),
+  };
+}

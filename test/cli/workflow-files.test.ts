@@ -1,0 +1,138 @@
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCliInProcess } from './cli-harness.js';
+
+let root: string;
+let home: string;
+let project: string;
+
+const hello = (name: string, description: string) => `name: ${name}
+description: ${description}
+nodes:
+  - id: greet
+    bash: echo hello
+`;
+
+const broken = `name: broken
+nodes:
+  - id: a
+    bash: echo a
+    colour: blue
+  - id: b
+    bash: echo b
+    depends_on: [nowhere]
+  - id: a
+    bash: echo again
+`;
+
+beforeEach(async () => {
+  root = await realpath(await mkdtemp(join(tmpdir(), 'cairn-wf-')));
+  home = join(root, 'home');
+  project = join(root, 'project');
+  await mkdir(join(home, 'workflows'), { recursive: true });
+  await mkdir(join(project, '.cairn', 'workflows'), { recursive: true });
+  await writeFile(join(home, 'workflows', 'hello.yaml'), hello('hello', 'from home'));
+  await writeFile(join(home, 'workflows', 'broken.yaml'), broken);
+  await writeFile(join(project, '.cairn', 'workflows', 'hello.yaml'), hello('hello', 'from the project'));
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const cli = (...argv: string[]) => runCliInProcess(argv, { env: { CAIRN_HOME: home }, cwd: project });
+
+describe('cairn workflow list', () => {
+  it('lists project, home and bundled workflows, the project one winning, and the files that did not load', async () => {
+    const { code, stdout } = await cli('workflow', 'list');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^hello\s+project\s+from the project$/m);
+    expect(stdout).toMatch(/^demo-parallel-checks\s+bundled\s/m);
+    expect(stdout).toContain('1 file(s) did not load:');
+    expect(stdout).toContain("broken.yaml (global): Missing required field 'description'");
+  });
+
+  it('without a project sees the home workflow', async () => {
+    const { stdout } = await cli('workflow', 'list', '--cwd', root);
+    expect(stdout).toMatch(/^hello\s+global\s+from home$/m);
+  });
+
+  it('prints the API shape with --json', async () => {
+    const { code, stdout } = await cli('workflow', 'list', '--json');
+    const body = JSON.parse(stdout) as { workflows: { workflow: { name: string }; source: string }[]; recommended: string[]; errors: unknown[] };
+    expect(code).toBe(0);
+    expect(body.workflows.find((w) => w.workflow.name === 'hello')?.source).toBe('project');
+    expect(body.recommended).toEqual([]);
+    expect(body.errors).toHaveLength(1);
+  });
+});
+
+describe('cairn workflow get', () => {
+  it('shows where the workflow comes from and its definition', async () => {
+    const { code, stdout } = await cli('workflow', 'get', 'hello');
+    expect(code).toBe(0);
+    expect(stdout).toContain(`hello (project: ${join('.cairn', 'workflows', 'hello.yaml')})`);
+    expect(stdout).toContain('description: from the project');
+    expect(stdout).toContain('bash: echo hello');
+  });
+
+  it('says how to find workflows when the name is unknown', async () => {
+    const { code, stderr } = await cli('workflow', 'get', 'nope');
+    expect(code).toBe(1);
+    expect(stderr).toContain('Workflow not found: nope');
+    expect(stderr).toContain('cairn workflow list');
+  });
+
+  it('points at validate for a workflow whose file is invalid', async () => {
+    const { code, stderr } = await cli('workflow', 'get', 'broken');
+    expect(code).toBe(1);
+    expect(stderr).toContain('cairn workflow validate broken');
+  });
+});
+
+describe('cairn workflow validate', () => {
+  it('prints every error of a workflow with its file and line, warnings too, and exits 1', async () => {
+    const { code, stdout } = await cli('workflow', 'validate', 'broken');
+    const file = join(home, 'workflows', 'broken.yaml');
+    expect(code).toBe(1);
+    expect(stdout.split('\n')).toEqual([
+      `${file}: error: Missing required field 'description'`,
+      `${file}:9: error: Duplicate node id: 'a'`,
+      `${file}:6: error: Node 'b' depends_on unknown node 'nowhere'`,
+      `${file}:3: warning: Node 'a': unknown key 'colour' will be ignored.`,
+      `${file} is invalid: 3 error(s), 1 warning(s).`,
+      '',
+    ]);
+  });
+
+  it('checks a file given by path, relative to the current directory', async () => {
+    const { code, stdout } = await cli('workflow', 'validate', join('.cairn', 'workflows', 'hello.yaml'));
+    expect(code).toBe(0);
+    expect(stdout).toBe(`${join('.cairn', 'workflows', 'hello.yaml')} is valid.\n`);
+  });
+
+  it('gives the line and column of a YAML syntax error', async () => {
+    await writeFile(join(project, 'syntax.yaml'), 'name: x\nnodes: [\n  - a: b\n');
+    const { code, stdout } = await cli('workflow', 'validate', 'syntax.yaml');
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/^syntax\.yaml:3:3: error: YAML parse error: /m);
+  });
+
+  it('prints { valid, file, errors, warnings } with --json', async () => {
+    const { code, stdout } = await cli('workflow', 'validate', 'broken', '--json');
+    expect(code).toBe(1);
+    expect(JSON.parse(stdout)).toEqual({
+      valid: false,
+      file: join(home, 'workflows', 'broken.yaml'),
+      errors: ["Missing required field 'description'", "Duplicate node id: 'a'", "Node 'b' depends_on unknown node 'nowhere'"],
+      warnings: ["Node 'a': unknown key 'colour' will be ignored."],
+    });
+  });
+
+  it('says so when neither a workflow nor a file has that name', async () => {
+    const { code, stderr } = await cli('workflow', 'validate', 'ghost');
+    expect(code).toBe(1);
+    expect(stderr).toContain('Workflow not found: ghost');
+  });
+});
