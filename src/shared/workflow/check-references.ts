@@ -86,8 +86,13 @@ export function checkReferences(nodes: readonly DefinitionNode[], scope: Referen
       }
     }
 
-    if ('context' in node && typeof node.context === 'object' && node.context !== undefined) {
-      checkNodeRef(node.context.resume, `context.resume: ${node.context.resume}`);
+    if ('context' in node && typeof node.context === 'object') {
+      const source = node.context.resume;
+      if (!ids.has(source) && !scope.outer.has(source)) {
+        errors.push(`${name}: 'context.resume' names unknown node '${source}'`);
+      } else if (ids.has(source) && !upstream.has(source)) {
+        errors.push(`${name}: 'context.resume' names '${source}', which is not upstream of '${node.id}'`);
+      }
     }
     if ('workflow' in node && node.fan_out && scanReferences(node.fan_out.items).every((r) => r.kind !== 'output')) {
       if (!isJsonArray(node.fan_out.items)) {

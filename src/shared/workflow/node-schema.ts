@@ -28,7 +28,7 @@ import {
  */
 
 const nodeIdSchema = z
-  .string()
+  .string({ error: (issue) => (issue.input === undefined ? "missing required field 'id'" : "'id' must be a string") })
   .trim()
   .min(1, "missing required field 'id'")
   .refine((id) => id !== 'INPUTS', { message: "'INPUTS' is reserved and cannot be a node id" });

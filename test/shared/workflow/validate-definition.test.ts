@@ -236,3 +236,28 @@ describe('validateWorkflowDefinition: lookups supplied by the caller', () => {
     expect(errorsOf(wf([{ id: 'a', command: '../secrets' }]))).toEqual([`Node 'a': invalid command name "../secrets"`]);
   });
 });
+
+describe('validateWorkflowDefinition: node identity and sessions', () => {
+  it('requires an id on every node and reserves INPUTS', () => {
+    expect(errorsOf(wf([{ prompt: 'x' }, { id: 'INPUTS', prompt: 'y' }, { id: 7, prompt: 'z' }]))).toEqual([
+      "Node '#1': missing required field 'id'",
+      "Node 'INPUTS': 'INPUTS' is reserved and cannot be a node id",
+      "Node '#3': 'id' must be a string",
+    ]);
+  });
+
+  it('lets context.resume name only an upstream node', () => {
+    const errors = errorsOf(
+      wf([
+        { id: 'a', prompt: 'x' },
+        { id: 'b', prompt: 'y', context: { resume: 'c' } },
+        { id: 'c', prompt: 'z', depends_on: ['a'], context: { resume: 'ghost' } },
+        { id: 'd', prompt: 'w', depends_on: ['a'], context: { resume: 'a' } },
+      ]),
+    );
+    expect(errors).toEqual([
+      "Node 'b': 'context.resume' names 'c', which is not upstream of 'b'",
+      "Node 'c': 'context.resume' names unknown node 'ghost'",
+    ]);
+  });
+});
