@@ -19,8 +19,11 @@ export function homePaths(home: string) {
     apiPid: join(home, 'run', 'api.pid'),
     supervisorPid: join(home, 'run', 'supervisor.pid'),
     workspaces: join(home, 'workspaces'),
+    scripts: join(home, 'scripts'),
     /** Working directory for a run that was not started inside a project. */
-    scratch: (runId: string) => join(home, 'workspaces', '_scratch', runId),
+    scratch: (runId: string) => join(home, 'workspaces', '_runs', runId, 'work'),
+    /** `$ARTIFACTS_DIR` of a run that has no codebase. */
+    runArtifacts: (runId: string) => join(home, 'workspaces', '_runs', runId, 'artifacts'),
   };
 }
 export type HomePaths = ReturnType<typeof homePaths>;

@@ -1,0 +1,48 @@
+import { cpus, totalmem } from 'node:os';
+import { chain, fanOut, firstNode, sseLatency, type FanOutRow } from './scenarios.js';
+
+/**
+ * `npm run bench`: measures the spine on this machine and prints tables (markdown, so the
+ * output can go straight into BENCHMARKS.md). Each scenario starts its own real server.
+ */
+const fmt = (n: number | undefined, digits = 1) => (n === undefined ? 'n/a' : n.toFixed(digits));
+
+async function main(): Promise<void> {
+  const only = process.argv.slice(2);
+  const want = (name: string) => only.length === 0 || only.includes(name);
+  console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${process.platform}`);
+  console.log(`Date: ${new Date().toISOString().slice(0, 10)}\n`);
+
+  if (want('fanout')) {
+    const rows: FanOutRow[] = [];
+    for (const limit of [1, 4, 8, 16]) rows.push(await fanOut(limit));
+    console.log('## Fan-out: 1000 × `true`\n');
+    console.log('| limit | nodes/s | spawn ceiling/s | ratio | peak RSS, all processes (MiB) |');
+    console.log('|---:|---:|---:|---:|---:|');
+    for (const r of rows) {
+      console.log(`| ${r.limit} | ${fmt(r.nodesPerSec, 0)} | ${fmt(r.ceilingPerSec, 0)} | ${fmt(r.nodesPerSec / r.ceilingPerSec, 2)} | ${fmt(r.peakRssMiB)} |`);
+    }
+    console.log();
+  }
+  const rows: string[] = [];
+  if (want('chain')) rows.push(`| 100-node chain, per node (POST → done) | ${fmt((await chain()).msPerNode, 2)} ms |`);
+  if (want('first')) {
+    const f = await firstNode();
+    rows.push(`| POST → first node running, p50 / p99 | ${fmt(f.p50)} / ${fmt(f.p99)} ms |`);
+  }
+  if (want('sse')) {
+    const s = await sseLatency();
+    rows.push(`| SSE latency, 100 clients, p50 / p99 (${s.samples} deliveries) | ${fmt(s.p50, 2)} / ${fmt(s.p99, 2)} ms |`);
+  }
+  if (rows.length) {
+    console.log('## Latency\n');
+    console.log('| measure | result |');
+    console.log('|---|---:|');
+    rows.forEach((r) => console.log(r));
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,57 @@
+import { readFile } from 'node:fs/promises';
+import { startServer, type RunningServer } from '../test/helpers/server.js';
+import { openSse, type SseClient } from '../test/helpers/sse.js';
+import { makeTempHome, type TempHome } from '../test/helpers/temp-home.js';
+import { startRun, writeHomeWorkflow } from '../test/helpers/workflows.js';
+
+/** One real `cairn serve` in its own temp home, for one scenario. */
+export interface Session {
+  home: TempHome;
+  server: RunningServer;
+  close(): Promise<void>;
+}
+
+export async function openSession(env: Record<string, string> = {}): Promise<Session> {
+  const home = await makeTempHome();
+  const server = await startServer(home, env);
+  return { home, server, close: () => home.close() };
+}
+
+export async function addWorkflow(session: Session, name: string, yaml: string): Promise<void> {
+  await writeHomeWorkflow(session.home, name, yaml);
+}
+
+const isDone = (c: SseClient, runId: string) => () =>
+  c.frames.some((f) => f.data.runId === runId && f.data.type === 'workflow_status' && f.data.status !== 'running');
+
+/** POSTs a run and resolves when its final status arrives on the run's conversation stream;
+ * returns wall time from just before the POST, in ms, and the final status. */
+export async function timeRun(session: Session, name: string): Promise<{ ms: number; status: string; runId: string }> {
+  const conversationId = `bench-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+  const stream = await openSse(`${session.server.url}/api/stream/${conversationId}`);
+  const t0 = performance.now();
+  const { runId } = await startRun(session.server.url, name, { conversationId });
+  await stream.until((f) => isDone(stream, runId)(), 600_000);
+  const ms = performance.now() - t0;
+  stream.close();
+  const final = stream.frames.find((f) => f.data.runId === runId && f.data.type === 'workflow_status' && f.data.status !== 'running');
+  return { ms, status: String(final?.data.status), runId };
+}
+
+/** Peak resident memory (VmHWM) of the launcher and its two children, in MiB (Linux). */
+export async function peakRssMiB(session: Session): Promise<number | undefined> {
+  const pids = [session.server.launcher.pid!, await session.server.pid('api'), await session.server.pid('supervisor')];
+  let total = 0;
+  for (const pid of pids) {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => undefined);
+    const kib = status?.match(/VmHWM:\s+(\d+) kB/)?.[1];
+    if (!kib) return undefined;
+    total += Number(kib);
+  }
+  return total / 1024;
+}
+
+export function percentile(samples: readonly number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}

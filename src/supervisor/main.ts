@@ -1,0 +1,50 @@
+import { availableParallelism } from 'node:os';
+import { loadSettings } from '../shared/config.js';
+import { createLogger } from '../shared/log.js';
+import { openStore } from '../shared/store/open-store.js';
+import { createWorkerPool } from '../worker/pool.js';
+import { createDriverFactory } from './driver-factory.js';
+import { AttemptLimiter } from './limits.js';
+import { Supervisor } from './supervisor.js';
+import { onShutdownRequest } from './shutdown.js';
+
+/** The supervisor process: claims jobs and drives runs. Started by `cairn serve`. */
+async function main(): Promise<void> {
+  const settings = loadSettings();
+  const log = createLogger({ name: 'supervisor' });
+  const store = openStore({ path: settings.paths.database });
+  const limit = settings.maxConcurrency;
+  // An exec attempt mostly waits on its child process, so a few threads each run several
+  // attempts; more threads than cores would only add memory.
+  const threads = Math.max(1, Math.min(availableParallelism(), limit));
+  const pool = createWorkerPool({ maxThreads: threads, concurrentTasksPerWorker: Math.ceil(limit / threads) });
+  const limiter = new AttemptLimiter(limit);
+  const supervisor = new Supervisor({
+    store,
+    limiter,
+    perRunLimit: settings.perRunConcurrency,
+    log,
+    drivers: createDriverFactory({ store, pool, limiter, settings, log }),
+  });
+  await supervisor.start();
+  process.send?.({ type: 'ready' });
+
+  let closing: Promise<void> | undefined;
+  onShutdownRequest(async ({ drain }) => {
+    if (closing) return supervisor.shutdown({ drain }); // a second request interrupts a drain
+    closing = close(drain);
+  });
+  async function close(drain: boolean): Promise<void> {
+    const errors: unknown[] = [];
+    for (const step of [() => supervisor.shutdown({ drain }), () => pool.close(), () => store.close()]) {
+      await step().catch((err: unknown) => errors.push(err));
+    }
+    if (errors.length) log.error({ err: new AggregateError(errors) }, 'supervisor.shutdown_failed');
+    process.exit(errors.length ? 1 : 0);
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error('supervisor failed to start:', err);
+  process.exit(1);
+});

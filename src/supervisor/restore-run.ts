@@ -1,0 +1,66 @@
+import { readFile } from 'node:fs/promises';
+import { killProcessGroup } from '../shared/process-group.js';
+import { rebuildRunSnapshot, type NodeSnapshot } from '../shared/records/index.js';
+import type { RunEvent } from '../shared/schemas/event.js';
+import { INTERRUPTED_KEY, type NodeEventFactory } from './node-events.js';
+import type { RunPlan } from './run-plan.js';
+import type { NodeState, RestoredRun } from './run-state.js';
+
+/**
+ * Rebuilds the node states of a run taken over from a supervisor that is gone. Finished nodes
+ * stay finished with their output; an attempt that was in flight has its process group killed
+ * (confirmed gone) and is closed with an `interrupted` failure, and its node runs again as a new
+ * attempt of the same invocation, as does a node whose last attempt was interrupted at shutdown.
+ */
+export async function restoreRun(
+  plan: RunPlan,
+  events: readonly RunEvent[],
+  factory: NodeEventFactory,
+  opts: { previousOwner: string | null; killGraceMs: number },
+): Promise<RestoredRun> {
+  const snapshot = rebuildRunSnapshot(events);
+  const bySeq = new Map(events.map((e) => [e.seq, e]));
+  const nodes = new Map<string, NodeState>();
+  const closing = [];
+  for (const node of plan.nodes) {
+    const snap = snapshot.nodes.get(node.id);
+    if (!snap) continue;
+    const state: NodeState = {
+      status: 'pending',
+      output: '',
+      attempts: snap.attemptsStarted,
+      ...(snap.invocation ? { invocation: { id: snap.invocation.id, startedAt: snap.invocation.startedAt } } : {}),
+    };
+    if (snap.inFlight) {
+      if (snap.inFlight.pid !== undefined) await killProcessGroup(snap.inFlight.pid, { graceMs: opts.killGraceMs });
+      const startedAt = snap.inFlight.startedAt ?? new Date().toISOString();
+      const invocation = state.invocation ?? { id: snap.inFlight.attemptId ?? node.id, startedAt };
+      closing.push(
+        factory.interrupted(node, invocation, { id: snap.inFlight.attemptId ?? invocation.id, startedAt }, opts.previousOwner),
+      );
+    } else if (snap.reusable && (snap.status === 'completed' || snap.reusable.replayed)) {
+      state.status = 'completed';
+      state.output = await fullOutput(snap);
+    } else if (snap.status === 'completed') {
+      state.status = 'completed';
+    } else if (snap.status === 'skipped') {
+      state.status = 'skipped';
+    } else if (snap.status === 'failed' && bySeq.get(snap.lastSeq)?.data[INTERRUPTED_KEY] !== true) {
+      state.status = 'failed';
+      state.error = snap.lifecycle?.status === 'failed' ? snap.lifecycle.error : 'failed';
+    }
+    nodes.set(node.id, state);
+  }
+  return { nodes, events: closing };
+}
+
+/** The whole output of a finished node: the stored preview, or its spill file when it was cut. */
+async function fullOutput(snap: NodeSnapshot): Promise<string> {
+  const reusable = snap.reusable!;
+  const spill = reusable.persisted?.spillPath;
+  if (spill) {
+    const text = await readFile(spill, 'utf8').catch(() => undefined);
+    if (text !== undefined) return text;
+  }
+  return reusable.text;
+}
