@@ -1,0 +1,76 @@
+import { existsSync } from 'node:fs';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { isProcessAlive, readPidFile, readServerFile, serverFilePath } from '../../src/cli/run-dir.js';
+import { freePort } from '../helpers/free-port.js';
+import { startServer } from '../helpers/server.js';
+import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { assertBuilt, runCli } from './cli-process.js';
+
+let home: TempHome;
+beforeAll(assertBuilt);
+beforeEach(async () => {
+  home = await makeTempHome();
+});
+afterEach(async () => {
+  await home.close();
+});
+
+const answers = async (url: string) => (await fetch(`${url}/health`).catch(() => undefined))?.ok === true;
+
+describe('cairn serve, as a real process', () => {
+  it('writes the pid files and server.json, and restarts the API process after kill -9', async () => {
+    const server = await startServer(home);
+    const apiPid = await server.pid('api');
+    const supervisorPid = await server.pid('supervisor');
+    expect(isProcessAlive(apiPid) && isProcessAlive(supervisorPid)).toBe(true);
+    expect(readServerFile(home.paths)).toMatchObject({ url: server.url, pid: server.launcher.pid });
+
+    process.kill(apiPid, 'SIGKILL');
+    const restarted = await waitFor(
+      () => {
+        const pid = readPidFile(home.paths.apiPid);
+        return pid !== undefined && pid !== apiPid && isProcessAlive(pid) ? pid : undefined;
+      },
+      { what: 'a new API process' },
+    );
+    await waitFor(() => answers(server.url), { what: '/health to answer again' });
+    expect(readPidFile(home.paths.apiPid)).toBe(restarted);
+    expect(readPidFile(home.paths.supervisorPid)).toBe(supervisorPid);
+  });
+
+  it('on SIGTERM stops itself and both processes within 10 s and removes the run files', async () => {
+    const server = await startServer(home);
+    const pids = [server.launcher.pid!, await server.pid('api'), await server.pid('supervisor')];
+    server.launcher.kill('SIGTERM');
+    await waitFor(() => pids.every((pid) => !isProcessAlive(pid)), { what: 'every process to exit', timeoutMs: 10_000 });
+    expect(server.launcher.exitCode).toBe(0);
+    expect([home.paths.apiPid, home.paths.supervisorPid, serverFilePath(home.paths)].filter((p) => existsSync(p))).toEqual([]);
+  });
+
+  it('refuses a second server on the same CAIRN_HOME and says how to stop the first', async () => {
+    const server = await startServer(home);
+    const second = await runCli(['serve'], {
+      env: { ...process.env, CAIRN_HOME: home.home, PORT: String(await freePort()) },
+      cwd: home.home,
+    });
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`already running at ${server.url} (pid ${server.launcher.pid})`);
+    expect(second.stderr).toContain(`kill ${server.launcher.pid}`);
+    expect(await answers(server.url)).toBe(true);
+    expect(readServerFile(home.paths)?.pid).toBe(server.launcher.pid);
+  });
+
+  it('refuses an explicit port that is taken, naming it', async () => {
+    const server = await startServer(home);
+    const other = await makeTempHome();
+    try {
+      const port = new URL(server.url).port;
+      const result = await runCli(['serve'], { env: { ...process.env, CAIRN_HOME: other.home, PORT: port }, cwd: other.home });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`Port ${port} (set by PORT) is already in use`);
+    } finally {
+      await other.close();
+    }
+  });
+});
