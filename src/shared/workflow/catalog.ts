@@ -11,6 +11,7 @@ import {
 } from './discover-workflows.js';
 import type { ListedFile } from './list-files.js';
 import { defaultLocations, type CatalogLocations } from './locations.js';
+import type { ConfigFileCache } from './project-config.js';
 import { validateWorkflowDefinition, type ValidationResult } from './validate-definition.js';
 import {
   assertSafeWorkflowName,
@@ -45,6 +46,7 @@ export interface SavedWorkflow {
 export class WorkflowCatalog {
   private readonly files = new Map<string, { key: string; value: ParsedFile }>();
   private readonly discoveries = new Map<string, { fingerprint: string; discovery: Discovery }>();
+  private readonly configs: ConfigFileCache = new Map();
 
   constructor(readonly locations: CatalogLocations) {}
 
@@ -121,16 +123,16 @@ export class WorkflowCatalog {
 
   /** `GET /api/commands`. */
   commands(query: CatalogQuery = {}): CommandEntry[] {
-    return listCommands(this.locations, query.cwd);
+    return listCommands(this.locations, query.cwd, this.configs);
   }
 
   /** The prompt of a `command:` node. */
   loadCommand(name: string, query: CatalogQuery = {}): CommandLoad {
-    return loadCommand(this.locations, query.cwd, name);
+    return loadCommand(this.locations, query.cwd, name, this.configs);
   }
 
   private discover(cwd: string | undefined): Discovery {
-    const listing = listWorkflowFiles(this.locations, cwd);
+    const listing = listWorkflowFiles(this.locations, cwd, this.configs);
     const key = cwd ?? '';
     const cached = this.discoveries.get(key);
     if (cached && cached.fingerprint === listing.fingerprint) return cached.discovery;

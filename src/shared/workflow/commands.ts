@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isValidCommandName } from './command-name.js';
 import { listFiles, isCommandFileName } from './list-files.js';
 import { commandScopeDirs, type CatalogLocations, type WorkflowSource } from './locations.js';
-import { readProjectWorkflowSettings } from './project-config.js';
+import { readProjectWorkflowSettings, type ConfigFileCache } from './project-config.js';
 
 /**
  * Command files: `<name>.md` in a `commands/` folder of the project (`.cairn/`, then `.archon/`,
@@ -17,8 +17,8 @@ export interface CommandEntry {
 }
 
 /** Every command visible from `cwd`, one per name (highest scope wins), sorted by name. */
-export function listCommands(locations: CatalogLocations, cwd: string | undefined): CommandEntry[] {
-  const { includeBundledCommands } = readProjectWorkflowSettings(cwd);
+export function listCommands(locations: CatalogLocations, cwd: string | undefined, configCache?: ConfigFileCache): CommandEntry[] {
+  const { includeBundledCommands } = readProjectWorkflowSettings(cwd, configCache);
   const byName = new Map<string, CommandEntry>();
   for (const scope of commandScopeDirs(locations, cwd, includeBundledCommands)) {
     for (const file of listFiles(scope.dir, isCommandFileName)) {
@@ -34,11 +34,16 @@ export type CommandLoad =
   | { ok: false; reason: 'invalid_name' | 'not_found' | 'empty' | 'unreadable'; message: string };
 
 /** Loads the prompt of a `command:` node. Every failure is a value whose message fails the node. */
-export function loadCommand(locations: CatalogLocations, cwd: string | undefined, name: string): CommandLoad {
+export function loadCommand(
+  locations: CatalogLocations,
+  cwd: string | undefined,
+  name: string,
+  configCache?: ConfigFileCache,
+): CommandLoad {
   if (!isValidCommandName(name)) {
     return { ok: false, reason: 'invalid_name', message: `Invalid command name (potential path traversal): ${name}` };
   }
-  const entry = listCommands(locations, cwd).find((c) => c.name === name);
+  const entry = listCommands(locations, cwd, configCache).find((c) => c.name === name);
   if (!entry) {
     return {
       ok: false,

@@ -3,7 +3,7 @@ import { parse as parseYaml } from 'yaml';
 import { listFiles, isWorkflowFileName, type ListedFile } from './list-files.js';
 import { finishLoading, parseWorkflowText, type LoadErrorType, type ParsedText } from './load-workflow.js';
 import { workflowScopeDirs, type CatalogLocations, type ScopeDir, type WorkflowSource } from './locations.js';
-import { filterRecommended, readProjectWorkflowSettings } from './project-config.js';
+import { filterRecommended, readProjectWorkflowSettings, type ConfigFileCache } from './project-config.js';
 import { isPlainObject } from './unknown-keys.js';
 import type { WorkflowDefinition, WorkflowDefinitionDraft } from './workflow-schema.js';
 
@@ -66,8 +66,8 @@ export interface Discovery {
 const rank: Record<WorkflowSource, number> = { project: 0, global: 1, bundled: 2 };
 
 /** The files discovery would read for `cwd`, after file-name overrides, and the settings' fingerprint. */
-export function listWorkflowFiles(locations: CatalogLocations, cwd: string | undefined) {
-  const settings = readProjectWorkflowSettings(cwd);
+export function listWorkflowFiles(locations: CatalogLocations, cwd: string | undefined, configCache?: ConfigFileCache) {
+  const settings = readProjectWorkflowSettings(cwd, configCache);
   const winners = new Map<string, ScopedFile>();
   for (const scope of workflowScopeDirs(locations, cwd, settings.includeBundledWorkflows)) {
     for (const file of listFiles(scope.dir, isWorkflowFileName)) {

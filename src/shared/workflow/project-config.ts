@@ -43,14 +43,22 @@ export interface ProjectWorkflowSettings {
   fingerprint: string;
 }
 
+type FileError = { error: string; errorType: 'parse_error' | 'validation_error' };
+
 interface FileSettings {
   recommended?: string[] | undefined;
   includeBundledWorkflows?: boolean | undefined;
   includeBundledCommands?: boolean | undefined;
 }
 
-/** Reads the workflow settings of the project at `cwd` (defaults when there is none). */
-export function readProjectWorkflowSettings(cwd: string | undefined): ProjectWorkflowSettings {
+/** Parsed config files by path, reused while the file's stat is unchanged. */
+export type ConfigFileCache = Map<string, { key: string; read: FileSettings | FileError }>;
+
+/**
+ * Reads the workflow settings of the project at `cwd` (defaults when there is none). With a
+ * cache, an unchanged file costs one stat: listings stay free of YAML parsing.
+ */
+export function readProjectWorkflowSettings(cwd: string | undefined, cache: ConfigFileCache = new Map()): ProjectWorkflowSettings {
   const settings: ProjectWorkflowSettings = {
     recommended: [],
     includeBundledWorkflows: true,
@@ -63,15 +71,23 @@ export function readProjectWorkflowSettings(cwd: string | undefined): ProjectWor
   for (const folder of projectFolders) {
     const filename = join(folder, 'config.yaml');
     const path = join(cwd, filename);
-    let text: string;
+    let key: string;
     try {
       const stat = statSync(path);
-      settings.fingerprint += `${path}:${stat.mtimeMs}:${stat.size};`;
-      text = readFileSync(path, 'utf8');
+      key = `${stat.mtimeMs}:${stat.size}:${stat.ino}`;
     } catch {
       continue;
     }
-    const read = readSettings(text);
+    settings.fingerprint += `${path}:${key};`;
+    let read = cache.get(path)?.key === key ? cache.get(path)!.read : undefined;
+    if (!read) {
+      try {
+        read = readSettings(readFileSync(path, 'utf8'));
+      } catch {
+        continue;
+      }
+      cache.set(path, { key, read });
+    }
     if ('error' in read) settings.errors.push({ filename, ...read });
     else layers.push(read);
   }
@@ -82,7 +98,7 @@ export function readProjectWorkflowSettings(cwd: string | undefined): ProjectWor
   return settings;
 }
 
-function readSettings(text: string): FileSettings | { error: string; errorType: 'parse_error' | 'validation_error' } {
+function readSettings(text: string): FileSettings | FileError {
   let raw: unknown;
   try {
     raw = parseYaml(text) ?? {};
