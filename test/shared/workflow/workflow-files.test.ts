@@ -35,9 +35,11 @@ describe('saving a workflow', () => {
     expect(t.catalog.get('hello')).toMatchObject({ source: 'global' });
   });
 
-  it('returns the parse warnings of what it saved', () => {
-    const saved = t.catalog.save('hello', definition('hello', { colour: 'blue' }), { cwd: t.cwd });
-    expect(saved.parseWarnings).toEqual(["Workflow 'hello': unknown key 'colour' will be ignored."]);
+  it('saves unknown keys as written and reports them, then and in every listing', () => {
+    const withExtra = { ...definition('hello'), nodes: [{ id: 'a', prompt: 'hi', foo: 1 }] };
+    const saved = t.catalog.save('hello', withExtra, { cwd: t.cwd });
+    expect(saved.parseWarnings).toEqual(["Node 'a': unknown key 'foo' will be ignored."]);
+    expect(t.catalog.list({ cwd: t.cwd }).workflows[0]?.parseWarnings).toEqual(["Node 'a': unknown key 'foo' will be ignored."]);
   });
 
   it('refuses an invalid source, a missing cwd and a mismatched name', () => {
