@@ -1,12 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import { loadSettings } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
+import type { HomePaths } from '../shared/paths.js';
 import type { BackoffPolicy } from './backoff.js';
 import { CliError } from './cli-error.js';
 import { writeLine, type OutputStream } from './context.js';
-import { ManagedChild, describeExit, type ChildExit } from './managed-child.js';
+import { ManagedChild } from './managed-child.js';
 import { choosePort } from './port-choice.js';
 import { claimServerFile, removeRunFiles, serverFilePath } from './run-dir.js';
+import { stopChildren, type ChildrenStop } from './stop-children.js';
 
 /** Everything is down this long after a stop without drain; whatever is left is SIGKILLed. */
 export const SHUTDOWN_DEADLINE_MS = 9_000;
@@ -66,7 +68,7 @@ export function launch(opts: LauncherOptions): Launcher {
   let children: ManagedChild[] = [];
   let stopCalls = 0;
   let ownsRunFiles = false;
-  let paths: ReturnType<typeof loadSettings>['paths'] | undefined;
+  let paths: HomePaths | undefined;
   let wake: () => void = () => undefined;
   const stopRequested = new Promise<void>((resolve) => {
     wake = resolve;
@@ -108,42 +110,12 @@ export function launch(opts: LauncherOptions): Launcher {
     return info;
   };
 
+  let stopping: ChildrenStop | undefined;
   const shutdown = async (startFailed: boolean): Promise<number> => {
-    const errors: unknown[] = [];
-    const killed: string[] = [];
-    let deadline: NodeJS.Timeout | undefined;
-    const armDeadline = () => {
-      if (deadline) return;
-      deadline = setTimeout(() => {
-        for (const child of children) if (child.forceKill()) killed.push(child.name);
-        if (killed.length) log.error({ children: killed, deadlineMs }, 'launcher.shutdown_forced');
-      }, deadlineMs);
-      deadline.unref();
-    };
-    const drain = opts.drain && !startFailed;
-    log.info({ drain }, 'launcher.shutdown_started');
-    const exits = children.map((child) => child.stop(drain));
-    if (drain) {
-      // A second stop() while draining takes the forced path: no drain, deadline, SIGKILL.
-      onForce = () => {
-        log.warn('launcher.drain_interrupted');
-        for (const child of children) void child.stop(false);
-        armDeadline();
-      };
-    } else {
-      armDeadline();
-    }
-    const results: (ChildExit | undefined)[] = await Promise.all(exits);
-    clearTimeout(deadline);
-    results.forEach((exit, i) => {
-      const name = children[i]?.name ?? 'child';
-      if (exit && !killed.includes(name) && exit.code !== 0) {
-        errors.push(new Error(`The ${name} process exited with ${describeExit(exit)} while stopping.`));
-      }
-    });
-    if (killed.length) {
-      errors.push(new Error(`${killed.join(' and ')} did not stop within ${deadlineMs} ms and ${killed.length > 1 ? 'were' : 'was'} killed.`));
-    }
+    stopping = stopChildren(children, { drain: opts.drain && !startFailed, deadlineMs, log });
+    // Two signals in quick succession: the second arrived before there was anything to force.
+    if (stopCalls > 1) stopping.force();
+    const errors: unknown[] = await stopping.finished;
     if (ownsRunFiles && paths) {
       try {
         removeRunFiles(paths);
@@ -160,7 +132,6 @@ export function launch(opts: LauncherOptions): Launcher {
     return startFailed && stopCalls === 0 ? 1 : 0;
   };
 
-  let onForce: (() => void) | undefined;
   const ready = start();
   ready.catch(() => undefined);
   const done = (async () => {
@@ -180,7 +151,7 @@ export function launch(opts: LauncherOptions): Launcher {
     stop() {
       stopCalls += 1;
       if (stopCalls === 1) wake();
-      else onForce?.();
+      else stopping?.force();
     },
   };
 }

@@ -110,6 +110,16 @@ describe('cairn serve (launcher)', () => {
     expect(forced).toHaveLength(2);
   });
 
+  it('with --drain takes two signals in quick succession as a forced stop', async () => {
+    const { launcher } = await start('drain-until-forced', { drain: true });
+    await launcher.ready;
+    const pids = childPids();
+    launcher.stop();
+    launcher.stop();
+    expect(await launcher.done).toBe(0);
+    expect(allGone(pids)).toBe(true);
+  });
+
   it('refuses to start while another live server holds CAIRN_HOME, and leaves its files alone', async () => {
     const holder = { url: 'http://127.0.0.1:3999', pid: process.ppid, startedAt: new Date().toISOString() };
     claimServerFile(paths, holder);
