@@ -35,6 +35,21 @@ describe('parse warnings for keys the engine ignores', () => {
     ]);
   });
 
+  it('checks inside provider blocks: each agents entry, pi, and the object form of context', () => {
+    expect(
+      warningsOf({
+        nodes: [
+          { id: 'a', prompt: 'x', agents: { 'my-agent': { description: 'd', prompt: 'p', colour: 1 } }, pi: { foo: 1 } },
+          { id: 'b', prompt: 'y', depends_on: ['a'], context: { resume: 'a', fork: true } },
+        ],
+      }),
+    ).toEqual([
+      "Node 'a': unknown key 'agents.my-agent.colour' will be ignored.",
+      "Node 'a': unknown key 'pi.foo' will be ignored.",
+      "Node 'b': unknown key 'context.fork' will be ignored.",
+    ]);
+  });
+
   it('explains interactive on a node, and hints at misplaced workflow- and node-level keys', () => {
     const warnings = warningsOf({
       depends_on: ['x'],
