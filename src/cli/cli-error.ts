@@ -26,6 +26,7 @@ export const EXIT_USAGE = 2;
 /** 128 + SIGINT, what shells report for a command stopped with Ctrl-C. */
 export const EXIT_INTERRUPTED = 130;
 
+/** A failure to report to the user; `exitCode` is what the process exits with. */
 export class CliError extends Error {
   constructor(
     readonly code: CliErrorCode,

@@ -25,6 +25,7 @@ export interface ManagedChildOptions {
   onReady?: (message: ChildReadyMessage, pid: number) => void;
 }
 
+/** `exit code 3` or `signal SIGKILL`, for logs and messages. */
 export function describeExit(exit: ChildExit): string {
   return exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
 }

@@ -15,6 +15,7 @@ export const serverFileSchema = z.object({
 });
 export type ServerFile = z.infer<typeof serverFileSchema>;
 
+/** `$CAIRN_HOME/run/server.json`. */
 export function serverFilePath(paths: HomePaths): string {
   return join(paths.runDir, 'server.json');
 }
