@@ -48,6 +48,18 @@ describe('cairn serve, as a real process', () => {
     expect([home.paths.apiPid, home.paths.supervisorPid, serverFilePath(home.paths)].filter((p) => existsSync(p))).toEqual([]);
   });
 
+  it('after kill -9 of the launcher, its processes stop and a new server can start on the same home', async () => {
+    const first = await startServer(home);
+    const pids = [await first.pid('api'), await first.pid('supervisor')];
+    first.launcher.kill('SIGKILL');
+    await waitFor(() => pids.every((pid) => !isProcessAlive(pid)), { what: 'the orphaned processes to stop' });
+    expect(existsSync(serverFilePath(home.paths))).toBe(true);
+
+    const second = await startServer(home);
+    expect(readServerFile(home.paths)).toMatchObject({ url: second.url, pid: second.launcher.pid });
+    expect(await answers(second.url)).toBe(true);
+  });
+
   it('refuses a second server on the same CAIRN_HOME and says how to stop the first', async () => {
     const server = await startServer(home);
     const second = await runCli(['serve'], {
