@@ -21,6 +21,8 @@ export const statusByCode: Record<ErrorCode, number> = {
   WORKFLOW_INVALID: 400,
   WORKFLOW_SOURCE_INVALID: 400,
   WORKFLOW_READ_ONLY: 400,
+  // A definition sent to be saved that does not validate: `Workflow definition is invalid`.
+  WORKFLOW_DEFINITION_INVALID: 400,
   INPUTS_INVALID: 400,
   CWD_INVALID: 400,
   CONFIG_INVALID: 400,
@@ -41,10 +43,29 @@ export const errorBodySchema = z
     error: z.string().describe('What went wrong, naming the field or the thing'),
     code: z.string().describe('Stable machine-readable code, e.g. RUN_NOT_FOUND'),
     detail: z.string().optional().describe('More about the error, when there is more to say'),
+    errors: z
+      .array(z.string())
+      .optional()
+      .describe('Every problem found, one per entry, when the error stands for several (an invalid workflow definition)'),
   })
   .loose()
   .meta({ id: 'Error' });
 export type ErrorBody = z.infer<typeof errorBodySchema>;
+
+/**
+ * An error that stands for several problems, each of which the client may show on its own line
+ * (every validation error of a workflow definition). The body keeps `error` one fixed string,
+ * joins the problems into `detail`, and lists them in `errors`.
+ */
+export class ProblemListError extends CairnError {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    readonly problems: readonly string[],
+  ) {
+    super(code, message, problems.join('; '));
+  }
+}
 
 /** Fastify's own request errors, turned into our codes. */
 const fastifyCodes: Record<string, ErrorCode> = {
@@ -115,11 +136,17 @@ export function toCairnError(err: unknown, bodyLimit: number): CairnError {
   return new CairnError('INTERNAL', errorText.internal, undefined, { cause: err });
 }
 
-/** Error details reach the client only as text (`detail`); structured details stay in logs. */
+/**
+ * Error details reach the client only as text (`detail`), plus the problem list of a
+ * ProblemListError; other structured details stay in logs.
+ */
 export function errorBody(err: CairnError): ErrorBody {
-  return typeof err.details === 'string'
-    ? { error: err.message, code: err.code, detail: err.details }
-    : { error: err.message, code: err.code };
+  const body: ErrorBody =
+    typeof err.details === 'string'
+      ? { error: err.message, code: err.code, detail: err.details }
+      : { error: err.message, code: err.code };
+  if (err instanceof ProblemListError) body.errors = [...err.problems];
+  return body;
 }
 
 /** Installs the error and not-found handlers; the whole HTTP error policy lives here. */

@@ -20,6 +20,7 @@ export const errorCodes = [
   'RUNTIME_NOT_FOUND',
   'INTERNAL',
   'UNSUPPORTED_MEDIA_TYPE',
+  'WORKFLOW_DEFINITION_INVALID',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 
