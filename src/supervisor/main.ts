@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   const limit = settings.maxConcurrency;
   // An exec attempt mostly waits on its child process, so a few threads each run several
   // attempts; more threads than cores would only add memory.
-  const threads = Math.max(1, Math.min(availableParallelism(), limit));
+  const threads = Number(process.env.CAIRN_WORKER_THREADS) || Math.max(1, Math.min(availableParallelism(), limit));
   const pool = createWorkerPool({ maxThreads: threads, concurrentTasksPerWorker: Math.ceil(limit / threads) });
   const limiter = new AttemptLimiter(limit);
   const supervisor = new Supervisor({

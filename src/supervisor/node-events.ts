@@ -4,6 +4,7 @@ import {
   conditionParseErrorSkip,
   conditionSkip,
   failedState,
+  markInterrupted,
   nodeEventOf,
   notApplicableSpend,
   triggerRuleSkip,
@@ -19,13 +20,6 @@ export interface AttemptIdentity {
   invocation: { id: string; startedAt: string };
   attempt: { id: string; number: number };
 }
-
-/**
- * An attempt that a supervisor stop or crash cut short is recorded `failed` (transient) with
- * the flat key `interrupted: true`: the node runs again, as a new attempt of the same
- * invocation, when the run is next driven.
- */
-export const INTERRUPTED_KEY = 'interrupted';
 
 /** Builds the node events the supervisor itself writes; the worker writes the rest. */
 export class NodeEventFactory {
@@ -47,7 +41,7 @@ export class NodeEventFactory {
   attemptEnded(node: PlannedNode, identity: AttemptIdentity, result: AttemptResult): NewRunEvent {
     const error = result.error ?? (result.status === 'cancelled' ? 'Cancelled by user' : 'failed');
     const failureKind = (result.failureKind ?? (result.status === 'cancelled' ? 'cancelled' : 'unknown')) as FailureKind;
-    return this.event(
+    const event = this.event(
       node,
       identity.invocation,
       { id: identity.attempt.id, startedAt: result.startedAt },
@@ -55,6 +49,7 @@ export class NodeEventFactory {
       result.durationMs,
       failedState(error, { failureKind }),
     );
+    return result.interrupted ? markInterrupted(event) : event;
   }
 
   /** Closes an attempt whose supervisor died while it ran (its process group already killed). */
@@ -65,8 +60,9 @@ export class NodeEventFactory {
     previousOwner: string | null,
   ): NewRunEvent {
     const error = `Attempt interrupted: supervisor ${previousOwner ?? '(unknown)'} stopped while it ran; the node runs again`;
-    const event = this.event(node, invocation, attempt, attempt.startedAt, undefined, failedState(error, { failureKind: 'transient' }));
-    return { ...event, data: { ...event.data, [INTERRUPTED_KEY]: true } };
+    return markInterrupted(
+      this.event(node, invocation, attempt, attempt.startedAt, undefined, failedState(error, { failureKind: 'transient' })),
+    );
   }
 
   private event(

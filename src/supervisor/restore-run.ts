@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { killProcessGroup } from '../shared/process-group.js';
-import { rebuildRunSnapshot, type NodeSnapshot } from '../shared/records/index.js';
+import { isInterrupted, rebuildRunSnapshot, type NodeSnapshot } from '../shared/records/index.js';
 import type { RunEvent } from '../shared/schemas/event.js';
-import { INTERRUPTED_KEY, type NodeEventFactory } from './node-events.js';
+import type { NodeEventFactory } from './node-events.js';
 import type { RunPlan } from './run-plan.js';
 import type { NodeState, RestoredRun } from './run-state.js';
 
@@ -45,7 +45,7 @@ export async function restoreRun(
       state.status = 'completed';
     } else if (snap.status === 'skipped') {
       state.status = 'skipped';
-    } else if (snap.status === 'failed' && bySeq.get(snap.lastSeq)?.data[INTERRUPTED_KEY] !== true) {
+    } else if (snap.status === 'failed' && !isInterrupted(bySeq.get(snap.lastSeq)?.data)) {
       state.status = 'failed';
       state.error = snap.lifecycle?.status === 'failed' ? snap.lifecycle.error : 'failed';
     }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '../shared/log.js';
+import type { NewRunEvent } from '../shared/schemas/event.js';
 import type { Job } from '../shared/schemas/job.js';
 import type { Run } from '../shared/schemas/run.js';
 import type { Store } from '../shared/store/store.js';
@@ -140,10 +141,7 @@ export class Supervisor {
     if (!pending || pending.status !== 'pending') return `ignored: run is ${pending?.status ?? 'gone'}`;
     const run = await this.deps.store.acquireRun({
       runId, ownerId: this.id, leaseMs: RUN_LEASE_MS, fromStatuses: ['pending'], status: 'running',
-      events: [{
-        run_id: runId, conversation_id: pending.conversation_id, event_type: 'workflow_started', step_name: null,
-        data: { workflowName: pending.workflow_name, supervisorId: this.id, workingPath: pending.working_path },
-      }],
+      events: startEvents(pending, this.id),
     });
     if (!run) return 'ignored: run changed state';
     return (await this.drive(run, () => this.deps.drivers.fresh(run))) ? 'started' : 'failed to start';
@@ -247,4 +245,22 @@ export class Supervisor {
       return undefined;
     }
   }
+}
+
+/** `workflow_started`, and `workflow_parse_warnings` when the definition had keys Cairn ignores
+ * (the API kept them in the run's metadata when it loaded the file). */
+function startEvents(run: Run, supervisorId: string): NewRunEvent[] {
+  const base = { run_id: run.id, conversation_id: run.conversation_id, step_name: null };
+  const events: NewRunEvent[] = [
+    {
+      ...base,
+      event_type: 'workflow_started',
+      data: { workflowName: run.workflow_name, supervisorId, workingPath: run.working_path, inputs: Object.keys(run.inputs) },
+    },
+  ];
+  const warnings = run.metadata.parse_warnings;
+  if (Array.isArray(warnings) && warnings.length > 0) {
+    events.push({ ...base, event_type: 'workflow_parse_warnings', data: { warnings } });
+  }
+  return events;
 }

@@ -8,6 +8,7 @@ export interface CancelledFailure {
   error: string;
   failureKind: 'cancelled' | 'transient';
   retryable: boolean;
+  interrupted?: true;
 }
 
 /** Reads an abort reason: `'shutdown'` or `{ reason: 'shutdown' }` is a shutdown; anything else a user's cancel. */
@@ -29,6 +30,7 @@ export function cancelledFailure(reason: CancelReason): CancelledFailure {
         error: 'Interrupted by server shutdown; the node will run again when the run continues',
         failureKind: 'transient',
         retryable: true,
+        interrupted: true,
       }
     : { error: 'Cancelled by user', failureKind: 'cancelled', retryable: false };
 }

@@ -2,6 +2,7 @@ import {
   buildExecutionRecord,
   completedState,
   failedState,
+  markInterrupted,
   nodeEventOf,
   notApplicableSpend,
   previewOutput,
@@ -38,7 +39,8 @@ export function execFinishedEvent(task: ExecTask, startedAt: string, result: Att
             ...(result.failureKind !== undefined ? { failureKind: result.failureKind as FailureKind } : {}),
           }),
         });
-  return { ...nodeEventOf(record), conversation_id: task.conversationId };
+  const event: NewRunEvent = { ...nodeEventOf(record), conversation_id: task.conversationId };
+  return result.interrupted ? markInterrupted(event) : event;
 }
 
 function recordBase(task: ExecTask, startedAt: string, durationMs?: number): Omit<ExecutionRecordInput, 'lifecycle'> {

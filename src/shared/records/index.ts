@@ -70,3 +70,4 @@ export {
 } from './run-snapshot.js';
 export { RECORD_INVALID_CODE, describeIssues, type RecordIssue } from './record-error.js';
 export { parseTolerant } from './parse-tolerant.js';
+export { INTERRUPTED_KEY, markInterrupted, isInterrupted } from './interrupted.js';

@@ -63,6 +63,8 @@ export const attemptResultSchema = z.object({
   outputBytes: z.number().int().nonnegative().optional(),
   /** True when the worker wrote the attempt's terminal event itself. */
   recorded: z.boolean(),
+  /** The attempt was stopped by a shutdown, not by its own outcome: it runs again later. */
+  interrupted: z.boolean().optional(),
 });
 export type AttemptResult = z.infer<typeof attemptResultSchema>;
 

@@ -18,6 +18,9 @@ export function jobStatements(db: Database.Database) {
        ORDER BY j.id LIMIT 1)
      RETURNING *`,
   );
+  // A read first: the claim loop wakes on every commit (events included), and taking the write
+  // lock for an empty queue each time would contend with every worker's event writes.
+  const anyOpen = db.prepare(`SELECT 1 FROM jobs WHERE status <> 'done' LIMIT 1`);
   const finish = db.prepare(
     `UPDATE jobs SET status = 'done', result = ?, lease_expires_at = NULL
      WHERE id = ? AND lease_owner = ?`,
@@ -26,6 +29,9 @@ export function jobStatements(db: Database.Database) {
   return {
     insert(kind: JobKind, runId: string, payload: Record<string, unknown>, now: string): Job {
       return toJob(insert.get(kind, runId, JSON.stringify(payload), now) as Record<string, unknown>);
+    },
+    hasOpen(): boolean {
+      return anyOpen.get() !== undefined;
     },
     claim(owner: string, leaseUntil: string, now: string): Job | undefined {
       const row = claim.get({ owner, leaseUntil, now });

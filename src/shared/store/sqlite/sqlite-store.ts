@@ -95,6 +95,7 @@ export class SqliteStore implements Store {
   }
 
   async claimJob(ownerId: string, leaseMs: number): Promise<Job | undefined> {
+    if (!this.jobs.hasOpen()) return undefined;
     return this.write(() => this.jobs.claim(ownerId, this.now(leaseMs), this.now()));
   }
 

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { silentLogger } from '../../src/shared/log.js';
+import { loadSettings } from '../../src/shared/config.js';
+import type { Run } from '../../src/shared/schemas/run.js';
+import type { RunEvent } from '../../src/shared/schemas/event.js';
+import type { Store } from '../../src/shared/store/store.js';
+import { loadWorkflowText } from '../../src/shared/workflow/load-workflow.js';
+import { createDriverFactory } from '../../src/supervisor/driver-factory.js';
+import { AttemptLimiter } from '../../src/supervisor/limits.js';
+import { Supervisor } from '../../src/supervisor/supervisor.js';
+import { createWorkerPool, type WorkerPool } from '../../src/worker/pool.js';
+import type { TempHome } from './temp-home.js';
+import { waitFor } from './wait-for.js';
+
+/** The built thread entry: Piscina loads plain JavaScript. `npm test` builds first. */
+export const builtTaskFile = fileURLToPath(new URL('../../dist/worker/task.js', import.meta.url));
+
+/** An event whose data tests read freely (the records inside are validated when written). */
+export type LooseEvent = RunEvent & { data: Record<string, any> };
+
+export interface SupervisorHarness {
+  supervisor: Supervisor;
+  store: Store;
+  pool: WorkerPool;
+  /** Creates a pending run of a workflow given as YAML text, as the API would. */
+  createRun(yaml: string, opts?: { message?: string; inputs?: Record<string, string>; workingPath?: string }): Promise<Run>;
+  waitForStatus(runId: string, statuses: readonly Run['status'][]): Promise<Run>;
+  events(runId: string): Promise<LooseEvent[]>;
+  stop(opts?: { drain: boolean }): Promise<void>;
+}
+
+/** A real supervisor (real store, real Piscina pool over the built task file) in this process. */
+export async function startSupervisor(home: TempHome, opts: { limit?: number; id?: string } = {}): Promise<SupervisorHarness> {
+  const settings = { ...loadSettings({ CAIRN_HOME: home.home }), maxConcurrency: opts.limit ?? 4, perRunConcurrency: opts.limit ?? 4 };
+  const store = home.openStore();
+  const pool = createWorkerPool({ maxThreads: 2, concurrentTasksPerWorker: 4, filename: builtTaskFile });
+  const limiter = new AttemptLimiter(settings.maxConcurrency);
+  const log = silentLogger();
+  const supervisor = new Supervisor({
+    store,
+    limiter,
+    perRunLimit: settings.perRunConcurrency,
+    log,
+    drivers: createDriverFactory({ store, pool, limiter, settings, log }),
+    ...(opts.id ? { id: opts.id } : {}),
+  });
+  await supervisor.start();
+  let stopped = false;
+  const stop = async (stopOpts = { drain: false }) => {
+    if (stopped) return;
+    stopped = true;
+    await supervisor.shutdown(stopOpts);
+    await pool.close();
+  };
+  home.defer(() => stop());
+  return {
+    supervisor,
+    store,
+    pool,
+    createRun: (yaml, runOpts) => createRunRow(store, yaml, runOpts),
+    waitForStatus: (runId, statuses) =>
+      waitFor(async () => {
+        const run = await store.getRun(runId);
+        return run && statuses.includes(run.status) ? run : undefined;
+      }, { what: `run ${runId} to reach ${statuses.join('|')}` }),
+    events: (runId) => store.listRunEvents(runId) as Promise<LooseEvent[]>,
+    stop,
+  };
+}
+
+/** Creates a pending run (and its start job) of a workflow given as YAML text, as the API would. */
+export async function createRunRow(
+  store: Store,
+  yaml: string,
+  opts: { message?: string; inputs?: Record<string, string>; workingPath?: string } = {},
+): Promise<Run> {
+  const loaded = loadWorkflowText(yaml);
+  if (!loaded.ok) throw new Error(`test workflow does not load: ${loaded.error}`);
+  const inputs: Record<string, string> = {};
+  for (const [name, spec] of Object.entries(loaded.workflow.inputs ?? {})) {
+    if (spec.default !== undefined) inputs[name] = String(spec.default);
+  }
+  return store.createRun({
+    id: randomUUID(),
+    workflowName: loaded.workflow.name,
+    conversationId: `conv-${randomUUID()}`,
+    workingPath: opts.workingPath ?? null,
+    userMessage: opts.message ?? '',
+    inputs: { ...inputs, ...opts.inputs },
+    metadata: loaded.parseWarnings.length ? { parse_warnings: loaded.parseWarnings } : {},
+    definition: loaded.workflow,
+  });
+}
+
+/** The node events of a run as `type:node` strings, in order. */
+export function nodeTimeline(events: readonly RunEvent[]): string[] {
+  return events.filter((e) => e.step_name !== null).map((e) => `${e.event_type}:${e.step_name}`);
+}
