@@ -24,9 +24,10 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       },
       tags: [
         { name: 'health', description: 'Liveness, database and supervisor status' },
-        { name: 'workflows', description: 'Starting workflow runs' },
+        { name: 'workflows', description: 'Workflow definitions and commands: list, get, validate, save, delete, run' },
         { name: 'runs', description: 'Reading and cancelling runs' },
         { name: 'streams', description: 'Server-Sent Events of run events' },
+        { name: 'providers', description: 'The AI providers a workflow may name' },
       ],
     },
     transform: jsonSchemaTransform,

@@ -7,10 +7,14 @@ import { WorkflowCatalog } from '../shared/workflow/catalog.js';
 import { registerErrorHandling } from './errors.js';
 import { openApiRoutes, registerOpenApi } from './openapi.js';
 import { readPackageVersion } from './package-version.js';
+import { commandRoutes } from './routes/commands.js';
 import { healthRoutes } from './routes/health.js';
+import { providerRoutes } from './routes/providers.js';
 import { runRoutes } from './routes/runs.js';
 import { streamRoutes } from './routes/streams.js';
+import { workflowEditRoutes } from './routes/workflow-edits.js';
 import { workflowRunRoutes } from './routes/workflow-run.js';
+import { workflowRoutes } from './routes/workflows.js';
 import { defaultSseOptions, SseHub, type SseOptions } from './sse/sse-hub.js';
 
 export interface ApiDeps {
@@ -65,6 +69,10 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(openApiRoutes);
   await app.register(healthRoutes, { store: deps.store, settings: deps.settings, version, clock });
   const catalog = deps.catalog ?? WorkflowCatalog.forHome(deps.settings.home);
+  await app.register(workflowRoutes, { catalog });
+  await app.register(workflowEditRoutes, { catalog });
+  await app.register(commandRoutes, { catalog });
+  await app.register(providerRoutes);
   await app.register(workflowRunRoutes, { store: deps.store, catalog, clock });
   await app.register(runRoutes, { store: deps.store });
   await app.register(streamRoutes, { hub });

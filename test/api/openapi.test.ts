@@ -74,3 +74,36 @@ it('describes the run list query and the run detail events from the schemas that
     expect.arrayContaining(['last-event-id', 'lastEventId', 'conversationId']),
   );
 });
+
+it('lists the workflow-definition, command and provider routes with their schemas', async () => {
+  const { app } = await makeTestApp(home);
+  const doc = (await app.inject({ url: '/api/openapi.json' })).json();
+  expect(openApi30Problems(doc)).toEqual([]);
+  const paths = doc.paths;
+  expect(Object.keys(paths['/api/workflows'])).toEqual(['get']);
+  expect(Object.keys(paths['/api/workflows/{name}']).sort()).toEqual(['delete', 'get', 'put']);
+  expect(Object.keys(paths['/api/workflows/validate'])).toEqual(['post']);
+  expect(Object.keys(paths['/api/commands'])).toEqual(['get']);
+  expect(Object.keys(paths['/api/providers'])).toEqual(['get']);
+
+  const params = (op: { parameters: { in: string; name: string }[] }) => op.parameters.map((p) => `${p.in}:${p.name}`).sort();
+  expect(params(paths['/api/workflows'].get)).toEqual(['query:cwd']);
+  expect(params(paths['/api/workflows/{name}'].put)).toEqual(['path:name', 'query:cwd', 'query:source']);
+  const source = paths['/api/workflows/{name}'].delete.parameters.find((p: { name: string }) => p.name === 'source');
+  expect(source.schema.enum).toEqual(['project', 'global']);
+
+  const save = paths['/api/workflows/{name}'].put;
+  expect(save.requestBody.required).toBe(true);
+  expect(save.requestBody.content['application/json'].schema.required).toEqual(['definition']);
+  expect(Object.keys(save.responses).sort()).toEqual(['200', '400', '413', '415']);
+
+  const list = paths['/api/workflows'].get.responses['200'].content['application/json'].schema;
+  expect(list.required).toEqual(['workflows', 'recommended']);
+  expect(Object.keys(list.properties.workflows.items.properties)).toEqual(['workflow', 'source', 'filename', 'parseWarnings']);
+  expect(doc.components.schemas.Workflow.required).toEqual(['name', 'description', 'nodes']);
+  const validate = paths['/api/workflows/validate'].post.responses['200'].content['application/json'].schema;
+  expect(validate.anyOf ?? validate.oneOf).toHaveLength(2);
+  const provider = paths['/api/providers'].get.responses['200'].content['application/json'].schema.properties.providers.items;
+  expect(Object.keys(provider.properties)).toEqual(['id', 'displayName', 'capabilities', 'builtIn']);
+  expect(doc.components.schemas.Error.properties.errors.type).toBe('array');
+});

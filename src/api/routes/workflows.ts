@@ -1,0 +1,70 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { WorkflowCatalog } from '../../shared/workflow/catalog.js';
+import { errorBodySchema } from '../errors.js';
+import { resolveRunCwd } from '../run-cwd.js';
+import { workflowNameParamsSchema } from '../schemas/run-request.js';
+import {
+  workflowCwdQuerySchema,
+  workflowListResponseSchema,
+  workflowResponseSchema,
+  type WorkflowListResponse,
+} from '../schemas/workflows.js';
+
+export interface WorkflowRoutesOptions {
+  catalog: WorkflowCatalog;
+}
+
+/**
+ * Reading workflow definitions: `GET /api/workflows` and `GET /api/workflows/{name}`. Both go
+ * through the shared catalog, which caches parsed files by stat, so a listing costs one
+ * directory read and one stat per file and an edit on disk shows on the next request.
+ */
+export const workflowRoutes: FastifyPluginAsyncZod<WorkflowRoutesOptions> = async (app, opts) => {
+  app.get(
+    '/api/workflows',
+    {
+      schema: {
+        tags: ['workflows'],
+        summary: 'List the workflows visible from a project',
+        description:
+          'Without cwd: bundled and home-scoped workflows only (there are no registered codebases to ' +
+          'fall back on). With cwd: the project’s .cairn/workflows and .archon/workflows too, ' +
+          'overriding lower scopes by file name. recommended comes from the project config ' +
+          '(workflows.recommended, or upstream’s recommendedWorkflows), filtered to discovered names ' +
+          'in declared order; [] without cwd. errors lists files that did not load and is omitted ' +
+          'when there are none; parseWarnings belong to workflows that did load.',
+        querystring: workflowCwdQuerySchema,
+        response: { 200: workflowListResponseSchema, 400: errorBodySchema },
+      },
+    },
+    async (req) => {
+      const cwd = await resolveRunCwd(req.query.cwd);
+      const { workflows, recommended, errors } = opts.catalog.list({ cwd });
+      // The contract marks `errors` optional: a clean discovery leaves the key out.
+      const body: WorkflowListResponse = { workflows, recommended };
+      if (errors.length > 0) body.errors = errors;
+      return body;
+    },
+  );
+
+  app.get(
+    '/api/workflows/:name',
+    {
+      schema: {
+        tags: ['workflows'],
+        summary: 'One workflow by name',
+        description:
+          'Searches the project under cwd, then the home scope, then the bundled workflows. 404 ' +
+          'Workflow not found: <name>; 400 Workflow file is invalid: <reason> when the file that ' +
+          'declares the name does not load. The name runs is the run list, not a workflow.',
+        params: workflowNameParamsSchema,
+        querystring: workflowCwdQuerySchema,
+        response: { 200: workflowResponseSchema, 400: errorBodySchema, 404: errorBodySchema },
+      },
+    },
+    async (req) => {
+      const cwd = await resolveRunCwd(req.query.cwd);
+      return opts.catalog.get(req.params.name, { cwd });
+    },
+  );
+};

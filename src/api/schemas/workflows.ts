@@ -1,0 +1,137 @@
+import { z } from 'zod';
+import { workflowSourceSchema } from '../../shared/workflow/locations.js';
+import { writableSourceSchema } from '../../shared/workflow/workflow-files.js';
+
+/**
+ * Schemas of the workflow-definition routes (`/api/workflows`, `/api/workflows/{name}`,
+ * `/api/workflows/validate`), shared by validation, response serialization and
+ * `/api/openapi.json`. The definition routes reuse `workflowNameParamsSchema` from
+ * `run-request.ts`, so a name is refused with `Invalid workflow name` the same way everywhere.
+ */
+
+export const workflowCwdQuerySchema = z.object({
+  cwd: z
+    .string({ error: 'cwd must be a string' })
+    .min(1, { error: 'cwd must be a non-empty path' })
+    .optional()
+    .describe(
+      'Absolute path of an existing project directory: its .cairn/workflows and .archon/workflows ' +
+        'are searched first, and its .cairn/config.yaml gives the recommended list. Omitted: only ' +
+        'home-scoped and bundled workflows.',
+    ),
+});
+
+export const workflowSaveQuerySchema = workflowCwdQuerySchema.extend({
+  source: writableSourceSchema
+    .optional()
+    .describe(
+      'Where to save or delete: project (default; <cwd>/.cairn/workflows, cwd required) or global ' +
+        '($CAIRN_HOME/workflows). Any other value: 400 Invalid workflow source.',
+    ),
+});
+
+const workflowInputViewSchema = z.looseObject({
+  required: z.boolean().optional(),
+  default: z.string().optional(),
+  description: z.string().optional(),
+});
+
+/**
+ * A loaded workflow as the API shows it. Only the fields clients read are spelled out; the
+ * rest of the definition (node options, retry, when, ...) passes through unchanged.
+ */
+export const workflowViewSchema = z
+  .looseObject({
+    name: z.string(),
+    description: z.string(),
+    nodes: z
+      .array(z.looseObject({ id: z.string() }))
+      .describe('Nodes, each with an id and exactly one mode key (prompt, command, bash, script, loop, approval, ...)'),
+    provider: z.string().optional().describe('Default provider declared by the author'),
+    model: z.string().optional().describe('Default model, tier or @alias declared by the author'),
+    interactive: z.boolean().optional().describe('True when a run needs a person in the loop'),
+    tags: z.array(z.string()).optional(),
+    inputs: z.record(z.string(), workflowInputViewSchema).optional().describe('Declared run inputs'),
+  })
+  .describe('A workflow definition as loaded: validated, with include: expanded')
+  .meta({ id: 'Workflow' });
+
+const parseWarningsSchema = z
+  .array(z.string())
+  .optional()
+  .describe("Keys of the file the engine ignores, e.g. \"Node 'a': unknown key 'foo' will be ignored.\"; omitted when clean");
+
+export const workflowListEntrySchema = z.object({
+  workflow: workflowViewSchema,
+  source: workflowSourceSchema,
+  filename: z.string().describe('Path of the file inside its scope folder, e.g. review.yaml or team/review.yaml'),
+  parseWarnings: parseWarningsSchema,
+});
+
+export const discoveryErrorSchema = z.object({
+  filename: z.string().describe('Path of the file inside its scope folder (or .cairn/config.yaml)'),
+  source: workflowSourceSchema,
+  error: z.string(),
+  errorType: z.enum(['read_error', 'parse_error', 'validation_error']),
+});
+
+export const workflowListResponseSchema = z.object({
+  workflows: z.array(workflowListEntrySchema).describe('Every workflow that loaded, sorted by name'),
+  recommended: z
+    .array(z.string())
+    .describe('The project config’s recommended names that were discovered, in declared order; [] without cwd'),
+  errors: z
+    .array(discoveryErrorSchema)
+    .optional()
+    .describe('Files that did not load (YAML or validation errors); omitted when there are none'),
+});
+export type WorkflowListResponse = z.infer<typeof workflowListResponseSchema>;
+
+export const workflowResponseSchema = z.object({
+  workflow: workflowViewSchema,
+  filename: z.string(),
+  source: workflowSourceSchema,
+  parseWarnings: parseWarningsSchema,
+});
+
+export const savedWorkflowResponseSchema = workflowResponseSchema.extend({ source: writableSourceSchema });
+
+export const workflowDeleteResponseSchema = z.object({
+  deleted: z.literal(true),
+  name: z.string(),
+  filename: z.string().describe('The file removed, inside its scope folder'),
+  source: writableSourceSchema,
+});
+
+/** `{ definition }`: the messages name what is missing, because a 400 is all the client gets. */
+export const definitionBodySchema = z
+  .strictObject(
+    {
+      definition: z
+        .record(z.string(), z.unknown(), {
+          error: (iss) =>
+            iss.input === undefined
+              ? 'definition is required: send the workflow as an object { name, description, nodes }'
+              : 'definition must be an object { name, description, nodes }, not ' +
+                (Array.isArray(iss.input) ? 'an array' : iss.input === null ? 'null' : `a ${typeof iss.input}`),
+        })
+        .describe('The workflow, as its YAML file would hold it, in JSON'),
+    },
+    {
+      error: (iss) =>
+        iss.code === 'unrecognized_keys'
+          ? `Unknown field ${iss.keys.map((k) => `'${String(k)}'`).join(', ')}; the body has one field, definition`
+          : iss.input === null || iss.input === undefined
+            ? 'Request body is empty; send JSON { "definition": { name, description, nodes } }'
+            : 'Request body must be a JSON object { "definition": { ... } }',
+    },
+  );
+export type DefinitionBody = z.infer<typeof definitionBodySchema>;
+
+export const validateResponseSchema = z.union([
+  z.object({ valid: z.literal(true) }),
+  z.object({
+    valid: z.literal(false),
+    errors: z.array(z.string()).describe('Every problem found, not only the first'),
+  }),
+]);
