@@ -3,9 +3,9 @@ import { isAbsolute, resolve } from 'node:path';
 import { CairnError } from '../shared/errors.js';
 
 /**
- * The `cwd` of a run request: an absolute path to a directory that exists now. It becomes the
- * run's working directory and the project whose workflows are discovered. Checked before
- * anything is written, so a typo costs nothing.
+ * The `cwd` query parameter: an absolute path to a directory that exists now. For a run it
+ * becomes the working directory; for every workflow and command route it is the project whose
+ * files are discovered. Checked before anything is written, so a typo costs nothing.
  */
 export async function resolveRunCwd(cwd: string | undefined): Promise<string | undefined> {
   if (cwd === undefined) return undefined;

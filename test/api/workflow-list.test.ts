@@ -82,9 +82,12 @@ describe('GET /api/workflows', () => {
     const definition = { name: 'extra', description: 'Has a stray key', nodes: [{ id: 'a', prompt: 'hi', foo: 1 }] };
     const saved = await t.app.inject({ method: 'PUT', url: '/api/workflows/extra?source=global', payload: { definition } });
     expect(saved.statusCode).toBe(200);
+    const warnings = ["Node 'a': unknown key 'foo' will be ignored."];
+    expect(saved.json().parseWarnings).toEqual(warnings);
     const entry = (await list()).body.workflows.find((w: { workflow: { name: string } }) => w.workflow.name === 'extra');
-    expect(entry.parseWarnings).toEqual(["Node 'a': unknown key 'foo' will be ignored."]);
+    expect(entry.parseWarnings).toEqual(warnings);
     expect(entry.workflow.nodes).toEqual([{ id: 'a', prompt: 'hi' }]);
+    expect((await t.app.inject({ url: '/api/workflows/extra' })).json().parseWarnings).toEqual(warnings);
   });
 
   it('sees a file edited on disk at the next request, without a restart', async () => {
