@@ -19,7 +19,11 @@ export interface WorkerPoolOptions {
   concurrentTasksPerWorker: number;
   /** The thread entry; defaults to `task.js` next to this module. */
   filename?: string;
-  /** Milliseconds an idle thread is kept before it exits. */
+  /**
+   * Milliseconds an idle thread is kept before it exits; by default threads live as long as the
+   * pool. A thread that exits leaves its spawn helper unreaped (no other thread can wait for it)
+   * and the next one pays for module loading, a Store and a new helper.
+   */
   idleTimeout?: number;
   /**
    * Time a worker gets, beyond the attempt's kill grace period, to confirm a cancelled attempt
@@ -60,7 +64,7 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
     maxThreads: opts.maxThreads,
     minThreads: 0,
     concurrentTasksPerWorker: opts.concurrentTasksPerWorker,
-    ...(opts.idleTimeout !== undefined ? { idleTimeout: opts.idleTimeout } : {}),
+    idleTimeout: opts.idleTimeout ?? Infinity,
   });
   // A thread that dies with no task of ours on it surfaces here; without a listener Node would
   // treat the 'error' event as an uncaught exception.

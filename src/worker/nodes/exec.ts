@@ -1,9 +1,11 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { statSync } from 'node:fs';
 import type { z } from 'zod';
 import { killProcessGroup } from '../../shared/process-group.js';
 import type { AttemptResult, execAttemptTaskSchema } from '../../shared/schemas/attempt.js';
 import { cancelledFailure, cancelReasonOf } from '../cancel-reason.js';
+import type { ChildEnd, ChildLauncher, LaunchError } from '../spawn/child-launcher.js';
+import { defaultLauncher } from '../spawn/default-launcher.js';
+import { workerEnv } from '../spawn/worker-env.js';
 import { buildExecCommand } from './exec-command.js';
 import { HeadCapture, TailCapture, trimTrailingNewline } from './output-capture.js';
 
@@ -16,8 +18,10 @@ export type ExecOutcome = Omit<AttemptResult, 'startedAt' | 'durationMs' | 'reco
 export interface ExecOptions {
   /** Aborting stops the attempt: its process group is killed and confirmed gone first. */
   signal?: AbortSignal;
-  /** Called synchronously right after the spawn, before anything is awaited. */
+  /** Called as soon as the child's pid is known, before anything else is awaited. */
   onSpawned?: (pid: number) => void;
+  /** How the child is started; this thread's default launcher unless told. */
+  launcher?: ChildLauncher;
 }
 
 type Ending =
@@ -35,45 +39,49 @@ type Ending =
  * are waited for, under the node's timeout.
  */
 export async function runExec(task: ExecTask, opts: ExecOptions = {}): Promise<ExecOutcome> {
-  const env = { ...process.env, ...task.env };
-  const built = buildExecCommand(task, env.PATH);
+  const built = buildExecCommand(task, task.env.PATH ?? workerEnv().PATH);
   if (!built.ok) {
     return configFailure(
       `runtime not found: '${built.executable}' is not installed or not on PATH (needed by node '${task.nodeId}')`,
     );
   }
-  if (opts.signal?.aborted) return stopped(opts.signal.reason, undefined, null, null, '');
-
-  const child = spawn(built.command.file, built.command.args, {
-    cwd: task.cwd,
-    env,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const pid = child.pid;
-  if (pid === undefined) {
-    const [err] = (await once(child, 'error')) as [NodeJS.ErrnoException];
-    return configFailure(spawnFailureMessage(err, built.command.file, task.cwd));
+  if (hasNulByte(task, built.command.args)) {
+    return configFailure(`node '${task.nodeId}' cannot run: its script, arguments or environment contain a NUL byte`);
   }
-  opts.onSpawned?.(pid);
+  if (!isDirectory(task.cwd)) {
+    return configFailure(`working directory '${task.cwd}' of node '${task.nodeId}' does not exist or is not a directory`);
+  }
+  if (opts.signal?.aborted) return stopped(opts.signal.reason, undefined, null, null, '');
 
   const stdout = new HeadCapture();
   const stderr = new TailCapture();
-  child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
-  child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
-  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  const launcher = opts.launcher ?? defaultLauncher();
+  const launched = await launcher.launch(
+    { file: built.command.file, args: built.command.args, cwd: task.cwd, env: task.env },
+    { stdout: (chunk) => stdout.push(chunk), stderr: (chunk) => stderr.push(chunk) },
+  );
+  if (!launched.ok) return configFailure(launchFailureMessage(launched.error, built.command.file, task.cwd));
+  const child = launched.child;
+  const pid = child.pid;
+  opts.onSpawned?.(pid);
 
-  const ending = await waitForEnding(child, task.timeoutMs, opts.signal);
+  let ending: Ending;
+  try {
+    ending = await waitForEnding(child.closed, task.timeoutMs, opts.signal);
+  } catch (err) {
+    // The launcher lost track of the child (its helper died): nothing of it may outlive us.
+    await killProcessGroup(pid, { graceMs: 0, signal: 'SIGKILL' });
+    throw err;
+  }
   if (ending.kind === 'closed') {
     return exitOutcome(ending.code, ending.signal, pid, stdout, stderr.text().trim());
   }
 
   await killProcessGroup(pid, { graceMs: task.killGraceMs });
-  // The leader is dead, so 'exit' comes; a member that escaped the group with setsid could
+  // The leader is dead, so its exit comes; a member that escaped the group with setsid could
   // still hold the pipes open, so they are closed rather than waited for.
-  const [code, signal] = await exited;
-  child.stdout!.destroy();
-  child.stderr!.destroy();
+  const { code, signal } = await child.exited.catch((): ChildEnd => ({ code: null, signal: null }));
+  child.release();
   const output = trimTrailingNewline(stdout.text());
   if (ending.kind === 'aborted') return stopped(ending.reason, pid, code, signal, output);
   const tail = stderr.text().trim();
@@ -90,23 +98,28 @@ export async function runExec(task: ExecTask, opts: ExecOptions = {}): Promise<E
 }
 
 /** Resolves with whichever comes first: the child closing, the timeout, or an abort. */
-function waitForEnding(
-  child: ReturnType<typeof spawn>,
-  timeoutMs: number,
-  signal: AbortSignal | undefined,
-): Promise<Ending> {
-  return new Promise<Ending>((resolve) => {
+function waitForEnding(closed: Promise<ChildEnd>, timeoutMs: number, signal: AbortSignal | undefined): Promise<Ending> {
+  return new Promise<Ending>((resolve, reject) => {
+    let done = false;
     const timer = setTimeout(() => finish({ kind: 'timeout' }), timeoutMs);
     const onAbort = () => finish({ kind: 'aborted', reason: signal!.reason });
-    const onClose = (code: number | null, sig: NodeJS.Signals | null) =>
-      finish({ kind: 'closed', code, signal: sig });
     function finish(ending: Ending) {
+      if (done) return;
+      done = true;
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
-      child.off('close', onClose);
       resolve(ending);
     }
-    child.once('close', onClose);
+    closed.then(
+      ({ code, signal: sig }) => finish({ kind: 'closed', code, signal: sig }),
+      (err: unknown) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) onAbort();
   });
@@ -152,12 +165,26 @@ function configFailure(error: string): ExecOutcome {
   return { status: 'failed', output: '', error, failureKind: 'config', retryable: false, exitCode: null, signal: null };
 }
 
-function spawnFailureMessage(err: NodeJS.ErrnoException, file: string, cwd: string): string {
+function launchFailureMessage(err: LaunchError, file: string, cwd: string): string {
   if (err.code === 'ENOENT') {
-    // spawn reports a missing working directory as ENOENT too; name the likelier culprit.
+    // A missing working directory and a missing executable both come back as ENOENT.
     return `cannot start '${file}': the working directory '${cwd}' does not exist or the executable was removed`;
   }
   return `cannot start '${file}' in '${cwd}': ${err.message}`;
+}
+
+/** No argument, path or environment entry of a process can hold a NUL byte. */
+function hasNulByte(task: ExecTask, args: readonly string[]): boolean {
+  if (task.cwd.includes('\0') || args.some((arg) => arg.includes('\0'))) return true;
+  return Object.entries(task.env).some(([key, value]) => key.includes('\0') || value.includes('\0'));
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function truncation(stdout: HeadCapture): Partial<ExecOutcome> {

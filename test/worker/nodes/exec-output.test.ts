@@ -40,6 +40,18 @@ describe('exec output bounds', () => {
     expect(outcome.error).toMatch(/^exit code 1: e+LAST-LINE$/);
   });
 
+  it('fails with a config error naming the working directory when it does not exist', async () => {
+    const outcome = await runExec({ ...task('true'), cwd: '/no/such/dir' });
+    expect(outcome).toMatchObject({ status: 'failed', failureKind: 'config' });
+    expect(outcome.error).toContain("working directory '/no/such/dir'");
+  });
+
+  it('refuses a script with a NUL byte instead of passing a cut one on', async () => {
+    const outcome = await runExec(task('echo a\0echo b'));
+    expect(outcome).toMatchObject({ status: 'failed', failureKind: 'config' });
+    expect(outcome.error).toMatch(/NUL byte/);
+  });
+
   it('reports the spawn to the caller before the child ends', async () => {
     let spawned: number | undefined;
     const outcome = await runExec(task('echo $$'), { onSpawned: (pid) => (spawned = pid) });

@@ -1,0 +1,180 @@
+/**
+ * The spawn helper: a small perl program that forks and execs children on request and relays
+ * their output and exit status. It is perl because perl is present on nearly every Unix system,
+ * starts in milliseconds, and forks from a few megabytes of memory (see child-launcher.ts).
+ *
+ * Requests (stdin), each a header line, optionally followed by a payload:
+ *   `spawn <id> <len>\n<payload>`  payload fields separated by NUL: cwd, file, argc, the argc
+ *                                  arguments (argv[0] first), then `KEY=value` entries set on
+ *                                  top of the helper's own environment (the worker's)
+ *   `release <id>\n`               stop relaying the child's output (its group was killed)
+ * Replies (stdout), written once per turn of the helper's loop:
+ *   `s <id> <pid>\n`               forked: the child leads its own session and process group
+ *   `f <id> <len>\n<stage>\t<errno>\t<message>`  could not fork (stage: pipe, fork)
+ *   `1 <id> <len>\n<bytes>`        stdout bytes          `2 <id> <len>\n<bytes>`  stderr bytes
+ *   `c <id> 1|2\n`                 stdout / stderr closed (every holder closed it)
+ *   `x <id> <status>\n`            the child exited; status as from wait(2)
+ * The helper exits when its stdin closes; children live on in their own sessions.
+ *
+ * The helper's own loop does as little as it can per child (every microsecond there delays the
+ * next fork): the child parses its request itself, after the fork. In the child: new session,
+ * stdin from /dev/null, SIGPIPE and the signal mask reset (the helper ignores SIGPIPE; an exec'd
+ * program must not inherit that), then chdir, environment, exec. A chdir or exec failure is
+ * written to the child's stderr and it exits with 127, as a shell does; the worker checks the
+ * working directory before asking, so that is rare.
+ */
+export const SPAWN_HELPER_PROGRAM = String.raw`
+use strict;
+use warnings;
+use POSIX ();
+
+$SIG{PIPE} = 'IGNORE';
+my $got_child = 0;
+$SIG{CHLD} = sub { $got_child = 1 };
+binmode STDIN;
+binmode STDOUT;
+
+my %kids;     # id -> { status (once reaped), open (streams still open) }
+my %id_of;    # pid -> id, until reaped
+my %watch;    # fileno -> [stream ('1' stdout, '2' stderr), id, fh]
+my $rbits = '';
+my $in = '';
+my $out = '';
+
+sub emit { $out .= join '', @_; }
+
+sub flush {
+  my $off = 0;
+  while ($off < length $out) {
+    my $n = syswrite STDOUT, $out, length($out) - $off, $off;
+    if (!defined $n) { next if $!{EINTR}; exit 0; }
+    $off += $n;
+  }
+  $out = '';
+}
+
+sub unwatch {
+  my ($fd) = @_;
+  my $entry = delete $watch{$fd} or return;
+  vec($rbits, $fd, 1) = 0;
+  close $entry->[2];
+}
+
+sub forget_if_done {
+  my ($id) = @_;
+  my $kid = $kids{$id} or return;
+  delete $kids{$id} if defined $kid->{status} && $kid->{open} == 0;
+}
+
+sub exec_request {
+  my ($payload) = @_;
+  my ($cwd, $file, $argc, @rest) = split /\0/, $payload, -1;
+  my @args = splice @rest, 0, $argc;
+  for my $entry (@rest) {
+    my $at = index $entry, '=';
+    $ENV{substr $entry, 0, $at} = substr $entry, $at + 1 if $at > 0;
+  }
+  unless (chdir $cwd) {
+    print STDERR "cannot change to directory '$cwd': $!\n";
+    POSIX::_exit(127);
+  }
+  { no warnings 'exec'; exec { $file } @args; }
+  print STDERR "cannot execute '$file': $!\n";
+  POSIX::_exit(127);
+}
+
+sub spawn_child {
+  my ($id, $payload) = @_;
+  my ($or, $ow, $er, $ew);
+  my $ok = pipe($or, $ow) && pipe($er, $ew);
+  my $pid = $ok ? fork : undef;
+  if (!defined $pid) {
+    my $text = ($ok ? 'fork' : 'pipe') . "\t" . ($! + 0) . "\t$!";
+    close $_ for grep { defined } ($or, $ow, $er, $ew);
+    emit("f $id ", length($text), "\n", $text);
+    return;
+  }
+  if ($pid == 0) {
+    $SIG{PIPE} = 'DEFAULT';
+    $SIG{CHLD} = 'DEFAULT';
+    POSIX::sigprocmask(POSIX::SIG_SETMASK(), POSIX::SigSet->new());
+    POSIX::setsid();
+    POSIX::dup2(fileno $ow, 1);
+    POSIX::dup2(fileno $ew, 2);
+    open(STDIN, '<', '/dev/null');
+    exec_request($payload);
+  }
+  close $ow;
+  close $ew;
+  $kids{$id} = { status => undef, open => 2 };
+  $id_of{$pid} = $id;
+  for my $s (['1', $or], ['2', $er]) {
+    my $fd = fileno $s->[1];
+    $watch{$fd} = [$s->[0], $id, $s->[1]];
+    vec($rbits, $fd, 1) = 1;
+  }
+  emit("s $id $pid\n");
+}
+
+sub on_readable {
+  my ($fd) = @_;
+  my ($which, $id, $fh) = @{ $watch{$fd} };
+  my $n = sysread $fh, my $buf, 65536;
+  if (!defined $n) { return if $!{EINTR} || $!{EAGAIN}; $n = 0; }
+  if ($n > 0) { emit("$which $id $n\n", $buf); return; }
+  emit("c $id $which\n");
+  unwatch($fd);
+  $kids{$id}{open}--;
+  forget_if_done($id);
+}
+
+sub release_child {
+  my ($id) = @_;
+  my $kid = $kids{$id} or return;
+  for my $fd (grep { $watch{$_}[1] eq $id } keys %watch) { unwatch($fd); }
+  $kid->{open} = 0;
+  forget_if_done($id);
+}
+
+sub read_requests {
+  my $n = sysread STDIN, $in, 65536, length $in;
+  if (!defined $n) { return if $!{EINTR}; exit 0; }
+  if ($n == 0) { flush(); exit 0; }
+  while ((my $nl = index $in, "\n") >= 0) {
+    my ($op, $id, $len) = split / /, substr($in, 0, $nl);
+    if ($op eq 'spawn') {
+      last if length($in) < $nl + 1 + $len;
+      my $payload = substr $in, $nl + 1, $len;
+      substr($in, 0, $nl + 1 + $len) = '';
+      spawn_child($id, $payload);
+    } else {
+      substr($in, 0, $nl + 1) = '';
+      release_child($id) if $op eq 'release';
+    }
+  }
+}
+
+sub reap {
+  $got_child = 0;
+  while ((my $pid = waitpid(-1, POSIX::WNOHANG())) > 0) {
+    my $id = delete $id_of{$pid};
+    next unless defined $id && $kids{$id};
+    $kids{$id}{status} = $?;
+    emit("x $id $?\n");
+    forget_if_done($id);
+  }
+}
+
+while (1) {
+  my $r = $rbits;
+  vec($r, 0, 1) = 1;
+  # SIGCHLD interrupts select; the short timeout covers a signal that lands just before it.
+  my $ready = select($r, undef, undef, %id_of ? 0.02 : undef);
+  if ($ready > 0) {
+    read_requests() if vec($r, 0, 1);
+    for my $fd (keys %watch) { on_readable($fd) if $watch{$fd} && vec($r, $fd, 1); }
+  }
+  reap() if $got_child || $ready == 0;
+  flush();
+}
+`;

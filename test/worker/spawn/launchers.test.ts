@@ -1,0 +1,148 @@
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isProcessGroupAlive, killProcessGroup } from '../../../src/shared/process-group.js';
+import type { ChildEnd, ChildLauncher, LaunchResult } from '../../../src/worker/spawn/child-launcher.js';
+import { chooseLauncher } from '../../../src/worker/spawn/default-launcher.js';
+import { directLauncher } from '../../../src/worker/spawn/direct-launcher.js';
+import { findExecutable } from '../../../src/worker/spawn/find-executable.js';
+import { SpawnHelper } from '../../../src/worker/spawn/spawn-helper.js';
+
+const bash = findExecutable('bash', process.env.PATH)!;
+const perl = findExecutable('perl', process.env.PATH);
+const helper = perl ? new SpawnHelper(perl) : undefined;
+afterAll(() => helper?.stop());
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'cairn-launch-'));
+  return () => rm(dir, { recursive: true, force: true });
+});
+
+interface Ran {
+  pid: number;
+  stdout: string;
+  stderr: string;
+  end: ChildEnd;
+}
+
+/** Runs `bash -c script` through `launcher` and collects everything it printed. */
+async function run(launcher: ChildLauncher, script: string, env: Record<string, string> = {}): Promise<Ran> {
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  const launched = await launcher.launch(
+    { file: bash, args: ['-c', script], cwd: dir, env },
+    { stdout: (c) => out.push(c), stderr: (c) => err.push(c) },
+  );
+  if (!launched.ok) throw new Error(`launch failed: ${launched.error.message}`);
+  const end = await launched.child.closed;
+  return { pid: launched.child.pid, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString(), end };
+}
+
+const launchers: [string, ChildLauncher][] = [['direct', directLauncher]];
+if (helper) launchers.push(['spawn helper', helper]);
+
+describe.each(launchers)('the %s launcher', (_name, launcher) => {
+  it('relays stdout and stderr and reports the exit code', async () => {
+    const ran = await run(launcher, 'echo out; echo err >&2; exit 7');
+    expect(ran).toMatchObject({ stdout: 'out\n', stderr: 'err\n', end: { code: 7, signal: null } });
+  });
+
+  it('reports the signal that killed the child', async () => {
+    const ran = await run(launcher, 'kill -TERM $$');
+    expect(ran.end).toEqual({ code: null, signal: 'SIGTERM' });
+  });
+
+  it('starts the child in its cwd, as the leader of its own group and session, with stdin closed', async () => {
+    const ran = await run(launcher, 'pwd; ps -o pgid= -o sid= -p $$; cat; echo eof');
+    const [cwd, ids, eof] = ran.stdout.trim().split('\n');
+    expect(cwd).toBe(dir);
+    expect(ids!.trim().split(/\s+/).map(Number)).toEqual([ran.pid, ran.pid]);
+    expect(eof).toBe('eof');
+  });
+
+  it('gives the child the worker environment plus the task variables', async () => {
+    const ran = await run(launcher, 'echo "$CAIRN_X|$HOME"', { CAIRN_X: 'a b\nc' });
+    expect(ran.stdout).toBe(`a b\nc|${process.env.HOME}\n`);
+  });
+
+  it('leaves SIGPIPE at its default in the child, so pipelines end as in a terminal', async () => {
+    const ran = await run(launcher, 'yes | head -n 1');
+    expect(ran).toMatchObject({ stdout: 'y\n', stderr: '', end: { code: 0 } });
+  });
+
+  it('relays large and concurrent outputs byte for byte', async () => {
+    const scripts = ['a', 'b', 'c', 'd'].map((ch) => `head -c 300000 /dev/zero | tr '\\0' ${ch}; printf end-${ch}`);
+    const results = await Promise.all(scripts.map((s) => run(launcher, s)));
+    results.forEach((ran, i) => {
+      const ch = 'abcd'[i]!;
+      expect(ran.stdout.length).toBe(300_000 + 5);
+      expect(ran.stdout).toBe(ch.repeat(300_000) + `end-${ch}`);
+    });
+  });
+
+  it('lets the caller stop waiting for output held open by a process outside the group', async () => {
+    const out: Buffer[] = [];
+    const launched = (await launcher.launch(
+      // setsid puts the sleeper in a new session: killing the node's group does not reach it.
+      { file: bash, args: ['-c', 'setsid sleep 60 & echo $!; sleep 60'], cwd: dir, env: {} },
+      { stdout: (c) => out.push(c), stderr: () => {} },
+    )) as Extract<LaunchResult, { ok: true }>;
+    while (!Buffer.concat(out).includes('\n')) await new Promise((r) => setImmediate(r));
+    const escaped = Number(Buffer.concat(out).toString().trim());
+    try {
+      await killProcessGroup(launched.child.pid, { graceMs: 1000 });
+      expect(await launched.child.exited).toEqual({ code: null, signal: 'SIGTERM' });
+      launched.child.release();
+      expect(isProcessGroupAlive(launched.child.pid)).toBe(false);
+    } finally {
+      process.kill(escaped, 'SIGKILL');
+    }
+  });
+});
+
+describe.runIf(helper)('the spawn helper', () => {
+  it('reports a child that cannot exec as exit code 127 with the reason on stderr', async () => {
+    const script = join(dir, 'not-executable.sh');
+    await writeFile(script, '#!/bin/sh\necho never\n');
+    await chmod(script, 0o644);
+    const errs: Buffer[] = [];
+    const launched = await helper!.launch(
+      { file: script, args: [], cwd: dir, env: {} },
+      { stdout: () => {}, stderr: (c) => errs.push(c) },
+    );
+    expect(launched.ok).toBe(true);
+    if (!launched.ok) return;
+    expect(await launched.child.closed).toEqual({ code: 127, signal: null });
+    expect(Buffer.concat(errs).toString()).toMatch(/cannot execute .*not-executable\.sh.*Permission denied/);
+  });
+
+  it('starts again after it died, and fails the children it was relaying', async () => {
+    const own = new SpawnHelper(perl!);
+    try {
+      const launched = (await own.launch(
+        { file: bash, args: ['-c', 'sleep 60'], cwd: dir, env: {} },
+        { stdout: () => {}, stderr: () => {} },
+      )) as Extract<LaunchResult, { ok: true }>;
+      const helperPid = Number((await readFile(`/proc/${launched.child.pid}/stat`, 'latin1')).split(' ')[3]);
+      process.kill(helperPid, 'SIGKILL');
+      await expect(launched.child.closed).rejects.toThrow(/spawn helper exited/);
+      await killProcessGroup(launched.child.pid, { graceMs: 0, signal: 'SIGKILL' });
+
+      const again = await run(own, 'echo back');
+      expect(again.stdout).toBe('back\n');
+    } finally {
+      own.stop();
+    }
+  });
+});
+
+describe('choosing a launcher', () => {
+  it('uses the spawn helper when perl is on PATH, Node spawn otherwise or when told', async () => {
+    const empty = await mkdtemp(join(tmpdir(), 'cairn-no-perl-'));
+    expect(chooseLauncher({ PATH: empty }).kind).toBe('direct');
+    expect(chooseLauncher({ PATH: process.env.PATH, CAIRN_EXEC_SPAWNER: 'direct' }).kind).toBe('direct');
+    if (perl) expect(chooseLauncher({ PATH: process.env.PATH }).kind).toBe('helper');
+  });
+});
