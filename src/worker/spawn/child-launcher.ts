@@ -4,12 +4,12 @@
  * `child_process.spawn` (the fallback).
  *
  * Why a helper: fork() copies the page tables of the whole forking process, so its cost grows
- * with the process's memory. The supervisor process holds the pool's worker threads, SQLite and
- * the record schemas (about 140 MB resident); spawning `bash -c true` from it ran at about half
- * the rate of a plain Node loop spawning `true` (about 420/s against 850/s on the 2-core
- * reference machine), and each child also paid more to tear down the copied mappings at exec.
- * Forking from a process of a few megabytes costs a few tens of microseconds instead: the same
- * 1000 `bash -c true` children run at about 1050/s through a perl helper.
+ * with the process's memory, and each child pays again to unmap the copy at exec. The supervisor
+ * process holds the pool's worker threads, SQLite and the record schemas (120-140 MB resident);
+ * 1000 `bash -c true` attempts at a concurrency of 8 spawned from it ran at 410-440/s, against
+ * 900-1000/s for a plain Node loop spawning `true` with piped stdio (2-core reference machine).
+ * Through the helper the same attempts run at 700-840/s. For scale: even a plain loop spawning
+ * `bash -c true` manages only about 830/s there, since bash costs more to start than `true`.
  */
 
 export interface LaunchCommand {
