@@ -101,7 +101,8 @@ sub spawn_child {
     POSIX::setsid();
     POSIX::dup2(fileno $ow, 1);
     POSIX::dup2(fileno $ew, 2);
-    open(STDIN, '<', '/dev/null');
+    # Never leave the request pipe as the child's stdin.
+    open(STDIN, '<', '/dev/null') or do { print STDERR "cannot open /dev/null: $!\n"; POSIX::_exit(127) };
     exec_request($payload);
   }
   close $ow;
