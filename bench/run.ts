@@ -1,5 +1,6 @@
 import { cpus, totalmem } from 'node:os';
 import { chain, fanOut, firstNode, sseLatency, type FanOutRow } from './scenarios.js';
+import { workflowList } from './workflow-list.js';
 
 /**
  * `npm run bench`: measures the spine on this machine and prints tables (markdown, so the
@@ -17,10 +18,12 @@ async function main(): Promise<void> {
     const rows: FanOutRow[] = [];
     for (const limit of [1, 4, 8, 16]) rows.push(await fanOut(limit));
     console.log('## Fan-out: 1000 × `true`\n');
-    console.log('| limit | nodes/s | spawn ceiling/s | ratio | peak RSS, all processes (MiB) |');
+    console.log('| limit | nodes/s | spawn ceiling/s | ratio | peak RSS MiB: all (launcher + API + supervisor) |');
     console.log('|---:|---:|---:|---:|---:|');
     for (const r of rows) {
-      console.log(`| ${r.limit} | ${fmt(r.nodesPerSec, 0)} | ${fmt(r.ceilingPerSec, 0)} | ${fmt(r.nodesPerSec / r.ceilingPerSec, 2)} | ${fmt(r.peakRssMiB)} |`);
+      const p = r.peak;
+      const mem = p ? `${fmt(p.total)} (${fmt(p.launcher)} + ${fmt(p.api)} + ${fmt(p.supervisor)})` : 'n/a';
+      console.log(`| ${r.limit} | ${fmt(r.nodesPerSec, 0)} | ${fmt(r.ceilingPerSec, 0)} | ${fmt(r.nodesPerSec / r.ceilingPerSec, 2)} | ${mem} |`);
     }
     console.log();
   }
@@ -33,6 +36,10 @@ async function main(): Promise<void> {
   if (want('sse')) {
     const s = await sseLatency();
     rows.push(`| SSE latency, 100 clients, p50 / p99 (${s.samples} deliveries) | ${fmt(s.p50, 2)} / ${fmt(s.p99, 2)} ms |`);
+  }
+  if (want('workflows')) {
+    const w = await workflowList();
+    rows.push(`| GET /api/workflows over ${w.files} files, cached, p50 / p99 | ${fmt(w.p50, 2)} / ${fmt(w.p99, 2)} ms |`);
   }
   if (rows.length) {
     console.log('## Latency\n');

@@ -2,14 +2,14 @@ import { openStore } from '../src/shared/store/open-store.js';
 import { openSse } from '../test/helpers/sse.js';
 import { fanOutYaml, getRun, startRun } from '../test/helpers/workflows.js';
 import { waitFor } from '../test/helpers/wait-for.js';
-import { addWorkflow, openSession, peakRssMiB, percentile, timeRun } from './session.js';
+import { addWorkflow, openSession, peakRssMiB, percentile, timeRun, type PeakMemory } from './session.js';
 import { spawnCeiling } from './spawn-ceiling.js';
 
 export interface FanOutRow {
   limit: number;
   nodesPerSec: number;
   ceilingPerSec: number;
-  peakRssMiB: number | undefined;
+  peak: PeakMemory | undefined;
 }
 
 /** 1000 × `true` at a global limit, beside the plain spawn ceiling at the same parallelism. */
@@ -21,7 +21,7 @@ export async function fanOut(limit: number, nodes = 1000): Promise<FanOutRow> {
     await timeRun(session, 'wide'); // warm-up: threads, statements, page cache
     const { ms, status } = await timeRun(session, 'wide');
     if (status !== 'completed') throw new Error(`fan-out ended ${status}`);
-    return { limit, nodesPerSec: nodes / (ms / 1000), ceilingPerSec, peakRssMiB: await peakRssMiB(session) };
+    return { limit, nodesPerSec: nodes / (ms / 1000), ceilingPerSec, peak: await peakRssMiB(session) };
   } finally {
     await session.close();
   }

@@ -38,17 +38,29 @@ export async function timeRun(session: Session, name: string): Promise<{ ms: num
   return { ms, status: String(final?.data.status), runId };
 }
 
-/** Peak resident memory (VmHWM) of the launcher and its two children, in MiB (Linux). */
-export async function peakRssMiB(session: Session): Promise<number | undefined> {
-  const pids = [session.server.launcher.pid!, await session.server.pid('api'), await session.server.pid('supervisor')];
-  let total = 0;
-  for (const pid of pids) {
+export interface PeakMemory {
+  launcher: number;
+  api: number;
+  supervisor: number;
+  total: number;
+}
+
+/** Peak resident memory (VmHWM, Linux) of the launcher and its two children, in MiB. The
+ * children of the supervisor (node processes, the spawn helper) are not counted. */
+export async function peakRssMiB(session: Session): Promise<PeakMemory | undefined> {
+  const pids = {
+    launcher: session.server.launcher.pid!,
+    api: await session.server.pid('api'),
+    supervisor: await session.server.pid('supervisor'),
+  };
+  const peak: Partial<PeakMemory> = {};
+  for (const [name, pid] of Object.entries(pids)) {
     const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => undefined);
     const kib = status?.match(/VmHWM:\s+(\d+) kB/)?.[1];
     if (!kib) return undefined;
-    total += Number(kib);
+    peak[name as keyof PeakMemory] = Number(kib) / 1024;
   }
-  return total / 1024;
+  return { ...(peak as PeakMemory), total: peak.launcher! + peak.api! + peak.supervisor! };
 }
 
 export function percentile(samples: readonly number[], p: number): number {

@@ -1,27 +1,32 @@
 import { CairnError } from '../shared/errors.js';
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from './cli-error.js';
 import type { Command } from './commands/command.js';
-import { runCancelCommand, runGetCommand, runListCommand } from './commands/run.js';
-import { serveCommand } from './commands/serve.js';
-import { workflowRunCommand } from './commands/workflow-run.js';
-import { workflowGetCommand, workflowListCommand, workflowValidateCommand } from './commands/workflow.js';
 import { writeLine, type CliContext } from './context.js';
 
-/** Every subcommand, in the order `cairn --help` lists them. */
-export const commands: readonly Command[] = [
-  serveCommand,
-  workflowRunCommand,
-  workflowListCommand,
-  workflowGetCommand,
-  workflowValidateCommand,
-  runListCommand,
-  runGetCommand,
-  runCancelCommand,
+/**
+ * Every subcommand, in the order `cairn --help` lists them. Each is imported only when it runs:
+ * `cairn serve` stays resident for the server's whole life, and loading the HTTP client and
+ * workflow schemas it never uses would cost it ~15 MB.
+ */
+const registry: readonly { name: string; load: () => Promise<Command> }[] = [
+  { name: 'serve', load: async () => (await import('./commands/serve.js')).serveCommand },
+  { name: 'workflow run', load: async () => (await import('./commands/workflow-run.js')).workflowRunCommand },
+  { name: 'workflow list', load: async () => (await import('./commands/workflow.js')).workflowListCommand },
+  { name: 'workflow get', load: async () => (await import('./commands/workflow.js')).workflowGetCommand },
+  { name: 'workflow validate', load: async () => (await import('./commands/workflow.js')).workflowValidateCommand },
+  { name: 'run list', load: async () => (await import('./commands/run.js')).runListCommand },
+  { name: 'run get', load: async () => (await import('./commands/run.js')).runGetCommand },
+  { name: 'run cancel', load: async () => (await import('./commands/run.js')).runCancelCommand },
 ];
 
-const groups = [...new Set(commands.map((c) => c.name.split(' ')[0]))];
+/** All commands, loaded (for help texts). */
+export function loadCommands(): Promise<Command[]> {
+  return Promise.all(registry.map((entry) => entry.load()));
+}
 
-function overview(): string {
+const groups = [...new Set(registry.map((c) => c.name.split(' ')[0]))];
+
+function overview(commands: readonly Command[]): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   const lines = commands.map((c) => `  cairn ${c.name.padEnd(width)}  ${c.summary}`);
   return `Usage: cairn <command> [options]
@@ -36,7 +41,7 @@ Run \`cairn <command> --help\` for a command's options. Exit status: 0 on succes
 command failed (or the run failed), 2 on a usage error, 130 when interrupted.`;
 }
 
-function groupHelp(group: string): string {
+function groupHelp(commands: readonly Command[], group: string): string {
   const members = commands.filter((c) => c.name.startsWith(`${group} `));
   const width = Math.max(...members.map((c) => c.name.length));
   return `Usage: cairn ${group} <${members.map((c) => c.name.split(' ')[1]).join('|')}> [options]
@@ -48,10 +53,10 @@ Run \`cairn ${group} <command> --help\` for a command's options.`;
 }
 
 /** Finds the command the arguments name; returns the rest of the arguments as its own. */
-function findCommand(argv: readonly string[]): { command: Command; rest: readonly string[] } | undefined {
-  for (const command of commands) {
-    const words = command.name.split(' ');
-    if (words.every((word, i) => argv[i] === word)) return { command, rest: argv.slice(words.length) };
+async function findCommand(argv: readonly string[]): Promise<{ command: Command; rest: readonly string[] } | undefined> {
+  for (const entry of registry) {
+    const words = entry.name.split(' ');
+    if (words.every((word, i) => argv[i] === word)) return { command: await entry.load(), rest: argv.slice(words.length) };
   }
   return undefined;
 }
@@ -73,15 +78,15 @@ function report(ctx: CliContext, err: unknown): number {
 export async function runCli(argv: readonly string[], ctx: CliContext): Promise<number> {
   const [first, second] = argv;
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
-    writeLine(first === undefined ? ctx.stderr : ctx.stdout, overview());
+    writeLine(first === undefined ? ctx.stderr : ctx.stdout, overview(await loadCommands()));
     return first === undefined ? EXIT_USAGE : 0;
   }
-  const found = findCommand(argv);
+  const found = await findCommand(argv);
   if (!found) {
     if (groups.includes(first)) {
       const isHelp = second === '--help' || second === '-h' || second === undefined;
       if (!isHelp) writeLine(ctx.stderr, `cairn: unknown command '${first} ${second}'.`);
-      writeLine(isHelp && second !== undefined ? ctx.stdout : ctx.stderr, groupHelp(first));
+      writeLine(isHelp && second !== undefined ? ctx.stdout : ctx.stderr, groupHelp(await loadCommands(), first));
       return isHelp && second !== undefined ? 0 : EXIT_USAGE;
     }
     writeLine(ctx.stderr, `cairn: unknown command '${first}'. Run \`cairn --help\` for the list of commands.`);

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { loadSettings } from '../shared/config.js';
+import { loadAddressSettings } from '../shared/env-settings.js';
 import type { Logger } from '../shared/log.js';
 import type { HomePaths } from '../shared/paths.js';
 import type { BackoffPolicy } from './backoff.js';
@@ -75,7 +75,7 @@ export function launch(opts: LauncherOptions): Launcher {
   });
 
   const start = async (): Promise<ServerInfo> => {
-    const settings = loadSettings(opts.env);
+    const settings = loadAddressSettings(opts.env);
     paths = settings.paths;
     const choice = await choosePort({ explicit: opts.port ?? settings.port, cwd: opts.cwd, host: settings.host });
     const url = `http://${urlHost(settings.host)}:${choice.port}`;

@@ -5,6 +5,14 @@ import { childReadyMessageSchema, type ChildReadyMessage, type ShutdownMessage }
 import { CliError } from './cli-error.js';
 import { writePidFile } from './run-dir.js';
 
+/**
+ * V8's young generation grows to 16 MB semi-spaces under allocation bursts (a fan-out's event
+ * JSON) and keeps the pages: capping it at 1 MB cut the peak resident memory of the API and
+ * supervisor processes by about a third in the fan-out benchmark, at no measurable cost in
+ * throughput (their live young objects are small).
+ */
+const CHILD_V8_FLAGS = ['--max-semi-space-size=1'];
+
 export interface ChildExit {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -119,7 +127,12 @@ export class ManagedChild {
     const { name, entry, env, log } = this.#opts;
     // detached: the child gets its own process group, so a Ctrl-C in the terminal reaches only
     // the launcher, which then decides between draining and stopping.
-    const child = fork(entry, [], { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], detached: true });
+    const child = fork(entry, [], {
+      env,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      detached: true,
+      execArgv: [...process.execArgv, ...CHILD_V8_FLAGS],
+    });
     this.#child = child;
     this.#isChildReady = false;
     this.#startedAt = this.#clock();

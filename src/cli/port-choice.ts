@@ -4,7 +4,7 @@ import { realpath } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { DEFAULT_PORT } from '../shared/config.js';
+import { DEFAULT_PORT } from '../shared/env-settings.js';
 import { CliError } from './cli-error.js';
 
 const execFileAsync = promisify(execFile);

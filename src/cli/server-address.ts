@@ -1,5 +1,5 @@
 import { homePaths, resolveHome } from '../shared/paths.js';
-import { DEFAULT_PORT } from '../shared/config.js';
+import { DEFAULT_PORT } from '../shared/env-settings.js';
 import { CliError } from './cli-error.js';
 import { readLiveServerFile } from './run-dir.js';
 

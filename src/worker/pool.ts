@@ -62,7 +62,9 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
   const piscina = new Piscina({
     filename: opts.filename ?? fileURLToPath(new URL('./task.js', import.meta.url)),
     maxThreads: opts.maxThreads,
-    minThreads: 0,
+    // Threads start with the pool, so the first node of the first run does not wait ~50 ms for
+    // a thread to boot, and (idleTimeout) they stay: a recycled thread costs that again.
+    minThreads: opts.maxThreads,
     concurrentTasksPerWorker: opts.concurrentTasksPerWorker,
     idleTimeout: opts.idleTimeout ?? Infinity,
   });

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { silentLogger } from '../../src/shared/log.js';
 import { loadSettings } from '../../src/shared/config.js';
 import type { Run } from '../../src/shared/schemas/run.js';
@@ -10,11 +9,10 @@ import { createDriverFactory } from '../../src/supervisor/driver-factory.js';
 import { AttemptLimiter } from '../../src/supervisor/limits.js';
 import { Supervisor } from '../../src/supervisor/supervisor.js';
 import { createWorkerPool, type WorkerPool } from '../../src/worker/pool.js';
+import { builtTaskFile } from './built-files.js';
 import type { TempHome } from './temp-home.js';
 import { waitFor } from './wait-for.js';
 
-/** The built thread entry: Piscina loads plain JavaScript. `npm test` builds first. */
-export const builtTaskFile = fileURLToPath(new URL('../../dist/worker/task.js', import.meta.url));
 
 /** An event whose data tests read freely (the records inside are validated when written). */
 export type LooseEvent = RunEvent & { data: Record<string, any> };

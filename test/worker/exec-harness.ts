@@ -9,8 +9,8 @@ import { createWorkerPool, type WorkerPool, type WorkerPoolOptions } from '../..
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { newRun } from '../shared/store/fixtures.js';
 
-/** The built thread entry; `npm test` builds it first. */
-export const builtTaskFile = fileURLToPath(new URL('../../dist/worker/task.js', import.meta.url));
+export { builtTaskFile } from '../helpers/built-files.js';
+import { builtTaskFile } from '../helpers/built-files.js';
 
 export interface ExecHarness {
   home: TempHome;

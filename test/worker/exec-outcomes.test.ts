@@ -36,13 +36,18 @@ describe('exec attempts in the worker pool', () => {
   });
 
   it('runs in the given cwd with the worker environment plus the task env', async () => {
+    // Threads copy the environment when they start (with their pool): set it before that.
     process.env.CAIRN_TEST_INHERITED = 'from-worker';
-    const result = await h.pool.runAttempt(
-      h.task('echo "$PWD|$INPUTS_NAME|$CAIRN_TEST_INHERITED"', { env: { INPUTS_NAME: "it's me" } }),
-    );
+    const own = await makeExecHarness();
     delete process.env.CAIRN_TEST_INHERITED;
-    // Threads copy the environment when they start, which is after the variable was set.
-    expect(result.output).toBe(`${h.home.home}|it's me|from-worker`);
+    try {
+      const result = await own.pool.runAttempt(
+        own.task('echo "$PWD|$INPUTS_NAME|$CAIRN_TEST_INHERITED"', { env: { INPUTS_NAME: "it's me" } }),
+      );
+      expect(result.output).toBe(`${own.home.home}|it's me|from-worker`);
+    } finally {
+      await own.home.close();
+    }
   });
 
   it('closes stdin, so a command waiting for input does not hang', async () => {

@@ -14,8 +14,8 @@ afterEach(async () => {
 });
 
 describe('worker pool stats', () => {
-  it('counts threads, attempts running in them and attempts waiting for a slot', async () => {
-    expect(h.pool.stats()).toEqual({ threads: 0, active: 0, queued: 0 });
+  it('counts threads (started with the pool), attempts running in them and attempts waiting for a slot', async () => {
+    expect(h.pool.stats()).toEqual({ threads: 2, active: 0, queued: 0 });
     const gate = join(h.home.home, 'gate');
     const tasks = [1, 2, 3, 4, 5].map(() => h.task(`while [ ! -e '${gate}' ]; do sleep 0.02; done`));
     const results = tasks.map((task) => h.pool.runAttempt(task));

@@ -55,10 +55,15 @@ export function loadCommand(
   try {
     text = readFileSync(entry.path, 'utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'EACCES' ? 'permission denied' : (err as Error).message;
-    return { ok: false, reason: 'unreadable', message: `Cannot read command file ${name}.md: ${why}` };
+    return { ok: false, reason: 'unreadable', message: unreadableMessage(name, err) };
   }
   if (text.trim() === '') return { ok: false, reason: 'empty', message: `Command file is empty: ${name}.md` };
   return { ok: true, name, text, source: entry.source, path: entry.path };
+}
+
+/** The failure text for a command file that exists but cannot be read. */
+export function unreadableMessage(name: string, err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (err as Error).message;
+  return `Cannot read command file ${name}.md: ${why}`;
 }

@@ -31,6 +31,10 @@ export class SqliteStore implements Store {
   private readonly events;
   private readonly heartbeats;
   private readonly changes: ChangeWatch;
+  /** One transaction wrapper, reused: `fn` runs inside BEGIN IMMEDIATE ... COMMIT. */
+  private readonly inTransaction: Database.Transaction<(fn: () => unknown) => unknown>;
+  /** Events waiting for the next batched write (see appendEvents). */
+  private pendingEvents: { events: readonly NewRunEvent[]; resolve: (rows: RunEvent[]) => void; reject: (err: unknown) => void }[] = [];
 
   constructor(opts: SqliteStoreOptions) {
     this.db = openConnection(opts.path);
@@ -40,6 +44,7 @@ export class SqliteStore implements Store {
     this.events = eventStatements(this.db);
     this.heartbeats = heartbeatStatements(this.db);
     this.changes = new ChangeWatch(this.db, opts.path, opts.pollMs ?? 500);
+    this.inTransaction = this.db.transaction((fn: () => unknown) => fn());
   }
 
   private now(offsetMs = 0): string {
@@ -49,7 +54,7 @@ export class SqliteStore implements Store {
   /** Runs `fn` in a BEGIN IMMEDIATE transaction: the write lock is taken up front, so a busy
    * database makes us wait (busy_timeout) instead of failing on a read-to-write upgrade. */
   private write<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+    return this.inTransaction.immediate(fn) as T;
   }
 
   async ping(): Promise<void> {
@@ -152,9 +157,33 @@ export class SqliteStore implements Store {
     });
   }
 
-  async appendEvents(events: readonly NewRunEvent[]): Promise<RunEvent[]> {
-    if (events.length === 0) return [];
-    return this.write(() => this.events.append(events, this.now()));
+  /**
+   * Appends events. Calls made in the same tick share one transaction (a worker thread running
+   * eight attempts writes their starts and ends together), in call order; each call resolves with
+   * its own rows once the batch has committed.
+   */
+  appendEvents(events: readonly NewRunEvent[]): Promise<RunEvent[]> {
+    if (events.length === 0) return Promise.resolve([]);
+    return new Promise((resolve, reject) => {
+      if (this.pendingEvents.length === 0) setImmediate(() => this.flushEvents());
+      this.pendingEvents.push({ events, resolve, reject });
+    });
+  }
+
+  private flushEvents(): void {
+    const batch = this.pendingEvents;
+    this.pendingEvents = [];
+    let written: RunEvent[][];
+    try {
+      written = this.write(() => {
+        const now = this.now();
+        return batch.map((b) => this.events.append(b.events, now));
+      });
+    } catch (err) {
+      for (const b of batch) b.reject(err);
+      return;
+    }
+    batch.forEach((b, i) => b.resolve(written[i]!));
   }
 
   async listRunEvents(runId: string): Promise<RunEvent[]> {
