@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_PORT, loadSettings } from '../shared/config.js';
+import { shutdownMessageSchema, type ChildReadyMessage } from '../shared/schemas/process-messages.js';
 import { createLogger, type Logger } from '../shared/log.js';
 import { openStore } from '../shared/store/open-store.js';
 import type { Store } from '../shared/store/store.js';
@@ -16,7 +17,7 @@ import { buildServer } from './server.js';
 const SHUTDOWN_DEADLINE_MS = 5_000;
 
 function isShutdownMessage(message: unknown): boolean {
-  return typeof message === 'object' && message !== null && (message as { type?: unknown }).type === 'shutdown';
+  return shutdownMessageSchema.safeParse(message).success;
 }
 
 async function shutdown(app: FastifyInstance, store: Store, log: Logger, reason: string): Promise<number> {
@@ -62,7 +63,7 @@ async function main(): Promise<void> {
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : (settings.port ?? DEFAULT_PORT);
   log.info({ host: settings.host, port, home: settings.home }, 'api.listening');
-  process.send?.({ type: 'ready', port });
+  process.send?.({ type: 'ready', port } satisfies ChildReadyMessage);
 }
 
 main().catch((err: unknown) => {

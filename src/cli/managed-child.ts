@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import type { Logger } from '../shared/log.js';
 import { createBackoff, defaultBackoff, type BackoffPolicy } from './backoff.js';
-import { childReadyMessageSchema, type ChildReadyMessage, type ShutdownMessage } from './child-messages.js';
+import { childReadyMessageSchema, type ChildReadyMessage, type ShutdownMessage } from '../shared/schemas/process-messages.js';
 import { CliError } from './cli-error.js';
 import { writePidFile } from './run-dir.js';
 

@@ -17,7 +17,7 @@ export type ServerFile = z.infer<typeof serverFileSchema>;
 
 /** `$CAIRN_HOME/run/server.json`. */
 export function serverFilePath(paths: HomePaths): string {
-  return join(paths.runDir, 'server.json');
+  return paths.serverFile;
 }
 
 /** True when a process with this pid exists (EPERM means it exists but belongs to someone else). */

@@ -18,6 +18,8 @@ export function homePaths(home: string) {
     runDir: join(home, 'run'),
     apiPid: join(home, 'run', 'api.pid'),
     supervisorPid: join(home, 'run', 'supervisor.pid'),
+    /** Where the running server listens (`{ url, pid, startedAt }`), for the CLI. */
+    serverFile: join(home, 'run', 'server.json'),
     workspaces: join(home, 'workspaces'),
     scripts: join(home, 'scripts'),
     /** Working directory for a run that was not started inside a project. */

@@ -1,5 +1,6 @@
 import { loadSettings } from '../shared/config.js';
 import { positiveIntFromEnv } from '../shared/env-settings.js';
+import type { ChildReadyMessage } from '../shared/schemas/process-messages.js';
 import { createLogger } from '../shared/log.js';
 import { openStore } from '../shared/store/open-store.js';
 import { createWorkerPool } from '../worker/pool.js';
@@ -29,7 +30,7 @@ async function main(): Promise<void> {
     drivers: createDriverFactory({ store, pool, limiter, settings, log }),
   });
   await supervisor.start();
-  process.send?.({ type: 'ready' });
+  process.send?.({ type: 'ready' } satisfies ChildReadyMessage);
 
   let closing: Promise<void> | undefined;
   onShutdownRequest(async ({ drain }) => {

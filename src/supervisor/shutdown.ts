@@ -1,3 +1,5 @@
+import { shutdownMessageSchema } from '../shared/schemas/process-messages.js';
+
 /**
  * Calls `handler` once when the process is asked to stop: a `{ type: 'shutdown', drain }`
  * message from the launcher over IPC, or SIGTERM/SIGINT (no drain). A second request while
@@ -11,8 +13,8 @@ export function onShutdownRequest(handler: (opts: { drain: boolean }) => Promise
     void handler({ drain });
   };
   process.on('message', (message: unknown) => {
-    const m = message as { type?: string; drain?: unknown };
-    if (m?.type === 'shutdown') request(m.drain === true);
+    const parsed = shutdownMessageSchema.safeParse(message);
+    if (parsed.success) request(parsed.data.drain);
   });
   process.on('SIGTERM', () => request(false));
   process.on('SIGINT', () => request(false));
