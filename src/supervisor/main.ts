@@ -3,10 +3,7 @@ import { positiveIntFromEnv } from '../shared/env-settings.js';
 import type { ChildReadyMessage } from '../shared/schemas/process-messages.js';
 import { createLogger } from '../shared/log.js';
 import { openStore } from '../shared/store/open-store.js';
-import { createWorkerPool } from '../worker/pool.js';
-import { createDriverFactory } from './driver-factory.js';
-import { AttemptLimiter } from './limits.js';
-import { Supervisor } from './supervisor.js';
+import { createSupervisorRuntime } from './runtime.js';
 import { onShutdownRequest } from './shutdown.js';
 
 /** The supervisor process: claims jobs and drives runs. Started by `cairn serve`. */
@@ -14,21 +11,8 @@ async function main(): Promise<void> {
   const settings = loadSettings();
   const log = createLogger({ name: 'supervisor' });
   const store = openStore({ path: settings.paths.database });
-  const limit = settings.maxConcurrency;
-  // An exec attempt mostly waits on its child process (forked by the thread's small spawn
-  // helper), so one thread runs all of them: measured on 2 cores, 1000 × \`true\` at a limit of 8
-  // ran faster with one thread than with two, and each thread costs ~25 MB. Agent attempts
-  // (provider calls) will want more; CAIRN_WORKER_THREADS overrides.
-  const threads = positiveIntFromEnv('CAIRN_WORKER_THREADS', process.env.CAIRN_WORKER_THREADS) ?? 1;
-  const pool = createWorkerPool({ maxThreads: threads, concurrentTasksPerWorker: Math.ceil(limit / threads) });
-  const limiter = new AttemptLimiter(limit);
-  const supervisor = new Supervisor({
-    store,
-    limiter,
-    perRunLimit: settings.perRunConcurrency,
-    log,
-    drivers: createDriverFactory({ store, pool, limiter, settings, log }),
-  });
+  const threads = positiveIntFromEnv('CAIRN_WORKER_THREADS', process.env.CAIRN_WORKER_THREADS);
+  const { supervisor, pool } = createSupervisorRuntime({ store, settings, log, ...(threads ? { threads } : {}) });
   await supervisor.start();
   process.send?.({ type: 'ready' } satisfies ChildReadyMessage);
 

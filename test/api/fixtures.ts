@@ -1,21 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import type { NewRunEvent } from '../../src/shared/schemas/event.js';
+import { newRun } from '../shared/store/fixtures.js';
 import type { Run, RunStatus } from '../../src/shared/schemas/run.js';
 import type { NewRun, Store } from '../../src/shared/store/store.js';
 
 /** Inserts a pending run (and its start job) the way the run route does. */
 export function seedRun(store: Store, overrides: Partial<NewRun> = {}): Promise<Run> {
-  return store.createRun({
-    id: randomUUID(),
-    workflowName: 'demo',
-    conversationId: `conv-${randomUUID().slice(0, 8)}`,
-    workingPath: null,
-    userMessage: 'hello',
-    inputs: {},
-    metadata: {},
-    definition: { name: 'demo', description: 'd', nodes: [{ id: 'a', bash: 'true' }] },
-    ...overrides,
-  });
+  return store.createRun(newRun(overrides));
 }
 
 export function runEvent(

@@ -5,10 +5,9 @@ import type { Run } from '../../src/shared/schemas/run.js';
 import type { RunEvent } from '../../src/shared/schemas/event.js';
 import type { Store } from '../../src/shared/store/store.js';
 import { loadWorkflowText } from '../../src/shared/workflow/load-workflow.js';
-import { createDriverFactory } from '../../src/supervisor/driver-factory.js';
-import { AttemptLimiter } from '../../src/supervisor/limits.js';
-import { Supervisor } from '../../src/supervisor/supervisor.js';
-import { createWorkerPool, type WorkerPool } from '../../src/worker/pool.js';
+import { createSupervisorRuntime } from '../../src/supervisor/runtime.js';
+import type { Supervisor } from '../../src/supervisor/supervisor.js';
+import type { WorkerPool } from '../../src/worker/pool.js';
 import { builtTaskFile } from './built-files.js';
 import type { TempHome } from './temp-home.js';
 import { waitFor } from './wait-for.js';
@@ -32,15 +31,12 @@ export interface SupervisorHarness {
 export async function startSupervisor(home: TempHome, opts: { limit?: number; id?: string } = {}): Promise<SupervisorHarness> {
   const settings = { ...loadSettings({ CAIRN_HOME: home.home }), maxConcurrency: opts.limit ?? 4, perRunConcurrency: opts.limit ?? 4 };
   const store = home.openStore();
-  const pool = createWorkerPool({ maxThreads: 2, concurrentTasksPerWorker: 4, filename: builtTaskFile });
-  const limiter = new AttemptLimiter(settings.maxConcurrency);
-  const log = silentLogger();
-  const supervisor = new Supervisor({
+  const { supervisor, pool } = createSupervisorRuntime({
     store,
-    limiter,
-    perRunLimit: settings.perRunConcurrency,
-    log,
-    drivers: createDriverFactory({ store, pool, limiter, settings, log }),
+    settings,
+    log: silentLogger(),
+    threads: 2,
+    taskFile: builtTaskFile,
     ...(opts.id ? { id: opts.id } : {}),
   });
   await supervisor.start();
