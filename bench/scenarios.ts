@@ -9,19 +9,22 @@ export interface FanOutRow {
   limit: number;
   nodesPerSec: number;
   ceilingPerSec: number;
+  /** The same loop spawning `bash -c true`, which is what a `bash: true` node runs. */
+  bashCeilingPerSec: number;
   peak: PeakMemory | undefined;
 }
 
 /** 1000 × `true` at a global limit, beside the plain spawn ceiling at the same parallelism. */
 export async function fanOut(limit: number, nodes = 1000): Promise<FanOutRow> {
   const ceilingPerSec = await spawnCeiling(nodes, limit);
+  const bashCeilingPerSec = await spawnCeiling(nodes, limit, ['bash', '-c', 'true']);
   const session = await openSession({ CAIRN_MAX_CONCURRENCY: String(limit) });
   try {
     await addWorkflow(session, 'wide', fanOutYaml('wide', nodes, 'true'));
     await timeRun(session, 'wide'); // warm-up: threads, statements, page cache
     const { ms, status } = await timeRun(session, 'wide');
     if (status !== 'completed') throw new Error(`fan-out ended ${status}`);
-    return { limit, nodesPerSec: nodes / (ms / 1000), ceilingPerSec, peak: await peakRssMiB(session) };
+    return { limit, nodesPerSec: nodes / (ms / 1000), ceilingPerSec, bashCeilingPerSec, peak: await peakRssMiB(session) };
   } finally {
     await session.close();
   }

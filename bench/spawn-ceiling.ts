@@ -9,14 +9,15 @@ import { promisify } from 'node:util';
  */
 const loop = `
 const { spawn } = require('node:child_process');
-const [total, parallelism] = process.argv.slice(1).map(Number);
+const [total, parallelism] = process.argv.slice(1, 3).map(Number);
+const command = process.argv.slice(3);
 let started = 0;
 const t0 = performance.now();
 const lane = async () => {
   while (started < total) {
     started++;
     await new Promise((resolve, reject) => {
-      const child = spawn('true', [], { stdio: 'ignore' });
+      const child = spawn(command[0], command.slice(1), { stdio: 'ignore' });
       child.once('error', reject);
       child.once('exit', resolve);
     });
@@ -27,7 +28,9 @@ Promise.all(Array.from({ length: parallelism }, lane)).then(() => {
 });
 `;
 
-export async function spawnCeiling(total: number, parallelism: number): Promise<number> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['-e', loop, String(total), String(parallelism)]);
+/** Spawns/s of `command` (default `true`); `['bash', '-c', 'true']` is what a node body costs. */
+export async function spawnCeiling(total: number, parallelism: number, command: readonly string[] = ['true']): Promise<number> {
+  const args = ['-e', loop, String(total), String(parallelism), ...command];
+  const { stdout } = await promisify(execFile)(process.execPath, args);
   return Number(stdout);
 }

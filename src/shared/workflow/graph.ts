@@ -110,22 +110,64 @@ export function topologicalOrder(nodes: readonly GraphNode[]): string[] {
   const position = new Map(nodes.map((n, i) => [n.id, i]));
   const remaining = new Map(nodes.map((n) => [n.id, new Set((n.depends_on ?? []).filter((d) => position.has(d)))]));
   const dependants = dependantsOf(nodes);
-  const ready = nodes.filter((n) => remaining.get(n.id)!.size === 0).map((n) => n.id);
+  // Ready nodes by declaration position: a min-heap, so a 1000-node fan-out orders in
+  // O(n log n) instead of re-sorting the ready list after every pick.
+  const ready = new PositionHeap();
+  for (const node of nodes) if (remaining.get(node.id)!.size === 0) ready.push(position.get(node.id)!);
   const order: string[] = [];
-  while (ready.length > 0) {
-    ready.sort((a, b) => position.get(a)! - position.get(b)!);
-    const id = ready.shift()!;
+  while (ready.size > 0) {
+    const id = nodes[ready.pop()]!.id;
     order.push(id);
     for (const dependant of dependants.get(id) ?? []) {
       const waiting = remaining.get(dependant)!;
       waiting.delete(id);
-      if (waiting.size === 0) ready.push(dependant);
+      if (waiting.size === 0) ready.push(position.get(dependant)!);
     }
   }
   if (order.length !== new Set(position.keys()).size) {
     throw new Error(`graph has a cycle among: ${findCycles(nodes).flat().join(', ')}`);
   }
   return order;
+}
+
+/** A binary min-heap of integers. */
+class PositionHeap {
+  private readonly items: number[] = [];
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  push(value: number): void {
+    const items = this.items;
+    items.push(value);
+    for (let i = items.length - 1; i > 0; ) {
+      const parent = (i - 1) >> 1;
+      if (items[parent]! <= items[i]!) break;
+      [items[parent], items[i]] = [items[i]!, items[parent]!];
+      i = parent;
+    }
+  }
+
+  pop(): number {
+    const items = this.items;
+    const top = items[0]!;
+    const last = items.pop()!;
+    if (items.length > 0) {
+      items[0] = last;
+      for (let i = 0; ; ) {
+        const left = 2 * i + 1;
+        const right = left + 1;
+        let smallest = i;
+        if (left < items.length && items[left]! < items[smallest]!) smallest = left;
+        if (right < items.length && items[right]! < items[smallest]!) smallest = right;
+        if (smallest === i) break;
+        [items[smallest], items[i]] = [items[i]!, items[smallest]!];
+        i = smallest;
+      }
+    }
+    return top;
+  }
 }
 
 /** Maps each node id to the ids of the nodes that depend on it directly. */
