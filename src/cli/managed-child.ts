@@ -5,14 +5,6 @@ import { childReadyMessageSchema, type ChildReadyMessage, type ShutdownMessage }
 import { CliError } from './cli-error.js';
 import { writePidFile } from './run-dir.js';
 
-/**
- * V8's young generation grows to 16 MB semi-spaces under allocation bursts (a fan-out's event
- * JSON) and keeps the pages: capping it at 1 MB cut the peak resident memory of the API and
- * supervisor processes by about a third in the fan-out benchmark, and `--optimize-for-size`
- * (a slower-growing old generation) took another ~10 MB off the API's peaks, both at no
- * measurable cost in throughput (1000 × true at a limit of 8: ~640 nodes/s either way).
- */
-const CHILD_V8_FLAGS = ['--max-semi-space-size=1', '--optimize-for-size'];
 
 export interface ChildExit {
   code: number | null;
@@ -30,6 +22,8 @@ export interface ManagedChildOptions {
   log: Logger;
   backoff?: BackoffPolicy;
   clock?: () => number;
+  /** V8 flags for the child, after the launcher's own `execArgv`. */
+  v8Flags?: readonly string[];
   /** Called on every `ready` message: the first, and again after each restart. */
   onReady?: (message: ChildReadyMessage, pid: number) => void;
 }
@@ -132,7 +126,7 @@ export class ManagedChild {
       env,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       detached: true,
-      execArgv: [...process.execArgv, ...CHILD_V8_FLAGS],
+      execArgv: [...process.execArgv, ...(this.#opts.v8Flags ?? [])],
     });
     this.#child = child;
     this.#isChildReady = false;

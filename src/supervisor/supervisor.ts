@@ -43,6 +43,8 @@ export class Supervisor {
   private readonly startedAt = new Date().toISOString();
   private state: 'running' | 'draining' | 'stopped' = 'running';
   private wake: (() => void) | undefined;
+  /** A commit was seen since the loop last looked for a job (so it must look again, not sleep). */
+  private changed = false;
   private loop: Promise<void> | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
@@ -56,7 +58,10 @@ export class Supervisor {
   async start(): Promise<void> {
     await this.beat();
     await this.takeOverOrphanedRuns();
-    this.unsubscribe = this.deps.store.onChange(() => this.wake?.());
+    this.unsubscribe = this.deps.store.onChange(() => {
+      this.changed = true;
+      this.wake?.();
+    });
     this.heartbeat = setInterval(() => void this.tick(), HEARTBEAT_MS);
     this.heartbeat.unref();
     this.loop = this.claimLoop();
@@ -93,6 +98,7 @@ export class Supervisor {
 
   private async claimLoop(): Promise<void> {
     while (this.state === 'running') {
+      this.changed = false;
       let job: Job | undefined;
       try {
         job = await this.deps.store.claimJob(this.id, JOB_LEASE_MS);
@@ -105,6 +111,8 @@ export class Supervisor {
         );
         continue;
       }
+      // A job queued while we were looking woke nobody (no one was waiting yet): look again.
+      if (this.changed) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, IDLE_POLL_MS);
         this.wake = () => {

@@ -19,6 +19,8 @@ export interface WorkflowRoutesOptions {
  * through the shared catalog, which caches parsed files by stat, so a listing costs one
  * directory read and one stat per file and an edit on disk shows on the next request.
  */
+const listingJson = new WeakMap<object, string>();
+
 export const workflowRoutes: FastifyPluginAsyncZod<WorkflowRoutesOptions> = async (app, opts) => {
   app.get(
     '/api/workflows',
@@ -37,13 +39,21 @@ export const workflowRoutes: FastifyPluginAsyncZod<WorkflowRoutesOptions> = asyn
         response: { 200: workflowListResponseSchema, 400: errorBodySchema },
       },
     },
-    async (req) => {
+    async (req, reply) => {
       const cwd = await resolveRunCwd(req.query.cwd);
-      const { workflows, recommended, errors } = opts.catalog.list({ cwd });
-      // The contract marks `errors` optional: a clean discovery leaves the key out.
-      const body: WorkflowListResponse = { workflows, recommended };
-      if (errors.length > 0) body.errors = errors;
-      return body;
+      const result = opts.catalog.list({ cwd });
+      // The catalog hands back the same result object while no file changed, so its JSON (about
+      // 4 KB a workflow) is built once per change, not once per request.
+      let json = listingJson.get(result);
+      if (json === undefined) {
+        // The contract marks `errors` optional: a clean discovery leaves the key out.
+        const body: WorkflowListResponse = { workflows: result.workflows, recommended: result.recommended };
+        if (result.errors.length > 0) body.errors = result.errors;
+        json = JSON.stringify(body);
+        listingJson.set(result, json);
+      }
+      // A string payload is sent as it is (no second serialization).
+      return reply.type('application/json; charset=utf-8').send(json as never);
     },
   );
 
