@@ -55,7 +55,7 @@ const wallMicros = () => Math.round((performance.timeOrigin + performance.now())
 
 /** From just before the POST to the first node's process running, in ms (the node prints its
  * own start time). */
-export async function firstNode(repeats = 20): Promise<{ p50: number; p99: number }> {
+export async function firstNode(repeats = 50): Promise<{ p50: number; p99: number }> {
   const session = await openSession();
   try {
     await addWorkflow(session, 'first', 'name: first\ndescription: one node\nnodes:\n  - id: a\n    bash: date +%s%6N\n');
