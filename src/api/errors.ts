@@ -29,6 +29,7 @@ export const statusByCode: Record<ErrorCode, number> = {
   STORE_UNAVAILABLE: 503,
   RUNTIME_NOT_FOUND: 500,
   INTERNAL: 500,
+  EXECUTION_RECORD_INVALID: 500,
 };
 
 /** Error texts fixed by the contract or by upstream clients that match on them. */

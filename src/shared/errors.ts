@@ -21,6 +21,8 @@ export const errorCodes = [
   'INTERNAL',
   'UNSUPPORTED_MEDIA_TYPE',
   'WORKFLOW_DEFINITION_INVALID',
+  /** A node execution or cache record failed its schema: a bug in its writer, or a corrupt row. */
+  'EXECUTION_RECORD_INVALID',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 

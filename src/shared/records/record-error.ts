@@ -5,7 +5,7 @@ import { CairnError, type ErrorCode } from '../errors.js';
  * The code for a record that fails its schema. An invalid record is a bug in the code that
  * built it (or a corrupt row), never a user error, so it is not a 4xx code.
  */
-export const RECORD_INVALID_CODE: ErrorCode = 'INTERNAL';
+export const RECORD_INVALID_CODE: ErrorCode = 'EXECUTION_RECORD_INVALID';
 
 export interface RecordIssue {
   path: string;

@@ -30,8 +30,13 @@ import {
 const nodeIdSchema = z
   .string({ error: (issue) => (issue.input === undefined ? "missing required field 'id'" : "'id' must be a string") })
   .trim()
-  .min(1, "missing required field 'id'")
-  .refine((id) => id !== 'INPUTS', { message: "'INPUTS' is reserved and cannot be a node id" });
+  .min(1, { error: "missing required field 'id'", abort: true })
+  .refine((id) => id !== 'INPUTS', { message: "'INPUTS' is reserved and cannot be a node id" })
+  // `$id.output` references and record paths (`group/node`, `fanout[2]`) are built from ids:
+  // letters, digits, `_` and `-` only (every id in the upstream corpus fits).
+  .refine((id) => /^[A-Za-z0-9_][A-Za-z0-9_-]*$/.test(id), {
+    error: (issue) => `'${String(issue.input)}' is not a valid node id: use letters, digits, '_' and '-' (it must not start with '-')`,
+  });
 
 /** Keys every node has: identity and graph edges. */
 const structuralShape = {

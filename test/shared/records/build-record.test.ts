@@ -57,7 +57,7 @@ describe('buildExecutionRecord', () => {
 
   it('throws a CairnError naming the offending field instead of returning an invalid record', () => {
     const err = failure(() => buildExecutionRecord(execInput({ spend: { ...execInput().spend, costUsd: { source: 'provider' } as never } })));
-    expect(err.code).toBe('INTERNAL');
+    expect(err.code).toBe('EXECUTION_RECORD_INVALID');
     expect(err.message).toContain("'spend.costUsd");
     expect(err.details).toMatchObject({ reason: 'record_invalid', runId: RUN_ID, path: 'build' });
   });

@@ -261,3 +261,18 @@ describe('validateWorkflowDefinition: node identity and sessions', () => {
     ]);
   });
 });
+
+describe('node ids', () => {
+  it('accepts letters, digits, _ and -, and refuses ids that references and record paths cannot carry', () => {
+    const withId = (id: string) =>
+      validateWorkflowDefinition({ name: 'ids', description: 'd', nodes: [{ id, bash: 'echo' }] });
+    expect(withId('build-and_test2').valid).toBe(true);
+    for (const id of ['a/b', 'fan[2]', 'has space', 'dot.ted', '-leading']) {
+      const result = withId(id);
+      expect(result.valid).toBe(false);
+      expect(result.valid ? [] : result.errors).toEqual([
+        `Node '${id}': '${id}' is not a valid node id: use letters, digits, '_' and '-' (it must not start with '-')`,
+      ]);
+    }
+  });
+});
