@@ -83,6 +83,8 @@ describe('cairn workflow run against the real server', () => {
     ]);
     const runId = runIdOf(stdout);
     expect(stdout).toMatch(new RegExp(`^Run ${runId} completed in `, 'm'));
+    // What the run produced: the output of the node that finished last.
+    expect(stdout).toContain('Output of shout:\n  HELLO\n');
     const { run } = await getRun(server.url, runId);
     expect(run.status).toBe('completed');
     expect(run.inputs).toMatchObject({ who: 'cairn' });
@@ -90,6 +92,19 @@ describe('cairn workflow run against the real server', () => {
     const cancel = await cli('run', 'cancel', runId);
     expect(cancel.code).toBe(1);
     expect(cancel.stderr).toContain("Cannot cancel workflow in 'completed' status");
+  });
+
+  it('prints every completed node\'s output with --output all, and none with --output none', async () => {
+    await writeHomeWorkflow(home, 'passing', passing);
+    const all = await cli('workflow', 'run', 'passing', '--output', 'all');
+    expect(all.code).toBe(0);
+    expect(all.stdout).toContain('Output of greet:\n  hello\nOutput of shout:\n  HELLO\n');
+    const none = await cli('workflow', 'run', 'passing', '--output', 'none');
+    expect(none.code).toBe(0);
+    expect(none.stdout).not.toContain('Output of');
+    const bad = await cli('workflow', 'run', 'passing', '--output', 'some');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--output must be one of last, all, none, not 'some'");
   });
 
   it('prints the start response and then one stream event per line with --json', async () => {

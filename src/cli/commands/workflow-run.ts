@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { ApiClient } from '../api-client.js';
-import { runOperationResponseSchema, runStartResponseSchema, streamFrameSchema } from '../api-schemas.js';
+import { runDetailResponseSchema, runOperationResponseSchema, runStartResponseSchema, streamFrameSchema } from '../api-schemas.js';
 import { expectPositionals, parseCommandArgs, parseInputs } from '../args.js';
-import { CliError, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK } from '../cli-error.js';
+import { CliError, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, usageError } from '../cli-error.js';
 import { isColorWanted, writeLine, type CliContext } from '../context.js';
 import { followStream } from '../follow-stream.js';
 import { createStyle, formatDuration, type Style } from '../format.js';
 import { createRunProgress, outcomeOf, type RunOutcome } from '../run-progress.js';
+import { outputModes, printRunOutputs, type OutputMode } from '../run-output.js';
 import { printHelp, serverOptionsHelp, type Command } from './command.js';
 import { clientFor, urlOption } from './server-flags.js';
 
@@ -86,6 +87,12 @@ async function cancelAfterInterrupt(ctx: CliContext, client: ApiClient, runId: s
   return EXIT_INTERRUPTED;
 }
 
+function parseOutputMode(command: string, raw: string | undefined): OutputMode {
+  if (raw === undefined) return 'last';
+  if ((outputModes as readonly string[]).includes(raw)) return raw as OutputMode;
+  throw usageError(`--output must be one of ${outputModes.join(', ')}, not '${raw}'`, command);
+}
+
 export const workflowRunCommand: Command = {
   name: 'workflow run',
   summary: 'run a workflow and follow its nodes live',
@@ -99,6 +106,8 @@ Options:
   --input key=value  a value for one of the workflow's inputs; repeat for several
   --message <text>   the task text ($ARGUMENTS / $USER_MESSAGE in the workflow)
   --cwd <dir>        the project directory to run in (default: the current directory)
+  --output <which>   when the run completes, print the output of the node that finished last
+                     (last, the default), of every completed node (all), or nothing (none)
   --json             print the server's JSON: the start response, then one stream event per line
 ${serverOptionsHelp}
 
@@ -110,6 +119,7 @@ Exit status: 0 when the run completes, 1 when it fails or is cancelled, 2 on a u
       message: { type: 'string' },
       cwd: { type: 'string' },
       json: { type: 'boolean' },
+      output: { type: 'string' },
       ...urlOption,
     });
     if (values.help) return printHelp(ctx, this.help);
@@ -117,6 +127,7 @@ Exit status: 0 when the run completes, 1 when it fails or is cancelled, 2 on a u
     const inputs = parseInputs(this.name, values.input ?? []);
     const cwd = resolve(ctx.cwd, values.cwd ?? '.');
     const json = values.json === true;
+    const outputMode = parseOutputMode(this.name, values.output);
     const style = createStyle(isColorWanted(ctx.stdout, ctx.env));
     const client = clientFor(ctx, values.url);
 
@@ -142,7 +153,13 @@ Exit status: 0 when the run completes, 1 when it fails or is cancelled, 2 on a u
     }
     const outcome = result.outcome;
     if (outcome?.status === 'completed') {
-      if (!json) writeLine(ctx.stdout, style.green(`Run ${runId} completed in ${formatDuration(Date.now() - startedAt)}.`));
+      if (json) return EXIT_OK;
+      const took = formatDuration(Date.now() - startedAt);
+      if (outputMode !== 'none') {
+        const detail = await client.request('GET', `/api/workflows/runs/${encodeURIComponent(runId)}`, runDetailResponseSchema);
+        printRunOutputs(ctx.stdout, detail.body, outputMode, style);
+      }
+      writeLine(ctx.stdout, style.green(`Run ${runId} completed in ${took}.`));
       return EXIT_OK;
     }
     const what = outcome?.status === 'cancelled' ? 'was cancelled' : 'failed';
