@@ -113,3 +113,17 @@ describe('run ownership', () => {
     expect(await store.renewRunLeases('sup-a', 60_000)).toBe(0);
   });
 });
+
+describe('supervisor heartbeats', () => {
+  it('keeps the freshest beat per supervisor and forgets supervisors silent for a day', async () => {
+    const store = home.openStore();
+    const beat = (id: string, at: string) => ({
+      id, pid: 1, hostname: 'h', started_at: at, heartbeat_at: at, state: 'running' as const,
+      concurrency: { limit: 8, perRunLimit: 8, active: 0, queued: 0, runs: 0, perProvider: {} },
+    });
+    await store.writeHeartbeat(beat('old', '2026-01-01T00:00:00.000Z'));
+    await store.writeHeartbeat(beat('live', '2026-01-01T12:00:00.000Z'));
+    await store.writeHeartbeat(beat('live', '2026-01-02T06:00:00.000Z'));
+    expect((await store.listHeartbeats()).map((h) => [h.id, h.heartbeat_at])).toEqual([['live', '2026-01-02T06:00:00.000Z']]);
+  });
+});
