@@ -1,0 +1,42 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadSettings } from '../../src/shared/config.js';
+import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
+
+let home: TempHome;
+beforeEach(async () => {
+  home = await makeTempHome();
+});
+afterEach(async () => {
+  await home.close();
+});
+
+async function writeConfig(yaml: string): Promise<void> {
+  await mkdir(home.home, { recursive: true });
+  await writeFile(home.paths.config, yaml);
+}
+
+describe('settings', () => {
+  it('defaults to 8 nodes in flight, the per-run limit equal to it, and no fixed port', () => {
+    const settings = loadSettings({ CAIRN_HOME: home.home });
+    expect(settings).toMatchObject({ home: home.home, maxConcurrency: 8, perRunConcurrency: 8, port: undefined, host: '127.0.0.1' });
+  });
+
+  it('reads concurrency from config.yaml, and lets the environment override it', async () => {
+    await writeConfig('assistant: claude\nconcurrency:\n  max: 12\n  perRun: 4\n');
+    expect(loadSettings({ CAIRN_HOME: home.home })).toMatchObject({ maxConcurrency: 12, perRunConcurrency: 4 });
+    expect(loadSettings({ CAIRN_HOME: home.home, CAIRN_MAX_CONCURRENCY: '3' })).toMatchObject({
+      maxConcurrency: 3,
+      perRunConcurrency: 3,
+    });
+  });
+
+  it('names the variable or the config key that is malformed', async () => {
+    expect(() => loadSettings({ CAIRN_HOME: home.home, CAIRN_MAX_CONCURRENCY: 'lots' })).toThrow(
+      "CAIRN_MAX_CONCURRENCY must be a positive integer, got 'lots'",
+    );
+    expect(() => loadSettings({ CAIRN_HOME: home.home, PORT: '-1' })).toThrow("PORT must be a positive integer, got '-1'");
+    await writeConfig('concurrency:\n  max: 0\n');
+    expect(() => loadSettings({ CAIRN_HOME: home.home })).toThrow(/config\.yaml: concurrency\.max/);
+  });
+});
