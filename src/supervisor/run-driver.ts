@@ -70,7 +70,6 @@ export class RunDriver {
   private dirty = false;
   private pumping = false;
   private finished = false;
-  private readonly startedAt = Date.now();
   private resolveDone!: (status: RunStatus | 'released') => void;
   /** Settles with the run's final status, or `released` when it was handed back at shutdown. */
   readonly done = new Promise<RunStatus | 'released'>((resolve) => (this.resolveDone = resolve));
@@ -87,10 +86,6 @@ export class RunDriver {
 
   get runId(): string {
     return this.run.id;
-  }
-
-  get activeAttempts(): number {
-    return this.inflight.size;
   }
 
   /** Begins driving. `restored` carries node states rebuilt from the event log on take-over. */
@@ -304,7 +299,8 @@ export class RunDriver {
     const states = [...this.nodes.entries()];
     if (!states.every(([, s]) => isTerminal(s.status))) return;
     const outcome = summariseOutcome(this.plan.workflowName, states);
-    const durationMs = Date.now() - this.startedAt;
+    // From the run's first start, across take-overs and restarts.
+    const durationMs = Date.now() - Date.parse(this.run.started_at ?? this.run.created_at);
     const event =
       outcome.status === 'completed'
         ? runEvent(this.run, 'workflow_completed', { duration_ms: durationMs })
