@@ -42,9 +42,11 @@ describe('cairn serve, as a real process', () => {
   it('on SIGTERM stops itself and both processes within 10 s and removes the run files', async () => {
     const server = await startServer(home);
     const pids = [server.launcher.pid!, await server.pid('api'), await server.pid('supervisor')];
+    // The pid can be reaped a moment before Node reports the exit: wait for the report itself.
+    const exitCode = new Promise<number | null>((resolve) => server.launcher.once('exit', (code) => resolve(code)));
     server.launcher.kill('SIGTERM');
     await waitFor(() => pids.every((pid) => !isProcessAlive(pid)), { what: 'every process to exit', timeoutMs: 10_000 });
-    expect(server.launcher.exitCode).toBe(0);
+    expect(await exitCode).toBe(0);
     expect([home.paths.apiPid, home.paths.supervisorPid, serverFilePath(home.paths)].filter((p) => existsSync(p))).toEqual([]);
   });
 
