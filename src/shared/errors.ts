@@ -38,21 +38,8 @@ export class CairnError extends Error {
   }
 }
 
-/** The structured-clone-safe form of an error, for crossing thread and process boundaries. */
-export interface SerializedError {
-  code: ErrorCode;
-  message: string;
-  retryable?: boolean;
-}
-
 /** Turns anything thrown into an Error exactly once, at the edge where it is caught. */
 export function coerceError(thrown: unknown): Error {
   if (thrown instanceof Error) return thrown;
   return new Error(typeof thrown === 'string' ? thrown : JSON.stringify(thrown));
-}
-
-export function serializeError(thrown: unknown): SerializedError {
-  const err = coerceError(thrown);
-  const code = err instanceof CairnError ? err.code : 'INTERNAL';
-  return { code, message: err.message };
 }

@@ -7,10 +7,6 @@ export type RunStatus = z.infer<typeof runStatusSchema>;
 export const terminalRunStatuses: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
 export const cancellableRunStatuses: readonly RunStatus[] = ['pending', 'running', 'paused'];
 
-export function isTerminalRunStatus(status: RunStatus): boolean {
-  return terminalRunStatuses.includes(status);
-}
-
 export const runMetadataSchema = z.record(z.string(), z.unknown());
 export type RunMetadata = z.infer<typeof runMetadataSchema>;
 

@@ -1,9 +1,10 @@
 import type Database from 'better-sqlite3';
-import type { Run, RunStatus } from '../../schemas/run.js';
+import { terminalRunStatuses, type Run, type RunStatus } from '../../schemas/run.js';
 import type { NewRun, RunListQuery } from '../store.js';
 import { toRun } from './rows.js';
 
-const terminal = `('completed', 'failed', 'cancelled')`;
+/** `('completed', 'failed', 'cancelled')`, for SQL. */
+const terminal = `(${terminalRunStatuses.map((status) => `'${status}'`).join(', ')})`;
 
 /** Statements for `workflow_runs`. Callers wrap multi-statement changes in a transaction. */
 export function runStatements(db: Database.Database) {
@@ -97,7 +98,7 @@ export function runStatements(db: Database.Database) {
     }): Run | undefined {
       const sets = ['last_activity_at = @now'];
       if (p.status) sets.push('status = @status');
-      if (p.status && ['completed', 'failed', 'cancelled'].includes(p.status)) sets.push('completed_at = @now');
+      if (p.status && terminalRunStatuses.includes(p.status)) sets.push('completed_at = @now');
       if (p.error !== undefined) sets.push('error = @error');
       if (p.metadataPatch) sets.push('metadata = json_patch(metadata, @patch)');
       if (p.release) sets.push('owner_id = NULL', 'lease_expires_at = NULL');
