@@ -147,9 +147,3 @@ class Parser {
     throw new ConditionSyntaxError(message);
   }
 }
-
-/** The node ids a condition reads outputs from. */
-export function conditionNodeIds(condition: Condition): string[] {
-  const ids = condition.anyOf.flat().flatMap((c) => (c.ref.kind === 'output' ? [c.ref.nodeId] : []));
-  return [...new Set(ids)];
-}

@@ -49,11 +49,6 @@ export function scanReferences(text: string): Reference[] {
   return found;
 }
 
-/** The `$nodeId.output[.field]` references of a text. */
-export function findOutputReferences(text: string): { nodeId: string; field: string | undefined }[] {
-  return scanReferences(text).flatMap((r) => (r.kind === 'output' ? [{ nodeId: r.nodeId, field: r.field }] : []));
-}
-
 /**
  * Removes Markdown code (fenced blocks and inline backticks) from prose. Prompts often show
  * authors example syntax such as `$other-node.output` inside code; validation skips those so
