@@ -130,3 +130,28 @@ function assertGroupId(pgid: number): void {
     throw new CairnError('INTERNAL', `refusing to signal process group ${pgid}: not a child's group id`);
   }
 }
+
+/** Linux reports process start times in clock ticks of USER_HZ, which is 100 on every platform it runs on. */
+const USER_HZ = 100;
+
+/**
+ * False when the process with id `pgid` started after `notAfter` (ms since the epoch): the
+ * group id then names some other program that reused the number, for example after a reboot,
+ * and must not be killed. True when it started before, or when that cannot be told (not
+ * Linux, or the process is gone).
+ */
+export function startedNoLaterThan(pgid: number, notAfter: number): boolean {
+  if (!isLinux) return true;
+  try {
+    const bootSeconds = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'latin1'))?.[1]);
+    const text = readFileSync(`/proc/${pgid}/stat`, 'latin1');
+    // Fields after `pid (comm) `: state is 1st, starttime the 20th.
+    const startTicks = Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[19]);
+    if (!Number.isFinite(bootSeconds) || !Number.isFinite(startTicks)) return true;
+    const startedAt = bootSeconds * 1000 + (startTicks * 1000) / USER_HZ;
+    // btime has a resolution of one second.
+    return startedAt <= notAfter + 1000;
+  } catch {
+    return true;
+  }
+}

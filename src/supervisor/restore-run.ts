@@ -1,10 +1,13 @@
 import { readFile } from 'node:fs/promises';
-import { killProcessGroup } from '../shared/process-group.js';
+import { killProcessGroup, startedNoLaterThan } from '../shared/process-group.js';
 import { isInterrupted, rebuildRunSnapshot, type NodeSnapshot } from '../shared/records/index.js';
 import type { RunEvent } from '../shared/schemas/event.js';
 import type { NodeEventFactory } from './node-events.js';
 import type { RunPlan } from './run-plan.js';
 import type { NodeState, RestoredRun } from './run-state.js';
+
+/** An attempt's process is spawned just after its start time is taken. */
+const ATTEMPT_SPAWN_SLACK_MS = 5_000;
 
 /**
  * Rebuilds the node states of a run taken over from a supervisor that is gone. Finished nodes
@@ -32,8 +35,13 @@ export async function restoreRun(
       ...(snap.invocation ? { invocation: { id: snap.invocation.id, startedAt: snap.invocation.startedAt } } : {}),
     };
     if (snap.inFlight) {
-      if (snap.inFlight.pid !== undefined) await killProcessGroup(snap.inFlight.pid, { graceMs: opts.killGraceMs });
       const startedAt = snap.inFlight.startedAt ?? new Date().toISOString();
+      const pid = snap.inFlight.pid;
+      // A pid recorded before a reboot may now belong to an unrelated program: kill the group
+      // only if its leader started no later than the attempt did.
+      if (pid !== undefined && startedNoLaterThan(pid, Date.parse(startedAt) + ATTEMPT_SPAWN_SLACK_MS)) {
+        await killProcessGroup(pid, { graceMs: opts.killGraceMs });
+      }
       const invocation = state.invocation ?? { id: snap.inFlight.attemptId ?? node.id, startedAt };
       closing.push(
         factory.interrupted(node, invocation, { id: snap.inFlight.attemptId ?? invocation.id, startedAt }, opts.previousOwner),

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isProcessGroupAlive, killProcessGroup } from '../../src/shared/process-group.js';
+import { isProcessGroupAlive, killProcessGroup, startedNoLaterThan } from '../../src/shared/process-group.js';
 
 const started: ChildProcess[] = [];
 
@@ -95,5 +95,19 @@ describe('killProcessGroup', () => {
   it('refuses to signal group 0 or 1', async () => {
     await expect(killProcessGroup(0, { graceMs: 0 })).rejects.toThrow(/refusing to signal/);
     expect(() => isProcessGroupAlive(1)).toThrow(/refusing to signal/);
+  });
+});
+
+describe('telling a reused process id from the process that was recorded', () => {
+  it('knows a live process started before now, and not before a time in the past', async () => {
+    const child = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+    try {
+      await new Promise((resolve) => child.once('spawn', resolve));
+      expect(startedNoLaterThan(child.pid!, Date.now())).toBe(true);
+      // A record from an hour ago cannot be about a process that started just now.
+      expect(startedNoLaterThan(child.pid!, Date.now() - 3_600_000)).toBe(process.platform !== 'linux');
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 });

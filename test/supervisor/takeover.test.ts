@@ -33,12 +33,15 @@ async function deadPid(): Promise<number> {
   return child.pid!;
 }
 
-it('takes over a run whose supervisor died: kills the orphaned group, closes the attempt, runs the node again', async () => {
+/**
+ * The state a supervisor killed with -9 leaves behind: it owned the run (lease still valid), its
+ * heartbeat names a process that is gone, and the `slow` node's attempt was recorded as started
+ * at `startedAt` in the process group `pid`.
+ */
+async function seedCrashedRun(pid: number, startedAt: string) {
   const store = home.openStore();
-  // The interrupted attempt below is a stand-in process; the node's own body is quick.
+  // The interrupted attempt is a stand-in process; the node's own body is quick.
   const run = await createRunRow(store, resumable.replace('if [ -e .again ]; then echo second; else touch .again; sleep 30; fi', 'echo second'));
-  // The state a supervisor killed with -9 leaves behind: it owned the run (lease still valid),
-  // its heartbeat names a process that is gone, and the node's process group lives on.
   const job = await store.claimJob('dead-sup', 60_000);
   await store.acquireRun({ runId: run.id, ownerId: 'dead-sup', leaseMs: 60_000, fromStatuses: ['pending'], status: 'running', events: [] });
   await store.finishJob(job!.id, 'dead-sup', 'started');
@@ -47,15 +50,26 @@ it('takes over a run whose supervisor died: kills the orphaned group, closes the
     id: 'dead-sup', pid: await deadPid(), hostname: hostname(), started_at: now, heartbeat_at: now, state: 'running',
     concurrency: { limit: 1, perRunLimit: 1, active: 1, queued: 0, runs: 1, perProvider: {} },
   });
-  const orphan = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
-  home.defer(() => orphan.kill('SIGKILL'));
-  const invocation = { id: randomUUID(), startedAt: now, loopPath: [] };
-  const attempt = { id: randomUUID(), startedAt: now };
+  const invocation = { id: randomUUID(), startedAt, loopPath: [] };
+  const attempt = { id: randomUUID(), startedAt };
   const started = buildExecutionRecord({
     runId: run.id, path: 'slow', node: { id: 'slow', kind: 'exec', runtime: 'sh' }, invocation, attempt,
-    timing: { startedAt: now }, spend: notApplicableSpend(), lifecycle: startedState(),
+    timing: { startedAt }, spend: notApplicableSpend(), lifecycle: startedState(),
   });
-  await store.appendEvents([{ ...nodeEventOf(started, { pid: orphan.pid! }), conversation_id: run.conversation_id }]);
+  await store.appendEvents([{ ...nodeEventOf(started, { pid }), conversation_id: run.conversation_id }]);
+  return { run, invocation, attempt };
+}
+
+function sleeper() {
+  const child = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
+  home.defer(() => child.kill('SIGKILL'));
+  return child;
+}
+
+it('takes over a run whose supervisor died: kills the orphaned group, closes the attempt, runs the node again', async () => {
+  const startedAt = new Date().toISOString();
+  const orphan = sleeper();
+  const { run, invocation, attempt } = await seedCrashedRun(orphan.pid!, startedAt);
 
   const sup = await startSupervisor(home);
   const done = await sup.waitForStatus(run.id, ['completed', 'failed']);
@@ -75,6 +89,17 @@ it('takes over a run whose supervisor died: kills the orphaned group, closes the
   expect(slow[1]!.data).toMatchObject({ interrupted: true, execution: { attempt: { id: attempt.id }, lifecycle: { failureKind: 'transient' } } });
   expect(slow.map((e) => e.data.execution.invocation.id)).toEqual(Array(4).fill(invocation.id));
   expect(slow[2]!.data.execution.attempt.id).not.toBe(attempt.id);
+});
+
+it('does not kill a process group whose id was reused after the attempt was recorded (a reboot)', async () => {
+  // The record is an hour old; the process now holding that id started just now.
+  const stranger = sleeper();
+  const { run } = await seedCrashedRun(stranger.pid!, new Date(Date.now() - 3_600_000).toISOString());
+
+  const sup = await startSupervisor(home);
+  expect((await sup.waitForStatus(run.id, ['completed', 'failed'])).status).toBe('completed');
+  expect(isProcessGroupAlive(stranger.pid!)).toBe(true);
+  expect(nodeTimeline(await sup.events(run.id)).slice(0, 3)).toEqual(['node_started:slow', 'node_failed:slow', 'node_started:slow']);
 });
 
 it('on shutdown without drain interrupts running nodes and leaves the run to the next supervisor, which finishes it', async () => {
