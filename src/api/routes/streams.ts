@@ -60,21 +60,21 @@ const frameResponse = {
   200: streamPayloadSchema.describe('One frame payload (text/event-stream)'),
 };
 
+/** What both stream routes share: resume headers/query, SSE framing, the frame schema. */
+const streamSchema = {
+  tags: ['streams'],
+  description: streamDescription,
+  headers: resumeHeadersSchema,
+  querystring: resumeQuerySchema,
+  produces: ['text/event-stream'],
+  response: frameResponse,
+};
+
 /** `GET /api/stream/__dashboard__` (every run event) and `GET /api/stream/{conversationId}`. */
 export const streamRoutes: FastifyPluginAsyncZod<StreamRoutesOptions> = async (app, { hub }) => {
   app.get(
     `/api/stream/${DASHBOARD_STREAM}`,
-    {
-      schema: {
-        tags: ['streams'],
-        summary: 'Live events of every run (dashboard)',
-        description: streamDescription,
-        headers: resumeHeadersSchema,
-        querystring: resumeQuerySchema,
-        produces: ['text/event-stream'],
-        response: frameResponse,
-      },
-    },
+    { schema: { ...streamSchema, summary: 'Live events of every run (dashboard)' } },
     async (req, reply) => {
       const afterSeq = afterSeqOf(req.headers['last-event-id'], req.query.lastEventId);
       await openStream(hub, reply, { conversationId: undefined, afterSeq });
@@ -85,9 +85,8 @@ export const streamRoutes: FastifyPluginAsyncZod<StreamRoutesOptions> = async (a
     '/api/stream/:conversationId',
     {
       schema: {
-        tags: ['streams'],
+        ...streamSchema,
         summary: 'Live events of one conversation’s runs',
-        description: streamDescription,
         params: z.object({
           conversationId: z
             .string()
@@ -96,10 +95,6 @@ export const streamRoutes: FastifyPluginAsyncZod<StreamRoutesOptions> = async (a
             .regex(/^[\w.:-]+$/, { error: 'Invalid conversation ID' })
             .describe('The conversationId given (or generated) when the runs were started'),
         }),
-        headers: resumeHeadersSchema,
-        querystring: resumeQuerySchema,
-        produces: ['text/event-stream'],
-        response: frameResponse,
       },
     },
     async (req, reply) => {
