@@ -1,4 +1,4 @@
-import { openStore } from '../src/shared/store/open-store.js';
+import { openStore } from '../src/store/open-store.js';
 import { openSse } from '../test/helpers/sse.js';
 import { fanOutYaml, getRun, startRun } from '../test/helpers/workflows.js';
 import { waitFor } from '../test/helpers/wait-for.js';

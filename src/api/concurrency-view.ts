@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Settings } from '../shared/config.js';
-import type { SupervisorHeartbeat } from '../shared/schemas/heartbeat.js';
-import { supervisorHeartbeatSchema } from '../shared/schemas/heartbeat.js';
+import type { SupervisorHeartbeat } from '../store/schemas/heartbeat.js';
+import { supervisorHeartbeatSchema } from '../store/schemas/heartbeat.js';
 
 /**
  * A heartbeat older than this means the supervisor is gone. Supervisors beat every few seconds;

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_PORT, loadSettings } from '../shared/config.js';
-import { shutdownMessageSchema, type ChildReadyMessage } from '../shared/schemas/process-messages.js';
+import { shutdownMessageSchema, type ChildReadyMessage } from '../shared/process-messages.js';
 import { createLogger, type Logger } from '../shared/log.js';
-import { openStore } from '../shared/store/open-store.js';
-import type { Store } from '../shared/store/store.js';
+import { openStore } from '../store/open-store.js';
+import type { Store } from '../store/store.js';
 import { buildServer } from './server.js';
 
 /**

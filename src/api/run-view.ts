@@ -1,4 +1,4 @@
-import type { Run } from '../shared/schemas/run.js';
+import type { Run } from '../store/schemas/run.js';
 
 /**
  * How a run row is shown over HTTP. The row is returned as stored except for values a user may

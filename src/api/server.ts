@@ -2,8 +2,8 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Settings } from '../shared/config.js';
 import { silentLogger, type Logger } from '../shared/log.js';
-import type { Store } from '../shared/store/store.js';
-import { WorkflowCatalog } from '../shared/workflow/catalog.js';
+import type { Store } from '../store/store.js';
+import { WorkflowCatalog } from '../workflow/catalog.js';
 import { registerErrorHandling } from './errors.js';
 import { openApiRoutes, registerOpenApi } from './openapi.js';
 import { readPackageVersion } from './package-version.js';

@@ -1,9 +1,9 @@
 import { CairnError } from '../shared/errors.js';
-import type { WorkflowCatalog } from '../shared/workflow/catalog.js';
-import { readWorkflowFile } from '../shared/workflow/discover-workflows.js';
-import { isWorkflowFileName, listFiles } from '../shared/workflow/list-files.js';
-import type { CatalogLocations } from '../shared/workflow/locations.js';
-import { filesDeclaring, sourceFolders, type WritableSource } from '../shared/workflow/workflow-files.js';
+import type { WorkflowCatalog } from '../workflow/catalog.js';
+import { readWorkflowFile } from '../workflow/discover-workflows.js';
+import { isWorkflowFileName, listFiles } from '../workflow/list-files.js';
+import type { CatalogLocations } from '../workflow/locations.js';
+import { filesDeclaring, sourceFolders, type WritableSource } from '../workflow/workflow-files.js';
 
 /**
  * `DELETE /api/workflows/{name}` on top of the catalog. When the only copy of a name the

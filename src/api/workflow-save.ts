@@ -1,6 +1,6 @@
 import { ProblemListError } from './errors.js';
-import type { SavedWorkflow, WorkflowCatalog } from '../shared/workflow/catalog.js';
-import { assertSafeWorkflowName, sourceFolders, type WritableSource } from '../shared/workflow/workflow-files.js';
+import type { SavedWorkflow, WorkflowCatalog } from '../workflow/catalog.js';
+import { assertSafeWorkflowName, sourceFolders, type WritableSource } from '../workflow/workflow-files.js';
 
 /**
  * `PUT /api/workflows/{name}` on top of the catalog. The checks run in the order a user fixes

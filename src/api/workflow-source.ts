@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { parseWritableSource, type WritableSource } from '../shared/workflow/workflow-files.js';
+import { parseWritableSource, type WritableSource } from '../workflow/workflow-files.js';
 
 /**
  * The `source` query parameter of `PUT` and `DELETE /api/workflows/{name}`: `project` (the

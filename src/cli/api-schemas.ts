@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { runStatusSchema } from '../shared/schemas/run.js';
+import { runStatusSchema } from '../store/schemas/run.js';
 
 /**
  * The parts of the API's responses the CLI reads. Loose on purpose: the server may add fields,

@@ -1,7 +1,7 @@
 import { homePaths, resolveHome } from '../shared/paths.js';
 import { DEFAULT_PORT } from '../shared/env-settings.js';
 import { CliError } from './cli-error.js';
-import { readLiveServerFile } from './run-dir.js';
+import { readLiveServerFile } from '../launcher/run-dir.js';
 
 export type ServerAddressSource = 'flag' | 'env' | 'server-file' | 'default';
 

@@ -1,7 +1,7 @@
-import type { NewRunEvent } from '../../src/shared/schemas/event.js';
-import { newRun } from '../shared/store/fixtures.js';
-import type { Run, RunStatus } from '../../src/shared/schemas/run.js';
-import type { NewRun, Store } from '../../src/shared/store/store.js';
+import type { NewRunEvent } from '../../src/store/schemas/event.js';
+import { newRun } from '../store/fixtures.js';
+import type { Run, RunStatus } from '../../src/store/schemas/run.js';
+import type { NewRun, Store } from '../../src/store/store.js';
 
 /** Inserts a pending run (and its start job) the way the run route does. */
 export function seedRun(store: Store, overrides: Partial<NewRun> = {}): Promise<Run> {

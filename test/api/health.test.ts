@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SupervisorHeartbeat } from '../../src/shared/schemas/heartbeat.js';
+import type { SupervisorHeartbeat } from '../../src/store/schemas/heartbeat.js';
 import { makeTestApp } from '../helpers/app.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { moveRun, seedRun } from './fixtures.js';

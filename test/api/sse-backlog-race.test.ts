@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { Store } from '../../src/shared/store/store.js';
+import type { Store } from '../../src/store/store.js';
 import { listen, makeTestApp } from '../helpers/app.js';
 import { openSse } from '../helpers/sse.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';

@@ -1,7 +1,7 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Run } from '../../src/shared/schemas/run.js';
+import type { Run } from '../../src/store/schemas/run.js';
 import { listen, makeTestApp } from '../helpers/app.js';
 import { openSse, type SseClient } from '../helpers/sse.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';

@@ -6,7 +6,7 @@ const bin = fileURLToPath(new URL('../../bin/cairn.js', import.meta.url));
 
 /** Fails early, with what to do, when the process tests run without a build. */
 export function assertBuilt(): void {
-  for (const entry of ['cli/main.js', 'api/main.js', 'supervisor/main.js']) {
+  for (const entry of ['cli/main.js', 'api/main.js', 'supervisor/process/main.js']) {
     const path = fileURLToPath(new URL(`../../dist/${entry}`, import.meta.url));
     if (!existsSync(path)) throw new Error(`dist/${entry} is missing: run \`npm run build\` (or \`npm test\`, which builds first)`);
   }

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { isProcessAlive, readPidFile, readServerFile, serverFilePath } from '../../src/cli/run-dir.js';
+import { isProcessAlive, readPidFile, readServerFile, serverFilePath } from '../../src/launcher/run-dir.js';
 import { freePort } from '../helpers/free-port.js';
 import { startServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';

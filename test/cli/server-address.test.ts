@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CliError } from '../../src/cli/cli-error.js';
-import { claimServerFile } from '../../src/cli/run-dir.js';
+import { claimServerFile } from '../../src/launcher/run-dir.js';
 import { resolveServerAddress } from '../../src/cli/server-address.js';
 import { homePaths } from '../../src/shared/paths.js';
 import { runCliInProcess } from './cli-harness.js';

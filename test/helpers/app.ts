@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildServer, type ApiDeps } from '../../src/api/server.js';
 import { loadSettings, type Settings } from '../../src/shared/config.js';
-import type { Store } from '../../src/shared/store/store.js';
+import type { Store } from '../../src/store/store.js';
 import type { TempHome } from './temp-home.js';
 
 export interface TestApp {

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { homePaths, type HomePaths } from '../../src/shared/paths.js';
-import { openStore, type Store } from '../../src/shared/store/open-store.js';
+import { openStore, type Store } from '../../src/store/open-store.js';
 
 export interface TempHome {
   home: string;

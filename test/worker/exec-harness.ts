@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { BroadcastChannel } from 'node:worker_threads';
-import { ATTEMPT_CONTROL_CHANNEL, attemptNoticeSchema, type AttemptNotice, type ExecAttemptTask } from '../../src/shared/schemas/attempt.js';
-import type { RunEvent } from '../../src/shared/schemas/event.js';
-import type { Store } from '../../src/shared/store/open-store.js';
-import { createWorkerPool, type WorkerPool, type WorkerPoolOptions } from '../../src/worker/pool.js';
+import { ATTEMPT_CONTROL_CHANNEL, attemptNoticeSchema, type AttemptNotice, type ExecAttemptTask } from '../../src/worker/attempt-protocol.js';
+import type { RunEvent } from '../../src/store/schemas/event.js';
+import type { Store } from '../../src/store/open-store.js';
+import { createWorkerPool, type WorkerPool, type WorkerPoolOptions } from '../../src/worker/pool/pool.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
-import { newRun } from '../shared/store/fixtures.js';
+import { newRun } from '../store/fixtures.js';
 
 export { builtTaskFile } from '../helpers/built-files.js';
 import { builtTaskFile } from '../helpers/built-files.js';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { WorkflowCatalog } from '../../shared/workflow/catalog.js';
-import { workflowSourceSchema } from '../../shared/workflow/locations.js';
+import type { WorkflowCatalog } from '../../workflow/catalog.js';
+import { workflowSourceSchema } from '../../workflow/locations.js';
 import { errorBodySchema } from '../errors.js';
 import { resolveRunCwd } from '../run-cwd.js';
 import { workflowCwdQuerySchema } from '../schemas/workflows.js';

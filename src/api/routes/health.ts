@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CairnError } from '../../shared/errors.js';
 import type { Settings } from '../../shared/config.js';
-import type { Store } from '../../shared/store/store.js';
+import type { Store } from '../../store/store.js';
 import { concurrencyViewSchema, describeConcurrency } from '../concurrency-view.js';
 import { statusByCode } from '../errors.js';
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CairnError } from '../../shared/errors.js';
-import { cancellableRunStatuses, type Run } from '../../shared/schemas/run.js';
-import type { Store } from '../../shared/store/store.js';
+import { cancellableRunStatuses, type Run } from '../../store/schemas/run.js';
+import type { Store } from '../../store/store.js';
 import { errorBodySchema } from '../errors.js';
 import { toEventView } from '../event-view.js';
 import { toRunView } from '../run-view.js';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { WorkflowCatalog } from '../../shared/workflow/catalog.js';
+import type { WorkflowCatalog } from '../../workflow/catalog.js';
 import { errorBodySchema } from '../errors.js';
 import { resolveRunCwd } from '../run-cwd.js';
 import { workflowNameParamsSchema } from '../schemas/run-request.js';

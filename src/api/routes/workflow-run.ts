@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Store } from '../../shared/store/store.js';
-import type { WorkflowCatalog } from '../../shared/workflow/catalog.js';
+import type { Store } from '../../store/store.js';
+import type { WorkflowCatalog } from '../../workflow/catalog.js';
 import { newConversationId } from '../conversation-id.js';
 import { errorBodySchema } from '../errors.js';
 import { resolveRunCwd } from '../run-cwd.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { runEventSchema } from '../../shared/schemas/event.js';
-import { runSchema, runStatusSchema } from '../../shared/schemas/run.js';
-import { costScopeSchema } from '../../shared/schemas/run-usage.js';
+import { runEventSchema } from '../../store/schemas/event.js';
+import { runSchema, runStatusSchema } from '../../store/schemas/run.js';
+import { costScopeSchema } from '../../records/schemas/run-usage.js';
 
 /** Schemas of the run read and cancel routes, shared by validation and `/api/openapi.json`. */
 

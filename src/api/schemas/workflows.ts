@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { workflowSourceSchema } from '../../shared/workflow/locations.js';
-import { writableSourceSchema } from '../../shared/workflow/workflow-files.js';
+import { workflowSourceSchema } from '../../workflow/locations.js';
+import { writableSourceSchema } from '../../workflow/workflow-files.js';
 
 /**
  * Schemas of the workflow-definition routes (`/api/workflows`, `/api/workflows/{name}`,

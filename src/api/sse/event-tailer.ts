@@ -1,6 +1,6 @@
 import type { Logger } from '../../shared/log.js';
-import type { RunEvent } from '../../shared/schemas/event.js';
-import type { EventFilter, Store } from '../../shared/store/store.js';
+import type { RunEvent } from '../../store/schemas/event.js';
+import type { EventFilter, Store } from '../../store/store.js';
 import { formatEventFrame, toStreamPayload } from './frames.js';
 import { RunNames } from './run-names.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RunEvent } from '../../shared/schemas/event.js';
+import type { RunEvent } from '../../store/schemas/event.js';
 
 /**
  * The JSON payload of each SSE frame, mapped from a durable event the way the upstream

@@ -1,5 +1,5 @@
-import type { RunEvent } from '../../shared/schemas/event.js';
-import type { Store } from '../../shared/store/store.js';
+import type { RunEvent } from '../../store/schemas/event.js';
+import type { Store } from '../../store/store.js';
 import { needsWorkflowName } from './frames.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Logger } from '../../shared/log.js';
-import type { Store } from '../../shared/store/store.js';
+import type { Store } from '../../store/store.js';
 import { EventTailer } from './event-tailer.js';
 import { StreamClient, type CloseReason, type FrameSink } from './stream-client.js';
 

@@ -1,4 +1,4 @@
-import { runStatusSchema } from '../../shared/schemas/run.js';
+import { runStatusSchema } from '../../store/schemas/run.js';
 import { runDetailResponseSchema, runListResponseSchema, runOperationResponseSchema, type RunView } from '../api-schemas.js';
 import { expectPositionals, parseCommandArgs, parsePositiveInt } from '../args.js';
 import { usageError } from '../cli-error.js';

@@ -1,7 +1,7 @@
 import { createLogger } from '../../shared/log.js';
 import { expectPositionals, parseCommandArgs, parsePositiveInt } from '../args.js';
 import type { CliContext } from '../context.js';
-import { launch } from '../launcher.js';
+import { launch } from '../../launcher/launcher.js';
 import { printHelp, type Command } from './command.js';
 
 /** The process signals that stop the server; a second one while draining forces the stop. */

@@ -3,7 +3,7 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { CairnError } from '../../shared/errors.js';
 import { resolveHome } from '../../shared/paths.js';
-import { WorkflowCatalog } from '../../shared/workflow/catalog.js';
+import { WorkflowCatalog } from '../../workflow/catalog.js';
 import { expectPositionals, parseCommandArgs } from '../args.js';
 import { CliError } from '../cli-error.js';
 import { isColorWanted, writeLine, type CliContext } from '../context.js';

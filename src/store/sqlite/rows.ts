@@ -1,0 +1,67 @@
+import type { Job } from '../schemas/job.js';
+import type { RunEvent } from '../schemas/event.js';
+import type { Run } from '../schemas/run.js';
+import type { SupervisorHeartbeat } from '../schemas/heartbeat.js';
+
+/** Row → object conversions: JSON columns are stored as text. Trusted: only we write them. */
+type Row = Record<string, unknown>;
+
+export function toRun(row: Row): Run {
+  return {
+    id: row.id as string,
+    workflow_name: row.workflow_name as string,
+    status: row.status as Run['status'],
+    conversation_id: row.conversation_id as string,
+    codebase_id: (row.codebase_id as string | null) ?? null,
+    working_path: (row.working_path as string | null) ?? null,
+    user_message: row.user_message as string,
+    inputs: JSON.parse(row.inputs as string) as Run['inputs'],
+    metadata: JSON.parse(row.metadata as string) as Run['metadata'],
+    error: (row.error as string | null) ?? null,
+    parent_run_id: (row.parent_run_id as string | null) ?? null,
+    owner_id: (row.owner_id as string | null) ?? null,
+    lease_expires_at: (row.lease_expires_at as string | null) ?? null,
+    created_at: row.created_at as string,
+    started_at: (row.started_at as string | null) ?? null,
+    completed_at: (row.completed_at as string | null) ?? null,
+    last_activity_at: row.last_activity_at as string,
+  };
+}
+
+export function toJob(row: Row): Job {
+  return {
+    id: row.id as number,
+    kind: row.kind as Job['kind'],
+    run_id: row.run_id as string,
+    payload: JSON.parse(row.payload as string) as Job['payload'],
+    status: row.status as Job['status'],
+    lease_owner: (row.lease_owner as string | null) ?? null,
+    lease_expires_at: (row.lease_expires_at as string | null) ?? null,
+    created_at: row.created_at as string,
+    result: (row.result as string | null) ?? null,
+  };
+}
+
+export function toEvent(row: Row): RunEvent {
+  return {
+    seq: row.seq as number,
+    run_id: row.run_id as string,
+    conversation_id: row.conversation_id as string,
+    event_type: row.event_type as string,
+    step_name: (row.step_name as string | null) ?? null,
+    data: JSON.parse(row.data as string) as RunEvent['data'],
+    created_at: row.created_at as string,
+  };
+}
+
+export function toHeartbeat(row: Row): SupervisorHeartbeat {
+  return {
+    id: row.id as string,
+    pid: row.pid as number,
+    hostname: row.hostname as string,
+    started_at: row.started_at as string,
+    heartbeat_at: row.heartbeat_at as string,
+    state: row.state as SupervisorHeartbeat['state'],
+    concurrency: JSON.parse(row.concurrency as string) as SupervisorHeartbeat['concurrency'],
+  };
+}

@@ -1,0 +1,130 @@
+import type Database from 'better-sqlite3';
+import { terminalRunStatuses, type Run, type RunStatus } from '../schemas/run.js';
+import type { NewRun, RunListQuery } from '../store.js';
+import { toRun } from './rows.js';
+
+/** `('completed', 'failed', 'cancelled')`, for SQL. */
+const terminal = `(${terminalRunStatuses.map((status) => `'${status}'`).join(', ')})`;
+
+/** Statements for `workflow_runs`. Callers wrap multi-statement changes in a transaction. */
+export function runStatements(db: Database.Database) {
+  const insert = db.prepare(
+    `INSERT INTO workflow_runs (id, workflow_name, status, conversation_id, working_path,
+       user_message, inputs, metadata, definition, created_at, last_activity_at)
+     VALUES (@id, @workflowName, 'pending', @conversationId, @workingPath, @userMessage,
+       @inputs, @metadata, @definition, @now, @now)
+     RETURNING *`,
+  );
+  const byId = db.prepare('SELECT * FROM workflow_runs WHERE id = ?');
+  const definition = db.prepare('SELECT definition FROM workflow_runs WHERE id = ?');
+  const countByStatus = db.prepare('SELECT COUNT(*) AS n FROM workflow_runs WHERE status = ?');
+  const renew = db.prepare(
+    `UPDATE workflow_runs SET lease_expires_at = ?
+     WHERE owner_id = ? AND status NOT IN ${terminal}`,
+  );
+  const release = db.prepare(
+    'UPDATE workflow_runs SET owner_id = NULL, lease_expires_at = NULL WHERE id = ? AND owner_id = ?',
+  );
+  const notOwnedBy = db.prepare(
+    `SELECT * FROM workflow_runs WHERE status = ? AND (owner_id IS NULL OR owner_id <> ?)
+     ORDER BY created_at`,
+  );
+
+  return {
+    insert(run: NewRun, now: string): Run {
+      const row = insert.get({
+        id: run.id,
+        workflowName: run.workflowName,
+        conversationId: run.conversationId,
+        workingPath: run.workingPath,
+        userMessage: run.userMessage,
+        inputs: JSON.stringify(run.inputs),
+        metadata: JSON.stringify(run.metadata),
+        definition: JSON.stringify(run.definition),
+        now,
+      });
+      return toRun(row as Record<string, unknown>);
+    },
+    get(id: string): Run | undefined {
+      const row = byId.get(id);
+      return row ? toRun(row as Record<string, unknown>) : undefined;
+    },
+    definition(id: string): unknown {
+      const row = definition.get(id) as { definition: string } | undefined;
+      return row ? JSON.parse(row.definition) : undefined;
+    },
+    list(query: RunListQuery): Run[] {
+      const where: string[] = [];
+      const params: unknown[] = [];
+      if (query.status) (where.push('status = ?'), params.push(query.status));
+      if (query.conversationId) (where.push('conversation_id = ?'), params.push(query.conversationId));
+      if (query.workflowName) (where.push('workflow_name = ?'), params.push(query.workflowName));
+      const sql = `SELECT * FROM workflow_runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+                   ORDER BY created_at DESC, rowid DESC LIMIT ?`;
+      return db
+        .prepare(sql)
+        .all(...params, query.limit)
+        .map((r) => toRun(r as Record<string, unknown>));
+    },
+    count(status: RunStatus): number {
+      return (countByStatus.get(status) as { n: number }).n;
+    },
+    /** Compare-and-set ownership: see Store.acquireRun. */
+    acquire(p: {
+      runId: string; ownerId: string; leaseUntil: string; now: string;
+      fromStatuses: readonly RunStatus[]; status: RunStatus; previousOwner: string | null;
+    }): Run | undefined {
+      const placeholders = p.fromStatuses.map(() => '?').join(', ');
+      const row = db
+        .prepare(
+          `UPDATE workflow_runs
+           SET owner_id = ?, lease_expires_at = ?, status = ?,
+               started_at = COALESCE(started_at, ?), last_activity_at = ?,
+               completed_at = CASE WHEN ? IN ${terminal} THEN ? ELSE NULL END
+           WHERE id = ? AND status IN (${placeholders})
+             AND (owner_id IS NULL OR owner_id = ? OR owner_id = ? OR lease_expires_at < ?)
+           RETURNING *`,
+        )
+        .get(
+          p.ownerId, p.leaseUntil, p.status, p.now, p.now, p.status, p.now,
+          p.runId, ...p.fromStatuses, p.ownerId, p.previousOwner ?? p.ownerId, p.now,
+        );
+      return row ? toRun(row as Record<string, unknown>) : undefined;
+    },
+    /** Owner-checked update; returns undefined when the caller no longer owns the run. */
+    transition(p: {
+      runId: string; ownerId: string; now: string; status?: RunStatus; error?: string | null;
+      metadataPatch?: Record<string, unknown>; release: boolean;
+    }): Run | undefined {
+      const sets = ['last_activity_at = @now'];
+      if (p.status) sets.push('status = @status');
+      if (p.status && terminalRunStatuses.includes(p.status)) sets.push('completed_at = @now');
+      if (p.error !== undefined) sets.push('error = @error');
+      if (p.metadataPatch) sets.push('metadata = json_patch(metadata, @patch)');
+      if (p.release) sets.push('owner_id = NULL', 'lease_expires_at = NULL');
+      const row = db
+        .prepare(
+          `UPDATE workflow_runs SET ${sets.join(', ')}
+           WHERE id = @runId AND owner_id = @ownerId RETURNING *`,
+        )
+        .get({
+          runId: p.runId,
+          ownerId: p.ownerId,
+          now: p.now,
+          status: p.status ?? null,
+          error: p.error ?? null,
+          patch: JSON.stringify(p.metadataPatch ?? {}),
+        });
+      return row ? toRun(row as Record<string, unknown>) : undefined;
+    },
+    renew(ownerId: string, leaseUntil: string): number {
+      return renew.run(leaseUntil, ownerId).changes;
+    },
+    release(ownerId: string, runId: string): void {
+      release.run(runId, ownerId);
+    },
+    listNotOwnedBy(ownerId: string, status: RunStatus): Run[] {
+      return notOwnedBy.all(status, ownerId).map((r) => toRun(r as Record<string, unknown>));
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import { loadSettings } from '../../shared/config.js';
+import { positiveIntFromEnv } from '../../shared/env-settings.js';
+import type { ChildReadyMessage } from '../../shared/process-messages.js';
+import { createLogger } from '../../shared/log.js';
+import { openStore } from '../../store/open-store.js';
+import { createSupervisorRuntime } from './runtime.js';
+import { onShutdownRequest } from './shutdown.js';
+
+/** The supervisor process: claims jobs and drives runs. Started by `cairn serve`. */
+async function main(): Promise<void> {
+  const settings = loadSettings();
+  const log = createLogger({ name: 'supervisor' });
+  const store = openStore({ path: settings.paths.database });
+  const threads = positiveIntFromEnv('CAIRN_WORKER_THREADS', process.env.CAIRN_WORKER_THREADS);
+  const { supervisor, pool } = createSupervisorRuntime({ store, settings, log, ...(threads ? { threads } : {}) });
+  await supervisor.start();
+  process.send?.({ type: 'ready' } satisfies ChildReadyMessage);
+
+  let closing: Promise<void> | undefined;
+  onShutdownRequest(async ({ drain }) => {
+    if (closing) return supervisor.shutdown({ drain }); // a second request interrupts a drain
+    closing = close(drain);
+  });
+  async function close(drain: boolean): Promise<void> {
+    const errors: unknown[] = [];
+    for (const step of [() => supervisor.shutdown({ drain }), () => pool.close(), () => store.close()]) {
+      await step().catch((err: unknown) => errors.push(err));
+    }
+    if (errors.length) log.error({ err: new AggregateError(errors) }, 'supervisor.shutdown_failed');
+    process.exit(errors.length ? 1 : 0);
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error('supervisor failed to start:', err);
+  process.exit(1);
+});

@@ -1,0 +1,74 @@
+import { readFile } from 'node:fs/promises';
+import { killProcessGroup, startedNoLaterThan } from '../../shared/process-group.js';
+import { isInterrupted, rebuildRunSnapshot, type NodeSnapshot } from '../../records/index.js';
+import type { RunEvent } from '../../store/schemas/event.js';
+import type { NodeEventFactory } from './node-events.js';
+import type { RunPlan } from './run-plan.js';
+import type { NodeState, RestoredRun } from './run-state.js';
+
+/** An attempt's process is spawned just after its start time is taken. */
+const ATTEMPT_SPAWN_SLACK_MS = 5_000;
+
+/**
+ * Rebuilds the node states of a run taken over from a supervisor that is gone. Finished nodes
+ * stay finished with their output; an attempt that was in flight has its process group killed
+ * (confirmed gone) and is closed with an `interrupted` failure, and its node runs again as a new
+ * attempt of the same invocation, as does a node whose last attempt was interrupted at shutdown.
+ */
+export async function restoreRun(
+  plan: RunPlan,
+  events: readonly RunEvent[],
+  factory: NodeEventFactory,
+  opts: { previousOwner: string | null; killGraceMs: number },
+): Promise<RestoredRun> {
+  const snapshot = rebuildRunSnapshot(events);
+  const bySeq = new Map(events.map((e) => [e.seq, e]));
+  const nodes = new Map<string, NodeState>();
+  const closing = [];
+  for (const node of plan.nodes) {
+    const snap = snapshot.nodes.get(node.id);
+    if (!snap) continue;
+    const state: NodeState = {
+      status: 'pending',
+      output: '',
+      attempts: snap.attemptsStarted,
+      ...(snap.invocation ? { invocation: { id: snap.invocation.id, startedAt: snap.invocation.startedAt } } : {}),
+    };
+    if (snap.inFlight) {
+      const startedAt = snap.inFlight.startedAt ?? new Date().toISOString();
+      const pid = snap.inFlight.pid;
+      // A pid recorded before a reboot may now belong to an unrelated program: kill the group
+      // only if its leader started no later than the attempt did.
+      if (pid !== undefined && startedNoLaterThan(pid, Date.parse(startedAt) + ATTEMPT_SPAWN_SLACK_MS)) {
+        await killProcessGroup(pid, { graceMs: opts.killGraceMs });
+      }
+      const invocation = state.invocation ?? { id: snap.inFlight.attemptId ?? node.id, startedAt };
+      closing.push(
+        factory.interrupted(node, invocation, { id: snap.inFlight.attemptId ?? invocation.id, startedAt }, opts.previousOwner),
+      );
+    } else if (snap.reusable && (snap.status === 'completed' || snap.reusable.replayed)) {
+      state.status = 'completed';
+      state.output = await fullOutput(snap);
+    } else if (snap.status === 'completed') {
+      state.status = 'completed';
+    } else if (snap.status === 'skipped') {
+      state.status = 'skipped';
+    } else if (snap.status === 'failed' && !isInterrupted(bySeq.get(snap.lastSeq)?.data)) {
+      state.status = 'failed';
+      state.error = snap.lifecycle?.status === 'failed' ? snap.lifecycle.error : 'failed';
+    }
+    nodes.set(node.id, state);
+  }
+  return { nodes, events: closing };
+}
+
+/** The whole output of a finished node: the stored preview, or its spill file when it was cut. */
+async function fullOutput(snap: NodeSnapshot): Promise<string> {
+  const reusable = snap.reusable!;
+  const spill = reusable.persisted?.spillPath;
+  if (spill) {
+    const text = await readFile(spill, 'utf8').catch(() => undefined);
+    if (text !== undefined) return text;
+  }
+  return reusable.text;
+}

@@ -1,0 +1,37 @@
+import type { NewRunEvent } from '../../store/schemas/event.js';
+import type { Run, RunStatus } from '../../store/schemas/run.js';
+import type { NodeState } from './run-state.js';
+
+/** A run-level event (`workflow_*`): no node path. */
+export function runEvent(
+  run: Pick<Run, 'id' | 'conversation_id'>,
+  type: string,
+  data: Record<string, unknown>,
+): NewRunEvent {
+  return { run_id: run.id, conversation_id: run.conversation_id, event_type: type, step_name: null, data };
+}
+
+/**
+ * The run's final status and message once every node is terminal, in the upstream's words:
+ * nothing completed → failed; something completed but something failed → failed with each
+ * failure; otherwise completed.
+ */
+export function summariseOutcome(
+  workflowName: string,
+  states: readonly (readonly [string, NodeState])[],
+): { status: Extract<RunStatus, 'completed' | 'failed'>; error: string | null } {
+  const failed = states.filter(([, s]) => s.status === 'failed');
+  const completed = states.some(([, s]) => s.status === 'completed');
+  const skipped = states.filter(([, s]) => s.status === 'skipped').length;
+  if (!completed) {
+    const error = failed.length
+      ? `DAG workflow '${workflowName}' failed: node(s) ${failed.map(([id]) => id).join(', ')} failed. ${skipped} downstream node(s) were skipped.`
+      : `DAG workflow '${workflowName}' completed with no successful nodes. Check node conditions, trigger rules, and upstream failures.`;
+    return { status: 'failed', error };
+  }
+  if (failed.length) {
+    const details = failed.map(([id, s]) => `'${id}': ${s.error ?? 'failed'}`).join('; ');
+    return { status: 'failed', error: `DAG workflow '${workflowName}' completed with failures: ${details}` };
+  }
+  return { status: 'completed', error: null };
+}

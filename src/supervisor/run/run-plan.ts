@@ -1,0 +1,102 @@
+import type { NodeDescriptor } from '../../records/schemas/node-descriptor.js';
+import { describeNode } from '../../workflow/describe-node.js';
+import { topologicalOrder } from '../../workflow/graph.js';
+import { DEFAULT_RETRY_DELAY_MS, type TriggerRule } from '../../workflow/node-blocks.js';
+import type { WorkflowNode } from '../../workflow/node-schema.js';
+import type { WorkflowDefinition } from '../../workflow/workflow-schema.js';
+
+/**
+ * What the scheduler needs to know about each node of a run, compiled once from the run's
+ * definition snapshot when the run is claimed.
+ */
+export interface PlannedNode {
+  id: string;
+  /** The contract's `node` group for this node's records. */
+  descriptor: NodeDescriptor;
+  dependsOn: readonly string[];
+  triggerRule: TriggerRule;
+  when: string | undefined;
+  /** How the node executes; `unsupported` nodes fail with a clear configuration error. */
+  action: ExecAction | UnsupportedAction;
+  retry: RetryPolicy | undefined;
+}
+
+export interface ExecAction {
+  type: 'exec';
+  runtime: 'sh' | 'bun' | 'uv';
+  legacyType: 'bash' | 'script';
+  /** The body before substitution. */
+  source: string;
+  deps: readonly string[];
+  timeoutMs: number;
+}
+
+export interface UnsupportedAction {
+  type: 'unsupported';
+  /** The contract's record kind, e.g. `agent`, `gate`, `loop`. */
+  kind: string;
+  reason: string;
+}
+
+export interface RetryPolicy {
+  maxAttempts: number;
+  delayMs: number;
+  onError: 'transient' | 'all';
+}
+
+export interface RunPlan {
+  workflowName: string;
+  nodes: readonly PlannedNode[];
+  /** Node ids in a topological order (dependencies first). */
+  order: readonly string[];
+}
+
+export const DEFAULT_EXEC_TIMEOUT_MS = 120_000;
+
+/** Compiles the definition snapshot of a run (already validated when the run was created). */
+export function compileRunPlan(definition: WorkflowDefinition): RunPlan {
+  const nodes = definition.nodes.map(planNode);
+  return {
+    workflowName: definition.name,
+    nodes,
+    order: topologicalOrder(nodes.map((n) => ({ id: n.id, depends_on: [...n.dependsOn] }))),
+  };
+}
+
+function planNode(node: WorkflowNode): PlannedNode {
+  const descriptor = describeNode(node);
+  return {
+    id: node.id,
+    descriptor,
+    dependsOn: node.depends_on ?? [],
+    triggerRule: node.trigger_rule ?? 'all_success',
+    when: node.when,
+    action: actionOf(node, descriptor),
+    retry:
+      'retry' in node && node.retry
+        ? {
+            maxAttempts: node.retry.max_attempts,
+            delayMs: node.retry.delay_ms ?? DEFAULT_RETRY_DELAY_MS,
+            onError: node.retry.on_error ?? 'transient',
+          }
+        : undefined,
+  };
+}
+
+function actionOf(node: WorkflowNode, descriptor: NodeDescriptor): ExecAction | UnsupportedAction {
+  if ('bash' in node) {
+    return { type: 'exec', runtime: 'sh', legacyType: 'bash', source: node.bash, deps: [], timeoutMs: node.timeout ?? DEFAULT_EXEC_TIMEOUT_MS };
+  }
+  if ('script' in node) {
+    return {
+      type: 'exec', runtime: node.runtime, legacyType: 'script', source: node.script,
+      deps: node.deps ?? [], timeoutMs: node.timeout ?? DEFAULT_EXEC_TIMEOUT_MS,
+    };
+  }
+  const what = descriptor.kind === 'agent' ? 'AI (prompt/command) nodes' : `'${descriptor.kind}' nodes`;
+  return {
+    type: 'unsupported',
+    kind: descriptor.kind,
+    reason: `Node '${node.id}': ${what} cannot run yet in this version of Cairn (no executor for them); only bash and script nodes run. Remove the node or run the workflow where this node kind is supported.`,
+  };
+}

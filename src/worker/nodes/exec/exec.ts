@@ -1,0 +1,192 @@
+import { statSync } from 'node:fs';
+import type { z } from 'zod';
+import { killProcessGroup } from '../../../shared/process-group.js';
+import type { AttemptResult, execAttemptTaskSchema } from '../../attempt-protocol.js';
+import { cancelledFailure, cancelReasonOf } from '../../cancel-reason.js';
+import type { ChildEnd, ChildLauncher, LaunchError } from '../../spawn/child-launcher.js';
+import { defaultLauncher } from '../../spawn/default-launcher.js';
+import { workerEnv } from '../../spawn/worker-env.js';
+import { buildExecCommand } from './exec-command.js';
+import { HeadCapture, TailCapture, trimTrailingNewline } from './output-capture.js';
+
+/** An exec attempt as the worker sees it, after parsing (defaults applied). */
+export type ExecTask = z.output<typeof execAttemptTaskSchema>;
+
+/** What one exec attempt came to; the caller adds timing and whether it was recorded. */
+export type ExecOutcome = Omit<AttemptResult, 'startedAt' | 'durationMs' | 'recorded'>;
+
+export interface ExecOptions {
+  /** Aborting stops the attempt: its process group is killed and confirmed gone first. */
+  signal?: AbortSignal;
+  /** Called as soon as the child's pid is known, before anything else is awaited. */
+  onSpawned?: (pid: number) => void;
+  /** How the child is started; this thread's default launcher unless told. */
+  launcher?: ChildLauncher;
+}
+
+type Ending =
+  | { kind: 'closed'; code: number | null; signal: NodeJS.Signals | null }
+  | { kind: 'timeout' }
+  | { kind: 'aborted'; reason: unknown };
+
+/**
+ * Runs one exec attempt: `bash -c` for `sh`, `bun` or `uv run` for scripts, as the leader of its
+ * own process group with stdin closed. Never throws for an outcome a user can cause (non-zero
+ * exit, timeout, missing runtime, bad cwd); throws only when a group cannot be killed.
+ *
+ * When the leader exits on its own, processes it left in the background that closed their
+ * stdout are left alone (as upstream: a node may start a daemon); ones that kept stdout open
+ * are waited for, under the node's timeout.
+ */
+export async function runExec(task: ExecTask, opts: ExecOptions = {}): Promise<ExecOutcome> {
+  const built = buildExecCommand(task, task.env.PATH ?? workerEnv().PATH);
+  if (!built.ok) {
+    return configFailure(
+      `runtime not found: '${built.executable}' is not installed or not on PATH (needed by node '${task.nodeId}')`,
+    );
+  }
+  if (hasNulByte(task, built.command.args)) {
+    return configFailure(`node '${task.nodeId}' cannot run: its script, arguments or environment contain a NUL byte`);
+  }
+  if (!isDirectory(task.cwd)) {
+    return configFailure(`working directory '${task.cwd}' of node '${task.nodeId}' does not exist or is not a directory`);
+  }
+  if (opts.signal?.aborted) return stopped(opts.signal.reason, undefined, null, null, '');
+
+  const stdout = new HeadCapture();
+  const stderr = new TailCapture();
+  const launcher = opts.launcher ?? defaultLauncher();
+  const launched = await launcher.launch(
+    { file: built.command.file, args: built.command.args, cwd: task.cwd, env: task.env },
+    { stdout: (chunk) => stdout.push(chunk), stderr: (chunk) => stderr.push(chunk) },
+  );
+  if (!launched.ok) return configFailure(launchFailureMessage(launched.error, built.command.file, task.cwd));
+  const child = launched.child;
+  const pid = child.pid;
+  opts.onSpawned?.(pid);
+
+  let ending: Ending;
+  try {
+    ending = await waitForEnding(child.closed, task.timeoutMs, opts.signal);
+  } catch (err) {
+    // The launcher lost track of the child (its helper died): nothing of it may outlive us.
+    await killProcessGroup(pid, { graceMs: 0, signal: 'SIGKILL' });
+    throw err;
+  }
+  if (ending.kind === 'closed') {
+    return exitOutcome(ending.code, ending.signal, pid, stdout, stderr.text().trim());
+  }
+
+  await killProcessGroup(pid, { graceMs: task.killGraceMs });
+  // The leader is dead, so its exit comes; a member that escaped the group with setsid could
+  // still hold the pipes open, so they are closed rather than waited for.
+  const { code, signal } = await child.exited.catch((): ChildEnd => ({ code: null, signal: null }));
+  child.release();
+  const output = trimTrailingNewline(stdout.text());
+  if (ending.kind === 'aborted') return stopped(ending.reason, pid, code, signal, output);
+  const tail = stderr.text().trim();
+  return {
+    status: 'failed',
+    output,
+    error: `timed out after ${task.timeoutMs} ms (the node's timeout); its processes were killed${tail ? `: ${tail}` : ''}`,
+    failureKind: 'timeout',
+    exitCode: code,
+    signal,
+    pid,
+    ...truncation(stdout),
+  };
+}
+
+/** Resolves with whichever comes first: the child closing, the timeout, or an abort. */
+function waitForEnding(closed: Promise<ChildEnd>, timeoutMs: number, signal: AbortSignal | undefined): Promise<Ending> {
+  return new Promise<Ending>((resolve, reject) => {
+    let done = false;
+    const timer = setTimeout(() => finish({ kind: 'timeout' }), timeoutMs);
+    const onAbort = () => finish({ kind: 'aborted', reason: signal!.reason });
+    function finish(ending: Ending) {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      resolve(ending);
+    }
+    closed.then(
+      ({ code, signal: sig }) => finish({ kind: 'closed', code, signal: sig }),
+      (err: unknown) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+  });
+}
+
+function exitOutcome(
+  code: number | null,
+  signal: NodeJS.Signals | null,
+  pid: number,
+  stdout: HeadCapture,
+  stderrTail: string,
+): ExecOutcome {
+  const output = trimTrailingNewline(stdout.text());
+  const base = { output, exitCode: code, signal, pid, ...truncation(stdout) };
+  if (code === 0) return { status: 'completed', ...base };
+  const how = code !== null ? `exit code ${code}` : `killed by signal ${signal}`;
+  return {
+    status: 'failed',
+    error: stderrTail ? `${how}: ${stderrTail}` : how,
+    failureKind: 'exec_failed',
+    ...base,
+  };
+}
+
+function stopped(
+  reason: unknown,
+  pid: number | undefined,
+  code: number | null,
+  signal: NodeJS.Signals | null,
+  output: string,
+): ExecOutcome {
+  return {
+    status: 'cancelled',
+    output,
+    ...cancelledFailure(cancelReasonOf(reason)),
+    exitCode: code,
+    signal,
+    ...(pid !== undefined ? { pid } : {}),
+  };
+}
+
+function configFailure(error: string): ExecOutcome {
+  return { status: 'failed', output: '', error, failureKind: 'config', retryable: false, exitCode: null, signal: null };
+}
+
+function launchFailureMessage(err: LaunchError, file: string, cwd: string): string {
+  if (err.code === 'ENOENT') {
+    // A missing working directory and a missing executable both come back as ENOENT.
+    return `cannot start '${file}': the working directory '${cwd}' does not exist or the executable was removed`;
+  }
+  return `cannot start '${file}' in '${cwd}': ${err.message}`;
+}
+
+/** No argument, path or environment entry of a process can hold a NUL byte. */
+function hasNulByte(task: ExecTask, args: readonly string[]): boolean {
+  if (task.cwd.includes('\0') || args.some((arg) => arg.includes('\0'))) return true;
+  return Object.entries(task.env).some(([key, value]) => key.includes('\0') || value.includes('\0'));
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function truncation(stdout: HeadCapture): Partial<ExecOutcome> {
+  return stdout.truncated ? { outputTruncated: true, outputBytes: stdout.totalBytes } : {};
+}

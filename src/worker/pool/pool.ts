@@ -1,0 +1,228 @@
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { CairnError, coerceError } from '../../shared/errors.js';
+import type { Logger } from '../../shared/log.js';
+import { silentLogger } from '../../shared/log.js';
+import { killProcessGroup } from '../../shared/process-group.js';
+import {
+  attemptResultSchema,
+  attemptTaskSchema,
+  type AttemptResult,
+  type AttemptTask,
+} from '../attempt-protocol.js';
+import { cancelledFailure, cancelReasonOf } from '../cancel-reason.js';
+import { AttemptTracker } from './attempt-tracker.js';
+
+export interface WorkerPoolOptions {
+  maxThreads: number;
+  /** Attempts one thread runs at once; an exec attempt mostly waits on its child. */
+  concurrentTasksPerWorker: number;
+  /** The thread entry; defaults to `task.js` next to this module. */
+  filename?: string;
+  /**
+   * Milliseconds an idle thread is kept before it exits; by default threads live as long as the
+   * pool. A thread that exits leaves its spawn helper unreaped (no other thread can wait for it)
+   * and the next one pays for module loading, a Store and a new helper.
+   */
+  idleTimeout?: number;
+  /**
+   * Time a worker gets, beyond the attempt's kill grace period, to confirm a cancelled attempt
+   * before the pool stops it itself (terminating its thread).
+   */
+  cancelMarginMs?: number;
+  log?: Logger;
+}
+
+export interface RunAttemptOptions {
+  /** Aborting cancels the attempt; `signal.reason` `'shutdown'` (or `{ reason: 'shutdown' }`) marks a shutdown. */
+  signal?: AbortSignal;
+}
+
+export interface WorkerPoolStats {
+  threads: number;
+  /** Attempts running in a thread. */
+  active: number;
+  /** Attempts waiting for a free slot in a thread. */
+  queued: number;
+}
+
+export interface WorkerPool {
+  /** Runs one attempt in a worker thread. Resolves with its outcome; rejects only on a bug or a broken store. */
+  runAttempt(task: AttemptTask, opts?: RunAttemptOptions): Promise<AttemptResult>;
+  /** Waits for running attempts, then stops the threads; kills any process group still alive. */
+  close(): Promise<void>;
+  stats(): WorkerPoolStats;
+}
+
+const DEFAULT_CANCEL_MARGIN_MS = 2_000;
+
+/** The main-thread side of the Piscina pool that runs node attempts. */
+export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
+  const log = opts.log ?? silentLogger();
+  const piscina = new Piscina({
+    filename: opts.filename ?? fileURLToPath(new URL('../thread/task.js', import.meta.url)),
+    maxThreads: opts.maxThreads,
+    // Threads start with the pool, so the first node of the first run does not wait ~50 ms for
+    // a thread to boot, and (idleTimeout) they stay: a recycled thread costs that again.
+    minThreads: opts.maxThreads,
+    concurrentTasksPerWorker: opts.concurrentTasksPerWorker,
+    idleTimeout: opts.idleTimeout ?? Infinity,
+  });
+  // A thread that dies with no task of ours on it surfaces here; without a listener Node would
+  // treat the 'error' event as an uncaught exception.
+  piscina.on('error', (err: unknown) => log.error({ err }, 'worker.pool_error'));
+  const tracker = new AttemptTracker();
+  const cancelMarginMs = opts.cancelMarginMs ?? DEFAULT_CANCEL_MARGIN_MS;
+  let inFlight = 0;
+  let closed = false;
+
+  async function runAttempt(input: AttemptTask, runOpts: RunAttemptOptions = {}): Promise<AttemptResult> {
+    if (closed) throw new CairnError('INTERNAL', 'the worker pool is closed');
+    // A malformed task is a bug in the caller: throw rather than return a failed attempt.
+    const task = attemptTaskSchema.parse(input);
+    const attemptId = task.attempt.id;
+    const signal = runOpts.signal;
+    if (signal?.aborted) return notRunResult(signal.reason);
+
+    inFlight++;
+    tracker.begin(attemptId);
+    const running = piscina.run(task) as Promise<unknown>;
+    try {
+      const settled = await raceWithCancel(running, attemptId, task.killGraceMs, signal);
+      if (settled.kind === 'result') return attemptResultSchema.parse(settled.value);
+      if (settled.kind === 'stopped') return settled.result;
+      return await afterWorkerError(attemptId, settled.error);
+    } finally {
+      tracker.end(attemptId);
+      inFlight--;
+    }
+  }
+
+  type Settled =
+    | { kind: 'result'; value: unknown }
+    | { kind: 'error'; error: unknown }
+    | { kind: 'stopped'; result: AttemptResult };
+
+  /**
+   * Waits for the worker's answer. On abort, asks the worker to stop the attempt and gives it
+   * the kill grace period plus a margin; past that, stops the attempt from this side.
+   */
+  function raceWithCancel(
+    running: Promise<unknown>,
+    attemptId: string,
+    graceMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<Settled> {
+    return new Promise<Settled>((resolve) => {
+      let deadline: NodeJS.Timeout | undefined;
+      let done = false;
+      // Once this side stops the attempt, the worker's answer (or its thread's end) no longer counts.
+      let takenOver = false;
+      const finish = (settled: Settled) => {
+        if (done) return;
+        done = true;
+        if (deadline) clearTimeout(deadline);
+        signal?.removeEventListener('abort', onAbort);
+        resolve(settled);
+      };
+      const onAbort = () => {
+        const reason = cancelReasonOf(signal!.reason);
+        tracker.postCancel(attemptId, reason);
+        deadline = setTimeout(() => {
+          takenOver = true;
+          void stopUnanswered(attemptId, signal!.reason).then(
+            (result) => finish({ kind: 'stopped', result }),
+            (error: unknown) => finish({ kind: 'error', error }),
+          );
+        }, graceMs + cancelMarginMs);
+        deadline.unref();
+      };
+      running.then(
+        (value) => takenOver || finish({ kind: 'result', value }),
+        (error: unknown) => takenOver || finish({ kind: 'error', error }),
+      );
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /**
+   * The last resort for a worker that did not answer a cancel: terminate its thread (which
+   * also ends any other attempt on it; those come back through `afterWorkerError`), kill the
+   * attempt's process group, and leave the record to the caller.
+   */
+  async function stopUnanswered(attemptId: string, abortReason: unknown): Promise<AttemptResult> {
+    const { pid, threadId } = tracker.whereabouts(attemptId);
+    log.warn({ attemptId, pid, threadId }, 'worker.cancel_unanswered');
+    if (threadId !== undefined) {
+      // Terminating the thread also stops it from writing a record after we answered.
+      await piscina.threads.find((t) => t.threadId === threadId)?.terminate();
+    }
+    if (pid !== undefined) await killProcessGroup(pid, { graceMs: 0, signal: 'SIGKILL' });
+    return { ...notRunResult(abortReason), ...(pid !== undefined ? { pid } : {}) };
+  }
+
+  /**
+   * The worker threw, or its thread ended under it. If the attempt's child may still run, kill
+   * its group: nothing of an attempt may outlive the answer we give. A thread that ended (ours
+   * terminated it, or it crashed) is the attempt's misfortune, not its fault: a transient
+   * failure the caller records. Anything else is a bug or a broken store and is rethrown.
+   */
+  async function afterWorkerError(attemptId: string, thrown: unknown): Promise<AttemptResult> {
+    const err = coerceError(thrown);
+    const { pid } = tracker.whereabouts(attemptId);
+    if (pid !== undefined) await killProcessGroup(pid, { graceMs: 0, signal: 'SIGKILL' });
+    if (isThreadEnded(err)) {
+      log.warn({ attemptId, err }, 'worker.thread_ended');
+      return {
+        status: 'failed',
+        output: '',
+        error: `the worker thread running this attempt ended (${err.message}); the attempt did not finish`,
+        failureKind: 'transient',
+        retryable: true,
+        startedAt: new Date().toISOString(),
+        durationMs: 0,
+        exitCode: null,
+        signal: null,
+        ...(pid !== undefined ? { pid } : {}),
+        recorded: false,
+      };
+    }
+    throw new CairnError('INTERNAL', `attempt ${attemptId} failed in its worker: ${err.message}`, { attemptId }, {
+      cause: err,
+    });
+  }
+
+  return {
+    runAttempt,
+    async close() {
+      closed = true;
+      await piscina.close();
+      // Anything still known to be running lost its thread with the pool: kill it.
+      await Promise.all(tracker.livePids().map((pid) => killProcessGroup(pid, { graceMs: 0, signal: 'SIGKILL' })));
+      tracker.close();
+    },
+    stats() {
+      const queued = piscina.queueSize;
+      return { threads: piscina.threads.length, active: Math.max(0, inFlight - queued), queued };
+    },
+  };
+}
+
+/** The result of an attempt stopped before it ran, or stopped from this side: not recorded. */
+function notRunResult(abortReason: unknown): AttemptResult {
+  return {
+    status: 'cancelled',
+    output: '',
+    ...cancelledFailure(cancelReasonOf(abortReason)),
+    startedAt: new Date().toISOString(),
+    durationMs: 0,
+    exitCode: null,
+    signal: null,
+    recorded: false,
+  };
+}
+
+/** Piscina's errors for a task whose thread went away under it. */
+function isThreadEnded(err: Error): boolean {
+  return /worker exited|thread termination|terminating worker thread/i.test(err.message);
+}

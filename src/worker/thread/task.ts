@@ -1,0 +1,118 @@
+import { performance } from 'node:perf_hooks';
+import { BroadcastChannel, threadId } from 'node:worker_threads';
+import {
+  ATTEMPT_CONTROL_CHANNEL,
+  attemptControlSchema,
+  execAttemptTaskSchema,
+  type AttemptNotice,
+  type AttemptResult,
+} from '../attempt-protocol.js';
+import { openStore, type Store } from '../../store/open-store.js';
+import { execFinishedEvent, execStartedEvent } from './exec-events.js';
+import { runExec } from '../nodes/exec/exec.js';
+
+/**
+ * Piscina's thread entry: one node attempt per call, several at once per thread. A thread
+ * keeps one Store per database for its whole life (a connection never crosses threads) and one
+ * control-channel listener through which the pool cancels the attempts it runs.
+ */
+
+const stores = new Map<string, Store>();
+/** The attempts this thread is running, by attempt id. */
+const running = new Map<string, AbortController>();
+/**
+ * Cancels for attempts this thread is not (yet) running. The pool may cancel an attempt that is
+ * still on its way to a thread; whichever thread receives it then stops it before spawning.
+ * Every thread hears every cancel, so this is bounded: the oldest ids go first.
+ */
+const cancelledEarly = new Map<string, 'cancelled' | 'shutdown'>();
+const CANCELLED_EARLY_MAX = 1024;
+
+let channel: BroadcastChannel | undefined;
+
+/** Reason an attempt is aborted from inside when its `node_started` row could not be written. */
+const STORE_FAILED = Symbol('store failed');
+
+function storeFor(path: string): Store {
+  let store = stores.get(path);
+  if (!store) {
+    store = openStore({ path });
+    stores.set(path, store);
+  }
+  return store;
+}
+
+function controlChannel(): BroadcastChannel {
+  if (channel) return channel;
+  channel = new BroadcastChannel(ATTEMPT_CONTROL_CHANNEL);
+  channel.onmessage = (event) => onControl((event as MessageEvent).data);
+  channel.unref();
+  return channel;
+}
+
+function onControl(data: unknown): void {
+  // Workers' own notices travel on the same channel: skip them before parsing.
+  if ((data as { type?: unknown } | null)?.type !== 'cancel') return;
+  const parsed = attemptControlSchema.safeParse(data);
+  if (!parsed.success) return;
+  const { attemptId, reason } = parsed.data;
+  const controller = running.get(attemptId);
+  if (controller) {
+    controller.abort(reason);
+    return;
+  }
+  cancelledEarly.set(attemptId, reason);
+  if (cancelledEarly.size > CANCELLED_EARLY_MAX) cancelledEarly.delete(cancelledEarly.keys().next().value!);
+}
+
+function notify(notice: AttemptNotice): void {
+  controlChannel().postMessage(notice);
+}
+
+/** Runs one attempt and returns its outcome; the attempt's events are written before it returns. */
+export default async function runAttemptTask(input: unknown): Promise<AttemptResult> {
+  const task = execAttemptTaskSchema.parse(input);
+  const attemptId = task.attempt.id;
+  const store = storeFor(task.databasePath);
+  controlChannel();
+  const controller = new AbortController();
+  running.set(attemptId, controller);
+  const early = cancelledEarly.get(attemptId);
+  if (early) {
+    cancelledEarly.delete(attemptId);
+    controller.abort(early);
+  }
+
+  const startedAt = new Date().toISOString();
+  const t0 = performance.now();
+  let startedWrite: Promise<unknown> | undefined;
+  let spawnedPid: number | undefined;
+  try {
+    const outcome = await runExec(task, {
+      signal: controller.signal,
+      onSpawned(pid) {
+        spawnedPid = pid;
+        notify({ type: 'spawned', attemptId, pid, threadId });
+        startedWrite = store.appendEvents([execStartedEvent(task, startedAt, pid)]);
+        // Without its node_started row nobody could find this group after a crash: stop it.
+        startedWrite.catch(() => controller.abort(STORE_FAILED));
+      },
+    });
+    if (spawnedPid !== undefined) notify({ type: 'exited', attemptId });
+    // A failed node_started write rethrows here, once the attempt's group is gone.
+    await startedWrite;
+    const durationMs = performance.now() - t0;
+    const result: AttemptResult = { ...outcome, startedAt, durationMs, recorded: false };
+
+    // Stopped before it spawned: nothing ran, so nothing is recorded here; the caller decides.
+    if (outcome.status === 'cancelled' && spawnedPid === undefined) return result;
+    const finished = execFinishedEvent(task, startedAt, result);
+    // Attempts that never spawned (missing runtime, bad cwd) get their start and end at once.
+    await store.appendEvents(
+      spawnedPid === undefined ? [execStartedEvent(task, startedAt, undefined), finished] : [finished],
+    );
+    return { ...result, recorded: true };
+  } finally {
+    running.delete(attemptId);
+  }
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { CairnError } from '../../src/shared/errors.js';
+import {
+  assertNodeId,
+  instancePath,
+  isValidNodePath,
+  isWithinScope,
+  nodePath,
+  parentPath,
+  parseNodePath,
+} from '../../src/records/node-path.js';
+
+describe('node paths', () => {
+  it('composes top-level, loop group, fan-out instance and child paths', () => {
+    expect(nodePath('build')).toBe('build');
+    expect(nodePath('test', 'fix')).toBe('fix/test');
+    const instance = instancePath('review', 2);
+    expect(instance).toBe('review[2]');
+    expect(nodePath('lint', instance)).toBe('review[2]/lint');
+    expect(parseNodePath('review[2]/lint')).toEqual([{ id: 'review', ordinal: 2 }, { id: 'lint' }]);
+  });
+
+  it('accepts the ids workflows use, including include-expanded ones', () => {
+    for (const id of ['a', 'build-app', 'run_tests', 'inc__step', 'step.2']) expect(isValidNodePath(nodePath(id))).toBe(true);
+  });
+
+  it('refuses node ids that would make a path ambiguous', () => {
+    for (const id of ['', 'a/b', 'a[1]', 'x]']) expect(() => assertNodeId(id)).toThrow(CairnError);
+    expect(() => instancePath('review', -1)).toThrow(CairnError);
+    for (const path of ['', 'a//b', '/a', 'a[01]', 'a[x]', 'a[1]b']) expect(isValidNodePath(path)).toBe(false);
+  });
+
+  it('tells whether a path lies inside a scope', () => {
+    expect(isWithinScope('review[2]/lint', 'review[2]')).toBe(true);
+    expect(isWithinScope('review[2]/a/b', 'review[2]')).toBe(true);
+    expect(isWithinScope('review[2]', 'review[2]')).toBe(false);
+    expect(isWithinScope('review[20]/lint', 'review[2]')).toBe(false);
+    expect(isWithinScope('fixed/test', 'fix')).toBe(false);
+    expect(parentPath('review[2]/lint')).toBe('review[2]');
+    expect(parentPath('build')).toBeUndefined();
+  });
+});

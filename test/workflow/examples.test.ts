@@ -1,0 +1,38 @@
+import { cpSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempProject, type TempProject } from './temp-project.js';
+
+/** The examples of docs/workflows.md (kept as files under test/fixtures/workflows/examples). */
+const examples = fileURLToPath(new URL('../fixtures/workflows/examples/', import.meta.url));
+
+let t: TempProject;
+beforeEach(() => {
+  t = makeTempProject();
+  cpSync(join(examples, 'workflows'), join(t.cwd, '.cairn', 'workflows'), { recursive: true });
+  cpSync(join(examples, 'commands'), join(t.cwd, '.cairn', 'commands'), { recursive: true });
+});
+afterEach(() => t.close());
+
+describe('the documented examples', () => {
+  it('all load from a project, without errors or warnings, and validate', () => {
+    const listing = t.catalog.list({ cwd: t.cwd });
+    expect(listing.errors).toEqual([]);
+    expect(listing.workflows.map((w) => w.workflow.name)).toEqual([
+      'check-and-report',
+      'fix-tests',
+      'gated-change',
+      'hello',
+      'nightly-window',
+      'release-notes',
+      'review-files',
+      'review-one-file',
+      'triage',
+    ]);
+    for (const entry of listing.workflows) {
+      expect(entry.parseWarnings, entry.workflow.name).toBeUndefined();
+      expect(t.catalog.validate(entry.workflow, { cwd: t.cwd }), entry.workflow.name).toMatchObject({ valid: true });
+    }
+  });
+});
