@@ -1,4 +1,4 @@
-import { openStore } from '../src/store/open-store.js';
+import { openStore, sqliteStoreConfig } from '../src/store/open-store.js';
 import { openSse } from '../test/helpers/sse.js';
 import { fanOutYaml, getRun, startRun } from '../test/helpers/workflows.js';
 import { waitFor } from '../test/helpers/wait-for.js';
@@ -95,7 +95,7 @@ export async function sseLatency(clients = 100, events = 200): Promise<{ p50: nu
         return original(...frames);
       };
     }
-    const store = openStore({ path: session.home.paths.database });
+    const store = openStore(sqliteStoreConfig(session.home.paths.database));
     const sent = new Map<number, number>();
     for (let i = 0; i < events; i++) {
       const t = performance.now();

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { DEFAULT_PORT, loadSettings } from '../shared/config.js';
 import { shutdownMessageSchema, type ChildReadyMessage } from '../shared/process-messages.js';
 import { createLogger, type Logger } from '../shared/log.js';
-import { openStore } from '../store/open-store.js';
+import { openStore, sqliteStoreConfig } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { buildServer } from './server.js';
 
@@ -41,7 +41,7 @@ async function shutdown(app: FastifyInstance, store: Store, log: Logger, reason:
 async function main(): Promise<void> {
   const log = createLogger({ name: 'api' });
   const settings = loadSettings();
-  const store = openStore({ path: settings.paths.database });
+  const store = openStore(sqliteStoreConfig(settings.paths.database));
   const app = await buildServer({ store, settings, log });
 
   let stopping: Promise<void> | undefined;

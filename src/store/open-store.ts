@@ -1,9 +1,22 @@
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
+import type { StoreConfig } from './store-config.js';
 
 export type { Store } from './store.js';
+export { sqliteStoreConfig, storeConfigSchema, type StoreConfig } from './store-config.js';
+
+/** Tuning that is not part of where the data lives (tests shorten the poll, fake the clock). */
+export interface OpenStoreOptions {
+  /** Milliseconds since the epoch; injectable so lease expiry can be tested without waiting. */
+  clock?: () => number;
+  /** Fallback poll interval of the change notification. */
+  pollMs?: number;
+}
 
 /** Opens the configured store. Today that is the SQLite file; a PostgreSQL store sits here later. */
-export function openStore(opts: { path: string; clock?: () => number; pollMs?: number }): Store {
-  return new SqliteStore(opts);
+export function openStore(config: StoreConfig, opts: OpenStoreOptions = {}): Store {
+  switch (config.backend) {
+    case 'sqlite':
+      return new SqliteStore({ path: config.path, ...opts });
+  }
 }

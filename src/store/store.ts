@@ -15,7 +15,6 @@ import type { SupervisorHeartbeat } from './schemas/heartbeat.js';
  * `seq` at commit time to keep it).
  */
 export interface Store {
-  readonly backend: 'sqlite';
   /** Throws when the database cannot answer a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storeConfigSchema } from '../store/store-config.js';
 
 /**
  * Messages between the supervisor (main thread) and a worker thread. They are structured-cloned,
@@ -11,7 +12,8 @@ export type ExecRuntime = z.infer<typeof execRuntimeSchema>;
 /** One attempt of an exec node (bash, or a bun/uv script), fully resolved by the supervisor. */
 export const execAttemptTaskSchema = z.object({
   kind: z.literal('exec'),
-  databasePath: z.string(),
+  /** The database the worker records the attempt in (each thread opens its own Store). */
+  store: storeConfigSchema,
   runId: z.string(),
   conversationId: z.string(),
   /** The node's path in the run (its id for a top-level node). */

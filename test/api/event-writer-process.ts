@@ -3,7 +3,7 @@
  * do, until it is told to stop over IPC. Usage: fork with `--import tsx`, argv: database path,
  * then run ids and their conversation ids as `runId:conversationId`.
  */
-import { openStore } from '../../src/store/open-store.js';
+import { openStore, sqliteStoreConfig } from '../../src/store/open-store.js';
 
 const [databasePath, ...runArgs] = process.argv.slice(2);
 if (!databasePath || runArgs.length === 0) throw new Error('usage: event-writer-process <db> <runId:conversationId>...');
@@ -12,7 +12,7 @@ const runs = runArgs.map((arg) => {
   return { runId: runId!, conversationId: conversationId! };
 });
 
-const store = openStore({ path: databasePath });
+const store = openStore(sqliteStoreConfig(databasePath));
 let stopped = false;
 let written = 0;
 process.on('message', (message) => {

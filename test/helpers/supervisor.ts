@@ -3,7 +3,7 @@ import { silentLogger } from '../../src/shared/log.js';
 import { loadSettings } from '../../src/shared/config.js';
 import type { Run } from '../../src/store/schemas/run.js';
 import type { RunEvent } from '../../src/store/schemas/event.js';
-import type { Store } from '../../src/store/store.js';
+import { sqliteStoreConfig, type Store } from '../../src/store/open-store.js';
 import { loadWorkflowText } from '../../src/workflow/load-workflow.js';
 import { createSupervisorRuntime } from '../../src/supervisor/process/runtime.js';
 import type { Supervisor } from '../../src/supervisor/process/supervisor.js';
@@ -33,6 +33,7 @@ export async function startSupervisor(home: TempHome, opts: { limit?: number; id
   const store = home.openStore();
   const { supervisor, pool } = createSupervisorRuntime({
     store,
+    storeConfig: sqliteStoreConfig(home.paths.database),
     settings,
     log: silentLogger(),
     threads: 2,

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { homePaths, type HomePaths } from '../../src/shared/paths.js';
-import { openStore, type Store } from '../../src/store/open-store.js';
+import { openStore, sqliteStoreConfig, type Store } from '../../src/store/open-store.js';
 
 export interface TempHome {
   home: string;
@@ -23,7 +23,7 @@ export async function makeTempHome(): Promise<TempHome> {
     home,
     paths,
     openStore(opts = {}) {
-      const store = openStore({ path: paths.database, pollMs: 50, ...opts });
+      const store = openStore(sqliteStoreConfig(paths.database), { pollMs: 50, ...opts });
       cleanups.push(() => store.close());
       return store;
     },

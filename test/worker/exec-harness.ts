@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { BroadcastChannel } from 'node:worker_threads';
 import { ATTEMPT_CONTROL_CHANNEL, attemptNoticeSchema, type AttemptNotice, type ExecAttemptTask } from '../../src/worker/attempt-protocol.js';
 import type { RunEvent } from '../../src/store/schemas/event.js';
-import type { Store } from '../../src/store/open-store.js';
+import { sqliteStoreConfig, type Store } from '../../src/store/open-store.js';
 import { createWorkerPool, type WorkerPool, type WorkerPoolOptions } from '../../src/worker/pool/pool.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { newRun } from '../store/fixtures.js';
@@ -53,7 +53,7 @@ export async function makeExecHarness(poolOpts: Partial<WorkerPoolOptions> = {})
       const nodeId = overrides.nodeId ?? `node-${++counter}`;
       return {
         kind: 'exec',
-        databasePath: home.paths.database,
+        store: sqliteStoreConfig(home.paths.database),
         runId: run.id,
         conversationId: run.conversation_id,
         path: nodeId,

@@ -23,7 +23,6 @@ export interface SqliteStoreOptions {
 
 /** The SQLite implementation of Store: one better-sqlite3 connection, owned by one thread. */
 export class SqliteStore implements Store {
-  readonly backend = 'sqlite' as const;
   private readonly db: Database.Database;
   private readonly clock: () => number;
   private readonly runs;

@@ -2,7 +2,7 @@ import { loadSettings } from '../../shared/config.js';
 import { positiveIntFromEnv } from '../../shared/env-settings.js';
 import type { ChildReadyMessage } from '../../shared/process-messages.js';
 import { createLogger } from '../../shared/log.js';
-import { openStore } from '../../store/open-store.js';
+import { openStore, sqliteStoreConfig } from '../../store/open-store.js';
 import { createSupervisorRuntime } from './runtime.js';
 import { onShutdownRequest } from './shutdown.js';
 
@@ -10,9 +10,10 @@ import { onShutdownRequest } from './shutdown.js';
 async function main(): Promise<void> {
   const settings = loadSettings();
   const log = createLogger({ name: 'supervisor' });
-  const store = openStore({ path: settings.paths.database });
+  const storeConfig = sqliteStoreConfig(settings.paths.database);
+  const store = openStore(storeConfig);
   const threads = positiveIntFromEnv('CAIRN_WORKER_THREADS', process.env.CAIRN_WORKER_THREADS);
-  const { supervisor, pool } = createSupervisorRuntime({ store, settings, log, ...(threads ? { threads } : {}) });
+  const { supervisor, pool } = createSupervisorRuntime({ store, storeConfig, settings, log, ...(threads ? { threads } : {}) });
   await supervisor.start();
   process.send?.({ type: 'ready' } satisfies ChildReadyMessage);
 

@@ -1,6 +1,6 @@
 import type { Settings } from '../../shared/config.js';
 import type { Logger } from '../../shared/log.js';
-import type { Store } from '../../store/store.js';
+import type { Store, StoreConfig } from '../../store/open-store.js';
 import { createWorkerPool, type WorkerPool } from '../../worker/pool/pool.js';
 import { createDriverFactory } from '../run/driver-factory.js';
 import { AttemptLimiter } from './limits.js';
@@ -19,6 +19,8 @@ export interface SupervisorRuntime {
  */
 export function createSupervisorRuntime(opts: {
   store: Store;
+  /** Where worker threads open their own Store. */
+  storeConfig: StoreConfig;
   settings: Settings;
   log: Logger;
   threads?: number;
@@ -41,7 +43,7 @@ export function createSupervisorRuntime(opts: {
     limiter,
     perRunLimit: settings.perRunConcurrency,
     log,
-    drivers: createDriverFactory({ store, pool, limiter, settings, log }),
+    drivers: createDriverFactory({ store, storeConfig: opts.storeConfig, pool, limiter, settings, log }),
     ...(opts.id ? { id: opts.id } : {}),
   });
   return { supervisor, pool };

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import type { Settings } from '../../shared/config.js';
 import type { Logger } from '../../shared/log.js';
 import type { Run } from '../../store/schemas/run.js';
-import type { Store } from '../../store/store.js';
+import type { Store, StoreConfig } from '../../store/open-store.js';
 import type { WorkflowDefinition } from '../../workflow/workflow-schema.js';
 import type { AttemptLimiter } from '../process/limits.js';
 import { createRunContext } from './node-context.js';
@@ -17,6 +17,7 @@ export const KILL_GRACE_MS = 3_000;
 
 export interface DriverFactoryDeps {
   store: Store;
+  storeConfig: StoreConfig;
   pool: AttemptRunner;
   limiter: AttemptLimiter;
   settings: Settings;
@@ -47,7 +48,7 @@ export function createDriverFactory(deps: DriverFactoryDeps): DriverFactory {
       prepare,
       checkCondition,
       ownerId: run.owner_id!,
-      databasePath: paths.database,
+      storeConfig: deps.storeConfig,
       workingPath,
       perRunLimit: deps.settings.perRunConcurrency,
       killGraceMs: KILL_GRACE_MS,

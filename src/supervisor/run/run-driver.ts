@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AttemptResult, ExecAttemptTask } from '../../worker/attempt-protocol.js';
 import type { NewRunEvent } from '../../store/schemas/event.js';
 import type { Run, RunStatus } from '../../store/schemas/run.js';
-import type { Store } from '../../store/store.js';
+import type { Store, StoreConfig } from '../../store/open-store.js';
 import type { Logger } from '../../shared/log.js';
 import { dependantsOf } from '../../workflow/graph.js';
 import { evaluateTriggerRule, type TerminalOutcome } from './trigger-rule.js';
@@ -39,7 +39,7 @@ export interface RunDriverDeps {
   events: NodeEventFactory;
   prepare: PrepareAttempt;
   ownerId: string;
-  databasePath: string;
+  storeConfig: StoreConfig;
   workingPath: string;
   perRunLimit: number;
   killGraceMs: number;
@@ -245,7 +245,7 @@ export class RunDriver {
     }
     const task: ExecAttemptTask = {
       kind: 'exec',
-      databasePath: this.deps.databasePath,
+      store: this.deps.storeConfig,
       runId: this.run.id,
       conversationId: this.run.conversation_id,
       path: node.id,

@@ -7,7 +7,7 @@ import {
   type AttemptNotice,
   type AttemptResult,
 } from '../attempt-protocol.js';
-import { openStore, type Store } from '../../store/open-store.js';
+import { openStore, type Store, type StoreConfig } from '../../store/open-store.js';
 import { execFinishedEvent, execStartedEvent } from './exec-events.js';
 import { runExec } from '../nodes/exec/exec.js';
 
@@ -33,11 +33,12 @@ let channel: BroadcastChannel | undefined;
 /** Reason an attempt is aborted from inside when its `node_started` row could not be written. */
 const STORE_FAILED = Symbol('store failed');
 
-function storeFor(path: string): Store {
-  let store = stores.get(path);
+function storeFor(config: StoreConfig): Store {
+  const key = JSON.stringify(config);
+  let store = stores.get(key);
   if (!store) {
-    store = openStore({ path });
-    stores.set(path, store);
+    store = openStore(config);
+    stores.set(key, store);
   }
   return store;
 }
@@ -73,7 +74,7 @@ function notify(notice: AttemptNotice): void {
 export default async function runAttemptTask(input: unknown): Promise<AttemptResult> {
   const task = execAttemptTaskSchema.parse(input);
   const attemptId = task.attempt.id;
-  const store = storeFor(task.databasePath);
+  const store = storeFor(task.store);
   controlChannel();
   const controller = new AbortController();
   running.set(attemptId, controller);

@@ -8,7 +8,7 @@ import { STDERR_TAIL_BYTES, STDOUT_CAP_BYTES } from '../../../../src/worker/node
 function task(script: string) {
   return execAttemptTaskSchema.parse({
     kind: 'exec',
-    databasePath: 'unused',
+    store: { backend: 'sqlite', path: 'unused' },
     runId: 'run',
     conversationId: 'conv',
     path: 'n',

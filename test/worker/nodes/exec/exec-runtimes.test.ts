@@ -27,7 +27,7 @@ afterAll(async () => {
 function scriptTask(runtime: ExecRuntime, script: string, deps: string[] = []) {
   return execAttemptTaskSchema.parse({
     kind: 'exec',
-    databasePath: 'unused',
+    store: { backend: 'sqlite', path: 'unused' },
     runId: 'run',
     conversationId: 'conv',
     path: 's',

@@ -1,0 +1,20 @@
+import { z } from 'zod';
+
+/**
+ * Which database a process or worker thread opens. It travels in messages (the supervisor's
+ * attempt tasks), so it is plain data; each receiver opens its own Store from it, and a
+ * connection never crosses a thread. A PostgreSQL backend adds a variant here.
+ */
+export const storeConfigSchema = z.discriminatedUnion('backend', [
+  z.object({
+    backend: z.literal('sqlite'),
+    /** The database file; its directory is created if missing. */
+    path: z.string().min(1),
+  }),
+]);
+export type StoreConfig = z.infer<typeof storeConfigSchema>;
+
+/** The embedded default: one SQLite file. */
+export function sqliteStoreConfig(path: string): StoreConfig {
+  return { backend: 'sqlite', path };
+}
