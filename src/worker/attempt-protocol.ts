@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { execRuntimeSchema } from '../records/schemas/node-descriptor.js';
 import { storeConfigSchema } from '../store/store-config.js';
 
 /**
@@ -6,8 +7,7 @@ import { storeConfigSchema } from '../store/store-config.js';
  * so they are plain data, parsed with these schemas on the receiving side.
  */
 
-export const execRuntimeSchema = z.enum(['sh', 'bun', 'uv']);
-export type ExecRuntime = z.infer<typeof execRuntimeSchema>;
+export { execRuntimeSchema, type ExecRuntime } from '../records/schemas/node-descriptor.js';
 
 /** One attempt of an exec node (bash, or a bun/uv script), fully resolved by the supervisor. */
 export const execAttemptTaskSchema = z.object({
@@ -43,7 +43,13 @@ export type ExecAttemptTask = z.input<typeof execAttemptTaskSchema>;
 export const attemptTaskSchema = execAttemptTaskSchema;
 export type AttemptTask = ExecAttemptTask;
 
-export const attemptStatusSchema = z.enum(['completed', 'failed', 'cancelled']);
+/**
+ * `completed` / `failed`: the attempt ran to its own end. `cancelled`: it was stopped by a user's
+ * cancel or a shutdown (`interrupted`). `not_started`: it was stopped before anything ran, so
+ * nothing was recorded for it. Every other outcome has its records written (by the thread that
+ * ran it, or by the pool when that thread could not) before the result is returned.
+ */
+export const attemptStatusSchema = z.enum(['completed', 'failed', 'cancelled', 'not_started']);
 
 /** What a worker returns for one attempt. Expected outcomes are values, never throws. */
 export const attemptResultSchema = z.object({
@@ -63,8 +69,6 @@ export const attemptResultSchema = z.object({
   outputTruncated: z.literal(true).optional(),
   /** Every byte stdout produced, when `outputTruncated`. */
   outputBytes: z.number().int().nonnegative().optional(),
-  /** True when the worker wrote the attempt's terminal event itself. */
-  recorded: z.boolean(),
   /** The attempt was stopped by a shutdown, not by its own outcome: it runs again later. */
   interrupted: z.boolean().optional(),
 });

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { execRuntimeSchema } from '../../worker/attempt-protocol.js';
 
 /**
  * The node an execution record is about. YAML keys map to kinds: `prompt`/`command` → agent,
@@ -7,6 +6,10 @@ import { execRuntimeSchema } from '../../worker/attempt-protocol.js';
  * `approval` → gate, `cancel` → halt, `wait` → wait, `workflow` → workflow, and the composed
  * fan-out expansion → compose_fan_out / compose_fan_out_instance.
  */
+
+/** How an exec node's body runs: `sh` (bash), `bun` or `uv`. */
+export const execRuntimeSchema = z.enum(['sh', 'bun', 'uv']);
+export type ExecRuntime = z.infer<typeof execRuntimeSchema>;
 
 export const agentSourceSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('inline') }),

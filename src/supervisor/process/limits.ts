@@ -25,6 +25,24 @@ export class AttemptLimiter {
     });
   }
 
+  /**
+   * Like `run`, but a task dropped because `signal` aborted before it started resolves as
+   * `{ dropped: true }` instead of rejecting, so a caller tells "never ran" from "failed".
+   */
+  async runUnlessAborted<T>(fn: () => Promise<T>, signal: AbortSignal): Promise<{ dropped: true } | { dropped: false; value: T }> {
+    let started = false;
+    try {
+      const value = await this.run(() => {
+        started = true;
+        return fn();
+      }, signal);
+      return { dropped: false, value };
+    } catch (err) {
+      if (!started && signal.aborted) return { dropped: true };
+      throw err;
+    }
+  }
+
   get active(): number {
     return this.queue.pending;
   }

@@ -2,7 +2,7 @@ import type { Settings } from '../../shared/config.js';
 import type { Logger } from '../../shared/log.js';
 import type { Store, StoreConfig } from '../../store/open-store.js';
 import { createWorkerPool, type WorkerPool } from '../../worker/pool/pool.js';
-import { createDriverFactory } from '../run/driver-factory.js';
+import { createSchedulerFactory } from '../run/scheduler-factory.js';
 import { AttemptLimiter } from './limits.js';
 import { Supervisor } from './supervisor.js';
 
@@ -32,6 +32,7 @@ export function createSupervisorRuntime(opts: {
   const limit = settings.maxConcurrency;
   const threads = opts.threads ?? 1;
   const pool = createWorkerPool({
+    store,
     maxThreads: threads,
     concurrentTasksPerWorker: Math.ceil(limit / threads),
     ...(opts.taskFile ? { filename: opts.taskFile } : {}),
@@ -43,7 +44,7 @@ export function createSupervisorRuntime(opts: {
     limiter,
     perRunLimit: settings.perRunConcurrency,
     log,
-    drivers: createDriverFactory({ store, storeConfig: opts.storeConfig, pool, limiter, settings, log }),
+    schedulers: createSchedulerFactory({ store, storeConfig: opts.storeConfig, pool, limiter, settings, log }),
     ...(opts.id ? { id: opts.id } : {}),
   });
   return { supervisor, pool };

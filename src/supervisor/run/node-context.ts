@@ -2,12 +2,17 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Run } from '../../store/schemas/run.js';
 import { decideWhen } from '../../workflow/condition-evaluate.js';
-import type { ProducerState } from '../../workflow/resolve-output.js';
 import { bodyEnvironment, conditionLookup, substituteShell, type SubstitutionContext } from '../../workflow/substitute.js';
 import type { VariableValues } from '../../workflow/variables.js';
-import type { CheckCondition, PrepareAttempt } from './run-driver.js';
-import type { NodeState } from './run-state.js';
+import type { PrepareExec } from '../nodes/exec.js';
+import type { NodeTable } from './node-table.js';
+import type { PlannedNode } from './run-plan.js';
 import { resolveScriptFile } from './script-files.js';
+import type { SkipDecision } from './skip-decision.js';
+
+/** Evaluates a node's `when` condition against upstream outputs: undefined means "run it", a
+ * skip decision skips it, `{ fail }` fails it (a reference to a failed producer, say). */
+export type CheckCondition = (node: PlannedNode) => SkipDecision | { fail: string } | undefined;
 
 export interface RunContextInput {
   run: Pick<Run, 'id' | 'user_message' | 'inputs' | 'working_path'>;
@@ -17,22 +22,25 @@ export interface RunContextInput {
 }
 
 /**
- * The two functions the driver calls to turn definition text into something runnable: body
- * substitution (with `$ARTIFACTS_DIR`, inputs, upstream outputs) and `when:` evaluation. Both
- * read upstream outputs from the driver's live node states.
+ * The two functions that turn definition text into something runnable: body substitution (with
+ * `$ARTIFACTS_DIR`, inputs, upstream outputs) for the exec handler, and `when:` evaluation for
+ * the scheduler. Both read upstream outputs from the run's node table.
  */
-export function createRunContext(input: RunContextInput): { prepare: PrepareAttempt; checkCondition: CheckCondition } {
+export function createRunContext(
+  input: RunContextInput,
+  table: NodeTable,
+): { prepare: PrepareExec; checkCondition: CheckCondition } {
   const variables: VariableValues = {
     ARGUMENTS: input.run.user_message,
     USER_MESSAGE: input.run.user_message,
     WORKFLOW_ID: input.run.id,
     ARTIFACTS_DIR: input.artifactsDir,
   };
-  const context = (states: ReadonlyMap<string, NodeState>, consumer: string): SubstitutionContext => ({
+  const context = (consumer: string): SubstitutionContext => ({
     variables,
     inputs: input.run.inputs,
     declaredInputs: input.declaredInputs,
-    outputs: (id) => producerState(states.get(id)),
+    outputs: (id) => table.producer(id),
     spill: (value, ref) => {
       const file = join(input.artifactsDir, '.cairn', 'node-output-spills', consumer, `${ref.nodeId}${ref.field ? `.${ref.field}` : ''}.nodeoutput`);
       mkdirSync(dirname(file), { recursive: true });
@@ -41,10 +49,10 @@ export function createRunContext(input: RunContextInput): { prepare: PrepareAtte
     },
   });
 
-  const prepare: PrepareAttempt = (node, states) => {
-    if (node.action.type !== 'exec') return { ok: false, error: `Node '${node.id}' is not executable`, failureKind: 'config' };
+  const prepare: PrepareExec = (node) => {
+    if (node.action.type !== 'exec') return { ok: false, error: `Node '${node.id}' is not executable` };
     const { runtime, source } = node.action;
-    const ctx = context(states, node.id);
+    const ctx = context(node.id);
     if (runtime !== 'sh') {
       const file = resolveScriptFile(source, runtime, { cwd: input.run.working_path, homeScripts: input.homeScripts });
       if (file) return { ok: true, script: file, env: bodyEnvironment(ctx) };
@@ -52,12 +60,12 @@ export function createRunContext(input: RunContextInput): { prepare: PrepareAtte
     const result = substituteShell(source, ctx, runtime);
     return result.ok
       ? { ok: true, script: result.text, env: result.env }
-      : { ok: false, error: `Node '${node.id}': ${result.error.message}`, failureKind: 'config' };
+      : { ok: false, error: `Node '${node.id}': ${result.error.message}` };
   };
 
-  const checkCondition: CheckCondition = (node, states) => {
+  const checkCondition: CheckCondition = (node) => {
     if (node.when === undefined) return undefined;
-    const decision = decideWhen(node.when, conditionLookup(context(states, node.id)));
+    const decision = decideWhen(node.when, conditionLookup(context(node.id)));
     if (decision.run) return undefined;
     if ('error' in decision) return { fail: `Node '${node.id}': when condition failed: ${decision.error}` };
     return decision.skip.reason === 'when_condition'
@@ -66,17 +74,4 @@ export function createRunContext(input: RunContextInput): { prepare: PrepareAtte
   };
 
   return { prepare, checkCondition };
-}
-
-function producerState(state: NodeState | undefined): ProducerState | undefined {
-  switch (state?.status) {
-    case 'completed':
-      return { status: 'completed', output: state.output };
-    case 'skipped':
-      return { status: 'skipped' };
-    case 'failed':
-      return state.error === undefined ? { status: 'failed' } : { status: 'failed', error: state.error };
-    default:
-      return undefined;
-  }
 }

@@ -14,7 +14,7 @@ import type { NewRunEvent } from '../../store/schemas/event.js';
 import type { Lifecycle, FailureKind } from '../../records/schemas/node-lifecycle.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { PlannedNode } from './run-plan.js';
-import type { SkipDecision } from './run-state.js';
+import type { SkipDecision } from './skip-decision.js';
 
 export interface AttemptIdentity {
   invocation: { id: string; startedAt: string };

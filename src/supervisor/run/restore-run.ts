@@ -1,10 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { killProcessGroup, startedNoLaterThan } from '../../shared/process-group.js';
 import { isInterrupted, rebuildRunSnapshot, type NodeSnapshot } from '../../records/index.js';
-import type { RunEvent } from '../../store/schemas/event.js';
+import type { NewRunEvent, RunEvent } from '../../store/schemas/event.js';
 import type { NodeEventFactory } from './node-events.js';
+import type { RestoredNode } from './node-table.js';
 import type { RunPlan } from './run-plan.js';
-import type { NodeState, RestoredRun } from './run-state.js';
+
+/** Node states rebuilt from a run's event log (by path), plus the events that close interrupted attempts. */
+export interface RestoredRun {
+  nodes: Map<string, RestoredNode>;
+  events: NewRunEvent[];
+}
 
 /** An attempt's process is spawned just after its start time is taken. */
 const ATTEMPT_SPAWN_SLACK_MS = 5_000;
@@ -23,14 +29,13 @@ export async function restoreRun(
 ): Promise<RestoredRun> {
   const snapshot = rebuildRunSnapshot(events);
   const bySeq = new Map(events.map((e) => [e.seq, e]));
-  const nodes = new Map<string, NodeState>();
+  const nodes = new Map<string, RestoredNode>();
   const closing = [];
   for (const node of plan.nodes) {
     const snap = snapshot.nodes.get(node.id);
     if (!snap) continue;
-    const state: NodeState = {
+    const state: RestoredNode = {
       status: 'pending',
-      output: '',
       attempts: snap.attemptsStarted,
       ...(snap.invocation ? { invocation: { id: snap.invocation.id, startedAt: snap.invocation.startedAt } } : {}),
     };
@@ -48,7 +53,8 @@ export async function restoreRun(
       );
     } else if (snap.reusable && (snap.status === 'completed' || snap.reusable.replayed)) {
       state.status = 'completed';
-      state.output = await fullOutput(snap);
+      // Only an output a later node references is read back (a spill file may be large).
+      if (plan.referencedOutputs.has(node.id)) state.output = await fullOutput(snap);
     } else if (snap.status === 'completed') {
       state.status = 'completed';
     } else if (snap.status === 'skipped') {

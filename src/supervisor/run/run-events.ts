@@ -1,6 +1,6 @@
 import type { NewRunEvent } from '../../store/schemas/event.js';
 import type { Run, RunStatus } from '../../store/schemas/run.js';
-import type { NodeState } from './run-state.js';
+import type { NodeEntry } from './node-table.js';
 
 /** A run-level event (`workflow_*`): no node path. */
 export function runEvent(
@@ -18,11 +18,16 @@ export function runEvent(
  */
 export function summariseOutcome(
   workflowName: string,
-  states: readonly (readonly [string, NodeState])[],
+  nodes: Iterable<Readonly<NodeEntry>>,
 ): { status: Extract<RunStatus, 'completed' | 'failed'>; error: string | null } {
-  const failed = states.filter(([, s]) => s.status === 'failed');
-  const completed = states.some(([, s]) => s.status === 'completed');
-  const skipped = states.filter(([, s]) => s.status === 'skipped').length;
+  const failed: [string, Readonly<NodeEntry>][] = [];
+  let completed = false;
+  let skipped = 0;
+  for (const node of nodes) {
+    if (node.status === 'failed') failed.push([node.path, node]);
+    else if (node.status === 'completed') completed = true;
+    else if (node.status === 'skipped') skipped++;
+  }
   if (!completed) {
     const error = failed.length
       ? `DAG workflow '${workflowName}' failed: node(s) ${failed.map(([id]) => id).join(', ')} failed. ${skipped} downstream node(s) were skipped.`

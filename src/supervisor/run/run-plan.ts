@@ -1,6 +1,7 @@
 import type { NodeDescriptor } from '../../records/schemas/node-descriptor.js';
 import { describeNode } from '../../workflow/describe-node.js';
 import { topologicalOrder } from '../../workflow/graph.js';
+import { scanReferences } from '../../workflow/references.js';
 import { DEFAULT_RETRY_DELAY_MS, type TriggerRule } from '../../workflow/node-blocks.js';
 import type { WorkflowNode } from '../../workflow/node-schema.js';
 import type { WorkflowDefinition } from '../../workflow/workflow-schema.js';
@@ -49,6 +50,9 @@ export interface RunPlan {
   nodes: readonly PlannedNode[];
   /** Node ids in a topological order (dependencies first). */
   order: readonly string[];
+  /** Nodes whose output some node references (`$id.output` anywhere in its definition): the
+   * only outputs the scheduler keeps in memory once they are produced. */
+  referencedOutputs: ReadonlySet<string>;
 }
 
 export const DEFAULT_EXEC_TIMEOUT_MS = 120_000;
@@ -60,7 +64,19 @@ export function compileRunPlan(definition: WorkflowDefinition): RunPlan {
     workflowName: definition.name,
     nodes,
     order: topologicalOrder(nodes.map((n) => ({ id: n.id, depends_on: [...n.dependsOn] }))),
+    referencedOutputs: referencedOutputsOf(definition.nodes),
   };
+}
+
+/** Every node id referenced as an output producer by any field of any node. */
+function referencedOutputsOf(nodes: readonly WorkflowNode[]): Set<string> {
+  const referenced = new Set<string>();
+  for (const node of nodes) {
+    for (const ref of scanReferences(JSON.stringify(node))) {
+      if (ref.kind === 'output' || ref.kind === 'loop_prev') referenced.add(ref.nodeId);
+    }
+  }
+  return referenced;
 }
 
 function planNode(node: WorkflowNode): PlannedNode {

@@ -10,10 +10,14 @@ import {
   type AttemptResult,
   type AttemptTask,
 } from '../attempt-protocol.js';
+import type { Store } from '../../store/store.js';
 import { cancelledFailure, cancelReasonOf } from '../cancel-reason.js';
+import { execFinishedEvent } from '../nodes/exec/exec-records.js';
 import { AttemptTracker } from './attempt-tracker.js';
 
 export interface WorkerPoolOptions {
+  /** Where the pool writes the terminal record of an attempt whose thread could not. */
+  store: Store;
   maxThreads: number;
   /** Attempts one thread runs at once; an exec attempt mostly waits on its child. */
   concurrentTasksPerWorker: number;
@@ -47,7 +51,11 @@ export interface WorkerPoolStats {
 }
 
 export interface WorkerPool {
-  /** Runs one attempt in a worker thread. Resolves with its outcome; rejects only on a bug or a broken store. */
+  /**
+   * Runs one attempt in a worker thread. Resolves with its outcome once the attempt's records are
+   * written (by its thread, or here when the thread could not); `not_started` when it was stopped
+   * before anything ran. Rejects only on a bug or a broken store.
+   */
   runAttempt(task: AttemptTask, opts?: RunAttemptOptions): Promise<AttemptResult>;
   /** Waits for running attempts, then stops the threads; kills any process group still alive. */
   close(): Promise<void>;
@@ -82,16 +90,19 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
     const task = attemptTaskSchema.parse(input);
     const attemptId = task.attempt.id;
     const signal = runOpts.signal;
-    if (signal?.aborted) return notRunResult(signal.reason);
+    if (signal?.aborted) return notStartedResult();
 
     inFlight++;
+    const dispatchedAt = new Date().toISOString();
     tracker.begin(attemptId);
     const running = piscina.run(task) as Promise<unknown>;
     try {
       const settled = await raceWithCancel(running, attemptId, task.killGraceMs, signal);
       if (settled.kind === 'result') return attemptResultSchema.parse(settled.value);
-      if (settled.kind === 'stopped') return settled.result;
-      return await afterWorkerError(attemptId, settled.error);
+      const result = settled.kind === 'stopped' ? settled.result : await afterWorkerError(attemptId, settled.error);
+      // The thread could not write this attempt's end: the pool does, through the same factory.
+      await opts.store.appendEvents([execFinishedEvent(task, dispatchedAt, result)]);
+      return result;
     } finally {
       tracker.end(attemptId);
       inFlight--;
@@ -147,8 +158,8 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
 
   /**
    * The last resort for a worker that did not answer a cancel: terminate its thread (which
-   * also ends any other attempt on it; those come back through `afterWorkerError`), kill the
-   * attempt's process group, and leave the record to the caller.
+   * also ends any other attempt on it; those come back through `afterWorkerError`) and kill the
+   * attempt's process group. The caller writes the attempt's record.
    */
   async function stopUnanswered(attemptId: string, abortReason: unknown): Promise<AttemptResult> {
     const { pid, threadId } = tracker.whereabouts(attemptId);
@@ -158,14 +169,23 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
       await piscina.threads.find((t) => t.threadId === threadId)?.terminate();
     }
     if (pid !== undefined) await killProcessGroup(pid, { graceMs: 0, signal: 'SIGKILL' });
-    return { ...notRunResult(abortReason), ...(pid !== undefined ? { pid } : {}) };
+    return {
+      status: 'cancelled',
+      output: '',
+      ...cancelledFailure(cancelReasonOf(abortReason)),
+      startedAt: new Date().toISOString(),
+      durationMs: 0,
+      exitCode: null,
+      signal: null,
+      ...(pid !== undefined ? { pid } : {}),
+    };
   }
 
   /**
    * The worker threw, or its thread ended under it. If the attempt's child may still run, kill
    * its group: nothing of an attempt may outlive the answer we give. A thread that ended (ours
    * terminated it, or it crashed) is the attempt's misfortune, not its fault: a transient
-   * failure the caller records. Anything else is a bug or a broken store and is rethrown.
+   * failure, recorded by the caller. Anything else is a bug or a broken store and is rethrown.
    */
   async function afterWorkerError(attemptId: string, thrown: unknown): Promise<AttemptResult> {
     const err = coerceError(thrown);
@@ -184,7 +204,6 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
         exitCode: null,
         signal: null,
         ...(pid !== undefined ? { pid } : {}),
-        recorded: false,
       };
     }
     throw new CairnError('INTERNAL', `attempt ${attemptId} failed in its worker: ${err.message}`, { attemptId }, {
@@ -208,18 +227,9 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
   };
 }
 
-/** The result of an attempt stopped before it ran, or stopped from this side: not recorded. */
-function notRunResult(abortReason: unknown): AttemptResult {
-  return {
-    status: 'cancelled',
-    output: '',
-    ...cancelledFailure(cancelReasonOf(abortReason)),
-    startedAt: new Date().toISOString(),
-    durationMs: 0,
-    exitCode: null,
-    signal: null,
-    recorded: false,
-  };
+/** An attempt stopped before it was dispatched: nothing ran, nothing is recorded. */
+function notStartedResult(): AttemptResult {
+  return { status: 'not_started', output: '', startedAt: new Date().toISOString(), durationMs: 0, exitCode: null, signal: null };
 }
 
 /** Piscina's errors for a task whose thread went away under it. */

@@ -8,7 +8,7 @@ import {
   type AttemptResult,
 } from '../attempt-protocol.js';
 import { openStore, type Store, type StoreConfig } from '../../store/open-store.js';
-import { execFinishedEvent, execStartedEvent } from './exec-events.js';
+import { execFinishedEvent, execStartedEvent } from '../nodes/exec/exec-records.js';
 import { runExec } from '../nodes/exec/exec.js';
 
 /**
@@ -70,7 +70,8 @@ function notify(notice: AttemptNotice): void {
   controlChannel().postMessage(notice);
 }
 
-/** Runs one attempt and returns its outcome; the attempt's events are written before it returns. */
+/** Runs one attempt and returns its outcome; the attempt's events are written before it returns
+ * (none for an attempt stopped before it spawned: `not_started`). */
 export default async function runAttemptTask(input: unknown): Promise<AttemptResult> {
   const task = execAttemptTaskSchema.parse(input);
   const attemptId = task.attempt.id;
@@ -103,16 +104,16 @@ export default async function runAttemptTask(input: unknown): Promise<AttemptRes
     // A failed node_started write rethrows here, once the attempt's group is gone.
     await startedWrite;
     const durationMs = performance.now() - t0;
-    const result: AttemptResult = { ...outcome, startedAt, durationMs, recorded: false };
+    const result: AttemptResult = { ...outcome, startedAt, durationMs };
 
-    // Stopped before it spawned: nothing ran, so nothing is recorded here; the caller decides.
-    if (outcome.status === 'cancelled' && spawnedPid === undefined) return result;
+    // Stopped before it spawned: nothing ran, so nothing is recorded.
+    if (outcome.status === 'cancelled' && spawnedPid === undefined) return { ...result, status: 'not_started' };
     const finished = execFinishedEvent(task, startedAt, result);
     // Attempts that never spawned (missing runtime, bad cwd) get their start and end at once.
     await store.appendEvents(
       spawnedPid === undefined ? [execStartedEvent(task, startedAt, undefined), finished] : [finished],
     );
-    return { ...result, recorded: true };
+    return result;
   } finally {
     running.delete(attemptId);
   }

@@ -51,7 +51,6 @@ describe('cancelling an exec attempt', () => {
       failureKind: 'cancelled',
       error: 'Cancelled by user',
       pid: victimPid,
-      recorded: true,
     });
     expect(isProcessGroupAlive(victimPid)).toBe(false);
 
@@ -73,7 +72,7 @@ describe('cancelling an exec attempt', () => {
 
     controller.abort({ reason: 'shutdown' });
 
-    expect(await result).toMatchObject({ status: 'cancelled', failureKind: 'transient', retryable: true, recorded: true });
+    expect(await result).toMatchObject({ status: 'cancelled', failureKind: 'transient', retryable: true });
     expect(isProcessGroupAlive(pid)).toBe(false);
     const [, failed] = await h.events(task.nodeId);
     expect(failed!.event_type).toBe('node_failed');
@@ -85,7 +84,7 @@ describe('cancelling an exec attempt', () => {
     const controller = new AbortController();
     controller.abort('shutdown');
     const result = await h.pool.runAttempt(h.task('touch should-not-exist'), { signal: controller.signal });
-    expect(result).toMatchObject({ status: 'cancelled', failureKind: 'transient', recorded: false });
+    expect(result).toMatchObject({ status: 'not_started' });
     expect(await h.events()).toEqual([]);
   });
 });
@@ -95,7 +94,7 @@ describe('timing out an exec attempt', () => {
     const task = h.task('sleep 60 & echo started; sleep 60', { timeoutMs: 300, killGraceMs: 100 });
     const result = await h.pool.runAttempt(task);
 
-    expect(result).toMatchObject({ status: 'failed', failureKind: 'timeout', output: 'started', recorded: true });
+    expect(result).toMatchObject({ status: 'failed', failureKind: 'timeout', output: 'started' });
     expect(result.error).toMatch(/timed out after 300 ms/);
     expect(isProcessGroupAlive(result.pid!)).toBe(false);
     const events = await h.events(task.nodeId);

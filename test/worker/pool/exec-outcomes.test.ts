@@ -19,7 +19,7 @@ describe('exec attempts in the worker pool', () => {
       h.pool.runAttempt(h.task("printf 'windows\\r\\n'")),
       h.pool.runAttempt(h.task("printf 'bare'")),
     ]);
-    expect(twoNewlines).toMatchObject({ status: 'completed', output: 'first\nsecond\n', exitCode: 0, recorded: true });
+    expect(twoNewlines).toMatchObject({ status: 'completed', output: 'first\nsecond\n', exitCode: 0 });
     expect(crlf.output).toBe('windows');
     expect(none.output).toBe('bare');
   });
@@ -31,7 +31,6 @@ describe('exec attempts in the worker pool', () => {
       failureKind: 'exec_failed',
       exitCode: 3,
       error: 'exit code 3: no such file: x.txt',
-      recorded: true,
     });
   });
 
@@ -64,7 +63,6 @@ describe('exec attempts in the worker pool', () => {
       failureKind: 'config',
       retryable: false,
       error: "runtime not found: 'uv' is not installed or not on PATH (needed by node 'py')",
-      recorded: true,
     });
     expect(result.pid).toBeUndefined();
     expect((await h.events('py')).map((e) => e.event_type)).toEqual(['node_started', 'node_failed']);
@@ -80,7 +78,7 @@ describe('exec attempts in the worker pool', () => {
   it('fails with a config error naming the working directory when it does not exist', async () => {
     const missing = join(h.home.home, 'no-such-dir');
     const result = await h.pool.runAttempt(h.task('true', { cwd: missing }));
-    expect(result).toMatchObject({ status: 'failed', failureKind: 'config', recorded: true });
+    expect(result).toMatchObject({ status: 'failed', failureKind: 'config' });
     expect(result.error).toContain(missing);
   });
 

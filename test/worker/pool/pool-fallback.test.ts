@@ -23,7 +23,7 @@ const spawnedPid = (attemptId: string) =>
   });
 
 describe('a worker that does not answer a cancel', () => {
-  it('is stopped by the pool: the group is killed and the result is left for the caller to record', async () => {
+  it('is stopped by the pool: the group is killed and the pool records the end of the attempt', async () => {
     const neighbour = h.task('sleep 60 & sleep 60', { env: { MODE: 'wait' } });
     const neighbourResult = h.pool.runAttempt(neighbour);
     const neighbourPid = await spawnedPid(neighbour.attempt.id);
@@ -40,13 +40,17 @@ describe('a worker that does not answer a cancel', () => {
       failureKind: 'cancelled',
       error: 'Cancelled by user',
       pid: stuckPid,
-      recorded: false,
     });
     expect(isProcessGroupAlive(stuckPid)).toBe(false);
 
     // The neighbour lost its thread: its group is killed too, and it comes back as a transient failure.
-    expect(await neighbourResult).toMatchObject({ status: 'failed', failureKind: 'transient', recorded: false });
+    expect(await neighbourResult).toMatchObject({ status: 'failed', failureKind: 'transient' });
     expect(isProcessGroupAlive(neighbourPid)).toBe(false);
+
+    // The thread could not record either end: the pool did, once each, through the same factory.
+    const ends = async (nodeId: string) => (await h.events(nodeId)).filter((e) => e.event_type !== 'node_started');
+    expect((await ends(stuck.nodeId)).map((e) => [e.event_type, e.data.failure_kind])).toEqual([['node_failed', 'cancelled']]);
+    expect((await ends(neighbour.nodeId)).map((e) => [e.event_type, e.data.failure_kind])).toEqual([['node_failed', 'transient']]);
 
     // The pool replaces the thread and keeps working.
     const next = await h.pool.runAttempt(h.task('true', { env: { MODE: 'wait' } }));

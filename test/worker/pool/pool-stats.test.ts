@@ -40,7 +40,7 @@ describe('worker pool stats', () => {
     controller.abort();
     await writeFile(gate, '');
 
-    expect(await result).toMatchObject({ status: 'cancelled', failureKind: 'cancelled', recorded: false });
+    expect(await result).toMatchObject({ status: 'not_started' });
     await Promise.all(busy);
     expect(h.notices.some((n) => n.attemptId === waiting.attempt.id)).toBe(false);
     expect(await h.events('waiting')).toEqual([]);

@@ -12,8 +12,8 @@ import { HeadCapture, TailCapture, trimTrailingNewline } from './output-capture.
 /** An exec attempt as the worker sees it, after parsing (defaults applied). */
 export type ExecTask = z.output<typeof execAttemptTaskSchema>;
 
-/** What one exec attempt came to; the caller adds timing and whether it was recorded. */
-export type ExecOutcome = Omit<AttemptResult, 'startedAt' | 'durationMs' | 'recorded'>;
+/** What one exec attempt came to; the caller adds timing. */
+export type ExecOutcome = Omit<AttemptResult, 'startedAt' | 'durationMs'>;
 
 export interface ExecOptions {
   /** Aborting stops the attempt: its process group is killed and confirmed gone first. */

@@ -1,0 +1,78 @@
+import type { NewRunEvent } from '../store/schemas/event.js';
+import { buildExecutionRecord, type ExecutionRecordInput } from './build-record.js';
+import { nodeEventOf } from './event-data.js';
+import { markInterrupted } from './interrupted.js';
+import { completedState, failedState, startedState } from './lifecycle.js';
+import type { OutputInput } from './output-preview.js';
+import type { Invocation } from './schemas/execution-record.js';
+import type { NodeDescriptor } from './schemas/node-descriptor.js';
+import type { FailureKind } from './schemas/node-lifecycle.js';
+import { notApplicableSpend } from './spend.js';
+
+/**
+ * The one factory of attempt events (`node_started`, and the terminal `node_completed` /
+ * `node_failed`). Whoever owns an attempt writes them through here: the worker thread that ran
+ * it, the pool when the thread could not, the supervisor for an attempt refused before it
+ * reached a worker, and take-over for an attempt whose supervisor died. So a record of one kind
+ * is always built one way.
+ */
+
+/** Which attempt of which node of which run. */
+export interface AttemptRef {
+  runId: string;
+  conversationId: string;
+  /** The node's path in the run (its id for a top-level node). */
+  path: string;
+  node: NodeDescriptor;
+  invocation: Invocation;
+  attemptId: string;
+  /** When the attempt began (its record's `attempt.startedAt`). */
+  startedAt: string;
+}
+
+/** How an attempt ended. A cancelled or interrupted attempt is a failure of kind cancelled/transient. */
+export type AttemptEnding =
+  | { status: 'completed'; output: OutputInput }
+  | {
+      status: 'failed';
+      error: string;
+      failureKind?: FailureKind;
+      /** `false` marks the failure as not retryable; omitted lets the retry policy decide. */
+      retryable?: boolean;
+      /** Cut short by a shutdown or a supervisor's death: the node runs again later. */
+      interrupted?: boolean;
+    };
+
+/** `node_started`; `pid` (the child's process group) lets a later supervisor kill an orphan. */
+export function attemptStartedEvent(ref: AttemptRef, extras: { pid?: number } = {}): NewRunEvent {
+  const record = buildExecutionRecord({ ...recordBase(ref), lifecycle: startedState() });
+  return { ...nodeEventOf(record, extras.pid !== undefined ? { pid: extras.pid } : {}), conversation_id: ref.conversationId };
+}
+
+/** The attempt's terminal event: `node_completed` with its output, or `node_failed`. */
+export function attemptEndedEvent(ref: AttemptRef, ending: AttemptEnding, durationMs?: number): NewRunEvent {
+  const base = recordBase(ref, durationMs);
+  if (ending.status === 'completed') {
+    const record = buildExecutionRecord({ ...base, lifecycle: completedState(), output: ending.output });
+    return { ...nodeEventOf(record), conversation_id: ref.conversationId };
+  }
+  const lifecycle = failedState(ending.error, {
+    ...(ending.retryable === false ? { retryable: false as const } : {}),
+    ...(ending.failureKind !== undefined ? { failureKind: ending.failureKind } : {}),
+  });
+  const event: NewRunEvent = { ...nodeEventOf(buildExecutionRecord({ ...base, lifecycle })), conversation_id: ref.conversationId };
+  return ending.interrupted ? markInterrupted(event) : event;
+}
+
+function recordBase(ref: AttemptRef, durationMs?: number): Omit<ExecutionRecordInput, 'lifecycle'> {
+  return {
+    runId: ref.runId,
+    path: ref.path,
+    node: ref.node,
+    invocation: ref.invocation,
+    attempt: { id: ref.attemptId, startedAt: ref.startedAt },
+    timing: durationMs === undefined ? { startedAt: ref.startedAt } : { startedAt: ref.startedAt, durationMs },
+    spend: notApplicableSpend(),
+    accounting: 'node',
+  };
+}

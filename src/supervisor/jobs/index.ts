@@ -1,0 +1,12 @@
+import type { JobKind } from '../../store/schemas/job.js';
+import { cancelRunJob } from './cancel-run.js';
+import type { JobHandler } from './job-handler.js';
+import { startRunJob } from './start-run.js';
+
+export type { JobContext, JobHandler } from './job-handler.js';
+
+/** One handler per job kind: a new operation (resume, approve, ...) is a new file here. */
+export const jobHandlers: Record<JobKind, JobHandler> = {
+  start_run: startRunJob,
+  cancel_run: cancelRunJob,
+};

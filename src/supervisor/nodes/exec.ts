@@ -1,0 +1,100 @@
+import { attemptEndedEvent } from '../../records/index.js';
+import type { Logger } from '../../shared/log.js';
+import type { StoreConfig } from '../../store/store-config.js';
+import type { Run } from '../../store/schemas/run.js';
+import type { Store } from '../../store/store.js';
+import type { AttemptResult, ExecAttemptTask } from '../../worker/attempt-protocol.js';
+import type { AttemptOutcome, NodeAttempt, NodeHandler } from '../run/node-handler.js';
+import type { PlannedNode } from '../run/run-plan.js';
+import { attemptRefOf, recordRefusedAttempt } from './attempt-records.js';
+
+/** Runs one exec attempt in a worker (the Piscina pool in production). */
+export interface AttemptRunner {
+  runAttempt(task: ExecAttemptTask, opts: { signal: AbortSignal }): Promise<AttemptResult>;
+}
+
+/** Turns an exec node's source into what the worker runs, or explains why it cannot run. */
+export type PrepareExec = (
+  node: PlannedNode,
+) => { ok: true; script: string; env: Record<string, string> } | { ok: false; error: string };
+
+export interface ExecHandlerDeps {
+  store: Store;
+  storeConfig: StoreConfig;
+  run: Pick<Run, 'id' | 'conversation_id'>;
+  pool: AttemptRunner;
+  prepare: PrepareExec;
+  workingPath: string;
+  killGraceMs: number;
+  log: Logger;
+}
+
+/**
+ * `bash` and `script` nodes: the body is substituted here, then the attempt runs in a worker
+ * thread, which writes its records (or the pool does, when the thread could not).
+ */
+export class ExecNodeHandler implements NodeHandler {
+  constructor(private readonly deps: ExecHandlerDeps) {}
+
+  async runAttempt(attempt: NodeAttempt): Promise<AttemptOutcome> {
+    const { node, identity } = attempt;
+    if (node.action.type !== 'exec') throw new Error(`node '${node.id}' is not an exec node`);
+    const prepared = this.deps.prepare(node);
+    if (!prepared.ok) {
+      return recordRefusedAttempt(this.deps.store, this.deps.run, attempt, { error: prepared.error, failureKind: 'config' });
+    }
+    const task: ExecAttemptTask = {
+      kind: 'exec',
+      store: this.deps.storeConfig,
+      runId: this.deps.run.id,
+      conversationId: this.deps.run.conversation_id,
+      path: attempt.path,
+      nodeId: node.id,
+      runtime: node.action.runtime,
+      legacyType: node.action.legacyType,
+      invocation: { ...identity.invocation, loopPath: [] },
+      attempt: identity.attempt,
+      script: prepared.script,
+      deps: [...node.action.deps],
+      cwd: this.deps.workingPath,
+      env: prepared.env,
+      timeoutMs: node.action.timeoutMs,
+      killGraceMs: this.deps.killGraceMs,
+    };
+    const startedAt = new Date().toISOString();
+    let result: AttemptResult;
+    try {
+      result = await this.deps.pool.runAttempt(task, { signal: attempt.signal });
+    } catch (err) {
+      return this.closeBrokenAttempt(attempt, startedAt, err);
+    }
+    return outcomeOf(result);
+  }
+
+  /**
+   * The pool threw: a bug, or a store that would not take the attempt's record. The attempt
+   * still ends with a terminal record (transient, so the retry policy can run it again), and
+   * the failure is logged for whoever reads the supervisor's log.
+   */
+  private async closeBrokenAttempt(attempt: NodeAttempt, startedAt: string, err: unknown): Promise<AttemptOutcome> {
+    const error = `the attempt failed in its worker: ${(err as Error).message}`;
+    this.deps.log.error({ err, nodeId: attempt.node.id, attemptId: attempt.identity.attempt.id }, 'node.attempt_crashed');
+    const ending = { status: 'failed', error, failureKind: 'transient' } as const;
+    await this.deps.store
+      .appendEvents([attemptEndedEvent(attemptRefOf(this.deps.run, attempt, startedAt), ending)])
+      .catch((writeErr: unknown) => this.deps.log.error({ err: writeErr }, 'node.attempt_record_failed'));
+    return ending;
+  }
+}
+
+function outcomeOf(result: AttemptResult): AttemptOutcome {
+  switch (result.status) {
+    case 'completed':
+      return { status: 'completed', output: result.output };
+    case 'failed':
+      return { status: 'failed', error: result.error ?? 'failed', failureKind: result.failureKind ?? 'unknown' };
+    case 'cancelled':
+    case 'not_started':
+      return { status: result.status };
+  }
+}

@@ -1,0 +1,141 @@
+import type { ProducerState } from '../../workflow/resolve-output.js';
+import type { PlannedNode, RunPlan } from './run-plan.js';
+
+/**
+ * The scheduler's state of one node of a run. `queued` and `running` are both "an attempt is
+ * on its way" (waiting for a global slot, or executing); `retry_wait` holds no slot.
+ */
+export type NodeStatus = 'pending' | 'ready' | 'running' | 'retry_wait' | 'completed' | 'failed' | 'skipped';
+export type TerminalStatus = Extract<NodeStatus, 'completed' | 'failed' | 'skipped'>;
+
+export interface NodeEntry {
+  /** The node's path in the run (its id for a top-level node): the table's key. */
+  readonly path: string;
+  readonly plan: PlannedNode;
+  status: NodeStatus;
+  /** Attempts started so far in the current invocation. */
+  attempts: number;
+  invocation?: { id: string; startedAt: string };
+  error?: string;
+  /** The full output of a completed node, kept only while a later node may reference it. */
+  output?: string;
+  /** Dependencies that are not terminal yet: the node is decided when this reaches 0, so a
+   * join over N dependencies costs O(1) per finished dependency, not a rescan of all N. */
+  unfinishedDeps: number;
+}
+
+/** What a restored run knows about a node (from its event log). */
+export interface RestoredNode {
+  status: 'pending' | TerminalStatus;
+  attempts: number;
+  invocation?: { id: string; startedAt: string };
+  error?: string;
+  output?: string;
+}
+
+export function isTerminal(status: NodeStatus): status is TerminalStatus {
+  return status === 'completed' || status === 'failed' || status === 'skipped';
+}
+
+/**
+ * Every node of a run keyed by path, with the dependants of each and a running count of
+ * terminal nodes, so that "which nodes does this finish unblock" and "is the run done" are
+ * O(dependants) and O(1).
+ */
+export class NodeTable {
+  private readonly entries = new Map<string, NodeEntry>();
+  private readonly dependants = new Map<string, NodeEntry[]>();
+  private readonly referenced: ReadonlySet<string>;
+  private terminalCount = 0;
+
+  constructor(
+    plan: RunPlan,
+    restored: ReadonlyMap<string, RestoredNode> = new Map(),
+  ) {
+    this.referenced = plan.referencedOutputs;
+    for (const node of plan.nodes) {
+      const prior = restored.get(node.id);
+      const entry: NodeEntry = {
+        path: node.id,
+        plan: node,
+        status: prior?.status ?? 'pending',
+        attempts: prior?.attempts ?? 0,
+        unfinishedDeps: 0,
+        ...(prior?.invocation ? { invocation: prior.invocation } : {}),
+        ...(prior?.error !== undefined ? { error: prior.error } : {}),
+        ...(prior?.output !== undefined && plan.referencedOutputs.has(node.id) ? { output: prior.output } : {}),
+      };
+      if (isTerminal(entry.status)) this.terminalCount++;
+      this.entries.set(entry.path, entry);
+    }
+    for (const entry of this.entries.values()) {
+      for (const dep of entry.plan.dependsOn) {
+        const producer = this.entries.get(dep)!;
+        if (!isTerminal(producer.status)) entry.unfinishedDeps++;
+        let list = this.dependants.get(dep);
+        if (!list) this.dependants.set(dep, (list = []));
+        list.push(entry);
+      }
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(path: string): NodeEntry | undefined {
+    return this.entries.get(path);
+  }
+
+  values(): IterableIterator<NodeEntry> {
+    return this.entries.values();
+  }
+
+  /** Every node is completed, failed or skipped. */
+  allTerminal(): boolean {
+    return this.terminalCount === this.entries.size;
+  }
+
+  /** Pending nodes with no unfinished dependency, in the given order: where scheduling starts. */
+  unblocked(order: readonly string[]): NodeEntry[] {
+    const found: NodeEntry[] = [];
+    for (const path of order) {
+      const entry = this.entries.get(path);
+      if (entry?.status === 'pending' && entry.unfinishedDeps === 0) found.push(entry);
+    }
+    return found;
+  }
+
+  /**
+   * Records a node's final status. Returns the dependants for which it was the last unfinished
+   * dependency: the nodes that can now be decided.
+   */
+  settle(entry: NodeEntry, status: TerminalStatus, detail: { error?: string; output?: string } = {}): NodeEntry[] {
+    if (isTerminal(entry.status)) throw new Error(`node '${entry.path}' is already ${entry.status}`);
+    entry.status = status;
+    if (detail.error !== undefined) entry.error = detail.error;
+    // Only outputs a later node references stay in memory; the rest live in the event log.
+    if (detail.output !== undefined && this.referenced.has(entry.path)) entry.output = detail.output;
+    this.terminalCount++;
+    const freed: NodeEntry[] = [];
+    for (const dependant of this.dependants.get(entry.path) ?? []) {
+      if (--dependant.unfinishedDeps === 0) freed.push(dependant);
+    }
+    return freed;
+  }
+
+  /** What a consumer's reference to `nodeId` sees: its outcome and, when completed, its output. */
+  producer(nodeId: string): ProducerState | undefined {
+    const entry = this.entries.get(nodeId);
+    switch (entry?.status) {
+      case 'completed':
+        return { status: 'completed', output: entry.output ?? '' };
+      case 'skipped':
+        return { status: 'skipped' };
+      case 'failed':
+        return entry.error === undefined ? { status: 'failed' } : { status: 'failed', error: entry.error };
+      default:
+        return undefined;
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import { mkdir } from 'node:fs/promises';
+import type { Settings } from '../../shared/config.js';
+import type { Logger } from '../../shared/log.js';
+import type { Run } from '../../store/schemas/run.js';
+import type { Store, StoreConfig } from '../../store/open-store.js';
+import type { WorkflowDefinition } from '../../workflow/workflow-schema.js';
+import { ExecNodeHandler, type AttemptRunner } from '../nodes/exec.js';
+import { createNodeHandlers } from '../nodes/handlers.js';
+import type { AttemptLimiter } from '../process/limits.js';
+import { createRunContext } from './node-context.js';
+import { NodeEventFactory } from './node-events.js';
+import { NodeTable } from './node-table.js';
+import { restoreRun } from './restore-run.js';
+import { compileRunPlan } from './run-plan.js';
+import { RunScheduler } from './scheduler.js';
+
+/** Grace between SIGTERM and SIGKILL when a node's process group is stopped. */
+export const KILL_GRACE_MS = 3_000;
+
+/** Creates the scheduler of a run the supervisor has just acquired. */
+export interface SchedulerFactory {
+  /** A run just moved from pending to running. */
+  fresh(run: Run): Promise<RunScheduler>;
+  /** A run taken over from a supervisor that is gone: rebuilds state from the event log. */
+  takeover(run: Run, previousOwner: string | null): Promise<RunScheduler>;
+}
+
+export interface SchedulerFactoryDeps {
+  store: Store;
+  storeConfig: StoreConfig;
+  pool: AttemptRunner;
+  limiter: AttemptLimiter;
+  settings: Settings;
+  log: Logger;
+}
+
+/** Builds the scheduler of a run the supervisor has just acquired (so `run.owner_id` is ours). */
+export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFactory {
+  const build = async (run: Run, takeover: { previousOwner: string | null } | undefined): Promise<RunScheduler> => {
+    const definition = (await deps.store.getRunDefinition(run.id)) as WorkflowDefinition;
+    const plan = compileRunPlan(definition);
+    const paths = deps.settings.paths;
+    const workingPath = run.working_path ?? paths.scratch(run.id);
+    const artifactsDir = paths.runArtifacts(run.id);
+    await Promise.all([mkdir(workingPath, { recursive: true }), mkdir(artifactsDir, { recursive: true })]);
+    const events = new NodeEventFactory(run);
+    const restored = takeover
+      ? await restoreRun(plan, await deps.store.listRunEvents(run.id), events, {
+          previousOwner: takeover.previousOwner,
+          killGraceMs: KILL_GRACE_MS,
+        })
+      : undefined;
+    const table = new NodeTable(plan, restored?.nodes);
+    const { prepare, checkCondition } = createRunContext(
+      { run, declaredInputs: Object.keys(definition.inputs ?? {}), artifactsDir, homeScripts: paths.scripts },
+      table,
+    );
+    const log = deps.log.child({ runId: run.id });
+    const handlers = createNodeHandlers({
+      exec: new ExecNodeHandler({
+        store: deps.store,
+        storeConfig: deps.storeConfig,
+        run,
+        pool: deps.pool,
+        prepare,
+        workingPath,
+        killGraceMs: KILL_GRACE_MS,
+        log,
+      }),
+      store: deps.store,
+      run,
+    });
+    const scheduler = new RunScheduler(run, plan, table, {
+      store: deps.store,
+      limiter: deps.limiter,
+      handlers,
+      events,
+      checkCondition,
+      ownerId: run.owner_id!,
+      perRunLimit: deps.settings.perRunConcurrency,
+      log,
+    });
+    await scheduler.start(restored?.events);
+    return scheduler;
+  };
+  return { fresh: (run) => build(run, undefined), takeover: (run, previousOwner) => build(run, { previousOwner }) };
+}

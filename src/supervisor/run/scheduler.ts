@@ -1,0 +1,287 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../../shared/log.js';
+import type { NewRunEvent } from '../../store/schemas/event.js';
+import type { Run, RunStatus } from '../../store/schemas/run.js';
+import type { Store } from '../../store/store.js';
+import type { AttemptLimiter } from '../process/limits.js';
+import type { CheckCondition } from './node-context.js';
+import type { NodeEventFactory } from './node-events.js';
+import type { AttemptOutcome, NodeHandlerSet } from './node-handler.js';
+import type { NodeEntry, NodeTable } from './node-table.js';
+import { ReadyQueue } from './ready-queue.js';
+import { decideRetry } from './retry-policy.js';
+import { runEvent, summariseOutcome } from './run-events.js';
+import type { RunPlan } from './run-plan.js';
+import { commitTerminalTransition } from './terminal-transition.js';
+import { evaluateTriggerRule, type TerminalOutcome } from './trigger-rule.js';
+
+export interface SchedulerDeps {
+  store: Store;
+  limiter: AttemptLimiter;
+  handlers: NodeHandlerSet;
+  events: NodeEventFactory;
+  checkCondition: CheckCondition;
+  ownerId: string;
+  perRunLimit: number;
+  log: Logger;
+}
+
+type StopMode = 'cancel' | 'shutdown' | 'drain';
+
+/** Settles with the run's final status, or `released` when it was handed back at shutdown. */
+export type SchedulerEnd = RunStatus | 'released';
+
+/**
+ * Drives one run by readiness over its node table: a node is decided the moment its last
+ * dependency is terminal (trigger rule, then `when`), and a ready node starts as soon as the
+ * run's own limit and the global one allow. What an attempt does is its handler's business; the
+ * scheduler writes only scheduling and run events. It is the only writer of the run's state
+ * while it owns the run.
+ */
+export class RunScheduler {
+  /** Nodes whose last unfinished dependency just became terminal: the only ones a pass decides. */
+  private readonly candidates = new ReadyQueue<NodeEntry>();
+  private readonly ready = new ReadyQueue<NodeEntry>();
+  private readonly inflight = new Set<Promise<void>>();
+  private readonly retryTimers = new Map<NodeEntry, NodeJS.Timeout>();
+  private readonly queueAbort = new AbortController();
+  private readonly attemptAbort = new AbortController();
+  private stopping: StopMode | undefined;
+  private releasing: Promise<void> | undefined;
+  private dirty = false;
+  private pumping = false;
+  /** A terminal transition is being committed (or was): nothing else may start one. */
+  private ending: Promise<void> | undefined;
+  private finished = false;
+  private resolveDone!: (end: SchedulerEnd) => void;
+  readonly done = new Promise<SchedulerEnd>((resolve) => (this.resolveDone = resolve));
+
+  constructor(
+    private readonly run: Run,
+    private readonly plan: RunPlan,
+    private readonly table: NodeTable,
+    private readonly deps: SchedulerDeps,
+  ) {}
+
+  get runId(): string {
+    return this.run.id;
+  }
+
+  /** Begins driving; `closing` are events to write first (attempts closed by a take-over). */
+  async start(closing: readonly NewRunEvent[] = []): Promise<void> {
+    if (closing.length) await this.deps.store.appendEvents(closing);
+    this.candidates.push(...this.table.unblocked(this.plan.order));
+    this.kick();
+  }
+
+  /** Cancels the run: drops queued nodes, kills running ones (confirming their processes are
+   * gone), then records the run `cancelled`. Resolves once the run's final state is committed. */
+  async cancel(reason = 'Cancelled by user'): Promise<void> {
+    if (!this.ending && !this.finished) {
+      this.stop('cancel');
+      await this.settleInflight();
+      await this.finish('cancelled', null, [runEvent(this.run, 'workflow_cancelled', { reason })]);
+    }
+    await this.done;
+  }
+
+  /** Shutdown: with `drain`, in-flight attempts finish and nothing new starts; without, they are
+   * interrupted. Either way the run stays `running` and is released for the next supervisor.
+   * Calling it again without `drain` while draining interrupts what is still running. */
+  release(drain: boolean): Promise<void> {
+    this.stop(drain ? 'drain' : 'shutdown');
+    this.releasing ??= this.releaseOnceSettled();
+    return this.releasing;
+  }
+
+  private async releaseOnceSettled(): Promise<void> {
+    await this.settleInflight();
+    await this.maybeFinish(true);
+    if (this.ending) return void (await this.ending);
+    if (this.finished) return;
+    this.finished = true;
+    await this.deps.store.releaseRuns(this.deps.ownerId, [this.run.id]);
+    this.resolveDone('released');
+  }
+
+  private stop(mode: StopMode): void {
+    if (this.finished) return;
+    this.stopping ??= mode;
+    this.queueAbort.abort();
+    // A node waiting out a retry delay holds nothing: it goes back to pending with its count.
+    for (const [entry, timer] of this.retryTimers) {
+      clearTimeout(timer);
+      entry.status = 'pending';
+    }
+    this.retryTimers.clear();
+    if (mode !== 'drain') this.attemptAbort.abort(mode === 'shutdown' ? { reason: 'shutdown' } : 'cancelled');
+  }
+
+  private async settleInflight(): Promise<void> {
+    while (this.inflight.size) await Promise.allSettled([...this.inflight]);
+  }
+
+  /** Asks for one more scheduling pass; passes never overlap. */
+  private kick(): void {
+    this.dirty = true;
+    if (!this.pumping) void this.pump();
+  }
+
+  private async pump(): Promise<void> {
+    this.pumping = true;
+    try {
+      while (this.dirty && !this.finished && !this.ending) {
+        this.dirty = false;
+        const decided = this.decideCandidates();
+        // Skip records are durable before any dependant acts on them.
+        if (decided.length) await this.deps.store.appendEvents(decided);
+        if (!this.stopping) this.launchReady();
+        await this.maybeFinish(false);
+      }
+    } catch (err) {
+      this.deps.log.error({ err, runId: this.run.id }, 'run.schedule_failed');
+      await this.failRun(`Scheduling failed: ${(err as Error).message}`).catch(() => {});
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  /** Decides every candidate: ready, skipped, or failed without an attempt. A node that ends
+   * here may free its dependants, which are decided in the same pass. Returns the events. */
+  private decideCandidates(): NewRunEvent[] {
+    const events: NewRunEvent[] = [];
+    let entry: NodeEntry | undefined;
+    while ((entry = this.candidates.shift())) {
+      if (entry.status !== 'pending') continue;
+      const node = entry.plan;
+      const deps = node.dependsOn.map((dep) => ({ id: dep, outcome: this.table.get(dep)!.status as TerminalOutcome }));
+      const verdict = evaluateTriggerRule(node.triggerRule, deps);
+      const decision = verdict.run
+        ? this.deps.checkCondition(node)
+        : ({ reason: 'trigger_rule', cause: verdict.cause } as const);
+      if (decision && 'fail' in decision) {
+        events.push(this.deps.events.refused(node, decision.fail));
+        this.candidates.push(...this.table.settle(entry, 'failed', { error: decision.fail }));
+      } else if (decision) {
+        events.push(this.deps.events.skipped(node, decision));
+        this.candidates.push(...this.table.settle(entry, 'skipped'));
+      } else {
+        entry.status = 'ready';
+        this.ready.push(entry);
+      }
+    }
+    return events;
+  }
+
+  private launchReady(): void {
+    let entry: NodeEntry | undefined;
+    while (this.inflight.size < this.deps.perRunLimit && (entry = this.ready.shift())) {
+      const node = entry;
+      node.status = 'running';
+      const task = this.deps.limiter
+        .runUnlessAborted(() => this.runAttempt(node), this.queueAbort.signal)
+        .then((ran) => {
+          // Dropped from the queue before it started (cancel, shutdown, drain): nothing ran.
+          if (ran.dropped) node.status = 'pending';
+          else this.onOutcome(node, ran.value);
+        })
+        .catch((err: unknown) => {
+          this.deps.log.error({ err, runId: this.run.id, nodeId: node.plan.id }, 'node.schedule_failed');
+          this.onOutcome(node, { status: 'failed', error: (err as Error).message, failureKind: 'transient' });
+        })
+        .finally(() => {
+          this.inflight.delete(task);
+          this.kick();
+        });
+      this.inflight.add(task);
+    }
+  }
+
+  /** One attempt through the node's handler. A handler that throws is a bug: the attempt is a
+   * transient failure, logged, and goes through the retry policy like any other. */
+  private async runAttempt(entry: NodeEntry): Promise<AttemptOutcome> {
+    entry.attempts += 1;
+    entry.invocation ??= { id: randomUUID(), startedAt: new Date().toISOString() };
+    const identity = { invocation: entry.invocation, attempt: { id: randomUUID(), number: entry.attempts } };
+    try {
+      const handler = this.deps.handlers.handlerFor(entry.plan);
+      return await handler.runAttempt({ node: entry.plan, path: entry.path, identity, signal: this.attemptAbort.signal });
+    } catch (err) {
+      this.deps.log.error({ err, runId: this.run.id, nodeId: entry.plan.id }, 'node.attempt_crashed');
+      return { status: 'failed', error: `the attempt crashed: ${(err as Error).message}`, failureKind: 'transient' };
+    }
+  }
+
+  private onOutcome(entry: NodeEntry, outcome: AttemptOutcome): void {
+    switch (outcome.status) {
+      case 'completed':
+        this.candidates.push(...this.table.settle(entry, 'completed', { output: outcome.output }));
+        return;
+      case 'not_started':
+        entry.attempts -= 1;
+        entry.status = 'pending';
+        return;
+      case 'cancelled':
+        // Interrupted attempts run again as a new attempt when the run is next driven.
+        entry.status = 'pending';
+        return;
+      case 'failed': {
+        const decision = decideRetry(entry.plan.retry, outcome, entry.attempts);
+        if (!decision.retry) {
+          this.candidates.push(...this.table.settle(entry, 'failed', { error: outcome.error }));
+        } else if (this.stopping) {
+          entry.status = 'pending';
+        } else {
+          this.waitToRetry(entry, decision.delayMs);
+        }
+      }
+    }
+  }
+
+  /** The delay before a retry holds no slot: the node is off the queue until its timer fires. */
+  private waitToRetry(entry: NodeEntry, delayMs: number): void {
+    entry.status = 'retry_wait';
+    const timer = setTimeout(() => {
+      this.retryTimers.delete(entry);
+      entry.status = 'ready';
+      this.ready.push(entry);
+      this.kick();
+    }, delayMs);
+    this.retryTimers.set(entry, timer);
+  }
+
+  private async maybeFinish(releasing: boolean): Promise<void> {
+    if (this.finished || this.ending || this.inflight.size || (this.stopping && !releasing)) return;
+    if (!this.table.allTerminal()) return;
+    const outcome = summariseOutcome(this.plan.workflowName, this.table.values());
+    // From the run's first start, across take-overs and restarts.
+    const durationMs = Date.now() - Date.parse(this.run.started_at ?? this.run.created_at);
+    const event =
+      outcome.status === 'completed'
+        ? runEvent(this.run, 'workflow_completed', { duration_ms: durationMs })
+        : runEvent(this.run, 'workflow_failed', { error: outcome.error, duration_ms: durationMs });
+    await this.finish(outcome.status, outcome.error, [event]);
+  }
+
+  private async failRun(error: string): Promise<void> {
+    if (this.finished || this.ending) return;
+    this.stop('cancel');
+    await this.settleInflight();
+    await this.finish('failed', error, [runEvent(this.run, 'workflow_failed', { error })]);
+  }
+
+  /** Commits the run's terminal state, retrying until it commits; only then is the run done. */
+  private finish(status: RunStatus, error: string | null, events: NewRunEvent[]): Promise<void> {
+    this.ending ??= (async () => {
+      const committed = await commitTerminalTransition(
+        this.deps.store,
+        { runId: this.run.id, ownerId: this.deps.ownerId, status, error, release: true, events },
+        this.deps.log,
+      );
+      this.finished = true;
+      if (committed) this.deps.log.info({ runId: this.run.id, status }, 'run.finished');
+      this.resolveDone(committed ? status : 'released');
+    })();
+    return this.ending;
+  }
+}

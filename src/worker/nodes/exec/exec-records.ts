@@ -1,0 +1,65 @@
+import {
+  attemptEndedEvent,
+  attemptStartedEvent,
+  previewOutput,
+  type AttemptEnding,
+  type AttemptRef,
+  type OutputInput,
+} from '../../../records/index.js';
+import type { FailureKind } from '../../../records/schemas/node-lifecycle.js';
+import type { NewRunEvent } from '../../../store/schemas/event.js';
+import type { AttemptResult, AttemptTask } from '../../attempt-protocol.js';
+
+/**
+ * The events of an exec attempt, through the records module's one attempt factory. An exec node
+ * calls no provider: its binding is empty, every measured value is `unavailable` /
+ * `not_applicable`, and it accounts for its own (nil) spend. Used by the thread that runs the
+ * attempt and by the pool when it has to close an attempt its thread could not.
+ */
+
+/** Which attempt a task is, for its records. */
+export function attemptRefOf(task: Pick<AttemptTask, 'runId' | 'conversationId' | 'path' | 'nodeId' | 'runtime' | 'invocation' | 'attempt'>, startedAt: string): AttemptRef {
+  return {
+    runId: task.runId,
+    conversationId: task.conversationId,
+    path: task.path,
+    node: { id: task.nodeId, kind: 'exec', runtime: task.runtime },
+    invocation: task.invocation,
+    attemptId: task.attempt.id,
+    startedAt,
+  };
+}
+
+/** `node_started`, with the child's process group id so a later supervisor can kill an orphan. */
+export function execStartedEvent(task: AttemptTask, startedAt: string, pid: number | undefined): NewRunEvent {
+  return attemptStartedEvent(attemptRefOf(task, startedAt), pid !== undefined ? { pid } : {});
+}
+
+/** `node_completed` with the output, or `node_failed` with the error (a stopped attempt is a failure). */
+export function execFinishedEvent(task: AttemptTask, startedAt: string, result: AttemptResult): NewRunEvent {
+  return attemptEndedEvent(attemptRefOf(task, startedAt), endingOf(result), result.durationMs);
+}
+
+function endingOf(result: AttemptResult): AttemptEnding {
+  if (result.status === 'completed') return { status: 'completed', output: outputOf(result) };
+  return {
+    status: 'failed',
+    error: result.error ?? `exec attempt ${result.status}`,
+    ...(result.retryable === false ? { retryable: false } : {}),
+    ...(result.failureKind !== undefined ? { failureKind: result.failureKind as FailureKind } : {}),
+    ...(result.interrupted ? { interrupted: true } : {}),
+  };
+}
+
+/** The output; when the worker kept only the head of stdout, the record says how long it really was. */
+function outputOf(result: AttemptResult): OutputInput {
+  if (!result.outputTruncated) return { text: result.output };
+  return {
+    text: result.output,
+    persisted: {
+      text: previewOutput(result.output).text,
+      truncated: true,
+      ...(result.outputBytes !== undefined ? { originalBytes: result.outputBytes } : {}),
+    },
+  };
+}
