@@ -49,7 +49,9 @@ export class RunScheduler {
   private stopping: StopMode | undefined;
   private releasing: Promise<void> | undefined;
   private dirty = false;
-  private pumping = false;
+  private pumping: Promise<void> | undefined;
+  /** Stopping, and every in-flight attempt has settled: the run may now finish (or be released). */
+  private settled = false;
   /** A terminal transition is being committed (or was): nothing else may start one. */
   private ending: Promise<void> | undefined;
   private finished = false;
@@ -80,6 +82,8 @@ export class RunScheduler {
     if (!this.ending && !this.finished) {
       this.stop('cancel');
       await this.settleInflight();
+      // Skip records of the last pass are committed before the run's terminal event.
+      await this.pumpIdle();
       await this.finish('cancelled', null, [runEvent(this.run, 'workflow_cancelled', { reason })]);
     }
     await this.done;
@@ -96,7 +100,11 @@ export class RunScheduler {
 
   private async releaseOnceSettled(): Promise<void> {
     await this.settleInflight();
-    await this.maybeFinish(true);
+    // One last pass decides what the settled attempts unblocked and may finish the run; its
+    // events are committed before any terminal event, which is always the run's last.
+    this.settled = true;
+    this.kick();
+    await this.pumpIdle();
     if (this.ending) return void (await this.ending);
     if (this.finished) return;
     this.finished = true;
@@ -124,11 +132,15 @@ export class RunScheduler {
   /** Asks for one more scheduling pass; passes never overlap. */
   private kick(): void {
     this.dirty = true;
-    if (!this.pumping) void this.pump();
+    this.pumping ??= this.pump().finally(() => (this.pumping = undefined));
+  }
+
+  /** Resolves once no scheduling pass is running or asked for. */
+  private async pumpIdle(): Promise<void> {
+    while (this.pumping) await this.pumping;
   }
 
   private async pump(): Promise<void> {
-    this.pumping = true;
     try {
       while (this.dirty && !this.finished && !this.ending) {
         this.dirty = false;
@@ -136,13 +148,11 @@ export class RunScheduler {
         // Skip records are durable before any dependant acts on them.
         if (decided.length) await this.deps.store.appendEvents(decided);
         if (!this.stopping) this.launchReady();
-        await this.maybeFinish(false);
+        await this.maybeFinish();
       }
     } catch (err) {
       this.deps.log.error({ err, runId: this.run.id }, 'run.schedule_failed');
-      await this.failRun(`Scheduling failed: ${(err as Error).message}`).catch(() => {});
-    } finally {
-      this.pumping = false;
+      void this.failRun(`Scheduling failed: ${(err as Error).message}`).catch(() => {});
     }
   }
 
@@ -250,8 +260,8 @@ export class RunScheduler {
     this.retryTimers.set(entry, timer);
   }
 
-  private async maybeFinish(releasing: boolean): Promise<void> {
-    if (this.finished || this.ending || this.inflight.size || (this.stopping && !releasing)) return;
+  private async maybeFinish(): Promise<void> {
+    if (this.finished || this.ending || this.inflight.size || (this.stopping && !this.settled)) return;
     if (!this.table.allTerminal()) return;
     const outcome = summariseOutcome(this.plan.workflowName, this.table.values());
     // From the run's first start, across take-overs and restarts.
@@ -267,6 +277,7 @@ export class RunScheduler {
     if (this.finished || this.ending) return;
     this.stop('cancel');
     await this.settleInflight();
+    await this.pumpIdle();
     await this.finish('failed', error, [runEvent(this.run, 'workflow_failed', { error })]);
   }
 
