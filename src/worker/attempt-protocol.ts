@@ -37,6 +37,9 @@ export const execAttemptTaskSchema = z.object({
   env: z.record(z.string(), z.string()),
   timeoutMs: z.number().int().positive(),
   killGraceMs: z.number().int().nonnegative(),
+  /** Where the full output is written when it is longer than an event row's preview (the
+   * run's artifacts); the record names the file so a later reader gets every byte. */
+  outputSpillDir: z.string(),
 });
 export type ExecAttemptTask = z.input<typeof execAttemptTaskSchema>;
 

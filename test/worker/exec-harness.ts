@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -68,6 +69,7 @@ export async function makeExecHarness(poolOpts: Partial<WorkerPoolOptions> = {})
         env: {},
         timeoutMs: 60_000,
         killGraceMs: 200,
+        outputSpillDir: join(home.home, 'spills'),
         ...overrides,
       };
     },

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { attemptEndedEvent } from '../../records/index.js';
 import type { Logger } from '../../shared/log.js';
 import type { StoreConfig } from '../../store/store-config.js';
@@ -25,6 +26,8 @@ export interface ExecHandlerDeps {
   pool: AttemptRunner;
   prepare: PrepareExec;
   workingPath: string;
+  /** The run's artifacts directory: long outputs are spilled under it. */
+  artifactsDir: string;
   killGraceMs: number;
   log: Logger;
 }
@@ -60,6 +63,7 @@ export class ExecNodeHandler implements NodeHandler {
       env: prepared.env,
       timeoutMs: node.action.timeoutMs,
       killGraceMs: this.deps.killGraceMs,
+      outputSpillDir: join(this.deps.artifactsDir, '.cairn', 'node-outputs'),
     };
     const startedAt = new Date().toISOString();
     let result: AttemptResult;

@@ -19,6 +19,8 @@ export interface NodeEntry {
   error?: string;
   /** The full output of a completed node, kept only while a later node may reference it. */
   output?: string;
+  /** Epoch ms when a node restored in the middle of its retry delay may run again. */
+  retryAt?: number;
   /** Dependencies that are not terminal yet: the node is decided when this reaches 0, so a
    * join over N dependencies costs O(1) per finished dependency, not a rescan of all N. */
   unfinishedDeps: number;
@@ -31,6 +33,8 @@ export interface RestoredNode {
   invocation?: { id: string; startedAt: string };
   error?: string;
   output?: string;
+  /** Set when the node was waiting out a retry delay: epoch ms when it may run again. */
+  retryAt?: number;
 }
 
 export function isTerminal(status: NodeStatus): status is TerminalStatus {
@@ -63,6 +67,7 @@ export class NodeTable {
         unfinishedDeps: 0,
         ...(prior?.invocation ? { invocation: prior.invocation } : {}),
         ...(prior?.error !== undefined ? { error: prior.error } : {}),
+        ...(prior?.retryAt !== undefined ? { retryAt: prior.retryAt } : {}),
         ...(prior?.output !== undefined && plan.referencedOutputs.has(node.id) ? { output: prior.output } : {}),
       };
       if (isTerminal(entry.status)) this.terminalCount++;
@@ -96,12 +101,17 @@ export class NodeTable {
     return this.terminalCount === this.entries.size;
   }
 
+  /** Nodes restored in the middle of a retry delay. */
+  retrying(): NodeEntry[] {
+    return [...this.entries.values()].filter((e) => e.status === 'pending' && e.retryAt !== undefined);
+  }
+
   /** Pending nodes with no unfinished dependency, in the given order: where scheduling starts. */
   unblocked(order: readonly string[]): NodeEntry[] {
     const found: NodeEntry[] = [];
     for (const path of order) {
       const entry = this.entries.get(path);
-      if (entry?.status === 'pending' && entry.unfinishedDeps === 0) found.push(entry);
+      if (entry?.status === 'pending' && entry.unfinishedDeps === 0 && entry.retryAt === undefined) found.push(entry);
     }
     return found;
   }

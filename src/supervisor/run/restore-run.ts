@@ -4,6 +4,7 @@ import { isInterrupted, rebuildRunSnapshot, type NodeSnapshot } from '../../reco
 import type { NewRunEvent, RunEvent } from '../../store/schemas/event.js';
 import type { NodeEventFactory } from './node-events.js';
 import type { RestoredNode } from './node-table.js';
+import { decideRetry } from './retry-policy.js';
 import type { RunPlan } from './run-plan.js';
 
 /** Node states rebuilt from a run's event log (by path), plus the events that close interrupted attempts. */
@@ -20,6 +21,7 @@ const ATTEMPT_SPAWN_SLACK_MS = 5_000;
  * stay finished with their output; an attempt that was in flight has its process group killed
  * (confirmed gone) and is closed with an `interrupted` failure, and its node runs again as a new
  * attempt of the same invocation, as does a node whose last attempt was interrupted at shutdown.
+ * A node whose last attempt failed with retries left waits out the rest of its retry delay.
  */
 export async function restoreRun(
   plan: RunPlan,
@@ -60,8 +62,16 @@ export async function restoreRun(
     } else if (snap.status === 'skipped') {
       state.status = 'skipped';
     } else if (snap.status === 'failed' && !isInterrupted(bySeq.get(snap.lastSeq)?.data)) {
-      state.status = 'failed';
-      state.error = snap.lifecycle?.status === 'failed' ? snap.lifecycle.error : 'failed';
+      const failure = snap.lifecycle?.status === 'failed' ? snap.lifecycle : undefined;
+      const retry = decideRetry(node.retry, { failureKind: failure?.failureKind }, snap.attemptsStarted);
+      if (retry.retry) {
+        // It was waiting out its retry delay when its supervisor stopped: it waits what is left.
+        const failedAt = Date.parse(bySeq.get(snap.lastSeq)?.created_at ?? '') || Date.now();
+        state.retryAt = failedAt + retry.delayMs;
+      } else {
+        state.status = 'failed';
+        state.error = failure?.error ?? 'failed';
+      }
     }
     nodes.set(node.id, state);
   }

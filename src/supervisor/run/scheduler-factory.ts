@@ -64,6 +64,7 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
         pool: deps.pool,
         prepare,
         workingPath,
+        artifactsDir,
         killGraceMs: KILL_GRACE_MS,
         log,
       }),

@@ -73,6 +73,7 @@ export class RunScheduler {
   async start(closing: readonly NewRunEvent[] = []): Promise<void> {
     if (closing.length) await this.deps.store.appendEvents(closing);
     this.candidates.push(...this.table.unblocked(this.plan.order));
+    for (const entry of this.table.retrying()) this.waitToRetry(entry, Math.max(0, entry.retryAt! - Date.now()));
     this.kick();
   }
 
@@ -253,6 +254,7 @@ export class RunScheduler {
     entry.status = 'retry_wait';
     const timer = setTimeout(() => {
       this.retryTimers.delete(entry);
+      delete entry.retryAt;
       entry.status = 'ready';
       this.ready.push(entry);
       this.kick();

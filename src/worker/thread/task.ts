@@ -8,7 +8,7 @@ import {
   type AttemptResult,
 } from '../attempt-protocol.js';
 import { openStore, type Store, type StoreConfig } from '../../store/open-store.js';
-import { execFinishedEvent, execStartedEvent } from '../nodes/exec/exec-records.js';
+import { execFinishedEvent, execStartedEvent, spillLongOutput } from '../nodes/exec/exec-records.js';
 import { runExec } from '../nodes/exec/exec.js';
 
 /**
@@ -108,7 +108,8 @@ export default async function runAttemptTask(input: unknown): Promise<AttemptRes
 
     // Stopped before it spawned: nothing ran, so nothing is recorded.
     if (outcome.status === 'cancelled' && spawnedPid === undefined) return { ...result, status: 'not_started' };
-    const finished = execFinishedEvent(task, startedAt, result);
+    const spillPath = result.status === 'completed' ? await spillLongOutput(task, result.output) : undefined;
+    const finished = execFinishedEvent(task, startedAt, result, spillPath);
     // Attempts that never spawned (missing runtime, bad cwd) get their start and end at once.
     await store.appendEvents(
       spawnedPid === undefined ? [execStartedEvent(task, startedAt, undefined), finished] : [finished],

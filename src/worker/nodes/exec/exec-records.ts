@@ -1,3 +1,5 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import {
   attemptEndedEvent,
   attemptStartedEvent,
@@ -36,12 +38,31 @@ export function execStartedEvent(task: AttemptTask, startedAt: string, pid: numb
 }
 
 /** `node_completed` with the output, or `node_failed` with the error (a stopped attempt is a failure). */
-export function execFinishedEvent(task: AttemptTask, startedAt: string, result: AttemptResult): NewRunEvent {
-  return attemptEndedEvent(attemptRefOf(task, startedAt), endingOf(result), result.durationMs);
+export function execFinishedEvent(
+  task: AttemptTask,
+  startedAt: string,
+  result: AttemptResult,
+  spillPath?: string,
+): NewRunEvent {
+  return attemptEndedEvent(attemptRefOf(task, startedAt), endingOf(result, spillPath), result.durationMs);
 }
 
-function endingOf(result: AttemptResult): AttemptEnding {
-  if (result.status === 'completed') return { status: 'completed', output: outputOf(result) };
+/**
+ * Writes an output longer than an event row's preview to a file under the task's spill
+ * directory and returns its path, so the record can name it; undefined when the preview holds
+ * all of it. One file per attempt, so a retry never overwrites what an earlier attempt produced.
+ */
+export async function spillLongOutput(task: Pick<AttemptTask, 'outputSpillDir' | 'path' | 'attempt'>, output: string): Promise<string | undefined> {
+  if (!previewOutput(output).truncated) return undefined;
+  const dir = join(task.outputSpillDir, encodeURIComponent(task.path));
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, `${task.attempt.id}.out`);
+  await writeFile(file, output);
+  return file;
+}
+
+function endingOf(result: AttemptResult, spillPath: string | undefined): AttemptEnding {
+  if (result.status === 'completed') return { status: 'completed', output: outputOf(result, spillPath) };
   return {
     status: 'failed',
     error: result.error ?? `exec attempt ${result.status}`,
@@ -52,14 +73,16 @@ function endingOf(result: AttemptResult): AttemptEnding {
 }
 
 /** The output; when the worker kept only the head of stdout, the record says how long it really was. */
-function outputOf(result: AttemptResult): OutputInput {
-  if (!result.outputTruncated) return { text: result.output };
+function outputOf(result: AttemptResult, spillPath: string | undefined): OutputInput {
+  if (!result.outputTruncated) return { text: result.output, ...(spillPath !== undefined ? { spillPath } : {}) };
+  // Past the worker's capture cap: even the spill holds only the head; the record says so.
   return {
     text: result.output,
     persisted: {
       text: previewOutput(result.output).text,
       truncated: true,
       ...(result.outputBytes !== undefined ? { originalBytes: result.outputBytes } : {}),
+      ...(spillPath !== undefined ? { spillPath } : {}),
     },
   };
 }

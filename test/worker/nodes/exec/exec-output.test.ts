@@ -22,6 +22,7 @@ function task(script: string) {
     env: {},
     timeoutMs: 60_000,
     killGraceMs: 100,
+    outputSpillDir: 'unused',
   });
 }
 

@@ -42,6 +42,7 @@ function scriptTask(runtime: ExecRuntime, script: string, deps: string[] = []) {
     env: { PATH: `${bin}:${process.env.PATH}` },
     timeoutMs: 60_000,
     killGraceMs: 100,
+    outputSpillDir: 'unused',
   });
 }
 
