@@ -1,4 +1,4 @@
-import { SqliteStore } from './sqlite/sqlite-store.js';
+import { openSqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
 import type { StoreConfig } from './store-config.js';
 
@@ -11,12 +11,17 @@ export interface OpenStoreOptions {
   clock?: () => number;
   /** Fallback poll interval of the change notification. */
   pollMs?: number;
+  /**
+   * How long an operation keeps retrying while another process keeps the database busy, before
+   * it fails with STORE_UNAVAILABLE. Default about 30 s.
+   */
+  busyBudgetMs?: number;
 }
 
 /** Opens the configured store. Today that is the SQLite file; a PostgreSQL store sits here later. */
 export function openStore(config: StoreConfig, opts: OpenStoreOptions = {}): Store {
   switch (config.backend) {
     case 'sqlite':
-      return new SqliteStore({ path: config.path, ...opts });
+      return openSqliteStore({ path: config.path, ...opts });
   }
 }

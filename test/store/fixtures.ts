@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { NewRunEvent } from '../../src/store/schemas/event.js';
+import type { Run } from '../../src/store/schemas/run.js';
 import type { NewRun } from '../../src/store/store.js';
 
 export function newRun(overrides: Partial<NewRun> = {}): NewRun {
@@ -13,4 +15,9 @@ export function newRun(overrides: Partial<NewRun> = {}): NewRun {
     definition: { name: 'demo', description: 'd', nodes: [{ id: 'a', bash: 'true' }] },
     ...overrides,
   };
+}
+
+/** An event of `run` whose data repeats its type, so reads can be compared by type. */
+export function newEvent(run: Pick<Run, 'id' | 'conversation_id'>, type: string): NewRunEvent {
+  return { run_id: run.id, conversation_id: run.conversation_id, event_type: type, step_name: null, data: { type } };
 }

@@ -49,7 +49,12 @@ export class ChangeWatch {
       this.watcher = undefined; // the poll below still wakes us
     }
     this.poll = setInterval(() => {
-      const version = this.db.pragma('data_version', { simple: true }) as number;
+      let version: number;
+      try {
+        version = this.db.pragma('data_version', { simple: true }) as number;
+      } catch {
+        return; // busy or closing: the next poll (or the watch) catches up, and a timer must not throw
+      }
       if (version !== this.lastVersion) {
         this.lastVersion = version;
         this.fire();

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { NewRunEvent, RunEvent } from '../schemas/event.js';
-import type { EventFilter } from '../store.js';
+import type { EventFilter } from '../events.js';
 import { toEvent } from './rows.js';
 
 /** Statements for the `events` table. `append` must run inside the caller's transaction. */

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { terminalRunStatuses, type Run, type RunStatus } from '../schemas/run.js';
-import type { NewRun, RunListQuery } from '../store.js';
+import type { NewRun, RunListQuery } from '../runs.js';
 import { toRun } from './rows.js';
 
 /** `('completed', 'failed', 'cancelled')`, for SQL. */
@@ -69,7 +69,7 @@ export function runStatements(db: Database.Database) {
     count(status: RunStatus): number {
       return (countByStatus.get(status) as { n: number }).n;
     },
-    /** Compare-and-set ownership: see Store.acquireRun. */
+    /** Compare-and-set ownership: see RunStore.acquireRun. */
     acquire(p: {
       runId: string; ownerId: string; leaseUntil: string; now: string;
       fromStatuses: readonly RunStatus[]; status: RunStatus; previousOwner: string | null;

@@ -1,0 +1,22 @@
+import type { NewRunEvent, RunEvent } from './schemas/event.js';
+
+/**
+ * The durable event log that SSE streams tail by `seq`. Two promises callers rely on:
+ * - `seq` values become visible in increasing order (SQLite has a single writer; a PostgreSQL
+ *   store must serialise event inserts or hand out `seq` at commit time to keep it), so a reader
+ *   that remembers the last `seq` it saw never misses a row and never sees one twice;
+ * - a `seq` any reader has seen is never lost and never reused, not even after an OS crash or
+ *   power loss: a row becomes visible only once its commit is durable.
+ */
+export interface EventStore {
+  appendEvents(events: readonly NewRunEvent[]): Promise<RunEvent[]>;
+  listRunEvents(runId: string): Promise<RunEvent[]>;
+  /** Events with `seq` greater than `afterSeq`, oldest first (the SSE tailer's read). */
+  listEventsAfter(afterSeq: number, limit: number, filter?: EventFilter): Promise<RunEvent[]>;
+  lastEventSeq(): Promise<number>;
+}
+
+export interface EventFilter {
+  conversationId?: string;
+  runId?: string;
+}

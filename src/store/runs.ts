@@ -1,0 +1,76 @@
+import type { NewRunEvent } from './schemas/event.js';
+import type { Run, RunStatus } from './schemas/run.js';
+
+/**
+ * Workflow runs: the API process creates and reads them; the supervisor owns them under a lease
+ * and changes their state. Every change that also writes events is one atomic operation.
+ */
+export interface RunStore {
+  // ── runs, as the API process sees them ──────────────────────────────────────────────
+  /** Inserts a pending run and its `start_run` job in one transaction. */
+  createRun(run: NewRun): Promise<Run>;
+  getRun(id: string): Promise<Run | undefined>;
+  /** The definition snapshot taken when the run was created. */
+  getRunDefinition(id: string): Promise<unknown>;
+  listRuns(query: RunListQuery): Promise<Run[]>;
+  countRuns(status: RunStatus): Promise<number>;
+
+  // ── run ownership and state, as the supervisor sees them ─────────────────────────────
+  /**
+   * Takes ownership of a run if it is in one of `fromStatuses` and is unowned, owned by
+   * `ownerId`, owned by `previousOwner`, or its lease has expired; moves it to `status` and
+   * appends `events`, all in one transaction. Returns undefined when the run was not taken.
+   */
+  acquireRun(input: AcquireRun): Promise<Run | undefined>;
+  /** Extends the lease of every non-terminal run `ownerId` owns. Returns how many. */
+  renewRunLeases(ownerId: string, leaseMs: number): Promise<number>;
+  /** Gives up ownership of the named runs (shutdown), leaving their status as it is. */
+  releaseRuns(ownerId: string, runIds: readonly string[]): Promise<void>;
+  /** Runs in `running` status whose owner is not `ownerId` (candidates for take-over). */
+  listRunsNotOwnedBy(ownerId: string, status: RunStatus): Promise<Run[]>;
+  /**
+   * Applies a state change to a run the caller owns and appends `events`, in one transaction.
+   * Throws RUN_INVALID_STATE if `ownerId` no longer owns the run.
+   */
+  transitionRun(input: TransitionRun): Promise<Run>;
+}
+
+export interface NewRun {
+  id: string;
+  workflowName: string;
+  conversationId: string;
+  workingPath: string | null;
+  userMessage: string;
+  inputs: Record<string, string>;
+  metadata: Record<string, unknown>;
+  /** The workflow definition as loaded when the run was requested; the run executes this. */
+  definition: unknown;
+}
+
+export interface RunListQuery {
+  status?: RunStatus;
+  conversationId?: string;
+  workflowName?: string;
+  limit: number;
+}
+
+export interface AcquireRun {
+  runId: string;
+  ownerId: string;
+  leaseMs: number;
+  fromStatuses: readonly RunStatus[];
+  status: RunStatus;
+  previousOwner?: string | null;
+  events: readonly NewRunEvent[];
+}
+
+export interface TransitionRun {
+  runId: string;
+  ownerId: string;
+  status?: RunStatus;
+  error?: string | null;
+  metadataPatch?: Record<string, unknown>;
+  /** Sets `completed_at` and releases ownership (terminal states and pauses). */
+  release?: boolean;
+  events: readonly NewRunEvent[];
+}

@@ -1,0 +1,76 @@
+import { CairnError } from '../../shared/errors.js';
+import type { RunStore } from '../runs.js';
+import { eventStatements } from './events-sql.js';
+import { jobStatements } from './jobs-sql.js';
+import { runStatements } from './runs-sql.js';
+import type { SqliteSession } from './session.js';
+
+/** RunStore over the session's connection. Changes that also write a job or events are one transaction. */
+export function sqliteRunStore(session: SqliteSession): RunStore {
+  const runs = runStatements(session.db);
+  const jobs = jobStatements(session.db);
+  const events = eventStatements(session.db);
+
+  return {
+    createRun: (run) =>
+      session.write('create a run', () => {
+        const now = session.now();
+        const created = runs.insert(run, now);
+        jobs.insert('start_run', run.id, {}, now);
+        return created;
+      }),
+
+    getRun: (id) => session.read('read a run', () => runs.get(id)),
+
+    getRunDefinition: (id) => session.read('read a run definition', () => runs.definition(id)),
+
+    listRuns: (query) => session.read('list runs', () => runs.list(query)),
+
+    countRuns: (status) => session.read('count runs', () => runs.count(status)),
+
+    acquireRun: (input) =>
+      session.write('acquire a run', () => {
+        const now = session.now();
+        const run = runs.acquire({
+          runId: input.runId,
+          ownerId: input.ownerId,
+          leaseUntil: session.now(input.leaseMs),
+          now,
+          fromStatuses: input.fromStatuses,
+          status: input.status,
+          previousOwner: input.previousOwner ?? null,
+        });
+        if (run) events.append(input.events, now);
+        return run;
+      }),
+
+    renewRunLeases: (ownerId, leaseMs) =>
+      session.write('renew run leases', () => runs.renew(ownerId, session.now(leaseMs))),
+
+    releaseRuns: async (ownerId, runIds) => {
+      await session.write('release runs', () => runIds.forEach((id) => runs.release(ownerId, id)));
+    },
+
+    listRunsNotOwnedBy: (ownerId, status) =>
+      session.read('list runs owned by others', () => runs.listNotOwnedBy(ownerId, status)),
+
+    transitionRun: (input) =>
+      session.write('change the state of a run', () => {
+        const now = session.now();
+        const run = runs.transition({
+          runId: input.runId,
+          ownerId: input.ownerId,
+          now,
+          status: input.status,
+          error: input.error,
+          metadataPatch: input.metadataPatch,
+          release: input.release ?? false,
+        });
+        if (!run) {
+          throw new CairnError('RUN_INVALID_STATE', `Run ${input.runId} is not owned by ${input.ownerId}`);
+        }
+        events.append(input.events, now);
+        return run;
+      }),
+  };
+}

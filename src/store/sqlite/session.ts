@@ -1,0 +1,61 @@
+import type Database from 'better-sqlite3';
+import { retryWhileBusy, type BusyRetryPolicy } from './busy-retry.js';
+import { openConnection } from './connection.js';
+
+export interface SqliteSessionOptions {
+  /** Path of the database file; its directory is created if missing. */
+  path: string;
+  /** Milliseconds since the epoch; injectable so lease expiry can be tested without waiting. */
+  clock?: () => number;
+  /** How long an operation keeps retrying a busy database before STORE_UNAVAILABLE. */
+  busyBudgetMs?: number;
+}
+
+/** About 30 s: long enough to ride out a checkpoint or a slow peer, short enough to surface a stuck one. */
+export const defaultBusyBudgetMs = 30_000;
+
+/**
+ * One thread's connection to the database, shared by the aggregate stores, with the two doors
+ * every statement goes through: `read` and `write` (a BEGIN IMMEDIATE transaction). Both retry a
+ * busy database asynchronously (see retryWhileBusy).
+ */
+export class SqliteSession {
+  readonly db: Database.Database;
+  private readonly clock: () => number;
+  private readonly closing = new AbortController();
+  private readonly retry: BusyRetryPolicy;
+  /** One transaction wrapper, reused: `fn` runs inside BEGIN IMMEDIATE ... COMMIT. */
+  private readonly inTransaction: Database.Transaction<(fn: () => unknown) => unknown>;
+
+  constructor(opts: SqliteSessionOptions) {
+    this.db = openConnection(opts.path);
+    this.clock = opts.clock ?? Date.now;
+    this.retry = { budgetMs: opts.busyBudgetMs ?? defaultBusyBudgetMs, signal: this.closing.signal };
+    this.inTransaction = this.db.transaction((fn: () => unknown) => fn());
+  }
+
+  /** The clock's time, plus `offsetMs`, as an ISO string (how every timestamp is stored). */
+  now(offsetMs = 0): string {
+    return new Date(this.clock() + offsetMs).toISOString();
+  }
+
+  /** Runs the read `fn`, retrying while the database is busy. */
+  read<T>(what: string, fn: () => T): Promise<T> {
+    return retryWhileBusy(what, fn, this.retry);
+  }
+
+  /**
+   * Runs `fn` in a BEGIN IMMEDIATE transaction: the write lock is taken up front, so a busy
+   * database fails the BEGIN (and is retried) instead of failing a read-to-write upgrade midway.
+   * `fn` may run more than once, so it must not have effects outside the database.
+   */
+  write<T>(what: string, fn: () => T): Promise<T> {
+    return retryWhileBusy(what, () => this.inTransaction.immediate(fn) as T, this.retry);
+  }
+
+  /** Closes the connection; operations still waiting for a busy database fail at once. */
+  close(): void {
+    this.closing.abort();
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import type { Store } from '../../../src/store/store.js';
+import { newEvent, newRun } from '../fixtures.js';
+import { useHarness, type StoreBackend } from './backend.js';
+
+async function seed(store: Store) {
+  const one = await store.createRun(newRun({ conversationId: 'conv-1' }));
+  const two = await store.createRun(newRun({ conversationId: 'conv-2' }));
+  return { one, two };
+}
+
+/** EventStore, from one process: seq order across connections, and the tailer's filtered reads. */
+export function describeEventContract(backend: StoreBackend): void {
+  describe('events', () => {
+    const h = useHarness(backend);
+
+    it('assigns increasing sequence numbers across connections, in commit order', async () => {
+      const a = h().open();
+      const b = h().open();
+      const { one } = await seed(a);
+      const written = [];
+      for (let i = 0; i < 20; i++) {
+        const store = i % 2 ? a : b;
+        written.push(...(await store.appendEvents([newEvent(one, `e${i}`)])));
+      }
+      const seqs = written.map((e) => e.seq);
+      expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+      expect((await a.listRunEvents(one.id)).map((e) => e.event_type)).toEqual(written.map((e) => e.event_type));
+      expect(await b.lastEventSeq()).toBe(seqs[seqs.length - 1]);
+    });
+
+    it('gives each of several appends made at once its own rows, in call order', async () => {
+      const store = h().open();
+      const { one, two } = await seed(store);
+      const [first, second] = await Promise.all([
+        store.appendEvents([newEvent(one, 'a'), newEvent(one, 'b')]),
+        store.appendEvents([newEvent(two, 'c')]),
+      ]);
+      expect(first!.map((e) => e.event_type)).toEqual(['a', 'b']);
+      expect(second!.map((e) => e.event_type)).toEqual(['c']);
+      const seqs = [...first!, ...second!].map((e) => e.seq);
+      expect(seqs).toEqual([...new Set(seqs)].sort((x, y) => x - y));
+      expect((await store.listEventsAfter(0, 100)).map((e) => e.seq)).toEqual(seqs);
+      expect(await store.appendEvents([])).toEqual([]);
+    });
+
+    it('reads the rows after a sequence number, filtered by conversation or run', async () => {
+      const store = h().open();
+      const { one, two } = await seed(store);
+      await store.appendEvents([newEvent(one, 'a'), newEvent(two, 'b'), newEvent(one, 'c')]);
+      const all = await store.listEventsAfter(0, 100);
+      expect(all.map((e) => e.event_type)).toEqual(['a', 'b', 'c']);
+      const after = await store.listEventsAfter(all[0]!.seq, 100, { conversationId: 'conv-1' });
+      expect(after.map((e) => e.event_type)).toEqual(['c']);
+      expect((await store.listEventsAfter(0, 100, { runId: two.id })).map((e) => e.event_type)).toEqual(['b']);
+      expect(await store.listEventsAfter(0, 2)).toHaveLength(2);
+    });
+  });
+}

@@ -1,0 +1,20 @@
+import { describe } from 'vitest';
+import { describeAvailabilityContract } from './contract/availability.js';
+import { describeConnectionContract } from './contract/connections.js';
+import { describeEventOrderContract } from './contract/event-order.js';
+import { describeEventContract } from './contract/events.js';
+import { describeHeartbeatContract } from './contract/heartbeats.js';
+import { describeJobContract } from './contract/jobs.js';
+import { describeRunContract } from './contract/runs.js';
+import { sqliteBackend } from './sqlite-backend.js';
+
+/** The SQLite store passes the whole Store contract. */
+describe('SQLite store', () => {
+  describeConnectionContract(sqliteBackend);
+  describeRunContract(sqliteBackend);
+  describeJobContract(sqliteBackend);
+  describeEventContract(sqliteBackend);
+  describeEventOrderContract(sqliteBackend);
+  describeHeartbeatContract(sqliteBackend);
+  describeAvailabilityContract(sqliteBackend);
+});
