@@ -31,9 +31,16 @@ export interface ChildEnd {
   signal: NodeJS.Signals | null;
 }
 
-/** A started child: the leader of its own process group (its pid is the group id), stdin closed. */
+/**
+ * A forked child: the leader of its own process group (its pid is the group id), stdin closed.
+ * It waits at a gate and runs its program only once `start()` is called, so the caller can
+ * record the pid first; if the caller's side goes away before that, the child exits (125)
+ * without running anything.
+ */
 export interface LaunchedChild {
   pid: number;
+  /** Lets the child exec its program. */
+  start(): void;
   /** The leader has exited. */
   exited: Promise<ChildEnd>;
   /** The leader has exited and every holder of its stdout and stderr has closed them. */

@@ -7,6 +7,7 @@
  *   `spawn <id> <len>\n<payload>`  payload fields separated by NUL: cwd, file, argc, the argc
  *                                  arguments (argv[0] first), then `KEY=value` entries set on
  *                                  top of the helper's own environment (the worker's)
+ *   `go <id>\n`                    let the child exec its program (see "gate" below)
  *   `release <id>\n`               stop relaying the child's output (its group was killed)
  * Replies (stdout), written once per turn of the helper's loop:
  *   `s <id> <pid>\n`               forked: the child leads its own session and process group
@@ -15,6 +16,12 @@
  *   `c <id> 1|2\n`                 stdout / stderr closed (every holder closed it)
  *   `x <id> <status>\n`            the child exited; status as from wait(2)
  * The helper exits when its stdin closes; children live on in their own sessions.
+ *
+ * The gate: a forked child waits, before it execs, for a byte on a pipe whose write end only the
+ * helper holds, and the helper writes it on `go`. The worker sends `go` once the attempt's start
+ * (with this pid) is recorded. If the worker, its process or the helper dies first, the pipe
+ * closes and the child exits (125) without running anything: no program ever runs that a later
+ * supervisor could not find in the record and kill.
  *
  * The helper's own loop does as little as it can per child (every microsecond there delays the
  * next fork): the child parses its request itself, after the fork. In the child: new session,
@@ -37,6 +44,7 @@ binmode STDOUT;
 my %kids;     # id -> { status (once reaped), open (streams still open) }
 my %id_of;    # pid -> id, until reaped
 my %watch;    # fileno -> [stream ('1' stdout, '2' stderr), id, fh]
+my %gates;    # id -> write end of the child's gate pipe, until 'go' (or the child is gone)
 my $rbits = '';
 my $in = '';
 my $out = '';
@@ -83,14 +91,21 @@ sub exec_request {
   POSIX::_exit(127);
 }
 
+sub open_gate {
+  my ($id) = @_;
+  my $gw = delete $gates{$id} or return;
+  syswrite $gw, 'g';
+  close $gw;
+}
+
 sub spawn_child {
   my ($id, $payload) = @_;
-  my ($or, $ow, $er, $ew);
-  my $ok = pipe($or, $ow) && pipe($er, $ew);
+  my ($or, $ow, $er, $ew, $gr, $gw);
+  my $ok = pipe($or, $ow) && pipe($er, $ew) && pipe($gr, $gw);
   my $pid = $ok ? fork : undef;
   if (!defined $pid) {
     my $text = ($ok ? 'fork' : 'pipe') . "\t" . ($! + 0) . "\t$!";
-    close $_ for grep { defined } ($or, $ow, $er, $ew);
+    close $_ for grep { defined } ($or, $ow, $er, $ew, $gr, $gw);
     emit("f $id ", length($text), "\n", $text);
     return;
   }
@@ -103,10 +118,18 @@ sub spawn_child {
     POSIX::dup2(fileno $ew, 2);
     # Never leave the request pipe as the child's stdin.
     open(STDIN, '<', '/dev/null') or do { print STDERR "cannot open /dev/null: $!\n"; POSIX::_exit(127) };
+    # Hold no other child's gate open, then wait at our own until the worker says go.
+    close $_ for ($gw, values %gates);
+    my $n;
+    do { $n = sysread $gr, my $byte, 1 } while (!defined $n && $!{EINTR});
+    POSIX::_exit(125) unless $n;
+    close $gr;
     exec_request($payload);
   }
   close $ow;
   close $ew;
+  close $gr;
+  $gates{$id} = $gw;
   $kids{$id} = { status => undef, open => 2 };
   $id_of{$pid} = $id;
   for my $s (['1', $or], ['2', $er]) {
@@ -150,7 +173,8 @@ sub read_requests {
       spawn_child($id, $payload);
     } else {
       substr($in, 0, $nl + 1) = '';
-      release_child($id) if $op eq 'release';
+      if ($op eq 'go') { open_gate($id); }
+      elsif ($op eq 'release') { close(delete $gates{$id}) if $gates{$id}; release_child($id); }
     }
   }
 }
@@ -159,6 +183,7 @@ sub reap {
   $got_child = 0;
   while ((my $pid = waitpid(-1, POSIX::WNOHANG())) > 0) {
     my $id = delete $id_of{$pid};
+    close(delete $gates{$id}) if defined $id && $gates{$id};
     next unless defined $id && $kids{$id};
     $kids{$id}{status} = $?;
     emit("x $id $?\n");

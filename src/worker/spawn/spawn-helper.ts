@@ -176,6 +176,7 @@ export class SpawnHelper implements ChildLauncher {
     this.running.set(id, { sinks: launch.sinks, openStreams: 2, settleExited, settleClosed, fail });
     const child: LaunchedChild = {
       pid,
+      start: () => void this.proc?.stdin!.write(`go ${id}\n`),
       exited,
       closed,
       release: () => {

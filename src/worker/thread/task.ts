@@ -30,9 +30,6 @@ const CANCELLED_EARLY_MAX = 1024;
 
 let channel: BroadcastChannel | undefined;
 
-/** Reason an attempt is aborted from inside when its `node_started` row could not be written. */
-const STORE_FAILED = Symbol('store failed');
-
 function storeFor(config: StoreConfig): Store {
   const key = JSON.stringify(config);
   let store = stores.get(key);
@@ -87,22 +84,21 @@ export default async function runAttemptTask(input: unknown): Promise<AttemptRes
 
   const startedAt = new Date().toISOString();
   const t0 = performance.now();
-  let startedWrite: Promise<unknown> | undefined;
   let spawnedPid: number | undefined;
   try {
     const outcome = await runExec(task, {
       signal: controller.signal,
-      onSpawned(pid) {
+      // The child waits at its gate until its node_started row (with the pid) is committed, so a
+      // crash at any moment leaves no process that a later supervisor cannot find and kill. A
+      // failed write kills the waiting child and throws out of runExec.
+      async onSpawned(pid) {
         spawnedPid = pid;
         notify({ type: 'spawned', attemptId, pid, threadId });
-        startedWrite = store.appendEvents([execStartedEvent(task, startedAt, pid)]);
-        // Without its node_started row nobody could find this group after a crash: stop it.
-        startedWrite.catch(() => controller.abort(STORE_FAILED));
+        await store.appendEvents([execStartedEvent(task, startedAt, pid)]);
       },
+    }).finally(() => {
+      if (spawnedPid !== undefined) notify({ type: 'exited', attemptId });
     });
-    if (spawnedPid !== undefined) notify({ type: 'exited', attemptId });
-    // A failed node_started write rethrows here, once the attempt's group is gone.
-    await startedWrite;
     const durationMs = performance.now() - t0;
     const result: AttemptResult = { ...outcome, startedAt, durationMs };
 

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { chooseLauncher } from '../../../src/worker/spawn/default-launcher.js';
 import { directLauncher } from '../../../src/worker/spawn/direct-launcher.js';
 import { findExecutable } from '../../../src/worker/spawn/find-executable.js';
 import { SpawnHelper } from '../../../src/worker/spawn/spawn-helper.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 const bash = findExecutable('bash', process.env.PATH)!;
 const perl = findExecutable('perl', process.env.PATH);
@@ -36,6 +38,7 @@ async function run(launcher: ChildLauncher, script: string, env: Record<string, 
     { stdout: (c) => out.push(c), stderr: (c) => err.push(c) },
   );
   if (!launched.ok) throw new Error(`launch failed: ${launched.error.message}`);
+  launched.child.start();
   const end = await launched.child.closed;
   return { pid: launched.child.pid, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString(), end };
 }
@@ -82,6 +85,18 @@ describe.each(launchers)('the %s launcher', (_name, launcher) => {
     });
   });
 
+  it('holds the child at its gate until started: released unstarted, it exits 125 without running its program', async () => {
+    const marker = join(dir, `gate-${Date.now()}-${Math.random()}`);
+    const launched = (await launcher.launch(
+      { file: bash, args: ['-c', `touch '${marker}'`], cwd: dir, env: {} },
+      { stdout: () => {}, stderr: () => {} },
+    )) as Extract<LaunchResult, { ok: true }>;
+    expect(isProcessGroupAlive(launched.child.pid)).toBe(true);
+    launched.child.release();
+    expect(await launched.child.exited).toEqual({ code: 125, signal: null });
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it('lets the caller stop waiting for output held open by a process outside the group', async () => {
     const out: Buffer[] = [];
     const launched = (await launcher.launch(
@@ -89,6 +104,7 @@ describe.each(launchers)('the %s launcher', (_name, launcher) => {
       { file: bash, args: ['-c', 'setsid sleep 60 & echo $!; sleep 60'], cwd: dir, env: {} },
       { stdout: (c) => out.push(c), stderr: () => {} },
     )) as Extract<LaunchResult, { ok: true }>;
+    launched.child.start();
     while (!Buffer.concat(out).includes('\n')) await new Promise((r) => setImmediate(r));
     const escaped = Number(Buffer.concat(out).toString().trim());
     try {
@@ -114,8 +130,26 @@ describe.runIf(helper)('the spawn helper', () => {
     );
     expect(launched.ok).toBe(true);
     if (!launched.ok) return;
+    launched.child.start();
     expect(await launched.child.closed).toEqual({ code: 127, signal: null });
     expect(Buffer.concat(errs).toString()).toMatch(/cannot execute .*not-executable\.sh.*Permission denied/);
+  });
+
+  it('when it dies, a child still waiting at its gate exits without running its program', async () => {
+    const own = new SpawnHelper(perl!);
+    const marker = join(dir, 'never-ran');
+    try {
+      const launched = (await own.launch(
+        { file: bash, args: ['-c', `touch '${marker}'`], cwd: dir, env: {} },
+        { stdout: () => {}, stderr: () => {} },
+      )) as Extract<LaunchResult, { ok: true }>;
+      const helperPid = Number((await readFile(`/proc/${launched.child.pid}/stat`, 'latin1')).split(' ')[3]);
+      process.kill(helperPid, 'SIGKILL');
+      await waitFor(() => !isProcessGroupAlive(launched.child.pid), { what: 'the gated child to exit' });
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      own.stop();
+    }
   });
 
   it('starts again after it died, and fails the children it was relaying', async () => {
@@ -125,6 +159,7 @@ describe.runIf(helper)('the spawn helper', () => {
         { file: bash, args: ['-c', 'sleep 60'], cwd: dir, env: {} },
         { stdout: () => {}, stderr: () => {} },
       )) as Extract<LaunchResult, { ok: true }>;
+      launched.child.start();
       const helperPid = Number((await readFile(`/proc/${launched.child.pid}/stat`, 'latin1')).split(' ')[3]);
       process.kill(helperPid, 'SIGKILL');
       await expect(launched.child.closed).rejects.toThrow(/spawn helper exited/);

@@ -18,8 +18,12 @@ export type ExecOutcome = Omit<AttemptResult, 'startedAt' | 'durationMs'>;
 export interface ExecOptions {
   /** Aborting stops the attempt: its process group is killed and confirmed gone first. */
   signal?: AbortSignal;
-  /** Called as soon as the child's pid is known, before anything else is awaited. */
-  onSpawned?: (pid: number) => void;
+  /**
+   * Called as soon as the child is forked, while it waits at its gate: the child runs its
+   * program only after the returned promise resolves (the attempt's start, with this pid, is
+   * recorded). If it rejects, the child is killed without having run, and the error is rethrown.
+   */
+  onSpawned?: (pid: number) => Promise<void>;
   /** How the child is started; this thread's default launcher unless told. */
   launcher?: ChildLauncher;
 }
@@ -63,7 +67,14 @@ export async function runExec(task: ExecTask, opts: ExecOptions = {}): Promise<E
   if (!launched.ok) return configFailure(launchFailureMessage(launched.error, built.command.file, task.cwd));
   const child = launched.child;
   const pid = child.pid;
-  opts.onSpawned?.(pid);
+  try {
+    await opts.onSpawned?.(pid);
+  } catch (err) {
+    await killProcessGroup(pid, { graceMs: 0, signal: 'SIGKILL' });
+    child.release();
+    throw err;
+  }
+  child.start();
 
   let ending: Ending;
   try {

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { isProcessGroupAlive } from '../../../../src/shared/process-group.js';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { execAttemptTaskSchema } from '../../../../src/worker/attempt-protocol.js';
@@ -55,10 +58,28 @@ describe('exec output bounds', () => {
 
   it('reports the spawn to the caller before the child ends', async () => {
     let spawned: number | undefined;
-    const outcome = await runExec(task('echo $$'), { onSpawned: (pid) => (spawned = pid) });
+    const outcome = await runExec(task('echo $$'), {
+      onSpawned: async (pid) => {
+        spawned = pid;
+      },
+    });
     expect(spawned).toBeDefined();
     // bash -c runs as the group leader, so its own pid is the group id recorded.
     expect(outcome.output).toBe(String(spawned));
     expect(outcome.pid).toBe(spawned);
+  });
+
+  it('runs nothing of the node when its start cannot be recorded, and leaves no process behind', async () => {
+    const marker = join(tmpdir(), `cairn-never-ran-${randomUUID()}`);
+    let spawned: number | undefined;
+    const running = runExec(task(`touch '${marker}'`), {
+      onSpawned: async (pid) => {
+        spawned = pid;
+        throw new Error('database unavailable');
+      },
+    });
+    await expect(running).rejects.toThrow(/database unavailable/);
+    expect(isProcessGroupAlive(spawned!)).toBe(false);
+    expect(existsSync(marker)).toBe(false);
   });
 });

@@ -1,0 +1,72 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { startServer } from '../helpers/server.js';
+import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
+import { forkScript } from '../store/fork-script.js';
+
+const lockHolder = fileURLToPath(new URL('../store/sqlite-lock-holder.ts', import.meta.url));
+
+let home: TempHome;
+beforeEach(async () => {
+  home = await makeTempHome();
+});
+afterEach(async () => {
+  await home.close();
+});
+
+/** Children of `pid` with their command names, from /proc. */
+async function childrenOf(pid: number): Promise<{ pid: number; comm: string }[]> {
+  const found: { pid: number; comm: string }[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'latin1').catch(() => '');
+    const close = stat.lastIndexOf(')');
+    if (close < 0) continue;
+    const ppid = Number(stat.slice(close + 2).split(' ')[1]);
+    if (ppid === pid) found.push({ pid: Number(entry), comm: stat.slice(stat.indexOf('(') + 1, close) });
+  }
+  return found;
+}
+
+it('a supervisor killed after forking a node but before recording its start leaves nothing running: the node runs once', async () => {
+  const server = await startServer(home);
+  const log = join(home.home, 'executions.log');
+  // The first attempt fails at once; the retry is forked while the database is locked, so its
+  // node_started row cannot be written, and the supervisor is killed in that window.
+  await writeHomeWorkflow(home, 'window', `name: window
+description: a node forked in the crash window
+nodes:
+  - id: victim
+    bash: "if [ -e .failed-once ]; then echo start >> '${log}'; sleep 2; echo end >> '${log}'; else touch .failed-once; exit 1; fi"
+    retry: { max_attempts: 3, delay_ms: 1000, on_error: all }
+`);
+  const { runId } = await startRun(server.url, 'window');
+  await waitFor(async () => (await getRun(server.url, runId)).events.some((e) => e.event_type === 'node_failed'), {
+    what: 'the first attempt to fail',
+  });
+  const lock = forkScript(lockHolder, [home.paths.database]);
+  home.defer(() => lock.kill());
+  await lock.next('locked');
+
+  const supervisorPid = await server.pid('supervisor');
+  const helper = await waitFor(async () => (await childrenOf(supervisorPid)).find((c) => c.comm === 'perl'), {
+    what: "the worker's spawn helper",
+  });
+  await waitFor(async () => (await childrenOf(helper.pid)).length > 0, { what: 'the retry to be forked' });
+  process.kill(supervisorPid, 'SIGKILL');
+  const released = lock.next('released');
+  lock.send({ type: 'release' });
+  await released;
+
+  const { run } = await waitFor(async () => {
+    const detail = await getRun(server.url, runId);
+    return ['completed', 'failed'].includes(detail.run.status) ? detail : undefined;
+  }, { what: 'the run to finish after the crash', timeoutMs: 45_000 });
+  expect(run.status).toBe('completed');
+  // Exactly one execution of the body: the forked child never ran its program.
+  expect((await readFile(log, 'utf8')).trim().split('\n')).toEqual(['start', 'end']);
+});
