@@ -4,7 +4,7 @@ import { CairnError } from './errors.js';
 /**
  * Killing a node's whole process group and confirming that it is gone. Shared by the worker
  * (cancel, timeout) and the supervisor side (a worker that stopped answering, a take-over of an
- * orphaned attempt).
+ * orphaned attempt). Also the one check of whether a single pid is alive (launcher, supervisor).
  */
 
 export interface KillProcessGroupOptions {
@@ -24,6 +24,22 @@ const MAX_POLL_MS = 50;
 const isLinux = process.platform === 'linux';
 
 /**
+ * True when a process with this pid exists on this host: the one "is this pid alive" check
+ * (a launcher's server file, a supervisor's heartbeat). EPERM means it exists but belongs to
+ * someone else. A zombie counts as alive until its parent reaps it; for a node's process group,
+ * where that matters, use `isProcessGroupAlive`.
+ */
+export function isProcessAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
  * Sends `signal` (SIGTERM) to the group, SIGKILL after `graceMs` if members remain, and
  * resolves only once no live member is left. Rejects (INTERNAL) if members survive SIGKILL for
  * `confirmTimeoutMs` (a process stuck in uninterruptible sleep).
@@ -31,7 +47,7 @@ const isLinux = process.platform === 'linux';
 export async function killProcessGroup(pgid: number, opts: KillProcessGroupOptions): Promise<void> {
   assertGroupId(pgid);
   const first = opts.signal ?? 'SIGTERM';
-  if (!signalGroup(pgid, first) && !isProcessGroupAlive(pgid)) return;
+  if (!signalGroup(pgid, first) && !isProcessGroupAlive(pgid)) return killUnsettledLeader(pgid);
   if (first !== 'SIGKILL') {
     if (await waitUntilGone(pgid, opts.graceMs)) return;
     signalGroup(pgid, 'SIGKILL');
@@ -43,6 +59,31 @@ export async function killProcessGroup(pgid: number, opts: KillProcessGroupOptio
     `process group ${pgid} still has live members ${confirmMs} ms after SIGKILL`,
     { pgid, members: liveGroupMembers(pgid) },
   );
+}
+
+/**
+ * No group has this id yet, but the process may exist: a child forked a moment ago that has not
+ * yet called setsid (on a loaded machine it may not have been scheduled at all). It has not
+ * exec'd either, so it has no descendants: SIGKILL it alone, or it would make its group and run.
+ */
+async function killUnsettledLeader(pid: number): Promise<void> {
+  if (!isLiveProcess(pid)) return;
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    return; // gone meanwhile
+  }
+  for (let interval = FIRST_POLL_MS; isLiveProcess(pid); interval = Math.min(interval * 2, MAX_POLL_MS)) {
+    await new Promise((resolve) => setTimeout(resolve, interval));
+  }
+}
+
+/** A process that exists and is not a zombie (where that can be told). */
+function isLiveProcess(pid: number): boolean {
+  if (!isProcessAlive(pid)) return false;
+  if (!isLinux) return true;
+  const stat = readStat(String(pid));
+  return stat !== undefined && stat.state !== 'Z' && stat.state !== 'X';
 }
 
 /**

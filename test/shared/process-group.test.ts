@@ -111,3 +111,17 @@ describe('telling a reused process id from the process that was recorded', () =>
     }
   });
 });
+
+describe('a child killed before it has made its own group', () => {
+  it('is killed by pid: a fork that has not called setsid yet must not survive to run its program', async () => {
+    // Not detached: the child stays in our group, as a freshly forked node child does until setsid.
+    const child = spawn('sleep', ['60'], { stdio: 'ignore' });
+    started.push(child);
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+    await new Promise((resolve) => child.once('spawn', resolve));
+
+    await killProcessGroup(child.pid!, { graceMs: 100 });
+
+    expect(await exited).toBe('SIGKILL');
+  });
+});

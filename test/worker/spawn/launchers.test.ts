@@ -91,7 +91,8 @@ describe.each(launchers)('the %s launcher', (_name, launcher) => {
       { file: bash, args: ['-c', `touch '${marker}'`], cwd: dir, env: {} },
       { stdout: () => {}, stderr: () => {} },
     )) as Extract<LaunchResult, { ok: true }>;
-    expect(isProcessGroupAlive(launched.child.pid)).toBe(true);
+    // It leads its own group once scheduled (on a loaded machine, maybe not yet).
+    await waitFor(() => isProcessGroupAlive(launched.child.pid), { what: 'the child to lead its group' });
     launched.child.release();
     expect(await launched.child.exited).toEqual({ code: 125, signal: null });
     expect(existsSync(marker)).toBe(false);
