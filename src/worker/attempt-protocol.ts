@@ -80,6 +80,8 @@ export type AttemptResult = z.infer<typeof attemptResultSchema>;
 /** Posted on the `cairn.attempt-control` BroadcastChannel by the supervisor side. */
 export const attemptControlSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('cancel'), attemptId: z.string(), reason: z.enum(['cancelled', 'shutdown']) }),
+  /** Asks one thread whether its event loop still turns (answered by a `pong` notice). */
+  z.object({ type: z.literal('ping'), threadId: z.number().int(), nonce: z.string() }),
 ]);
 export type AttemptControl = z.infer<typeof attemptControlSchema>;
 
@@ -94,6 +96,7 @@ export const attemptNoticeSchema = z.discriminatedUnion('type', [
     threadId: z.number().int().optional(),
   }),
   z.object({ type: z.literal('exited'), attemptId: z.string() }),
+  z.object({ type: z.literal('pong'), threadId: z.number().int(), nonce: z.string() }),
 ]);
 export type AttemptNotice = z.infer<typeof attemptNoticeSchema>;
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { BroadcastChannel } from 'node:worker_threads';
 import {
   ATTEMPT_CONTROL_CHANNEL,
@@ -22,6 +23,8 @@ export class AttemptTracker {
   private readonly channel = new BroadcastChannel(ATTEMPT_CONTROL_CHANNEL);
   /** Attempts of this pool in flight. */
   private readonly attempts = new Map<string, AttemptWhereabouts>();
+  /** Pings waiting for their pong, by nonce. */
+  private readonly pings = new Map<string, () => void>();
 
   constructor() {
     this.channel.onmessage = (event) => this.onNotice((event as MessageEvent).data);
@@ -51,15 +54,37 @@ export class AttemptTracker {
     this.channel.postMessage(message);
   }
 
+  /**
+   * Whether the thread's event loop still turns: it answers a ping within `withinMs`. A thread
+   * that is merely slow to stop one attempt answers; one that is blocked does not.
+   */
+  isThreadResponsive(threadId: number, withinMs: number): Promise<boolean> {
+    const nonce = randomUUID();
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        this.pings.delete(nonce);
+        resolve(false);
+      }, withinMs);
+      this.pings.set(nonce, () => {
+        clearTimeout(timer);
+        this.pings.delete(nonce);
+        resolve(true);
+      });
+      this.channel.postMessage({ type: 'ping', threadId, nonce } satisfies AttemptControl);
+    });
+  }
+
   close(): void {
     this.channel.close();
   }
 
   private onNotice(data: unknown): void {
     const parsed = attemptNoticeSchema.safeParse(data);
-    // Other pools' notices and cancels share the channel: only our attempts count.
-    if (!parsed.success || !this.attempts.has(parsed.data.attemptId)) return;
+    if (!parsed.success) return;
     const notice = parsed.data;
+    if (notice.type === 'pong') return this.pings.get(notice.nonce)?.();
+    // Other pools' notices and cancels share the channel: only our attempts count.
+    if (!this.attempts.has(notice.attemptId)) return;
     const known = this.attempts.get(notice.attemptId)!;
     if (notice.type === 'spawned') {
       known.pid = notice.pid;

@@ -63,6 +63,8 @@ export interface WorkerPool {
 }
 
 const DEFAULT_CANCEL_MARGIN_MS = 2_000;
+/** How long a thread gets to answer a ping before it is taken for blocked. */
+const THREAD_PING_MS = 1_000;
 
 /** The main-thread side of the Piscina pool that runs node attempts. */
 export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
@@ -157,15 +159,18 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
   }
 
   /**
-   * The last resort for a worker that did not answer a cancel: terminate its thread (which
-   * also ends any other attempt on it; those come back through `afterWorkerError`) and kill the
-   * attempt's process group. The caller writes the attempt's record.
+   * A worker did not answer a cancel in time. The pool kills the attempt's process group
+   * itself and answers; the caller writes the attempt's record (the store keeps only the first
+   * terminal record of an attempt, so a late one from the thread is refused). The thread is
+   * left alone when it still answers a ping, so a slow cancel never costs the other attempts
+   * on it (other runs' nodes); only a thread whose event loop is blocked is terminated, which
+   * ends its other attempts too (they come back through `afterWorkerError`).
    */
   async function stopUnanswered(attemptId: string, abortReason: unknown): Promise<AttemptResult> {
     const { pid, threadId } = tracker.whereabouts(attemptId);
-    log.warn({ attemptId, pid, threadId }, 'worker.cancel_unanswered');
-    if (threadId !== undefined) {
-      // Terminating the thread also stops it from writing a record after we answered.
+    const responsive = threadId !== undefined && (await tracker.isThreadResponsive(threadId, THREAD_PING_MS));
+    log.warn({ attemptId, pid, threadId, responsive }, 'worker.cancel_unanswered');
+    if (threadId !== undefined && !responsive) {
       await piscina.threads.find((t) => t.threadId === threadId)?.terminate();
     }
     if (pid !== undefined) await killProcessGroup(pid, { graceMs: 0, signal: 'SIGKILL' });

@@ -50,9 +50,14 @@ function controlChannel(): BroadcastChannel {
 
 function onControl(data: unknown): void {
   // Workers' own notices travel on the same channel: skip them before parsing.
-  if ((data as { type?: unknown } | null)?.type !== 'cancel') return;
+  const type = (data as { type?: unknown } | null)?.type;
+  if (type !== 'cancel' && type !== 'ping') return;
   const parsed = attemptControlSchema.safeParse(data);
   if (!parsed.success) return;
+  if (parsed.data.type === 'ping') {
+    if (parsed.data.threadId === threadId) notify({ type: 'pong', threadId, nonce: parsed.data.nonce });
+    return;
+  }
   const { attemptId, reason } = parsed.data;
   const controller = running.get(attemptId);
   if (controller) {

@@ -23,7 +23,28 @@ const spawnedPid = (attemptId: string) =>
   });
 
 describe('a worker that does not answer a cancel', () => {
-  it('is stopped by the pool: the group is killed and the pool records the end of the attempt', async () => {
+  it('when only slow: the pool kills the group and records the end, and leaves the thread and its other attempts alone', async () => {
+    const neighbour = h.task('sleep 1; echo done', { env: { MODE: 'wait' } });
+    const neighbourResult = h.pool.runAttempt(neighbour);
+    const neighbourPid = await spawnedPid(neighbour.attempt.id);
+
+    const slow = h.task('sleep 60 & sleep 60', { env: { MODE: 'deaf' }, killGraceMs: 100 });
+    const controller = new AbortController();
+    const slowResult = h.pool.runAttempt(slow, { signal: controller.signal });
+    const slowPid = await spawnedPid(slow.attempt.id);
+
+    controller.abort();
+
+    expect(await slowResult).toMatchObject({ status: 'cancelled', failureKind: 'cancelled', pid: slowPid });
+    expect(isProcessGroupAlive(slowPid)).toBe(false);
+    // Another run's attempt on the same thread finishes as it would have: not failed, not killed.
+    expect(await neighbourResult).toMatchObject({ status: 'completed' });
+    expect(isProcessGroupAlive(neighbourPid)).toBe(false);
+    const ends = (await h.events(slow.nodeId)).filter((e) => e.event_type !== 'node_started');
+    expect(ends.map((e) => [e.event_type, e.data.failure_kind])).toEqual([['node_failed', 'cancelled']]);
+  });
+
+  it('when blocked: the pool terminates the thread, kills the groups and records the ends', async () => {
     const neighbour = h.task('sleep 60 & sleep 60', { env: { MODE: 'wait' } });
     const neighbourResult = h.pool.runAttempt(neighbour);
     const neighbourPid = await spawnedPid(neighbour.attempt.id);

@@ -42,7 +42,7 @@ describe('worker pool stats', () => {
 
     expect(await result).toMatchObject({ status: 'not_started' });
     await Promise.all(busy);
-    expect(h.notices.some((n) => n.attemptId === waiting.attempt.id)).toBe(false);
+    expect(h.notices.some((n) => 'attemptId' in n && n.attemptId === waiting.attempt.id)).toBe(false);
     expect(await h.events('waiting')).toEqual([]);
   });
 });
