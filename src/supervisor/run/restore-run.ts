@@ -1,11 +1,17 @@
 import { readFile } from 'node:fs/promises';
+import {
+  attemptEndedEvent,
+  isInterrupted,
+  rebuildRunSnapshot,
+  type AttemptRef,
+  type NodeSnapshot,
+} from '../../records/index.js';
 import { killProcessGroup, startedNoLaterThan } from '../../shared/process-group.js';
-import { isInterrupted, rebuildRunSnapshot, type NodeSnapshot } from '../../records/index.js';
 import type { NewRunEvent, RunEvent } from '../../store/schemas/event.js';
-import type { NodeEventFactory } from './node-events.js';
+import type { Run } from '../../store/schemas/run.js';
 import type { RestoredNode } from './node-table.js';
 import { decideRetry } from './retry-policy.js';
-import type { RunPlan } from './run-plan.js';
+import type { PlannedNode, RunPlan } from './run-plan.js';
 
 /** Node states rebuilt from a run's event log (by path), plus the events that close interrupted attempts. */
 export interface RestoredRun {
@@ -15,24 +21,35 @@ export interface RestoredRun {
 
 /** An attempt's process is spawned just after its start time is taken. */
 const ATTEMPT_SPAWN_SLACK_MS = 5_000;
+/**
+ * A node found running this many times in a row when its supervisor died is not run again: it
+ * is most likely what kills the supervisor (it kills the process, or exhausts the machine), and
+ * running it once more would only start the crash over.
+ */
+export const MAX_SUPERVISOR_LOSSES = 3;
+/** Flat key on the record that closes an attempt whose supervisor died while it ran. */
+const SUPERVISOR_LOST_KEY = 'supervisor_lost';
 
 /**
  * Rebuilds the node states of a run taken over from a supervisor that is gone. Finished nodes
  * stay finished with their output; an attempt that was in flight has its process group killed
- * (confirmed gone) and is closed with an `interrupted` failure, and its node runs again as a new
- * attempt of the same invocation, as does a node whose last attempt was interrupted at shutdown.
- * A node whose last attempt failed with retries left waits out the rest of its retry delay.
+ * (confirmed gone, all groups at once) and is closed with an `interrupted` failure, and its node
+ * runs again as a new attempt of the same invocation, as does a node whose last attempt was
+ * interrupted at shutdown. A node whose last attempt failed with retries left waits out the rest
+ * of its retry delay. A node that was running at each of its last MAX_SUPERVISOR_LOSSES
+ * supervisor deaths fails instead of running again.
  */
 export async function restoreRun(
+  run: Pick<Run, 'id' | 'conversation_id'>,
   plan: RunPlan,
   events: readonly RunEvent[],
-  factory: NodeEventFactory,
   opts: { previousOwner: string | null; killGraceMs: number },
 ): Promise<RestoredRun> {
   const snapshot = rebuildRunSnapshot(events);
   const bySeq = new Map(events.map((e) => [e.seq, e]));
   const nodes = new Map<string, RestoredNode>();
-  const closing = [];
+  const closing: NewRunEvent[] = [];
+  const kills: Promise<void>[] = [];
   for (const node of plan.nodes) {
     const snap = snapshot.nodes.get(node.id);
     if (!snap) continue;
@@ -47,12 +64,26 @@ export async function restoreRun(
       // A pid recorded before a reboot may now belong to an unrelated program: kill the group
       // only if its leader started no later than the attempt did.
       if (pid !== undefined && startedNoLaterThan(pid, Date.parse(startedAt) + ATTEMPT_SPAWN_SLACK_MS)) {
-        await killProcessGroup(pid, { graceMs: opts.killGraceMs });
+        kills.push(killProcessGroup(pid, { graceMs: opts.killGraceMs }));
       }
       const invocation = state.invocation ?? { id: snap.inFlight.attemptId ?? node.id, startedAt };
-      closing.push(
-        factory.interrupted(node, invocation, { id: snap.inFlight.attemptId ?? invocation.id, startedAt }, opts.previousOwner),
-      );
+      const ref: AttemptRef = {
+        runId: run.id,
+        conversationId: run.conversation_id,
+        path: node.id,
+        node: node.descriptor,
+        invocation: { ...invocation, loopPath: [] },
+        attemptId: snap.inFlight.attemptId ?? invocation.id,
+        startedAt,
+      };
+      const losses = supervisorLosses(events, node.id, invocation.id) + 1;
+      if (losses >= MAX_SUPERVISOR_LOSSES) {
+        const error = crashLoopError(node, losses, opts.previousOwner);
+        closing.push(attemptEndedEvent(ref, { status: 'failed', error, failureKind: 'fatal', retryable: false }));
+        Object.assign(state, { status: 'failed', error });
+      } else {
+        closing.push(closedBySupervisorLoss(ref, opts.previousOwner));
+      }
     } else if (snap.reusable && (snap.status === 'completed' || snap.reusable.replayed)) {
       state.status = 'completed';
       // Only an output a later node references is read back (a spill file may be large).
@@ -75,7 +106,35 @@ export async function restoreRun(
     }
     nodes.set(node.id, state);
   }
+  // Every orphaned group at once: a take-over waits one kill grace period, not one per node.
+  await Promise.all(kills);
   return { nodes, events: closing };
+}
+
+/** Closes an attempt whose supervisor died while it ran (its process group already killed). */
+function closedBySupervisorLoss(ref: AttemptRef, previousOwner: string | null): NewRunEvent {
+  const error = `Attempt interrupted: supervisor ${previousOwner ?? '(unknown)'} stopped while it ran; the node runs again`;
+  const event = attemptEndedEvent(ref, { status: 'failed', error, failureKind: 'transient', interrupted: true });
+  return { ...event, data: { ...event.data, [SUPERVISOR_LOST_KEY]: true } };
+}
+
+/** How many attempts of this invocation were already closed because their supervisor died. */
+function supervisorLosses(events: readonly RunEvent[], path: string, invocationId: string): number {
+  let count = 0;
+  for (const e of events) {
+    if (e.step_name !== path || e.data[SUPERVISOR_LOST_KEY] !== true) continue;
+    const execution = e.data.execution as { invocation?: { id?: string } } | undefined;
+    if (execution?.invocation?.id === invocationId) count++;
+  }
+  return count;
+}
+
+function crashLoopError(node: PlannedNode, losses: number, previousOwner: string | null): string {
+  return (
+    `Node '${node.id}' was running each of the last ${losses} times its supervisor died ` +
+    `(last: ${previousOwner ?? 'unknown'}); it is not run again, since it is most likely what stops the supervisor ` +
+    `(it kills the supervisor's process, or exhausts memory). Check the node's command, then run the workflow again.`
+  );
 }
 
 /** The whole output of a finished node: the stored preview, or its spill file when it was cut. */

@@ -1,15 +1,4 @@
-import type { NewRunEvent } from '../../store/schemas/event.js';
-import type { Run, RunStatus } from '../../store/schemas/run.js';
 import type { NodeEntry } from './node-table.js';
-
-/** A run-level event (`workflow_*`): no node path. */
-export function runEvent(
-  run: Pick<Run, 'id' | 'conversation_id'>,
-  type: string,
-  data: Record<string, unknown>,
-): NewRunEvent {
-  return { run_id: run.id, conversation_id: run.conversation_id, event_type: type, step_name: null, data };
-}
 
 /**
  * The run's final status and message once every node is terminal, in the upstream's words:
@@ -19,7 +8,7 @@ export function runEvent(
 export function summariseOutcome(
   workflowName: string,
   nodes: Iterable<Readonly<NodeEntry>>,
-): { status: Extract<RunStatus, 'completed' | 'failed'>; error: string | null } {
+): { status: 'completed'; error: null } | { status: 'failed'; error: string } {
   const failed: [string, Readonly<NodeEntry>][] = [];
   let completed = false;
   let skipped = 0;

@@ -3,6 +3,8 @@ import type { Settings } from '../../shared/config.js';
 import type { Logger } from '../../shared/log.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { Store, StoreConfig } from '../../store/open-store.js';
+import { CairnError } from '../../shared/errors.js';
+import { validateWorkflowDefinition } from '../../workflow/validate-definition.js';
 import type { WorkflowDefinition } from '../../workflow/workflow-schema.js';
 import { ExecNodeHandler, type AttemptRunner } from '../nodes/exec.js';
 import { createNodeHandlers } from '../nodes/handlers.js';
@@ -37,7 +39,7 @@ export interface SchedulerFactoryDeps {
 /** Builds the scheduler of a run the supervisor has just acquired (so `run.owner_id` is ours). */
 export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFactory {
   const build = async (run: Run, takeover: { previousOwner: string | null } | undefined): Promise<RunScheduler> => {
-    const definition = (await deps.store.getRunDefinition(run.id)) as WorkflowDefinition;
+    const definition = parseStoredDefinition(await deps.store.getRunDefinition(run.id));
     const plan = compileRunPlan(definition);
     const paths = deps.settings.paths;
     const workingPath = run.working_path ?? paths.scratch(run.id);
@@ -45,7 +47,7 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
     await Promise.all([mkdir(workingPath, { recursive: true }), mkdir(artifactsDir, { recursive: true })]);
     const events = new NodeEventFactory(run);
     const restored = takeover
-      ? await restoreRun(plan, await deps.store.listRunEvents(run.id), events, {
+      ? await restoreRun(run, plan, await deps.store.listRunEvents(run.id), {
           previousOwner: takeover.previousOwner,
           killGraceMs: KILL_GRACE_MS,
         })
@@ -85,4 +87,17 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
     return scheduler;
   };
   return { fresh: (run) => build(run, undefined), takeover: (run, previousOwner) => build(run, { previousOwner }) };
+}
+
+/**
+ * The definition snapshot the API stored with the run, parsed rather than trusted: a row
+ * written by another version, or edited by hand, fails the run with the reason instead of
+ * failing somewhere inside the scheduler.
+ */
+function parseStoredDefinition(stored: unknown): WorkflowDefinition {
+  const result = validateWorkflowDefinition(stored);
+  if (!result.valid) {
+    throw new CairnError('WORKFLOW_INVALID', `its stored definition is not a valid workflow: ${result.errors.join('; ')}`);
+  }
+  return result.workflow;
 }

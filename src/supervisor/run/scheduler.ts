@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../shared/log.js';
 import type { NewRunEvent } from '../../store/schemas/event.js';
+import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
 import type { Run, RunStatus } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
 import type { AttemptLimiter } from '../process/limits.js';
@@ -10,7 +11,7 @@ import type { AttemptOutcome, NodeHandlerSet } from './node-handler.js';
 import type { NodeEntry, NodeTable } from './node-table.js';
 import { ReadyQueue } from './ready-queue.js';
 import { decideRetry } from './retry-policy.js';
-import { runEvent, summariseOutcome } from './run-events.js';
+import { summariseOutcome } from './run-outcome.js';
 import type { RunPlan } from './run-plan.js';
 import { commitTerminalTransition } from './terminal-transition.js';
 import { evaluateTriggerRule, type TerminalOutcome } from './trigger-rule.js';
@@ -85,7 +86,7 @@ export class RunScheduler {
       await this.settleInflight();
       // Skip records of the last pass are committed before the run's terminal event.
       await this.pumpIdle();
-      await this.finish('cancelled', null, [runEvent(this.run, 'workflow_cancelled', { reason })]);
+      await this.finish('cancelled', null, [newRunLevelEvent(this.run, 'workflow_cancelled', { reason })]);
     }
     await this.done;
   }
@@ -270,8 +271,8 @@ export class RunScheduler {
     const durationMs = Date.now() - Date.parse(this.run.started_at ?? this.run.created_at);
     const event =
       outcome.status === 'completed'
-        ? runEvent(this.run, 'workflow_completed', { duration_ms: durationMs })
-        : runEvent(this.run, 'workflow_failed', { error: outcome.error, duration_ms: durationMs });
+        ? newRunLevelEvent(this.run, 'workflow_completed', { duration_ms: durationMs })
+        : newRunLevelEvent(this.run, 'workflow_failed', { error: outcome.error, duration_ms: durationMs });
     await this.finish(outcome.status, outcome.error, [event]);
   }
 
@@ -280,7 +281,7 @@ export class RunScheduler {
     this.stop('cancel');
     await this.settleInflight();
     await this.pumpIdle();
-    await this.finish('failed', error, [runEvent(this.run, 'workflow_failed', { error })]);
+    await this.finish('failed', error, [newRunLevelEvent(this.run, 'workflow_failed', { error })]);
   }
 
   /** Commits the run's terminal state, retrying until it commits; only then is the run done. */

@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import type { NewRunEvent, RunEvent } from './event.js';
+import type { Run, RunStatus } from './run.js';
+
+/**
+ * The run-level events (`workflow_*`, `step_name` null) and the `data` each carries: the one
+ * definition the supervisor writes with and the API, its SSE frames and the CLI read with. Node
+ * events are the execution-record contract's and live in `records/event-types.ts`.
+ *
+ * Data schemas are loose: a row written by another version may carry more keys, and keeps them.
+ */
+
+export const workflowStartedDataSchema = z.looseObject({
+  workflowName: z.string(),
+  supervisorId: z.string(),
+  workingPath: z.string().nullable(),
+  /** Names of the run's inputs (values stay in the run row). */
+  inputs: z.array(z.string()),
+});
+export type WorkflowStartedData = z.infer<typeof workflowStartedDataSchema>;
+
+/** Written right after `workflow_started` when the workflow file has keys the engine ignores. */
+export const workflowParseWarningsDataSchema = z.looseObject({ warnings: z.array(z.string()).min(1) });
+export type WorkflowParseWarningsData = z.infer<typeof workflowParseWarningsDataSchema>;
+
+export const workflowCompletedDataSchema = z.looseObject({ duration_ms: z.number().nonnegative() });
+export type WorkflowCompletedData = z.infer<typeof workflowCompletedDataSchema>;
+
+/** `duration_ms` is absent when the run failed before its nodes ran (it could not be started). */
+export const workflowFailedDataSchema = z.looseObject({
+  error: z.string(),
+  duration_ms: z.number().nonnegative().optional(),
+});
+export type WorkflowFailedData = z.infer<typeof workflowFailedDataSchema>;
+
+export const workflowCancelledDataSchema = z.looseObject({ reason: z.string() });
+export type WorkflowCancelledData = z.infer<typeof workflowCancelledDataSchema>;
+
+/** Named by the upstream clients; written once pausing (approval gates) and resume land. */
+export const workflowPausedDataSchema = z.looseObject({ reason: z.string().optional() });
+export type WorkflowPausedData = z.infer<typeof workflowPausedDataSchema>;
+export const workflowResumedDataSchema = z.looseObject({});
+export type WorkflowResumedData = z.infer<typeof workflowResumedDataSchema>;
+
+/** Each run-level event type with the schema of its `data`. */
+export const runLevelEventDataSchemas = {
+  workflow_started: workflowStartedDataSchema,
+  workflow_parse_warnings: workflowParseWarningsDataSchema,
+  workflow_completed: workflowCompletedDataSchema,
+  workflow_failed: workflowFailedDataSchema,
+  workflow_cancelled: workflowCancelledDataSchema,
+  workflow_paused: workflowPausedDataSchema,
+  workflow_resumed: workflowResumedDataSchema,
+} as const;
+
+export const runLevelEventTypeSchema = z.enum(
+  Object.keys(runLevelEventDataSchemas) as [keyof typeof runLevelEventDataSchemas, ...(keyof typeof runLevelEventDataSchemas)[]],
+);
+export type RunLevelEventType = z.infer<typeof runLevelEventTypeSchema>;
+export type RunLevelEventData<T extends RunLevelEventType> = z.infer<(typeof runLevelEventDataSchemas)[T]>;
+
+/** The run status each event announces; `workflow_parse_warnings` announces none. */
+export const runStatusByRunLevelEvent = {
+  workflow_started: 'running',
+  workflow_parse_warnings: undefined,
+  workflow_completed: 'completed',
+  workflow_failed: 'failed',
+  workflow_cancelled: 'cancelled',
+  workflow_paused: 'paused',
+  workflow_resumed: 'running',
+} as const satisfies Record<RunLevelEventType, RunStatus | undefined>;
+
+export function isRunLevelEventType(eventType: string): eventType is RunLevelEventType {
+  return Object.hasOwn(runLevelEventDataSchemas, eventType);
+}
+
+/** The run status an event type announces, if it is a run-level event that announces one. */
+export function runStatusOfEvent(eventType: string): Exclude<RunStatus, 'pending'> | undefined {
+  return isRunLevelEventType(eventType) ? runStatusByRunLevelEvent[eventType] : undefined;
+}
+
+/** A run-level event to append, with `data` checked by the compiler against its type. */
+export function newRunLevelEvent<T extends RunLevelEventType>(
+  run: Pick<Run, 'id' | 'conversation_id'>,
+  eventType: T,
+  data: RunLevelEventData<T>,
+): NewRunEvent {
+  return { run_id: run.id, conversation_id: run.conversation_id, event_type: eventType, step_name: null, data };
+}
+
+/**
+ * The typed `data` of a stored event of type `eventType`, or undefined when the event is of
+ * another type or its data does not fit (a reader shows what it can instead of failing).
+ */
+export function readRunLevelEventData<T extends RunLevelEventType>(
+  event: Pick<RunEvent, 'event_type' | 'data'>,
+  eventType: T,
+): RunLevelEventData<T> | undefined {
+  if (event.event_type !== eventType) return undefined;
+  const parsed = runLevelEventDataSchemas[eventType].safeParse(event.data);
+  return parsed.success ? (parsed.data as RunLevelEventData<T>) : undefined;
+}
