@@ -1,0 +1,94 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { startServer } from '../helpers/server.js';
+import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
+import { forkScript } from '../store/fork-script.js';
+
+const lockHolder = fileURLToPath(new URL('../store/sqlite-lock-holder.ts', import.meta.url));
+
+let home: TempHome;
+beforeEach(async () => {
+  home = await makeTempHome();
+});
+afterEach(async () => {
+  await home.close();
+});
+
+/** Pids of the processes whose parent is `pid` and whose command name is `comm`. */
+async function childrenNamed(pid: number, comm: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'latin1').catch(() => '');
+    const close = stat.lastIndexOf(')');
+    if (close < 0) continue;
+    const ppid = Number(stat.slice(close + 2).split(' ')[1]);
+    if (ppid === pid && stat.slice(stat.indexOf('(') + 1, close) === comm) found.push(Number(entry));
+  }
+  return found;
+}
+
+async function finished(url: string, runId: string) {
+  return waitFor(async () => {
+    const detail = await getRun(url, runId);
+    return ['completed', 'failed', 'cancelled'].includes(detail.run.status) ? detail : undefined;
+  }, { what: `run ${runId} to end`, timeoutMs: 45_000 });
+}
+
+it('an attempt whose spawn helper is killed fails as transient and goes through the retry policy; the run does not hang', async () => {
+  const server = await startServer(home);
+  await writeHomeWorkflow(home, 'helper-dies', `name: helper-dies
+description: the first attempt loses its spawn helper
+nodes:
+  - id: n
+    bash: "if [ -e .again ]; then echo second; else touch .again; sleep 30; fi"
+    retry: { max_attempts: 2, delay_ms: 1000 }
+`);
+  const { runId } = await startRun(server.url, 'helper-dies');
+  await waitFor(async () => (await getRun(server.url, runId)).events.some((e) => e.event_type === 'node_started'), {
+    what: 'the node to start',
+  });
+  const supervisor = await server.pid('supervisor');
+  const [helper] = await childrenNamed(supervisor, 'perl');
+  process.kill(helper!, 'SIGKILL');
+
+  const { run, events } = await finished(server.url, runId);
+  expect(run.status).toBe('completed');
+  const failed = events.find((e) => e.event_type === 'node_failed')!;
+  expect(failed.data.failure_kind).toBe('transient');
+  expect(failed.data.error).toMatch(/spawn helper exited/);
+  expect(events.filter((e) => e.event_type === 'node_completed').map((e) => e.data.node_output)).toEqual(['second']);
+});
+
+it("a node that ends while another process holds the database's write lock past the old 10 s busy timeout is recorded once the lock is released", async () => {
+  const server = await startServer(home);
+  await writeHomeWorkflow(home, 'locked-end', `name: locked-end
+description: a node whose end is written while the database is locked
+nodes:
+  - id: n
+    bash: "sleep 0.5; echo done"
+  - id: after
+    depends_on: [n]
+    bash: echo after
+`);
+  const { runId } = await startRun(server.url, 'locked-end');
+  await waitFor(async () => (await getRun(server.url, runId)).events.some((e) => e.event_type === 'node_started'), {
+    what: 'the node to start',
+  });
+  const lock = forkScript(lockHolder, [home.paths.database]);
+  home.defer(() => lock.kill());
+  await lock.next('locked');
+  // Past the old busy timeout: the node's end, the heartbeat and the claim loop all wait.
+  await new Promise((resolve) => setTimeout(resolve, 11_000));
+  const released = lock.next('released');
+  lock.send({ type: 'release' });
+  await released;
+
+  const { run, events } = await finished(server.url, runId);
+  expect(run.status).toBe('completed');
+  expect(events.filter((e) => e.step_name === 'n').map((e) => e.event_type)).toEqual(['node_started', 'node_completed']);
+  expect(events.at(-1)!.event_type).toBe('workflow_completed');
+});
