@@ -1,22 +1,29 @@
 import { parseCondition, type ConditionRef } from './condition-parse.js';
 import { didYouMean } from './did-you-mean.js';
-import { ancestorsOf, describeGraphProblems, type GraphNode } from './graph.js';
+import { describeGraphProblems, type GraphNode } from './graph.js';
 import type { DefinitionNode, WorkflowNode } from './node-schema.js';
-import { listNodeTexts } from './node-texts.js';
+import { listNodeTexts, type NodeText } from './node-texts.js';
 import { scanReferences, stripMarkdownCode } from './references.js';
+import { indexUpstream, type UpstreamIndex } from './upstream-index.js';
 
 /**
  * Checks the references of every node against the graph: `$x.output` must name a node upstream
  * of the reader, `$INPUTS.name` a declared input, `$LOOP_PREV.x.output` a node of the enclosing
  * loop_group body, and every `when:` must parse. loop_group bodies are checked as scoped
  * sub-graphs that may also read the group's own upstream.
+ *
+ * Cost is linear in the workflow's size (plus the deep references, see `upstream-index.ts`):
+ * every "is X upstream of Y" question is answered by one index built for the whole graph.
  */
+
+/** The nodes of enclosing graphs a scope may read; a Map, or a lazy view of one. */
+export type OuterNodes = Pick<ReadonlyMap<string, DefinitionNode | undefined>, 'has' | 'get' | 'keys'>;
 
 export interface ReferenceScope {
   /** The graph the nodes belong to (ids and `depends_on`). */
   graph: readonly GraphNode[];
   /** Nodes of enclosing graphs readable from here (the loop_group's upstream), by id. */
-  outer: ReadonlyMap<string, DefinitionNode | undefined>;
+  outer: OuterNodes;
   declaredInputs: readonly string[];
   /** Ids a `$LOOP_PREV.<id>.output` may name (the enclosing loop_group's body). */
   loopBody: ReadonlySet<string> | undefined;
@@ -28,15 +35,23 @@ export function checkReferences(nodes: readonly DefinitionNode[], scope: Referen
   const errors: string[] = [];
   const byId = new Map<string, DefinitionNode>(nodes.map((n) => [n.id, n]));
   const ids = new Set(scope.graph.map((n) => n.id));
+  const texts = nodes.map(listNodeTexts);
+  const index = indexUpstream(scope.graph, listUpstreamQuestions(nodes, texts));
+  const suggestions = new Map<string, string>();
+  const suggest = (nodeId: string): string => {
+    let text = suggestions.get(nodeId);
+    if (text === undefined) suggestions.set(nodeId, (text = didYouMean(nodeId, [...ids, ...scope.outer.keys()])));
+    return text;
+  };
 
-  for (const node of nodes) {
+  nodes.forEach((node, i) => {
     const name = scope.label(node.id);
-    const upstream = ancestorsOf(scope.graph, node.id);
+    const isUpstream = (id: string): boolean => index.has(node.id, id);
     const checkNodeRef = (nodeId: string, written: string): void => {
       if (scope.outer.has(nodeId) && !ids.has(nodeId)) return;
       if (!ids.has(nodeId)) {
-        errors.push(`${name} references unknown node '${written}'${didYouMean(nodeId, [...ids, ...scope.outer.keys()])}`);
-      } else if (!upstream.has(nodeId)) {
+        errors.push(`${name} references unknown node '${written}'${suggest(nodeId)}`);
+      } else if (!isUpstream(nodeId)) {
         errors.push(
           `${name} references '${written}', but '${nodeId}' is not upstream of '${node.id}' — add it to depends_on (directly or through another node)`,
         );
@@ -48,7 +63,7 @@ export function checkReferences(nodes: readonly DefinitionNode[], scope: Referen
       }
     };
 
-    for (const { field, text, prose } of listNodeTexts(node)) {
+    for (const { field, text, prose } of texts[i]!) {
       if (field === 'when') continue;
       for (const ref of scanReferences(prose ? stripMarkdownCode(text) : text)) {
         if (ref.kind === 'output') checkNodeRef(ref.nodeId, `$${ref.nodeId}.output`);
@@ -90,7 +105,7 @@ export function checkReferences(nodes: readonly DefinitionNode[], scope: Referen
       const source = node.context.resume;
       if (!ids.has(source) && !scope.outer.has(source)) {
         errors.push(`${name}: 'context.resume' names unknown node '${source}'`);
-      } else if (ids.has(source) && !upstream.has(source)) {
+      } else if (ids.has(source) && !isUpstream(source)) {
         errors.push(`${name}: 'context.resume' names '${source}', which is not upstream of '${node.id}'`);
       }
     }
@@ -99,22 +114,42 @@ export function checkReferences(nodes: readonly DefinitionNode[], scope: Referen
         errors.push(`${name}: 'fan_out.items' must be a $node.output reference or a JSON array`);
       }
     }
-    if ('loop_group' in node) errors.push(...checkLoopGroupBody(node, scope, upstream, byId));
-  }
+    if ('loop_group' in node) errors.push(...checkLoopGroupBody(node, scope, index, byId));
+  });
   return errors;
+}
+
+/**
+ * Every [reader, id] "is id upstream of reader" question the nodes may ask: each `$id.` in any
+ * of their texts (a superset of their output and `when:` references), `context.resume`, and the
+ * same for a loop_group's body, asked of the group (its body may read the group's upstream).
+ */
+function* listUpstreamQuestions(nodes: readonly DefinitionNode[], texts: readonly NodeText[][]): Generator<[string, string]> {
+  for (let i = 0; i < nodes.length; i++) {
+    for (const id of readableIds(nodes[i]!, texts[i]!)) yield [nodes[i]!.id, id];
+  }
+}
+
+const idBeforeDot = /\$([A-Za-z_][A-Za-z0-9_-]*)\./g;
+
+function* readableIds(node: DefinitionNode, texts: readonly NodeText[] = listNodeTexts(node)): Generator<string> {
+  for (const { text } of texts) {
+    for (const m of text.matchAll(idBeforeDot)) yield m[1]!;
+  }
+  if ('context' in node && typeof node.context === 'object') yield node.context.resume;
+  if ('loop_group' in node) for (const body of node.loop_group.nodes) yield* readableIds(body);
 }
 
 function checkLoopGroupBody(
   group: Extract<WorkflowNode, { loop_group: unknown }>,
   scope: ReferenceScope,
-  groupUpstream: ReadonlySet<string>,
+  index: UpstreamIndex,
   siblings: ReadonlyMap<string, DefinitionNode>,
 ): string[] {
   const groupName = scope.label(group.id);
   const body = group.loop_group.nodes;
   const errors = describeGraphProblems(body).map((p) => `${groupName} loop_group body: ${p}`);
-  const outer = new Map(scope.outer);
-  for (const id of groupUpstream) outer.set(id, siblings.get(id) ?? scope.outer.get(id));
+  const outer = groupOuter(group.id, scope.outer, index, siblings);
   for (const node of body) {
     if (siblings.has(node.id) || scope.outer.has(node.id)) {
       errors.push(`${groupName} → loop_group node '${node.id}': id shadows a node of the enclosing workflow`);
@@ -129,6 +164,26 @@ function checkLoopGroupBody(
       label: (id) => `${groupName} → loop_group node '${id}'`,
     }),
   );
+}
+
+/**
+ * What a loop_group body may read from outside: the enclosing scope's nodes plus the group's
+ * upstream, without copying that upstream (it can be most of a large graph). Keys come in the
+ * order a copied Map would list them, so "did you mean" picks the same name.
+ */
+function groupOuter(
+  groupId: string,
+  enclosing: OuterNodes,
+  index: UpstreamIndex,
+  siblings: ReadonlyMap<string, DefinitionNode>,
+): OuterNodes {
+  const isUpstream = (id: string): boolean => index.has(groupId, id);
+  let keys: string[] | undefined;
+  return {
+    has: (id) => enclosing.has(id) || isUpstream(id),
+    get: (id) => (isUpstream(id) ? (siblings.get(id) ?? enclosing.get(id)) : enclosing.get(id)),
+    keys: () => (keys ??= [...enclosing.keys(), ...[...index.list(groupId)].filter((id) => !enclosing.has(id))]).values(),
+  };
 }
 
 function writtenRef(ref: Extract<ConditionRef, { kind: 'output' }>): string {

@@ -41,29 +41,33 @@ export function completeDraft(parsed: ParsedDraft, options: ValidationOptions = 
       nodes = expanded.nodes;
       graph = expanded.nodes;
     } else {
-      errors.push(...expanded.errors);
+      append(errors, expanded.errors);
     }
   }
 
   const graphProblems = describeGraphProblems(graph);
-  errors.push(...graphProblems);
+  append(errors, graphProblems);
   // References are only meaningful on an acyclic graph with unique ids.
   if (graphProblems.length === 0) {
-    errors.push(
-      ...checkReferences(nodes, {
-        graph,
-        outer: new Map(),
-        declaredInputs: parsed.declaredInputs,
-        loopBody: undefined,
-        label: (id) => `Node '${id}'`,
-      }),
-    );
+    const references = checkReferences(nodes, {
+      graph,
+      outer: new Map(),
+      declaredInputs: parsed.declaredInputs,
+      loopBody: undefined,
+      label: (id) => `Node '${id}'`,
+    });
+    append(errors, references);
   }
   const plainNodes = nodes.filter((n) => !('include' in n)) as Exclude<DefinitionNode, { include: string }>[];
-  errors.push(...checkBindings(parsed.root ?? {}, plainNodes, options));
+  append(errors, checkBindings(parsed.root ?? {}, plainNodes, options));
 
   if (errors.length > 0 || !draft) return { valid: false, errors: unique(errors), warnings };
   return { valid: true, workflow: { ...draft, nodes: plainNodes }, warnings };
+}
+
+/** `push(...items)` without its limit: a spread of ~150,000 messages overflows the stack. */
+function append(to: string[], items: readonly string[]): void {
+  for (const item of items) to.push(item);
 }
 
 function unique(items: string[]): string[] {
