@@ -49,18 +49,23 @@ export function attemptStartedEvent(ref: AttemptRef, extras: { pid?: number } = 
   return { ...nodeEventOf(record, extras.pid !== undefined ? { pid: extras.pid } : {}), conversation_id: ref.conversationId };
 }
 
-/** The attempt's terminal event: `node_completed` with its output, or `node_failed`. */
+/** The attempt's terminal event: `node_completed` with its output, or `node_failed`. The store
+ * keeps only the first terminal event of an attempt (`ends_attempt`). */
 export function attemptEndedEvent(ref: AttemptRef, ending: AttemptEnding, durationMs?: number): NewRunEvent {
   const base = recordBase(ref, durationMs);
   if (ending.status === 'completed') {
     const record = buildExecutionRecord({ ...base, lifecycle: completedState(), output: ending.output });
-    return { ...nodeEventOf(record), conversation_id: ref.conversationId };
+    return { ...nodeEventOf(record), conversation_id: ref.conversationId, ends_attempt: ref.attemptId };
   }
   const lifecycle = failedState(ending.error, {
     ...(ending.retryable === false ? { retryable: false as const } : {}),
     ...(ending.failureKind !== undefined ? { failureKind: ending.failureKind } : {}),
   });
-  const event: NewRunEvent = { ...nodeEventOf(buildExecutionRecord({ ...base, lifecycle })), conversation_id: ref.conversationId };
+  const event: NewRunEvent = {
+    ...nodeEventOf(buildExecutionRecord({ ...base, lifecycle })),
+    conversation_id: ref.conversationId,
+    ends_attempt: ref.attemptId,
+  };
   return ending.interrupted ? markInterrupted(event) : event;
 }
 

@@ -9,6 +9,11 @@ import type { NewRunEvent, RunEvent } from './schemas/event.js';
  *   power loss: a row becomes visible only once its commit is durable.
  */
 export interface EventStore {
+  /**
+   * Appends in order and resolves with the rows written. An event with `ends_attempt` whose
+   * attempt already has its terminal event is left out (one attempt, one terminal record),
+   * so the answer can be shorter than the input.
+   */
   appendEvents(events: readonly NewRunEvent[]): Promise<RunEvent[]>;
   listRunEvents(runId: string): Promise<RunEvent[]>;
   /** Events with `seq` greater than `afterSeq`, oldest first (the SSE tailer's read). */

@@ -8,9 +8,25 @@ export interface JobStore {
   /** Queues a job for the supervisor (cancel, and later resume, approve ...). */
   enqueueJob(kind: JobKind, runId: string, payload?: Record<string, unknown>): Promise<Job>;
   /**
-   * Claims the oldest job that is queued, or claimed under a lease that has expired. Jobs for a
-   * run owned by another live supervisor are left for that supervisor.
+   * Claims the oldest job that is queued, or claimed under a lease that has expired, and counts
+   * the claim in `attempts`. Jobs for a run owned by another live supervisor are left for that
+   * supervisor. Claiming a `cancel_run` job records the cancel request on its run in the same
+   * transaction (see RunStore.getCancelRequestedAt), so the request outlives the claimant.
    */
   claimJob(ownerId: string, leaseMs: number): Promise<Job | undefined>;
   finishJob(jobId: number, ownerId: string, result: string): Promise<void>;
+  /**
+   * Records why an attempt at a job `ownerId` holds failed; nobody claims the job again until
+   * `retryInMs` has passed.
+   */
+  failJobAttempt(jobId: number, ownerId: string, error: string, retryInMs: number): Promise<void>;
+  /** Extends the leases of the named jobs `ownerId` still holds (jobs still being worked on). Returns how many. */
+  renewJobLeases(ownerId: string, jobIds: readonly number[], leaseMs: number): Promise<number>;
+  /**
+   * Puts the claimed jobs of owners known to be gone back in the queue, claimable at once rather
+   * than when their leases expire. Returns how many.
+   */
+  requeueJobsOf(ownerIds: readonly string[]): Promise<number>;
+  /** The jobs of a run, oldest first. */
+  listRunJobs(runId: string): Promise<Job[]>;
 }

@@ -22,12 +22,23 @@ export interface RunStore {
    * appends `events`, all in one transaction. Returns undefined when the run was not taken.
    */
   acquireRun(input: AcquireRun): Promise<Run | undefined>;
-  /** Extends the lease of every non-terminal run `ownerId` owns. Returns how many. */
-  renewRunLeases(ownerId: string, leaseMs: number): Promise<number>;
+  /**
+   * Extends the leases of the named non-terminal runs `ownerId` owns: the runs it still drives,
+   * so that a run it owns but no longer drives is taken over once its lease runs out. Returns how many.
+   */
+  renewRunLeases(ownerId: string, runIds: readonly string[], leaseMs: number): Promise<number>;
   /** Gives up ownership of the named runs (shutdown), leaving their status as it is. */
   releaseRuns(ownerId: string, runIds: readonly string[]): Promise<void>;
-  /** Runs in `running` status whose owner is not `ownerId` (candidates for take-over). */
-  listRunsNotOwnedBy(ownerId: string, status: RunStatus): Promise<Run[]>;
+  /**
+   * Runs in `status` that `ownerId` does not hold under a live lease: unowned, owned by another,
+   * or with an expired lease, its own included (candidates for take-over).
+   */
+  listRunsNotLeasedBy(ownerId: string, status: RunStatus): Promise<Run[]>;
+  /**
+   * When a cancel of the run was first requested (its `cancel_run` job claimed), or null. A run
+   * with a cancel request is cancelled by whoever drives it next, never resumed.
+   */
+  getCancelRequestedAt(runId: string): Promise<string | null>;
   /**
    * Applies a state change to a run the caller owns and appends `events`, in one transaction.
    * Throws RUN_INVALID_STATE if `ownerId` no longer owns the run.

@@ -25,6 +25,9 @@ export interface Store extends RunStore, JobStore, EventStore, HeartbeatStore {
   /** Throws when the database cannot answer a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;
-  /** Calls `listener` (coalesced, at most once per tick) after another connection commits. */
+  /**
+   * Calls `listener` (coalesced, at most once per tick) after another connection commits, at a
+   * moment when this connection can read the commit; it may also call it when nothing changed.
+   */
   onChange(listener: () => void): () => void;
 }

@@ -4,6 +4,7 @@ import { describeConnectionContract } from './contract/connections.js';
 import { describeEventOrderContract } from './contract/event-order.js';
 import { describeEventContract } from './contract/events.js';
 import { describeHeartbeatContract } from './contract/heartbeats.js';
+import { describeJobLeaseContract } from './contract/job-leases.js';
 import { describeJobContract } from './contract/jobs.js';
 import { describeRunContract } from './contract/runs.js';
 import { sqliteBackend } from './sqlite-backend.js';
@@ -13,6 +14,7 @@ describe('SQLite store', () => {
   describeConnectionContract(sqliteBackend);
   describeRunContract(sqliteBackend);
   describeJobContract(sqliteBackend);
+  describeJobLeaseContract(sqliteBackend);
   describeEventContract(sqliteBackend);
   describeEventOrderContract(sqliteBackend);
   describeHeartbeatContract(sqliteBackend);

@@ -15,5 +15,12 @@ export const runEventSchema = z.object({
 });
 export type RunEvent = z.infer<typeof runEventSchema>;
 
-export const newRunEventSchema = runEventSchema.omit({ seq: true, created_at: true });
+export const newRunEventSchema = runEventSchema.omit({ seq: true, created_at: true }).extend({
+  /**
+   * Set on an attempt's terminal event (`node_completed` / `node_failed`) to the attempt's id.
+   * The store keeps at most one event per such id: a second terminal record of the same attempt
+   * (a thread answering after the pool closed the attempt for it) is dropped, not appended.
+   */
+  ends_attempt: z.string().optional(),
+});
 export type NewRunEvent = z.infer<typeof newRunEventSchema>;

@@ -20,5 +20,9 @@ export const jobSchema = z.object({
   lease_expires_at: z.string().nullable(),
   created_at: z.string(),
   result: z.string().nullable(),
+  /** How many times the job has been claimed, this claim included. */
+  attempts: z.number().int().nonnegative(),
+  /** Why the last attempt failed, when one did and the job was queued again. */
+  last_error: z.string().nullable(),
 });
 export type Job = z.infer<typeof jobSchema>;

@@ -2,17 +2,35 @@ import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 
+/** The first look again after a watch event whose commit was not visible yet; doubles each time. */
+const FIRST_RECHECK_MS = 1;
+/** The longest gap between two looks while a commit is awaited. */
+const MAX_RECHECK_MS = 50;
+
 /**
  * Calls listeners after a commit to the database file, from any connection. Two sources:
  * an inotify/FSEvents watch on the database's directory (a commit in WAL mode writes the
  * `-wal` file), which wakes within a millisecond, and a fallback poll of `PRAGMA data_version`
  * (which changes when another connection commits) in case a watch event is lost or the
  * filesystem does not support watching. Both are coalesced to one call per tick.
+ *
+ * A watch event comes too early to be the only wake-up: the kernel reports the write of the
+ * commit's WAL frames, but the commit becomes visible to other connections only after the log
+ * is synced (`synchronous = FULL`) and the WAL index is updated, and neither produces an event.
+ * The kernel also merges the commit's writes into one event, so a listener woken by it alone
+ * often looked before the commit was there and then slept until the poll: on the 2-core
+ * benchmark machine, POST → first node started took ~490 ms in 20 of 20 runs, every claim
+ * landing on a 500 ms poll tick (`bench/run.ts first`: p50 436 ms, p99 555 ms). So after an
+ * event whose commit is not visible yet, the watch keeps looking at `data_version`, 1 ms later,
+ * then 2, 4, … (at most 50 ms apart) until it changes, and wakes listeners again then (p50 6 ms,
+ * p99 8–19 ms); it stops at the poll interval, where the poll takes over.
  */
 export class ChangeWatch {
   private readonly listeners = new Set<() => void>();
   private watcher: FSWatcher | undefined;
   private poll: NodeJS.Timeout | undefined;
+  private recheck: NodeJS.Timeout | undefined;
+  private recheckUntil = 0;
   private scheduled = false;
   private lastVersion = -1;
 
@@ -36,31 +54,65 @@ export class ChangeWatch {
     this.watcher = undefined;
     if (this.poll) clearInterval(this.poll);
     this.poll = undefined;
+    if (this.recheck) clearTimeout(this.recheck);
+    this.recheck = undefined;
   }
 
   private start(): void {
+    this.lastVersion = this.readVersion() ?? -1;
     const file = basename(this.path);
     try {
       this.watcher = watch(dirname(this.path), { persistent: false }, (_event, name) => {
-        if (name === null || name.startsWith(file)) this.fire();
+        if (name === null || name.startsWith(file)) this.onWrite();
       });
       this.watcher.on('error', () => this.watcher?.close());
     } catch {
       this.watcher = undefined; // the poll below still wakes us
     }
-    this.poll = setInterval(() => {
-      let version: number;
-      try {
-        version = this.db.pragma('data_version', { simple: true }) as number;
-      } catch {
-        return; // busy or closing: the next poll (or the watch) catches up, and a timer must not throw
-      }
-      if (version !== this.lastVersion) {
-        this.lastVersion = version;
-        this.fire();
-      }
-    }, this.pollMs);
+    this.poll = setInterval(() => this.fireIfCommitted(), this.pollMs);
     this.poll.unref();
+  }
+
+  /**
+   * The database files were written. Listeners are woken at once (the write may be this
+   * connection's own commit, which `data_version` never shows), and, if no other connection's
+   * commit is visible yet, again once one is.
+   */
+  private onWrite(): void {
+    if (this.fireIfCommitted()) return;
+    this.fire();
+    this.recheckUntil = Date.now() + this.pollMs;
+    if (this.recheck) clearTimeout(this.recheck);
+    this.scheduleRecheck(FIRST_RECHECK_MS);
+  }
+
+  private scheduleRecheck(delayMs: number): void {
+    this.recheck = setTimeout(() => {
+      this.recheck = undefined;
+      if (this.fireIfCommitted() || Date.now() >= this.recheckUntil) return;
+      this.scheduleRecheck(Math.min(delayMs * 2, MAX_RECHECK_MS));
+    }, delayMs);
+    this.recheck.unref();
+  }
+
+  /** Wakes listeners if another connection committed since the last look; says whether it did. */
+  private fireIfCommitted(): boolean {
+    const version = this.readVersion();
+    if (version === undefined || version === this.lastVersion) return false;
+    this.lastVersion = version;
+    if (this.recheck) clearTimeout(this.recheck);
+    this.recheck = undefined;
+    this.fire();
+    return true;
+  }
+
+  /** `PRAGMA data_version`, or undefined while the database is busy or closing (a timer must not throw). */
+  private readVersion(): number | undefined {
+    try {
+      return this.db.pragma('data_version', { simple: true }) as number;
+    } catch {
+      return undefined;
+    }
   }
 
   private fire(): void {

@@ -5,9 +5,10 @@ import { toEvent } from './rows.js';
 
 /** Statements for the `events` table. `append` must run inside the caller's transaction. */
 export function eventStatements(db: Database.Database) {
+  // A second terminal event of one attempt conflicts on the unique index and is not inserted.
   const insert = db.prepare(
-    `INSERT INTO events (run_id, conversation_id, event_type, step_name, data, created_at)
-     VALUES (?, ?, ?, ?, ?, ?) RETURNING seq`,
+    `INSERT INTO events (run_id, conversation_id, event_type, step_name, data, created_at, ends_attempt)
+     VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING seq`,
   );
   const byRun = db.prepare('SELECT * FROM events WHERE run_id = ? ORDER BY seq');
   const lastSeq = db.prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM events');
@@ -20,14 +21,17 @@ export function eventStatements(db: Database.Database) {
   };
 
   return {
+    /** Appends in order; an event ending an attempt that already has its end is left out. */
     append(events: readonly NewRunEvent[], now: string): RunEvent[] {
-      return events.map((e) => {
+      const written: RunEvent[] = [];
+      for (const { ends_attempt: endsAttempt, ...e } of events) {
         const data = JSON.stringify(e.data);
-        const row = insert.get(e.run_id, e.conversation_id, e.event_type, e.step_name, data, now) as {
-          seq: number;
-        };
-        return { ...e, seq: row.seq, created_at: now };
-      });
+        const row = insert.get(e.run_id, e.conversation_id, e.event_type, e.step_name, data, now, endsAttempt ?? null) as
+          | { seq: number }
+          | undefined;
+        if (row) written.push({ ...e, seq: row.seq, created_at: now });
+      }
+      return written;
     },
     listByRun(runId: string): RunEvent[] {
       return byRun.all(runId).map((r) => toEvent(r as Record<string, unknown>));

@@ -1,10 +1,12 @@
 import type { JobStore } from '../jobs.js';
 import { jobStatements } from './jobs-sql.js';
+import { runStatements } from './runs-sql.js';
 import type { SqliteSession } from './session.js';
 
 /** JobStore over the session's connection. */
 export function sqliteJobStore(session: SqliteSession): JobStore {
   const jobs = jobStatements(session.db);
+  const runs = runStatements(session.db);
 
   return {
     enqueueJob: (kind, runId, payload = {}) =>
@@ -12,11 +14,31 @@ export function sqliteJobStore(session: SqliteSession): JobStore {
 
     claimJob: async (ownerId, leaseMs) => {
       if (!(await session.read('look for open jobs', () => jobs.hasOpen()))) return undefined;
-      return session.write('claim a job', () => jobs.claim(ownerId, session.now(leaseMs), session.now()));
+      return session.write('claim a job', () => {
+        const now = session.now();
+        const job = jobs.claim(ownerId, session.now(leaseMs), now);
+        if (job?.kind === 'cancel_run') runs.requestCancel(job.run_id, now);
+        return job;
+      });
     },
 
     finishJob: async (jobId, ownerId, result) => {
       await session.write('finish a job', () => jobs.finish(jobId, ownerId, result));
     },
+
+    failJobAttempt: async (jobId, ownerId, error, retryInMs) => {
+      await session.write('record a failed job attempt', () =>
+        jobs.failAttempt({ id: jobId, owner: ownerId, error, retryAt: session.now(retryInMs) }),
+      );
+    },
+
+    // Nothing to renew or requeue (the usual case, each heartbeat) takes no write lock.
+    renewJobLeases: async (ownerId, jobIds, leaseMs) =>
+      jobIds.length === 0 ? 0 : session.write('renew job leases', () => jobs.renew(ownerId, jobIds, session.now(leaseMs))),
+
+    requeueJobsOf: async (ownerIds) =>
+      ownerIds.length === 0 ? 0 : session.write('requeue the jobs of gone supervisors', () => jobs.requeue(ownerIds)),
+
+    listRunJobs: (runId) => session.read('list the jobs of a run', () => jobs.listByRun(runId)),
   };
 }

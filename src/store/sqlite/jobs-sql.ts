@@ -10,7 +10,8 @@ export function jobStatements(db: Database.Database) {
   // One statement picks and leases the job, so two supervisors can never claim the same one.
   // A job whose run is owned by another supervisor with a live lease waits for that owner.
   const claim = db.prepare(
-    `UPDATE jobs SET status = 'claimed', lease_owner = @owner, lease_expires_at = @leaseUntil
+    `UPDATE jobs SET status = 'claimed', lease_owner = @owner, lease_expires_at = @leaseUntil,
+       attempts = attempts + 1
      WHERE id = (
        SELECT j.id FROM jobs j JOIN workflow_runs r ON r.id = j.run_id
        WHERE (j.status = 'queued' OR (j.status = 'claimed' AND j.lease_expires_at < @now))
@@ -25,6 +26,21 @@ export function jobStatements(db: Database.Database) {
     `UPDATE jobs SET status = 'done', result = ?, lease_expires_at = NULL
      WHERE id = ? AND lease_owner = ?`,
   );
+  // The owner keeps the job until `retryAt`, so nobody claims it again before its delay is over.
+  const failAttempt = db.prepare(
+    `UPDATE jobs SET last_error = @error, lease_expires_at = @retryAt
+     WHERE id = @id AND lease_owner = @owner AND status = 'claimed'`,
+  );
+  const renew = db.prepare(
+    `UPDATE jobs SET lease_expires_at = ?
+     WHERE lease_owner = ? AND status = 'claimed' AND id IN (SELECT value FROM json_each(?))`,
+  );
+  // The attempt count stays: a job that keeps killing its supervisor is still given up.
+  const requeue = db.prepare(
+    `UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL
+     WHERE status = 'claimed' AND lease_owner IN (SELECT value FROM json_each(?))`,
+  );
+  const byRun = db.prepare('SELECT * FROM jobs WHERE run_id = ? ORDER BY id');
 
   return {
     insert(kind: JobKind, runId: string, payload: Record<string, unknown>, now: string): Job {
@@ -39,6 +55,22 @@ export function jobStatements(db: Database.Database) {
     },
     finish(jobId: number, owner: string, result: string): void {
       finish.run(result, jobId, owner);
+    },
+    failAttempt(p: { id: number; owner: string; error: string; retryAt: string }): void {
+      failAttempt.run(p);
+    },
+    /** Extends the leases of the named jobs `owner` holds. Returns how many. */
+    renew(owner: string, jobIds: readonly number[], leaseUntil: string): number {
+      if (jobIds.length === 0) return 0;
+      return renew.run(leaseUntil, owner, JSON.stringify(jobIds)).changes;
+    },
+    /** Puts the claimed jobs of the named owners back in the queue. Returns how many. */
+    requeue(owners: readonly string[]): number {
+      if (owners.length === 0) return 0;
+      return requeue.run(JSON.stringify(owners)).changes;
+    },
+    listByRun(runId: string): Job[] {
+      return byRun.all(runId).map((r) => toJob(r as Record<string, unknown>));
     },
   };
 }

@@ -72,6 +72,28 @@ export const migrations: readonly { version: number; name: string; sql: string }
       );
     `,
   },
+  {
+    version: 2,
+    name: 'cancel intent on runs; attempt count and last error on jobs',
+    sql: `
+      -- Set in the transaction that claims a cancel_run job: whoever drives the run next (a
+      -- take-over after a crash included) cancels it instead of resuming it.
+      ALTER TABLE workflow_runs ADD COLUMN cancel_requested_at TEXT;
+      -- How many times the job was claimed, and why its last attempt failed: a job that keeps
+      -- failing (or keeps killing its supervisor) is given up after a bounded number of claims.
+      ALTER TABLE jobs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE jobs ADD COLUMN last_error TEXT;
+    `,
+  },
+  {
+    version: 3,
+    name: 'one terminal event per attempt',
+    sql: `
+      -- The attempt a node_completed / node_failed event ends; at most one such event per attempt.
+      ALTER TABLE events ADD COLUMN ends_attempt TEXT;
+      CREATE UNIQUE INDEX events_one_end_per_attempt ON events (ends_attempt) WHERE ends_attempt IS NOT NULL;
+    `,
+  },
 ];
 
 /**

@@ -39,6 +39,8 @@ export function toJob(row: Row): Job {
     lease_expires_at: (row.lease_expires_at as string | null) ?? null,
     created_at: row.created_at as string,
     result: (row.result as string | null) ?? null,
+    attempts: row.attempts as number,
+    last_error: (row.last_error as string | null) ?? null,
   };
 }
 

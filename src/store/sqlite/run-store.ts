@@ -44,15 +44,18 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
         return run;
       }),
 
-    renewRunLeases: (ownerId, leaseMs) =>
-      session.write('renew run leases', () => runs.renew(ownerId, session.now(leaseMs))),
+    // No run to renew (an idle supervisor, each heartbeat) takes no write lock.
+    renewRunLeases: async (ownerId, runIds, leaseMs) =>
+      runIds.length === 0 ? 0 : session.write('renew run leases', () => runs.renew(ownerId, runIds, session.now(leaseMs))),
 
     releaseRuns: async (ownerId, runIds) => {
       await session.write('release runs', () => runIds.forEach((id) => runs.release(ownerId, id)));
     },
 
-    listRunsNotOwnedBy: (ownerId, status) =>
-      session.read('list runs owned by others', () => runs.listNotOwnedBy(ownerId, status)),
+    listRunsNotLeasedBy: (ownerId, status) =>
+      session.read('list runs to take over', () => runs.listNotLeasedBy(ownerId, status, session.now())),
+
+    getCancelRequestedAt: (runId) => session.read('read the cancel request of a run', () => runs.cancelRequestedAt(runId)),
 
     transitionRun: (input) =>
       session.write('change the state of a run', () => {

@@ -18,17 +18,26 @@ export function runStatements(db: Database.Database) {
   const byId = db.prepare('SELECT * FROM workflow_runs WHERE id = ?');
   const definition = db.prepare('SELECT definition FROM workflow_runs WHERE id = ?');
   const countByStatus = db.prepare('SELECT COUNT(*) AS n FROM workflow_runs WHERE status = ?');
+  // Only the runs the caller names: a lease is renewed for a run it still drives, not for every
+  // run it happens to own.
   const renew = db.prepare(
     `UPDATE workflow_runs SET lease_expires_at = ?
-     WHERE owner_id = ? AND status NOT IN ${terminal}`,
+     WHERE owner_id = ? AND status NOT IN ${terminal} AND id IN (SELECT value FROM json_each(?))`,
   );
   const release = db.prepare(
     'UPDATE workflow_runs SET owner_id = NULL, lease_expires_at = NULL WHERE id = ? AND owner_id = ?',
   );
-  const notOwnedBy = db.prepare(
-    `SELECT * FROM workflow_runs WHERE status = ? AND (owner_id IS NULL OR owner_id <> ?)
+  const notLeasedBy = db.prepare(
+    `SELECT * FROM workflow_runs
+     WHERE status = @status AND (owner_id IS NULL OR owner_id <> @owner OR lease_expires_at < @now)
      ORDER BY created_at`,
   );
+  // The first request wins: a second cancel does not move the time of the first.
+  const requestCancel = db.prepare(
+    `UPDATE workflow_runs SET cancel_requested_at = COALESCE(cancel_requested_at, ?)
+     WHERE id = ? AND status NOT IN ${terminal}`,
+  );
+  const cancelRequestedAt = db.prepare('SELECT cancel_requested_at FROM workflow_runs WHERE id = ?');
 
   return {
     insert(run: NewRun, now: string): Run {
@@ -117,14 +126,23 @@ export function runStatements(db: Database.Database) {
         });
       return row ? toRun(row as Record<string, unknown>) : undefined;
     },
-    renew(ownerId: string, leaseUntil: string): number {
-      return renew.run(leaseUntil, ownerId).changes;
+    /** Extends the leases of the named non-terminal runs `ownerId` owns. Returns how many. */
+    renew(ownerId: string, runIds: readonly string[], leaseUntil: string): number {
+      if (runIds.length === 0) return 0;
+      return renew.run(leaseUntil, ownerId, JSON.stringify(runIds)).changes;
     },
     release(ownerId: string, runId: string): void {
       release.run(runId, ownerId);
     },
-    listNotOwnedBy(ownerId: string, status: RunStatus): Run[] {
-      return notOwnedBy.all(status, ownerId).map((r) => toRun(r as Record<string, unknown>));
+    listNotLeasedBy(ownerId: string, status: RunStatus, now: string): Run[] {
+      return notLeasedBy.all({ status, owner: ownerId, now }).map((r) => toRun(r as Record<string, unknown>));
+    },
+    requestCancel(runId: string, now: string): void {
+      requestCancel.run(now, runId);
+    },
+    cancelRequestedAt(runId: string): string | null {
+      const row = cancelRequestedAt.get(runId) as { cancel_requested_at: string | null } | undefined;
+      return row?.cancel_requested_at ?? null;
     },
   };
 }

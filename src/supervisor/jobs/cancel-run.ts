@@ -1,4 +1,4 @@
-import { RUN_LEASE_MS } from '../process/run-registry.js';
+import { CairnError } from '../../shared/errors.js';
 import type { JobHandler } from './job-handler.js';
 
 /**
@@ -6,18 +6,24 @@ import type { JobHandler } from './job-handler.js';
  * running ones killed and confirmed gone, then the run recorded cancelled); a pending or paused
  * run is cancelled at once; a running run nobody drives is taken over first, so its orphaned
  * processes are found and killed.
+ *
+ * Claiming the job already recorded the cancel request on the run (JobStore.claimJob), so if
+ * this supervisor dies midway, whoever takes the run over cancels it instead of resuming it,
+ * and this job, claimed again, finds the run cancelled.
  */
 export const cancelRunJob: JobHandler = {
   mode: 'background',
   async handle(job, { store, runs, supervisorId }) {
     const runId = job.run_id;
-    let scheduler = runs.get(runId);
+    let scheduler = await runs.driving(runId);
     if (!scheduler) {
       const run = await store.getRun(runId);
       if (!run) return 'ignored: run is gone';
+      // Carried out already: by a take-over that honoured the request, or an earlier cancel.
+      if (run.status === 'cancelled') return 'cancelled';
       if (run.status === 'pending' || run.status === 'paused') {
         const cancelled = await store.acquireRun({
-          runId, ownerId: supervisorId, leaseMs: RUN_LEASE_MS, fromStatuses: [run.status], status: 'cancelled',
+          runId, ownerId: supervisorId, leaseMs: runs.leaseMs, fromStatuses: [run.status], status: 'cancelled',
           events: [{ run_id: runId, conversation_id: run.conversation_id, event_type: 'workflow_cancelled', step_name: null, data: { reason: 'Cancelled by user' } }],
         });
         if (cancelled) await store.releaseRuns(supervisorId, [runId]);
@@ -25,9 +31,18 @@ export const cancelRunJob: JobHandler = {
       }
       if (run.status !== 'running') return `ignored: run is ${run.status}`;
       scheduler = await runs.takeOver(run);
-      if (!scheduler) return 'ignored: run is owned by a live supervisor';
+      if (!scheduler) {
+        // Its owner is alive (and will be handed this job once ours lapses), or we are stopping.
+        throw new CairnError('RUN_INVALID_STATE', `Run ${runId} is driven by another supervisor, or this one is stopping; the cancel is retried`);
+      }
     }
     await scheduler.cancel();
-    return 'cancelled';
+    const end = await scheduler.done;
+    if (end === 'released') {
+      // Shut down (or lost the run) before the cancel was recorded: the request stays on the run,
+      // and the next supervisor to drive it cancels it.
+      throw new CairnError('RUN_INVALID_STATE', `Run ${runId} was let go before its cancel was recorded; the next supervisor completes it`);
+    }
+    return end === 'cancelled' ? 'cancelled' : `ignored: run ended ${end} before the cancel`;
   },
 };

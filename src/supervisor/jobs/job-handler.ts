@@ -14,9 +14,15 @@ export interface JobContext {
 /**
  * Carries out one kind of job. `inline` handlers are awaited by the claim loop; `background`
  * ones (a cancel that waits for process groups to die) let the loop go on meanwhile. The
- * result string is stored on the job row.
+ * result string is stored on the job row. A handler that throws has its job tried again later,
+ * a bounded number of times (see JobRunner), so handling a job twice must be harmless.
  */
 export interface JobHandler {
   readonly mode: 'inline' | 'background';
   handle(job: Job, ctx: JobContext): Promise<string>;
+  /**
+   * The job is given up (it kept failing): leave what it was about in a state that says so, e.g.
+   * fail the run a start job could not start. Optional; errors are logged, not retried.
+   */
+  giveUp?(job: Job, error: string, ctx: JobContext): Promise<void>;
 }

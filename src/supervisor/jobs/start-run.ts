@@ -1,6 +1,5 @@
 import type { NewRunEvent } from '../../store/schemas/event.js';
 import type { Run } from '../../store/schemas/run.js';
-import { RUN_LEASE_MS } from '../process/run-registry.js';
 import type { JobHandler } from './job-handler.js';
 
 /** `start_run`: moves a pending run to running under this supervisor and starts its scheduler. */
@@ -8,15 +7,32 @@ export const startRunJob: JobHandler = {
   mode: 'inline',
   async handle(job, { store, runs, supervisorId }) {
     const runId = job.run_id;
-    if (runs.get(runId)) return 'already running';
+    if (await runs.driving(runId)) return 'already running';
     const pending = await store.getRun(runId);
     if (!pending || pending.status !== 'pending') return `ignored: run is ${pending?.status ?? 'gone'}`;
+    // A cancel claimed before the run started (by another supervisor) wins: nothing is launched.
+    if ((await store.getCancelRequestedAt(runId)) !== null) return 'ignored: the run is being cancelled';
     const run = await store.acquireRun({
-      runId, ownerId: supervisorId, leaseMs: RUN_LEASE_MS, fromStatuses: ['pending'], status: 'running',
+      runId, ownerId: supervisorId, leaseMs: runs.leaseMs, fromStatuses: ['pending'], status: 'running',
       events: startEvents(pending, supervisorId),
     });
     if (!run) return 'ignored: run changed state';
     return (await runs.startFresh(run)) ? 'started' : 'failed to start';
+  },
+
+  /** A run that could not be started is failed with the reason, not left pending for ever. */
+  async giveUp(job, error, { store, runs, supervisorId }) {
+    const run = await store.getRun(job.run_id);
+    if (run?.status !== 'pending') return;
+    const message = `Run could not be started: ${error}`;
+    const owned = await store.acquireRun({
+      runId: run.id, ownerId: supervisorId, leaseMs: runs.leaseMs, fromStatuses: ['pending'], status: 'running', events: [],
+    });
+    if (!owned) return;
+    await store.transitionRun({
+      runId: run.id, ownerId: supervisorId, status: 'failed', error: message, release: true,
+      events: [{ run_id: run.id, conversation_id: run.conversation_id, event_type: 'workflow_failed', step_name: null, data: { error: message } }],
+    });
   },
 };
 

@@ -24,7 +24,10 @@ async function main(): Promise<void> {
   });
   async function close(drain: boolean): Promise<void> {
     const errors: unknown[] = [];
-    for (const step of [() => supervisor.shutdown({ drain }), () => pool.close(), () => store.close()]) {
+    // The pool closes inside the shutdown, before the final `stopped` heartbeat: other
+    // supervisors take `stopped` to mean that nothing of ours is left running.
+    const closeWorkers = () => pool.close();
+    for (const step of [() => supervisor.shutdown({ drain, closeWorkers }), () => store.close()]) {
       await step().catch((err: unknown) => errors.push(err));
     }
     if (errors.length) log.error({ err: new AggregateError(errors) }, 'supervisor.shutdown_failed');

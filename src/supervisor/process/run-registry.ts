@@ -1,25 +1,38 @@
-import { hostname } from 'node:os';
 import type { Logger } from '../../shared/log.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
 import type { SchedulerFactory } from '../run/scheduler-factory.js';
 import type { RunScheduler } from '../run/scheduler.js';
-import { isOwnerGone } from './liveness.js';
+import { isOwnerGone, livenessHere } from './liveness.js';
 
 /** How long an owned run stays ours without a renewal. */
 export const RUN_LEASE_MS = 15_000;
 
+export interface RunRegistryDeps {
+  store: Store;
+  factory: SchedulerFactory;
+  ownerId: string;
+  log: Logger;
+  /** The lease taken on a run when it is acquired (RUN_LEASE_MS unless a test shortens it). */
+  leaseMs?: number;
+}
+
 /**
  * The runs this supervisor drives, one scheduler each: acquiring a run (fresh or taken over
- * from a supervisor that is gone), and letting go of it when its scheduler is done.
+ * from a supervisor that is gone), and letting go of it when its scheduler is done. A run whose
+ * cancel was requested is never resumed by a take-over: it is cancelled.
  */
 export class RunRegistry {
   private readonly schedulers = new Map<string, RunScheduler>();
+  /** Runs acquired whose scheduler is being built (a take-over may wait out orphans' kill grace). */
+  private readonly building = new Map<string, Promise<RunScheduler | undefined>>();
   private takingOver = false;
+  private closed = false;
+  readonly leaseMs: number;
 
-  constructor(
-    private readonly deps: { store: Store; factory: SchedulerFactory; ownerId: string; log: Logger },
-  ) {}
+  constructor(private readonly deps: RunRegistryDeps) {
+    this.leaseMs = deps.leaseMs ?? RUN_LEASE_MS;
+  }
 
   get size(): number {
     return this.schedulers.size;
@@ -29,9 +42,14 @@ export class RunRegistry {
     return this.schedulers.get(runId);
   }
 
-  /** Ids of the runs with a live scheduler here: the only leases worth renewing. */
+  /** The run's scheduler here, waiting for one still being built; undefined when we do not drive it. */
+  async driving(runId: string): Promise<RunScheduler | undefined> {
+    return this.schedulers.get(runId) ?? (await this.building.get(runId));
+  }
+
+  /** Ids of the runs driven here (or about to be): the only leases worth renewing. */
   runIds(): string[] {
-    return [...this.schedulers.keys()];
+    return [...new Set([...this.schedulers.keys(), ...this.building.keys()])];
   }
 
   all(): RunScheduler[] {
@@ -43,13 +61,17 @@ export class RunRegistry {
     return this.drive(run, () => this.deps.factory.fresh(run));
   }
 
-  /** Takes over every running run whose owner is gone (see isOwnerGone), while `keepGoing()`. */
+  /**
+   * Takes over every running run whose owner is gone (see isOwnerGone), while `keepGoing()`.
+   * That includes a run this supervisor owns but no longer drives, once its lease has run out.
+   */
   async takeOverOrphanedRuns(keepGoing: () => boolean): Promise<void> {
     if (this.takingOver || !keepGoing()) return;
     this.takingOver = true;
     try {
-      for (const run of await this.deps.store.listRunsNotOwnedBy(this.deps.ownerId, 'running')) {
+      for (const run of await this.deps.store.listRunsNotLeasedBy(this.deps.ownerId, 'running')) {
         if (!keepGoing()) break;
+        if (this.schedulers.has(run.id) || this.building.has(run.id)) continue;
         await this.takeOver(run);
       }
     } finally {
@@ -59,22 +81,55 @@ export class RunRegistry {
 
   /** Takes a running run over if its owner is gone; undefined when a live supervisor has it. */
   async takeOver(run: Run): Promise<RunScheduler | undefined> {
-    const existing = this.schedulers.get(run.id);
-    if (existing) return existing;
+    const existing = await this.driving(run.id);
+    if (existing || this.closed) return existing;
     const heartbeats = new Map((await this.deps.store.listHeartbeats()).map((h) => [h.id, h]));
-    if (!isOwnerGone(run, heartbeats, { now: Date.now(), hostname: hostname() })) return undefined;
+    if (!isOwnerGone(run, heartbeats, livenessHere())) return undefined;
     const acquired = await this.deps.store.acquireRun({
-      runId: run.id, ownerId: this.deps.ownerId, leaseMs: RUN_LEASE_MS, fromStatuses: ['running'], status: 'running',
+      runId: run.id, ownerId: this.deps.ownerId, leaseMs: this.leaseMs, fromStatuses: ['running'], status: 'running',
       previousOwner: run.owner_id, events: [],
     });
     if (!acquired) return undefined;
-    this.deps.log.info({ runId: run.id, previousOwner: run.owner_id }, 'run.takeover_started');
-    return this.drive(acquired, () => this.deps.factory.takeover(acquired, run.owner_id));
+    // Read after acquiring: a cancel claimed from now on is claimed by us and reaches our scheduler.
+    const cancelling = (await this.deps.store.getCancelRequestedAt(run.id)) !== null;
+    this.deps.log.info({ runId: run.id, previousOwner: run.owner_id, cancelling }, 'run.takeover_started');
+    const scheduler = await this.drive(acquired, () => this.deps.factory.takeover(acquired, run.owner_id, { cancelling }));
+    // Started with nothing launched: the cancel kills the orphans' leftovers and records the run cancelled.
+    if (scheduler && cancelling) {
+      void scheduler.cancel().catch((err: unknown) => this.deps.log.error({ err, runId: run.id }, 'run.cancel_failed'));
+    }
+    return scheduler;
   }
 
-  /** Creates and registers the scheduler of a run we own. A run whose scheduler cannot be built
-   * (an unreadable definition, a broken log) is failed with the reason rather than left running. */
-  private async drive(run: Run, create: () => Promise<RunScheduler>): Promise<RunScheduler | undefined> {
+  /**
+   * Shutdown: acquires nothing more, waits for schedulers being built, then releases every run
+   * (see RunScheduler.release). Resolves once each run's attempts have settled, so their
+   * processes are gone, and the runs are handed back.
+   */
+  async releaseAll(drain: boolean): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled([...this.building.values()]);
+    await Promise.allSettled(this.all().map((s) => s.release(drain)));
+  }
+
+  /** A second, impatient shutdown request: interrupts what a drain was letting finish. */
+  interruptAll(): void {
+    for (const scheduler of this.all()) void scheduler.release(false);
+  }
+
+  /**
+   * Creates and registers the scheduler of a run we own. A run whose scheduler cannot be built
+   * (an unreadable definition, a broken log) is failed with the reason rather than left running.
+   */
+  private drive(run: Run, create: () => Promise<RunScheduler>): Promise<RunScheduler | undefined> {
+    // Shutdown began while the run was being acquired: hand it straight back, untouched.
+    if (this.closed) return this.deps.store.releaseRuns(this.deps.ownerId, [run.id]).then(() => undefined);
+    const building = this.build(run, create).finally(() => this.building.delete(run.id));
+    this.building.set(run.id, building);
+    return building;
+  }
+
+  private async build(run: Run, create: () => Promise<RunScheduler>): Promise<RunScheduler | undefined> {
     try {
       const scheduler = await create();
       this.schedulers.set(run.id, scheduler);

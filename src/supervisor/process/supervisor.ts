@@ -3,15 +3,15 @@ import { hostname } from 'node:os';
 import type { Logger } from '../../shared/log.js';
 import type { Job } from '../../store/schemas/job.js';
 import type { Store } from '../../store/store.js';
-import { jobHandlers, type JobContext } from '../jobs/index.js';
+import { JobRunner, type JobRunnerOptions } from '../jobs/job-runner.js';
 import type { SchedulerFactory } from '../run/scheduler-factory.js';
 import { AttemptLimiter } from './limits.js';
-import { RUN_LEASE_MS, RunRegistry } from './run-registry.js';
+import { goneSupervisors, livenessHere } from './liveness.js';
+import { RunRegistry } from './run-registry.js';
 
 export { RUN_LEASE_MS } from './run-registry.js';
+export { JOB_LEASE_MS } from '../jobs/job-runner.js';
 
-/** How long a claimed job stays ours without a heartbeat. */
-export const JOB_LEASE_MS = 30_000;
 export const HEARTBEAT_MS = 1_000;
 /** Fallback wake-up when no change notification arrives. */
 const IDLE_POLL_MS = 1_000;
@@ -23,66 +23,90 @@ export interface SupervisorDeps {
   perRunLimit: number;
   log: Logger;
   id?: string;
+  /** Lease lengths and job attempts; the defaults suit production, tests shorten them. */
+  timing?: { runLeaseMs?: number; heartbeatMs?: number; jobs?: JobRunnerOptions };
 }
 
 /**
  * The supervisor's loop: claim one job or wait, hand it to its kind's handler, decide the next
- * turn. Alongside it, a heartbeat renews the leases of the runs it drives and looks for runs
- * whose owner is gone.
+ * turn. Alongside it, a heartbeat renews the leases of the runs and jobs it is working on, gives
+ * back the jobs of supervisors that are gone, and takes over runs whose owner is gone.
  */
 export class Supervisor {
   readonly id: string;
   private readonly runs: RunRegistry;
-  private readonly jobContext: JobContext;
+  private readonly jobs: JobRunner;
   private readonly startedAt = new Date().toISOString();
+  /** What the heartbeat row says: `draining` from the first shutdown step until all work is let go. */
   private state: 'running' | 'draining' | 'stopped' = 'running';
   private wake: (() => void) | undefined;
   /** A commit was seen since the loop last looked for a job (so it must look again, not sleep). */
   private changed = false;
   private loop: Promise<void> | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
   private unsubscribe: (() => void) | undefined;
   private stopping: Promise<void> | undefined;
+  /** Heartbeats (id and time) of gone supervisors whose jobs were already given back. */
+  private readonly requeued = new Set<string>();
 
   constructor(private readonly deps: SupervisorDeps) {
     this.id = deps.id ?? `sup-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
-    this.runs = new RunRegistry({ store: deps.store, factory: deps.schedulers, ownerId: this.id, log: deps.log });
-    this.jobContext = { store: deps.store, runs: this.runs, supervisorId: this.id, log: deps.log };
+    this.runs = new RunRegistry({
+      store: deps.store, factory: deps.schedulers, ownerId: this.id, log: deps.log,
+      ...(deps.timing?.runLeaseMs ? { leaseMs: deps.timing.runLeaseMs } : {}),
+    });
+    this.jobs = new JobRunner({ store: deps.store, runs: this.runs, supervisorId: this.id, log: deps.log }, deps.timing?.jobs);
   }
 
   async start(): Promise<void> {
     await this.beat();
+    await this.requeueJobsOfGoneSupervisors();
     await this.runs.takeOverOrphanedRuns(() => this.state === 'running');
     this.unsubscribe = this.deps.store.onChange(() => {
       this.changed = true;
       this.wake?.();
     });
-    this.heartbeat = setInterval(() => void this.tick(), HEARTBEAT_MS);
+    this.heartbeat = setInterval(() => {
+      this.ticking ??= this.tick().finally(() => (this.ticking = undefined));
+    }, this.deps.timing?.heartbeatMs ?? HEARTBEAT_MS);
     this.heartbeat.unref();
     this.loop = this.claimLoop();
     this.deps.log.info({ supervisorId: this.id, limit: this.deps.limiter.limit }, 'supervisor.started');
   }
 
-  /** Stops claiming; in-flight attempts are interrupted, or allowed to finish with `drain`.
-   * A second call without `drain` while draining interrupts what is still running. */
-  shutdown(opts: { drain: boolean }): Promise<void> {
+  /**
+   * Stops claiming; in-flight attempts are interrupted, or allowed to finish with `drain`.
+   * A second call without `drain` while draining interrupts what is still running.
+   * `closeWorkers` (the worker pool's close) runs before the final `stopped` heartbeat.
+   */
+  shutdown(opts: { drain: boolean; closeWorkers?: () => Promise<void> }): Promise<void> {
     if (this.stopping) {
-      if (!opts.drain) for (const scheduler of this.runs.all()) void scheduler.release(false);
+      if (!opts.drain) this.runs.interruptAll();
       return this.stopping;
     }
-    this.stopping = this.stopNow(opts.drain);
+    this.stopping = this.stopNow(opts.drain, opts.closeWorkers);
     return this.stopping;
   }
 
-  private async stopNow(drain: boolean): Promise<void> {
-    this.state = drain ? 'draining' : 'stopped';
+  /**
+   * The order matters: `stopped` tells other supervisors this one is gone (they take its runs
+   * and jobs at once), so it is written only after every run is released with its attempts
+   * settled (their process groups confirmed gone), every job has ended and the workers are
+   * closed. If closing the workers fails, the heartbeat is left to go stale instead.
+   */
+  private async stopNow(drain: boolean, closeWorkers?: () => Promise<void>): Promise<void> {
+    this.state = 'draining';
     this.deps.log.info({ drain, runs: this.runs.size }, 'supervisor.shutdown_started');
     this.wake?.();
     await this.loop;
-    await Promise.allSettled(this.runs.all().map((s) => s.release(drain)));
-    this.state = 'stopped';
+    await this.runs.releaseAll(drain);
+    await this.jobs.settled();
     clearInterval(this.heartbeat);
+    await this.ticking;
     this.unsubscribe?.();
+    await closeWorkers?.();
+    this.state = 'stopped';
     await this.beat();
     this.deps.log.info({}, 'supervisor.shutdown_completed');
   }
@@ -96,12 +120,12 @@ export class Supervisor {
       this.changed = false;
       let job: Job | undefined;
       try {
-        job = await this.deps.store.claimJob(this.id, JOB_LEASE_MS);
+        job = await this.deps.store.claimJob(this.id, this.jobs.leaseMs);
       } catch (err) {
         this.deps.log.warn({ err }, 'supervisor.claim_failed');
       }
       if (job) {
-        await this.dispatch(job);
+        await this.jobs.dispatch(job);
         continue;
       }
       // A job queued while we were looking woke nobody (no one was waiting yet): look again.
@@ -117,25 +141,31 @@ export class Supervisor {
     }
   }
 
-  /** Hands a claimed job to its handler and records the result on the job row. */
-  private async dispatch(job: Job): Promise<void> {
-    this.deps.log.debug({ jobId: job.id, kind: job.kind, runId: job.run_id }, 'job.claimed');
-    const handler = jobHandlers[job.kind];
-    const done = handler
-      .handle(job, this.jobContext)
-      .then((result) => this.deps.store.finishJob(job.id, this.id, result))
-      .catch((err: unknown) => this.deps.log.error({ err, jobId: job.id, kind: job.kind, runId: job.run_id }, 'job.failed'));
-    if (handler.mode === 'inline') await done;
-  }
-
   private async tick(): Promise<void> {
     try {
       await this.beat();
-      await this.deps.store.renewRunLeases(this.id, RUN_LEASE_MS);
+      // Only the runs a live scheduler drives: a run we own but no longer drive lapses and is taken over.
+      await this.deps.store.renewRunLeases(this.id, this.runs.runIds(), this.runs.leaseMs);
+      await this.jobs.renewLeases();
+      if (this.state !== 'running') return;
+      if (await this.requeueJobsOfGoneSupervisors()) this.wake?.();
       await this.runs.takeOverOrphanedRuns(() => this.state === 'running');
     } catch (err) {
       this.deps.log.warn({ err }, 'supervisor.heartbeat_failed');
     }
+  }
+
+  /** Gives the jobs held by supervisors that are gone back to the queue, rather than wait out their leases. */
+  private async requeueJobsOfGoneSupervisors(): Promise<number> {
+    // A supervisor that is gone claims nothing new, so its jobs need giving back once; one whose
+    // heartbeat moved on since (it was only slow) is looked at again.
+    const beats = (await this.deps.store.listHeartbeats()).filter((b) => !this.requeued.has(`${b.id}@${b.heartbeat_at}`));
+    const gone = goneSupervisors(beats, this.id, livenessHere());
+    if (gone.length === 0) return 0;
+    const requeued = await this.deps.store.requeueJobsOf(gone);
+    for (const b of beats) if (gone.includes(b.id)) this.requeued.add(`${b.id}@${b.heartbeat_at}`);
+    if (requeued) this.deps.log.info({ supervisors: gone, jobs: requeued }, 'supervisor.jobs_requeued');
+    return requeued;
   }
 
   private async beat(): Promise<void> {

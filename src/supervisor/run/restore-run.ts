@@ -37,13 +37,19 @@ const SUPERVISOR_LOST_KEY = 'supervisor_lost';
  * runs again as a new attempt of the same invocation, as does a node whose last attempt was
  * interrupted at shutdown. A node whose last attempt failed with retries left waits out the rest
  * of its retry delay. A node that was running at each of its last MAX_SUPERVISOR_LOSSES
- * supervisor deaths fails instead of running again.
+ * supervisor deaths fails instead of running again. When the run's cancel was requested, in-flight
+ * attempts are closed as cancelled (the user's cancel is final), not as interrupted.
  */
 export async function restoreRun(
   run: Pick<Run, 'id' | 'conversation_id'>,
   plan: RunPlan,
   events: readonly RunEvent[],
-  opts: { previousOwner: string | null; killGraceMs: number },
+  opts: {
+    previousOwner: string | null;
+    killGraceMs: number;
+    /** The run's cancel was requested: in-flight attempts are closed as cancelled, for good. */
+    cancelling?: boolean;
+  },
 ): Promise<RestoredRun> {
   const snapshot = rebuildRunSnapshot(events);
   const bySeq = new Map(events.map((e) => [e.seq, e]));
@@ -77,7 +83,9 @@ export async function restoreRun(
         startedAt,
       };
       const losses = supervisorLosses(events, node.id, invocation.id) + 1;
-      if (losses >= MAX_SUPERVISOR_LOSSES) {
+      if (opts.cancelling) {
+        closing.push(attemptEndedEvent(ref, { status: 'failed', error: 'Cancelled by user', failureKind: 'cancelled', retryable: false }));
+      } else if (losses >= MAX_SUPERVISOR_LOSSES) {
         const error = crashLoopError(node, losses, opts.previousOwner);
         closing.push(attemptEndedEvent(ref, { status: 'failed', error, failureKind: 'fatal', retryable: false }));
         Object.assign(state, { status: 'failed', error });

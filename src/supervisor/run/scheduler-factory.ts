@@ -23,8 +23,12 @@ export const KILL_GRACE_MS = 3_000;
 export interface SchedulerFactory {
   /** A run just moved from pending to running. */
   fresh(run: Run): Promise<RunScheduler>;
-  /** A run taken over from a supervisor that is gone: rebuilds state from the event log. */
-  takeover(run: Run, previousOwner: string | null): Promise<RunScheduler>;
+  /**
+   * A run taken over from a supervisor that is gone: rebuilds state from the event log. With
+   * `cancelling` (the run's cancel was requested) it starts without launching anything, for the
+   * caller to `cancel()`.
+   */
+  takeover(run: Run, previousOwner: string | null, opts?: { cancelling?: boolean }): Promise<RunScheduler>;
 }
 
 export interface SchedulerFactoryDeps {
@@ -38,7 +42,10 @@ export interface SchedulerFactoryDeps {
 
 /** Builds the scheduler of a run the supervisor has just acquired (so `run.owner_id` is ours). */
 export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFactory {
-  const build = async (run: Run, takeover: { previousOwner: string | null } | undefined): Promise<RunScheduler> => {
+  const build = async (
+    run: Run,
+    takeover: { previousOwner: string | null; cancelling?: boolean } | undefined,
+  ): Promise<RunScheduler> => {
     const definition = parseStoredDefinition(await deps.store.getRunDefinition(run.id));
     const plan = compileRunPlan(definition);
     const paths = deps.settings.paths;
@@ -50,6 +57,7 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
       ? await restoreRun(run, plan, await deps.store.listRunEvents(run.id), {
           previousOwner: takeover.previousOwner,
           killGraceMs: KILL_GRACE_MS,
+          cancelling: takeover.cancelling ?? false,
         })
       : undefined;
     const table = new NodeTable(plan, restored?.nodes);
@@ -83,10 +91,13 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
       perRunLimit: deps.settings.perRunConcurrency,
       log,
     });
-    await scheduler.start(restored?.events);
+    await scheduler.start(restored?.events, { cancelling: takeover?.cancelling ?? false });
     return scheduler;
   };
-  return { fresh: (run) => build(run, undefined), takeover: (run, previousOwner) => build(run, { previousOwner }) };
+  return {
+    fresh: (run) => build(run, undefined),
+    takeover: (run, previousOwner, opts) => build(run, { previousOwner, cancelling: opts?.cancelling ?? false }),
+  };
 }
 
 /**

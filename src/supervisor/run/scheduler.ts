@@ -70,11 +70,15 @@ export class RunScheduler {
     return this.run.id;
   }
 
-  /** Begins driving; `closing` are events to write first (attempts closed by a take-over). */
-  async start(closing: readonly NewRunEvent[] = []): Promise<void> {
+  /**
+   * Begins driving; `closing` are events to write first (attempts closed by a take-over). With
+   * `cancelling` nothing is launched: the run's cancel was requested, and the caller calls `cancel()`.
+   */
+  async start(closing: readonly NewRunEvent[] = [], opts: { cancelling?: boolean } = {}): Promise<void> {
     if (closing.length) await this.deps.store.appendEvents(closing);
     this.candidates.push(...this.table.unblocked(this.plan.order));
     for (const entry of this.table.retrying()) this.waitToRetry(entry, Math.max(0, entry.retryAt! - Date.now()));
+    if (opts.cancelling) this.stop('cancel');
     this.kick();
   }
 

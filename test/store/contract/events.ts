@@ -55,5 +55,23 @@ export function describeEventContract(backend: StoreBackend): void {
       expect((await store.listEventsAfter(0, 100, { runId: two.id })).map((e) => e.event_type)).toEqual(['b']);
       expect(await store.listEventsAfter(0, 2)).toHaveLength(2);
     });
+
+    it('keeps one terminal event per attempt, whoever writes it and however the writes race', async () => {
+      const a = h().open();
+      const b = h().open();
+      const { one } = await seed(a);
+      const end = (type: string, attempt: string) => ({ ...newEvent(one, type), ends_attempt: attempt });
+      // Two connections (a thread and the pool, say) close the same attempt at once.
+      const [fromA, fromB] = await Promise.all([
+        a.appendEvents([newEvent(one, 'node_started'), end('node_failed', 'attempt-1')]),
+        b.appendEvents([end('node_completed', 'attempt-1'), end('node_completed', 'attempt-2')]),
+      ]);
+      const kept = (await a.listRunEvents(one.id)).map((e) => e.event_type);
+      expect(kept.filter((t) => t !== 'node_started')).toHaveLength(2);
+      expect([...fromA, ...fromB].map((e) => e.event_type).sort()).toEqual([...kept].sort());
+      // A later third end of attempt-1 is refused too; events without ends_attempt never are.
+      expect(await b.appendEvents([end('node_failed', 'attempt-1'), newEvent(one, 'note')])).toHaveLength(1);
+      expect(await a.appendEvents([newEvent(one, 'note')])).toHaveLength(1);
+    });
   });
 }

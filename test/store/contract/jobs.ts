@@ -52,5 +52,50 @@ export function describeJobContract(backend: StoreBackend): void {
       expect(await store.claimJob('sup-b', 10_000)).toBeUndefined();
       expect(await store.claimJob('sup-a', 10_000)).toMatchObject({ kind: 'cancel_run' });
     });
+
+    it('records the cancel request on the run when a cancel job is claimed, not when it is queued', async () => {
+      let now = Date.parse('2026-01-01T00:00:00Z');
+      const store = h().open({ clock: () => now });
+      const run = await store.createRun(newRun());
+      const start = await store.claimJob('sup-a', 60_000);
+      await store.acquireRun({ runId: run.id, ownerId: 'sup-a', leaseMs: 60_000, fromStatuses: ['pending'], status: 'running', events: [] });
+      await store.finishJob(start!.id, 'sup-a', 'started');
+      await store.enqueueJob('cancel_run', run.id);
+      expect(await store.getCancelRequestedAt(run.id)).toBeNull();
+
+      now += 1_000;
+      expect(await store.claimJob('sup-a', 60_000)).toMatchObject({ kind: 'cancel_run' });
+      const requestedAt = new Date(now).toISOString();
+      expect(await store.getCancelRequestedAt(run.id)).toBe(requestedAt);
+      // A second cancel keeps the time of the first.
+      await store.enqueueJob('cancel_run', run.id);
+      now += 1_000;
+      await store.claimJob('sup-a', 60_000);
+      expect(await store.getCancelRequestedAt(run.id)).toBe(requestedAt);
+    });
+
+    it('leaves a finished run without a cancel request when a late cancel job is claimed', async () => {
+      const store = h().open();
+      const run = await store.createRun(newRun());
+      await store.claimJob('sup-a', 60_000);
+      await store.acquireRun({ runId: run.id, ownerId: 'sup-a', leaseMs: 60_000, fromStatuses: ['pending'], status: 'running', events: [] });
+      await store.transitionRun({ runId: run.id, ownerId: 'sup-a', status: 'completed', release: true, events: [] });
+      await store.enqueueJob('cancel_run', run.id);
+      expect(await store.claimJob('sup-b', 60_000)).toMatchObject({ kind: 'cancel_run' });
+      expect(await store.getCancelRequestedAt(run.id)).toBeNull();
+    });
+
+    it('counts every claim of a job, and lists the jobs of a run oldest first', async () => {
+      let now = Date.parse('2026-01-01T00:00:00Z');
+      const store = h().open({ clock: () => now });
+      const run = await store.createRun(newRun());
+      const cancel = await store.enqueueJob('cancel_run', run.id);
+      expect(cancel).toMatchObject({ attempts: 0, last_error: null });
+      expect((await store.claimJob('sup-a', 5_000))?.attempts).toBe(1);
+      now += 6_000;
+      expect((await store.claimJob('sup-b', 5_000))?.attempts).toBe(2);
+      const jobs = await store.listRunJobs(run.id);
+      expect(jobs.map((j) => [j.kind, j.attempts])).toEqual([['start_run', 2], ['cancel_run', 0]]);
+    });
   });
 }

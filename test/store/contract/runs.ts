@@ -58,7 +58,38 @@ export function describeRunContract(backend: StoreBackend): void {
       });
       expect(done).toMatchObject({ status: 'failed', error: 'boom', owner_id: null, metadata: { keep: 1, added: true } });
       expect(done.completed_at).not.toBeNull();
-      expect(await store.renewRunLeases('sup-a', 60_000)).toBe(0);
+      expect(await store.renewRunLeases('sup-a', [run.id], 60_000)).toBe(0);
+    });
+
+    it('renews only the leases of the runs the owner names, so a run it no longer drives lapses', async () => {
+      let now = Date.parse('2026-01-01T00:00:00Z');
+      const store = h().open({ clock: () => now });
+      const [driven, dropped] = await Promise.all([store.createRun(newRun()), store.createRun(newRun())]);
+      for (const run of [driven, dropped]) {
+        await store.acquireRun({ runId: run.id, ownerId: 'sup-a', leaseMs: 5_000, fromStatuses: ['pending'], status: 'running', events: [] });
+      }
+      now += 4_000;
+      expect(await store.renewRunLeases('sup-a', [driven.id], 5_000)).toBe(1);
+      // Another owner's renewal of the same run changes nothing.
+      expect(await store.renewRunLeases('sup-b', [dropped.id], 5_000)).toBe(0);
+      now += 2_000;
+      const candidates = await store.listRunsNotLeasedBy('sup-a', 'running');
+      expect(candidates.map((r) => r.id)).toEqual([dropped.id]);
+      const take = (runId: string) =>
+        store.acquireRun({ runId, ownerId: 'sup-b', leaseMs: 5_000, fromStatuses: ['running'], status: 'running', events: [] });
+      expect(await take(driven.id)).toBeUndefined();
+      expect((await take(dropped.id))?.owner_id).toBe('sup-b');
+    });
+
+    it('lists as take-over candidates the runs an owner holds under a live lease for others only', async () => {
+      const store = h().open();
+      const [mine, theirs, unowned] = await Promise.all([1, 2, 3].map(() => store.createRun(newRun())));
+      await store.acquireRun({ runId: mine!.id, ownerId: 'sup-a', leaseMs: 60_000, fromStatuses: ['pending'], status: 'running', events: [] });
+      await store.acquireRun({ runId: theirs!.id, ownerId: 'sup-b', leaseMs: 60_000, fromStatuses: ['pending'], status: 'running', events: [] });
+      await store.acquireRun({ runId: unowned!.id, ownerId: 'sup-a', leaseMs: 60_000, fromStatuses: ['pending'], status: 'running', events: [] });
+      await store.releaseRuns('sup-a', [unowned!.id]);
+      const ids = (await store.listRunsNotLeasedBy('sup-a', 'running')).map((r) => r.id);
+      expect(ids.sort()).toEqual([theirs!.id, unowned!.id].sort());
     });
   });
 }

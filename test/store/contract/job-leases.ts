@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { newRun } from '../fixtures.js';
+import { useHarness, type StoreBackend } from './backend.js';
+
+const t0 = Date.parse('2026-01-01T00:00:00Z');
+
+/** JobStore: what keeps a job with a live owner, and what hands it on when the owner fails or is gone. */
+export function describeJobLeaseContract(backend: StoreBackend): void {
+  describe('job leases', () => {
+    const h = useHarness(backend);
+
+    it('renews the leases of the named jobs only, and only for their owner', async () => {
+      let now = t0;
+      const store = h().open({ clock: () => now });
+      await store.createRun(newRun());
+      await store.createRun(newRun());
+      const kept = await store.claimJob('sup-a', 5_000);
+      const lapsed = await store.claimJob('sup-a', 5_000);
+      now += 4_000;
+      expect(await store.renewJobLeases('sup-a', [kept!.id], 5_000)).toBe(1);
+      expect(await store.renewJobLeases('sup-b', [lapsed!.id], 5_000)).toBe(0);
+      now += 2_000;
+      expect(await store.claimJob('sup-b', 5_000)).toMatchObject({ id: lapsed!.id, lease_owner: 'sup-b' });
+      expect(await store.claimJob('sup-b', 5_000)).toBeUndefined();
+    });
+
+    it('gives the jobs of a gone owner back at once, keeping their attempt count', async () => {
+      const store = h().open();
+      await store.createRun(newRun());
+      const held = await store.claimJob('dead', 3_600_000);
+      expect(await store.claimJob('heir', 60_000)).toBeUndefined();
+      expect(await store.requeueJobsOf(['dead', 'also-gone'])).toBe(1);
+      expect(await store.claimJob('heir', 60_000)).toMatchObject({ id: held!.id, lease_owner: 'heir', attempts: 2 });
+      expect(await store.requeueJobsOf([])).toBe(0);
+    });
+
+    it('holds a failed job back for its retry delay, keeping the error, then hands it out again', async () => {
+      let now = t0;
+      const store = h().open({ clock: () => now });
+      await store.createRun(newRun());
+      const job = await store.claimJob('sup-a', 60_000);
+      await store.failJobAttempt(job!.id, 'sup-a', 'the database was busy', 2_000);
+      // Only the holder may record a failure.
+      await store.failJobAttempt(job!.id, 'sup-b', 'not mine', 0);
+      now += 1_000;
+      expect(await store.claimJob('sup-b', 60_000)).toBeUndefined();
+      now += 2_000;
+      expect(await store.claimJob('sup-b', 60_000)).toMatchObject({ id: job!.id, attempts: 2, last_error: 'the database was busy' });
+    });
+  });
+}

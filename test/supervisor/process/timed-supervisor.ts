@@ -1,0 +1,51 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { loadSettings } from '../../../src/shared/config.js';
+import type { Logger } from '../../../src/shared/log.js';
+import { sqliteStoreConfig, type Store } from '../../../src/store/open-store.js';
+import { AttemptLimiter } from '../../../src/supervisor/process/limits.js';
+import { Supervisor, type SupervisorDeps } from '../../../src/supervisor/process/supervisor.js';
+import { createSchedulerFactory } from '../../../src/supervisor/run/scheduler-factory.js';
+import { createWorkerPool } from '../../../src/worker/pool/pool.js';
+import { builtTaskFile } from '../../helpers/built-files.js';
+import type { TempHome } from '../../helpers/temp-home.js';
+
+/** A log line as pino writes it. */
+export type LogLine = { level: number; msg: string } & Record<string, unknown>;
+
+/** A logger that keeps every line (debug and up) for the test to read. */
+export function capturingLogger(): { log: Logger; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(JSON.parse(chunk.toString()) as LogLine);
+      done();
+    },
+  });
+  return { log: pino({ level: 'debug' }, sink), lines };
+}
+
+/**
+ * A real supervisor (real store, real Piscina pool over the built task file) whose timing a test
+ * chooses: the same wiring as `createSupervisorRuntime`, plus `timing` and a logger.
+ */
+export async function startTimedSupervisor(
+  home: TempHome,
+  opts: { id: string; timing?: SupervisorDeps['timing']; log?: Logger },
+): Promise<{ supervisor: Supervisor; store: Store; stop(): Promise<void> }> {
+  const settings = { ...loadSettings({ CAIRN_HOME: home.home }), maxConcurrency: 4, perRunConcurrency: 4 };
+  const store = home.openStore();
+  const log = opts.log ?? pino({ level: 'silent' });
+  const pool = createWorkerPool({ store, maxThreads: 1, concurrentTasksPerWorker: 4, filename: builtTaskFile, log });
+  const limiter = new AttemptLimiter(settings.maxConcurrency);
+  const schedulers = createSchedulerFactory({ store, storeConfig: sqliteStoreConfig(home.paths.database), pool, limiter, settings, log });
+  const supervisor = new Supervisor({
+    store, schedulers, limiter, perRunLimit: settings.perRunConcurrency, log, id: opts.id,
+    ...(opts.timing ? { timing: opts.timing } : {}),
+  });
+  await supervisor.start();
+  let stopped: Promise<void> | undefined;
+  const stop = () => (stopped ??= supervisor.shutdown({ drain: false }).then(() => pool.close()));
+  home.defer(stop);
+  return { supervisor, store, stop };
+}
