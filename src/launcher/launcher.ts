@@ -5,6 +5,7 @@ import type { HomePaths } from '../shared/paths.js';
 import type { BackoffPolicy } from './backoff.js';
 import { CliError } from '../cli/cli-error.js';
 import { writeLine, type OutputStream } from '../cli/context.js';
+import { childEnv } from './child-env.js';
 import { ManagedChild } from './managed-child.js';
 import { choosePort } from './port-choice.js';
 import { claimServerFile, removeRunFiles, serverFilePath } from './run-dir.js';
@@ -47,6 +48,8 @@ export interface LauncherOptions {
   entries?: { api: string; supervisor: string };
   shutdownDeadlineMs?: number;
   backoff?: BackoffPolicy;
+  /** The bundled executables added to the children's PATH (default: the package's node_modules/.bin). */
+  binDir?: string;
 }
 
 export interface ServerInfo {
@@ -105,7 +108,7 @@ export function launch(opts: LauncherOptions): Launcher {
     }
     ownsRunFiles = true;
     log.info({ port: choice.port, reason: choice.reason, worktree: choice.worktree, home: settings.home }, 'launcher.port_chosen');
-    const env = { ...opts.env, PORT: String(choice.port), CAIRN_HOME: settings.home };
+    const env = childEnv(opts.env, { port: choice.port, home: settings.home, binDir: opts.binDir });
     const common = { env, log, backoff: opts.backoff };
     children = [
       new ManagedChild({ ...common, name: 'api', entry: entries.api, pidFile: settings.paths.apiPid, v8Flags: childV8Flags.api }),

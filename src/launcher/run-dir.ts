@@ -2,6 +2,7 @@ import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } 
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { HomePaths } from '../shared/paths.js';
+import { isProcessAlive } from '../shared/process-group.js';
 
 /**
  * The files under `$CAIRN_HOME/run/` that say a server is up: one pid file per child process,
@@ -18,16 +19,6 @@ export type ServerFile = z.infer<typeof serverFileSchema>;
 /** `$CAIRN_HOME/run/server.json`. */
 export function serverFilePath(paths: HomePaths): string {
   return paths.serverFile;
-}
-
-/** True when a process with this pid exists (EPERM means it exists but belongs to someone else). */
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** The server file, or undefined when it is missing or unreadable. */

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { isProcessAlive, readPidFile, readServerFile, serverFilePath } from '../../src/launcher/run-dir.js';
+import { readPidFile, readServerFile, serverFilePath } from '../../src/launcher/run-dir.js';
+import { isProcessAlive } from '../../src/shared/process-group.js';
 import { freePort } from '../helpers/free-port.js';
 import { startServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';

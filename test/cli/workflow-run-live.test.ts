@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { isProcessAlive, readPidFile } from '../../src/launcher/run-dir.js';
+import { readPidFile } from '../../src/launcher/run-dir.js';
+import { isProcessAlive } from '../../src/shared/process-group.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';

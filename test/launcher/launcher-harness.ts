@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createLogger, type Logger } from '../../src/shared/log.js';
-import { isProcessAlive } from '../../src/launcher/run-dir.js';
+import { isProcessAlive } from '../../src/shared/process-group.js';
 
 /** The test child that speaks the launcher's IPC contract. */
 export const ipcChild = fileURLToPath(new URL('./fixtures/ipc-child.mjs', import.meta.url));

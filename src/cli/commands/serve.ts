@@ -2,10 +2,8 @@ import { createLogger } from '../../shared/log.js';
 import { expectPositionals, parseCommandArgs, parsePositiveInt } from '../args.js';
 import type { CliContext } from '../context.js';
 import { launch } from '../../launcher/launcher.js';
+import { isStartedByNpmScript, listenForStop, NPM_SIGNAL_ECHO_MS, type StopTrigger } from '../../launcher/stop-triggers.js';
 import { printHelp, type Command } from './command.js';
-
-/** The process signals that stop the server; a second one while draining forces the stop. */
-const stopSignals = ['SIGINT', 'SIGTERM'] as const;
 
 export const serveCommand: Command = {
   name: 'serve',
@@ -14,8 +12,10 @@ export const serveCommand: Command = {
 
 Start the server: an API process and a supervisor process, restarted with back-off if either
 dies. The server's address is written to $CAIRN_HOME/run/server.json so the other commands find
-it. Stop it with Ctrl-C or SIGTERM: running nodes are cancelled and everything is down within
-10 seconds.
+it. Stop it with Ctrl-C or SIGTERM: running nodes are interrupted (they run again when the
+server next starts) and everything is down within 10 seconds. Started by an npm script
+(\`npm start\`), it also stops when npm exits, whatever stopped npm. The package's
+node_modules/.bin (the bundled bun) is added to the end of its processes' PATH.
 
 Options:
   --drain            on stop, let running nodes finish first (a second Ctrl-C stops at once)
@@ -36,17 +36,23 @@ CAIRN_MAX_CONCURRENCY (default 8), CAIRN_LOG_LEVEL (default info).`,
     const port = parsePositiveInt(this.name, 'port', values.port);
     const log = createLogger({ name: 'launcher', level: ctx.env.CAIRN_LOG_LEVEL });
     const launcher = launch({ drain: values.drain === true, env: ctx.env, cwd: ctx.cwd, port, out: ctx.stdout, log });
-    const onSignal = (signal: NodeJS.Signals) => {
-      log.info({ signal }, 'launcher.signal_received');
+    let isStopping = false;
+    const onStop = (trigger: StopTrigger) => {
+      if (trigger.kind === 'signal') log.info({ signal: trigger.signal }, 'launcher.signal_received');
+      else log.warn({ parentPid: trigger.parentPid }, 'launcher.parent_exited');
+      // npm exiting while the server already stops is not a second request to force the stop.
+      if (trigger.kind === 'parent_exited' && isStopping) return;
+      isStopping = true;
       launcher.stop();
     };
-    for (const signal of stopSignals) process.on(signal, onSignal);
+    const underNpm = isStartedByNpmScript(ctx.env);
+    const stopListening = listenForStop(onStop, { watchParent: underNpm, coalesceMs: underNpm ? NPM_SIGNAL_ECHO_MS : 0 });
     try {
       const [started, code] = await Promise.all([launcher.ready.then(() => undefined, (err: unknown) => err), launcher.done]);
       if (started !== undefined && code !== 0) throw started;
       return code;
     } finally {
-      for (const signal of stopSignals) process.off(signal, onSignal);
+      stopListening();
     }
   },
 };

@@ -1,0 +1,45 @@
+import { existsSync } from 'node:fs';
+import { delimiter } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The package's own `node_modules/.bin`, two levels above this module both in `src/launcher`
+ * (tsx, tests) and in `dist/launcher` (build). In a checkout after `npm ci` it holds `bun`, the
+ * runtime of `script:` nodes with `runtime: bun`, which Cairn ships as a dev dependency.
+ */
+export const bundledBinDir = fileURLToPath(new URL('../../node_modules/.bin', import.meta.url));
+
+export interface ChildEnvOptions {
+  port: number;
+  home: string;
+  /** Where the bundled executables are; `bundledBinDir` unless a test says otherwise. */
+  binDir?: string;
+}
+
+/**
+ * `PATH` with `binDir` added at its end, unless it is already on it or does not exist.
+ *
+ * `npm start` finds `bun` because npm puts `node_modules/.bin` on the PATH of the scripts it
+ * runs; `cairn serve` started any other way (`node bin/cairn.js serve`, `npm link`, a global
+ * install) must find it too, so the launcher adds the directory itself. It goes at the end, not
+ * the front as npm puts it: an executable the user installed (their own `bun`, or a `tsc` a
+ * `bash:` node calls) keeps winning, and the bundled copy only fills a gap. An unset PATH is left
+ * unset, because a PATH of only this directory would hide `bash` itself.
+ */
+export function withBundledBin(path: string | undefined, binDir: string): string | undefined {
+  if (path === undefined || !existsSync(binDir)) return path;
+  const entries = path.split(delimiter);
+  if (entries.includes(binDir)) return path;
+  return path === '' ? binDir : `${path}${delimiter}${binDir}`;
+}
+
+/**
+ * The environment of the API and supervisor processes: the launcher's own, with the port it
+ * chose, the home it resolved, and the bundled executables on PATH. Every exec node inherits it.
+ */
+export function childEnv(base: NodeJS.ProcessEnv, opts: ChildEnvOptions): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base, PORT: String(opts.port), CAIRN_HOME: opts.home };
+  const path = withBundledBin(base.PATH, opts.binDir ?? bundledBinDir);
+  if (path !== undefined) env.PATH = path;
+  return env;
+}
