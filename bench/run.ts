@@ -1,5 +1,6 @@
 import { cpus, totalmem } from 'node:os';
 import { chain, fanOut, firstNode, sseLatency, type FanOutRow } from './scenarios.js';
+import { formatScaleTable, scale, type ScaleRow } from './scale.js';
 import { workflowList } from './workflow-list.js';
 
 /**
@@ -29,6 +30,11 @@ async function main(): Promise<void> {
       );
     }
     console.log();
+  }
+  if (want('scale')) {
+    const rows: ScaleRow[] = [];
+    for (const nodes of [1000, 5000, 10000]) rows.push(await scale(nodes));
+    console.log(formatScaleTable(rows));
   }
   const rows: string[] = [];
   if (want('chain')) rows.push(`| 100-node chain, per node (POST → done) | ${fmt((await chain()).msPerNode, 2)} ms |`);

@@ -24,18 +24,42 @@ export async function addWorkflow(session: Session, name: string, yaml: string):
 const isDone = (c: SseClient, runId: string) => () =>
   c.frames.some((f) => f.data.runId === runId && f.data.type === 'workflow_status' && f.data.status !== 'running');
 
-/** POSTs a run and resolves when its final status arrives on the run's conversation stream;
- * returns wall time from just before the POST, in ms, and the final status. */
-export async function timeRun(session: Session, name: string): Promise<{ ms: number; status: string; runId: string }> {
+export interface StartedRun {
+  runId: string;
+  /** From just before the POST to its answer, in ms. */
+  postMs: number;
+  /** Resolves when the run's final status arrives: wall time from just before the POST, in ms. */
+  finished(timeoutMs?: number): Promise<{ ms: number; status: string }>;
+}
+
+/** POSTs a run with the run's conversation stream already open, so no status is missed. */
+export async function startTimedRun(session: Session, name: string): Promise<StartedRun> {
   const conversationId = `bench-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
   const stream = await openSse(`${session.server.url}/api/stream/${conversationId}`);
   const t0 = performance.now();
   const { runId } = await startRun(session.server.url, name, { conversationId });
-  await stream.until((f) => isDone(stream, runId)(), 600_000);
-  const ms = performance.now() - t0;
-  stream.close();
-  const final = stream.frames.find((f) => f.data.runId === runId && f.data.type === 'workflow_status' && f.data.status !== 'running');
-  return { ms, status: String(final?.data.status), runId };
+  const postMs = performance.now() - t0;
+  return {
+    runId,
+    postMs,
+    async finished(timeoutMs = 600_000) {
+      try {
+        await stream.until(isDone(stream, runId), timeoutMs);
+      } finally {
+        stream.close();
+      }
+      const ms = performance.now() - t0;
+      const final = stream.frames.find((f) => f.data.runId === runId && f.data.type === 'workflow_status' && f.data.status !== 'running');
+      return { ms, status: String(final?.data.status) };
+    },
+  };
+}
+
+/** POSTs a run and resolves when its final status arrives on the run's conversation stream;
+ * returns wall time from just before the POST, in ms, and the final status. */
+export async function timeRun(session: Session, name: string): Promise<{ ms: number; status: string; runId: string }> {
+  const run = await startTimedRun(session, name);
+  return { ...(await run.finished()), runId: run.runId };
 }
 
 export interface PeakMemory {

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { listFiles, isWorkflowFileName, type ListedFile } from './list-files.js';
-import { finishLoading, parseWorkflowText, type LoadErrorType, type ParsedText } from './load-workflow.js';
+import { finishLoading, parseWorkflowText, type LoadedWorkflow, type LoadErrorType, type ParsedText } from './load-workflow.js';
+import type { ParsedDraft } from './parse-draft.js';
 import { workflowScopeDirs, type CatalogLocations, type ScopeDir, type WorkflowSource } from './locations.js';
 import { filterRecommended, readProjectWorkflowSettings, type ConfigFileCache } from './project-config.js';
 import { isPlainObject } from './unknown-keys.js';
@@ -108,7 +109,7 @@ export function discoverWorkflows(
   for (const file of listing.files) {
     const parsed = cache.get(file, () => readWorkflowFile(file.path));
     if (parsed.name === undefined) {
-      const failed = parsed.parsed.ok ? finishLoading(parsed.parsed.parsed) : parsed.parsed;
+      const failed = parsed.parsed.ok ? finishCached(parsed.parsed.parsed, new Map()) : parsed.parsed;
       if (!failed.ok) errors.push(errorFor(file, failed.error, failed.errorType));
       continue;
     }
@@ -138,7 +139,7 @@ export function discoverWorkflows(
   const workflows: WorkflowEntry[] = [];
   for (const { name, file, parsed } of chosen) {
     const loaded = parsed.parsed.ok
-      ? finishLoading(parsed.parsed.parsed, { resolveInclude: (n) => drafts.get(n) })
+      ? finishCached(parsed.parsed.parsed, drafts)
       : { ...parsed.parsed, parseWarnings: [] };
     if (loaded.ok) {
       const entry: WorkflowEntry = { workflow: loaded.workflow, source: file.scope.source, filename: file.relative };
@@ -156,6 +157,28 @@ export function discoverWorkflows(
   errors.sort((a, b) => compare(a.filename, b.filename));
   const names = new Set(workflows.map((w) => w.workflow.name));
   return { result: { workflows, recommended: filterRecommended(listing.settings.recommended, names), errors }, owners, drafts };
+}
+
+/**
+ * Finished loads by parsed file. A load depends only on the parsed file and the drafts its
+ * includes resolved to (drafts are cached per file too, so an unchanged one is the same
+ * object): while those are the same, the result is, and editing one small file does not
+ * re-validate every large workflow beside it.
+ */
+const finished = new WeakMap<ParsedDraft, { includes: [string, WorkflowDefinitionDraft | undefined][]; loaded: LoadedWorkflow }>();
+
+function finishCached(parsed: ParsedDraft, drafts: ReadonlyMap<string, WorkflowDefinitionDraft>): LoadedWorkflow {
+  const hit = finished.get(parsed);
+  if (hit && hit.includes.every(([name, draft]) => drafts.get(name) === draft)) return hit.loaded;
+  const includes: [string, WorkflowDefinitionDraft | undefined][] = [];
+  const resolveInclude = (name: string) => {
+    const draft = drafts.get(name);
+    includes.push([name, draft]);
+    return draft;
+  };
+  const loaded = finishLoading(parsed, { resolveInclude });
+  finished.set(parsed, { includes, loaded });
+  return loaded;
 }
 
 /** The `name:` of a file that did not load, so an override or a lookup still finds it. */

@@ -180,6 +180,20 @@ describe('the parse cache', () => {
     expect(summary(t, t.cwd)).toEqual(['c:project:c.yaml']);
   });
 
+  it('keeps an unchanged workflow loaded when another file changes, and reloads one whose include changed', () => {
+    t.write('project:.cairn/workflows/other.yaml', workflowYaml('other'));
+    t.write('project:.cairn/workflows/inner.yaml', workflowYaml('inner', '', 'bash: echo one'));
+    t.write('project:.cairn/workflows/outer.yaml', workflowYaml('outer', '', 'include: inner'));
+    const before = t.catalog.get('outer', { cwd: t.cwd }).workflow;
+
+    t.write('project:.cairn/workflows/other.yaml', workflowYaml('other', 'tags: [edited]\n'));
+    expect(t.catalog.get('other', { cwd: t.cwd }).workflow.tags).toEqual(['edited']);
+    expect(t.catalog.get('outer', { cwd: t.cwd }).workflow).toBe(before);
+
+    t.write('project:.cairn/workflows/inner.yaml', workflowYaml('inner', '', 'bash: echo two, longer'));
+    expect(t.catalog.get('outer', { cwd: t.cwd }).workflow.nodes).toEqual([{ id: 'a__a', bash: 'echo two, longer' }]);
+  });
+
   it('sees a change to the project config', () => {
     t.write('project:.cairn/workflows/a.yaml', workflowYaml('a'));
     expect(t.catalog.list({ cwd: t.cwd }).recommended).toEqual([]);
