@@ -4,7 +4,7 @@ import type { Settings } from '../shared/config.js';
 import { silentLogger, type Logger } from '../shared/log.js';
 import type { Store } from '../store/store.js';
 import { WorkflowCatalog } from '../workflow/catalog.js';
-import { registerErrorHandling } from './errors.js';
+import { errorHandlingOptions, registerErrorHandling, type RequestLimits } from './errors.js';
 import { openApiRoutes, registerOpenApi } from './openapi.js';
 import { readPackageVersion } from './package-version.js';
 import { commandRoutes } from './routes/commands.js';
@@ -35,6 +35,13 @@ export interface ApiDeps {
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 /**
+ * The router's limit on one path segment. Ids and names are at most 200 characters (a
+ * conversation id), three times that when percent-encoded, and each route's schema refuses a
+ * longer one naming the field; this limit only stops absurd segments before routing (414).
+ */
+export const MAX_PARAM_LENGTH = 1024;
+
+/**
  * Builds the API process's fastify app. It never listens: `main.ts` does, and tests use
  * `inject()` or `listen({ port: 0 })`. Closing the app ends every SSE stream.
  */
@@ -42,12 +49,14 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   const log = deps.log ?? silentLogger();
   const clock = deps.clock ?? Date.now;
   const version = deps.version ?? readPackageVersion();
-  const bodyLimit = deps.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const limits: RequestLimits = { bodyLimit: deps.bodyLimit ?? DEFAULT_BODY_LIMIT, maxParamLength: MAX_PARAM_LENGTH };
 
   const app = Fastify({
     // Our pino and fastify's copy of pino's types differ only in generics; the object is pino.
     loggerInstance: log as unknown as FastifyBaseLogger,
-    bodyLimit,
+    bodyLimit: limits.bodyLimit,
+    routerOptions: { maxParamLength: limits.maxParamLength },
+    ...errorHandlingOptions(log, limits),
     // Requests are logged once, at debug, by the onResponse hook below.
     logController: new LogController({ disableRequestLogging: true }),
     // close() lets in-flight requests finish and drops idle keep-alive sockets; SSE responses
@@ -56,8 +65,8 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  acceptEmptyJsonBody(app);
-  registerErrorHandling(app, log, bodyLimit);
+  acceptJsonBodiesOnly(app);
+  registerErrorHandling(app, log, limits);
   app.addHook('onResponse', async (req, reply) => {
     log.debug({ method: req.method, url: req.url, status: reply.statusCode }, 'api.request_completed');
   });
@@ -75,17 +84,19 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(providerRoutes);
   await app.register(workflowRunRoutes, { store: deps.store, catalog, clock });
   await app.register(runRoutes, { store: deps.store });
-  await app.register(streamRoutes, { hub });
+  await app.register(streamRoutes, { hub, events: deps.store });
   return app;
 }
 
 /**
  * JSON bodies go through fastify's own parser (prototype-poisoning safe); an empty body with a
  * JSON content type counts as no body, so `POST .../cancel` with a bare header is not an error.
+ * Fastify also reads `text/plain` by default; no route takes text, so it is dropped and a text
+ * body gets the 415 every other content type gets, rather than a 400 about the body's shape.
  */
-function acceptEmptyJsonBody(app: FastifyInstance): void {
+function acceptJsonBodiesOnly(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') {

@@ -3,7 +3,7 @@ import type { WorkflowCatalog } from '../workflow/catalog.js';
 import { readWorkflowFile } from '../workflow/discover-workflows.js';
 import { isWorkflowFileName, listFiles } from '../workflow/list-files.js';
 import type { CatalogLocations } from '../workflow/locations.js';
-import { filesDeclaring, sourceFolders, type WritableSource } from '../workflow/workflow-files.js';
+import type { WritableSource } from '../workflow/workflow-files.js';
 
 /**
  * `DELETE /api/workflows/{name}` on top of the catalog. When the only copy of a name the
@@ -25,21 +25,20 @@ export interface DeleteQuery {
 }
 
 /** Deletes the user workflow `name` from `source`; throws a CairnError on refusal. */
-export function deleteWorkflow(
+export async function deleteWorkflow(
   catalog: WorkflowCatalog,
   bundledNames: ReadonlySet<string>,
   name: string,
   query: DeleteQuery,
-): { filename: string; source: WritableSource } {
-  if (bundledNames.has(name) && !isDeclaredIn(catalog.locations, name, query)) {
+): Promise<{ filename: string; source: WritableSource }> {
+  if (bundledNames.has(name) && !(await isDeclaredIn(catalog, name, query))) {
     throw new CairnError('WORKFLOW_READ_ONLY', `Cannot delete bundled default workflow: ${name}`);
   }
-  return catalog.delete(name, query);
+  return catalog.deleteAsync(name, query);
 }
 
-/** Whether a file in the source's folders declares `name` (read afresh: deletes are rare). */
-function isDeclaredIn(locations: CatalogLocations, name: string, { cwd, source }: DeleteQuery): boolean {
-  if (source === 'project' && cwd === undefined) return false;
-  const folders = sourceFolders(locations, source, cwd);
-  return filesDeclaring(folders.readable, name, (file) => readWorkflowFile(file.path)).length > 0;
+/** Whether a file in the source's folders declares `name`. */
+async function isDeclaredIn(catalog: WorkflowCatalog, name: string, query: DeleteQuery): Promise<boolean> {
+  if (query.source === 'project' && query.cwd === undefined) return false;
+  return catalog.declaresAsync(name, query);
 }

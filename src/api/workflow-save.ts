@@ -20,12 +20,12 @@ export interface SaveQuery {
 }
 
 /** Validates and saves `definition` as workflow `name`; throws a CairnError on refusal. */
-export function saveWorkflow(
+export async function saveWorkflow(
   catalog: WorkflowCatalog,
   name: string,
   definition: Record<string, unknown>,
   query: SaveQuery,
-): SavedWorkflow {
+): Promise<SavedWorkflow> {
   assertSafeWorkflowName(name);
   sourceFolders(catalog.locations, query.source, query.cwd);
   const named = withName(definition, name);
@@ -35,10 +35,10 @@ export function saveWorkflow(
       `definition.name '${named.name.trim()}' does not match the name in the path '${name}'; leave name out or make the two the same`,
     );
   }
-  const result = catalog.validate(named, { cwd: query.cwd });
+  const result = await catalog.validateAsync(named, { cwd: query.cwd });
   if (!result.valid) problems.push(...result.errors);
   if (problems.length > 0) throw new ProblemListError('WORKFLOW_DEFINITION_INVALID', definitionInvalidText, problems);
-  return catalog.save(name, named, query);
+  return catalog.saveAsync(name, named, query);
 }
 
 /** The definition with `name` filled from the path when it is missing, null or blank (name first, for the file's reader). */

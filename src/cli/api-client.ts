@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { apiErrorBodySchema } from './api-schemas.js';
+import { errorBodySchema } from '../wire/error-body.js';
 import { CliError } from './cli-error.js';
 import type { ServerAddress } from './server-address.js';
 
@@ -51,7 +51,7 @@ export async function responseError(res: Response): Promise<CliError> {
   const text = await res.text().catch(() => '');
   let message = `The server answered ${res.status} ${res.statusText}`.trim();
   try {
-    const parsed = apiErrorBodySchema.safeParse(JSON.parse(text));
+    const parsed = errorBodySchema.safeParse(JSON.parse(text));
     if (parsed.success) message = parsed.data.detail ? `${parsed.data.error} (${parsed.data.detail})` : parsed.data.error;
     else if (text) message += `: ${text.slice(0, 200)}`;
   } catch {

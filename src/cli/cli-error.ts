@@ -17,6 +17,10 @@ export const cliErrorCodes = [
   'LAUNCH_FAILED',
   /** A workflow file is missing or invalid. */
   'WORKFLOW_INVALID',
+  /** No run id starts with the prefix given. */
+  'RUN_NOT_FOUND',
+  /** A run id prefix matches several runs. Exit 2, like any argument that does not say enough. */
+  'RUN_ID_AMBIGUOUS',
 ] as const;
 export type CliErrorCode = (typeof cliErrorCodes)[number];
 
@@ -31,7 +35,7 @@ export class CliError extends Error {
   constructor(
     readonly code: CliErrorCode,
     message: string,
-    readonly exitCode: number = code === 'USAGE' ? EXIT_USAGE : EXIT_FAILURE,
+    readonly exitCode: number = code === 'USAGE' || code === 'RUN_ID_AMBIGUOUS' ? EXIT_USAGE : EXIT_FAILURE,
     options?: { cause?: unknown },
   ) {
     super(message, options);

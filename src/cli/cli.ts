@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { CairnError } from '../shared/errors.js';
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from './cli-error.js';
 import type { Command } from './commands/command.js';
@@ -37,8 +38,9 @@ other commands talk to it.
 Commands:
 ${lines.join('\n')}
 
-Run \`cairn <command> --help\` for a command's options. Exit status: 0 on success, 1 when the
-command failed (or the run failed), 2 on a usage error, 130 when interrupted.`;
+Run \`cairn <command> --help\` for a command's options, \`cairn --version\` (or -V) for the
+version. Exit status: 0 on success, 1 when the command failed (or the run failed), 2 on a usage
+error, 130 when interrupted.`;
 }
 
 function groupHelp(commands: readonly Command[], group: string): string {
@@ -61,6 +63,12 @@ async function findCommand(argv: readonly string[]): Promise<{ command: Command;
   return undefined;
 }
 
+/** `cairn --version`: the version in the package's package.json, two levels above this module in src/ and dist/. */
+function readVersion(): string {
+  const raw = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
+  return String((JSON.parse(raw) as { version?: unknown }).version);
+}
+
 function report(ctx: CliContext, err: unknown): number {
   if (err instanceof CliError) {
     writeLine(ctx.stderr, `cairn: ${err.message}`);
@@ -80,6 +88,10 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
     writeLine(first === undefined ? ctx.stderr : ctx.stdout, overview(await loadCommands()));
     return first === undefined ? EXIT_USAGE : 0;
+  }
+  if (first === '--version' || first === '-V') {
+    writeLine(ctx.stdout, `cairn ${readVersion()}`);
+    return 0;
   }
   const found = await findCommand(argv);
   if (!found) {

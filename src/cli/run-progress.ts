@@ -1,17 +1,18 @@
-import type { StreamFrame } from './api-schemas.js';
+import { readRunLevelEventData } from '../store/schemas/run-level-events.js';
+import { terminalRunStatuses, type RunStatus } from '../store/schemas/run.js';
+import type { StreamPayload } from '../wire/stream-frames.js';
 import { writeLine, type OutputStream } from './context.js';
 import { firstLine, formatDuration, type Style } from './format.js';
 
-export const finalRunStatuses = ['completed', 'failed', 'cancelled'] as const;
-export type FinalRunStatus = (typeof finalRunStatuses)[number];
+export type FinalRunStatus = Extract<RunStatus, 'completed' | 'failed' | 'cancelled'>;
 
 export interface RunOutcome {
   status: FinalRunStatus;
   error?: string | null | undefined;
 }
 
-function isFinal(status: string): status is FinalRunStatus {
-  return (finalRunStatuses as readonly string[]).includes(status);
+function isFinal(status: RunStatus): status is FinalRunStatus {
+  return terminalRunStatuses.includes(status);
 }
 
 /** The verb column of a progress line, padded so node names line up. */
@@ -20,22 +21,23 @@ function verb(text: string): string {
 }
 
 /** The run's outcome when `frame` announces that run `runId` reached a final status. */
-export function outcomeOf(frame: StreamFrame, runId: string): RunOutcome | undefined {
+export function outcomeOf(frame: StreamPayload, runId: string): RunOutcome | undefined {
   if (frame.type !== 'workflow_status' || frame.runId !== runId || !isFinal(frame.status)) return undefined;
   return { status: frame.status, error: frame.error ?? frame.reason };
 }
 
 /**
  * Turns a run's stream frames into one human line per node event (started, done, failed,
- * skipped); frames of other runs are ignored. The final status is the caller's to report.
+ * skipped), plus the workflow file's parse warnings when the run starts; frames of other runs are
+ * ignored. The final status is the caller's to report.
  */
 export function createRunProgress(opts: { runId: string; out: OutputStream; style: Style }) {
   const { out, style } = opts;
   return {
-    print(frame: StreamFrame): void {
-      if (!('runId' in frame) || frame.runId !== opts.runId) return;
+    print(frame: StreamPayload): void {
+      if (frame.type === 'heartbeat' || frame.runId !== opts.runId) return;
       if (frame.type === 'dag_node') {
-        const took = frame.duration != null ? ` ${style.dim(`(${formatDuration(frame.duration)})`)}` : '';
+        const took = frame.duration !== undefined ? ` ${style.dim(`(${formatDuration(frame.duration)})`)}` : '';
         switch (frame.status) {
           case 'running':
             writeLine(out, `${style.cyan(verb('started'))} ${frame.nodeId}`);
@@ -49,14 +51,16 @@ export function createRunProgress(opts: { runId: string; out: OutputStream; styl
           case 'skipped':
             writeLine(out, `${style.yellow(verb('skipped'))} ${frame.nodeId}${frame.reason ? style.dim(` (${frame.reason})`) : ''}`);
             break;
-          default:
-            writeLine(out, `${verb(frame.status)} ${frame.nodeId}`);
         }
         return;
       }
-      if (frame.type === 'workflow_status' && frame.status === 'paused') {
-        const approval = (frame as { approval?: { message?: string } }).approval;
-        writeLine(out, style.yellow(`${verb('paused')} ${approval?.message ? `waiting for approval: ${approval.message}` : 'waiting'}`));
+      if (frame.type === 'workflow_event') {
+        const parsed = readRunLevelEventData({ event_type: frame.eventType, data: frame.data }, 'workflow_parse_warnings');
+        for (const warning of parsed?.warnings ?? []) writeLine(out, style.yellow(`${verb('warning')} ${warning}`));
+        return;
+      }
+      if (frame.status === 'paused') {
+        writeLine(out, style.yellow(`${verb('paused')} ${frame.reason ? `waiting: ${frame.reason}` : 'waiting'}`));
       }
     },
   };

@@ -23,6 +23,16 @@ export const errorCodes = [
   'WORKFLOW_DEFINITION_INVALID',
   /** A node execution or cache record failed its schema: a bug in its writer, or a corrupt row. */
   'EXECUTION_RECORD_INVALID',
+  /** The request's URL does not decode (a malformed percent-escape). */
+  'INVALID_URL',
+  /** A path segment of the URL is longer than any id or name the API accepts. */
+  'URL_TOO_LONG',
+  /** The request line and headers are over Node's header size limit. */
+  'HEADERS_TOO_LARGE',
+  /** The client did not send a whole request in time. */
+  'REQUEST_TIMEOUT',
+  /** Bytes that are not an HTTP/1.1 request. */
+  'MALFORMED_REQUEST',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 

@@ -65,7 +65,17 @@ it('describes the run list query and the run detail events from the schemas that
     'query:workflow',
   ]);
   const detail = doc.paths['/api/workflows/runs/{runId}'].get;
-  expect(Object.keys(detail.responses)).toEqual(expect.arrayContaining(['200', '404']));
+  expect(Object.keys(detail.responses)).toEqual(expect.arrayContaining(['200', '400', '404']));
+  expect(detail.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`).sort()).toEqual([
+    'path:runId',
+    'query:afterSeq',
+    'query:limit',
+  ]);
+  expect(detail.responses['200'].content['application/json'].schema.required).toEqual(['run', 'events', 'nextAfterSeq']);
+  const metadata = doc.components.schemas.WorkflowRun.properties.metadata;
+  expect(Object.keys(metadata.properties)).toEqual([
+    'workflow_source', 'workflow_filename', 'parse_warnings', 'overrides', 'unreadable',
+  ]);
   const event = doc.components.schemas.RunEvent;
   expect(event.properties.cost_scope.enum).toEqual(['own', 'total']);
   const stream = doc.paths['/api/stream/{conversationId}'].get;

@@ -56,6 +56,28 @@ describe('GET /api/workflows/runs', () => {
     expect(res.body).not.toContain('sekret');
     expect(res.json().runs[0].metadata.overrides.config).toEqual({ env: { API_TOKEN: '[redacted]' }, docs: { path: 'd/' } });
   });
+
+  it('still lists a run whose stored metadata has a key in another shape, naming the key', async () => {
+    const { app, store } = await makeTestApp(home);
+    const old = await seedRun(store, {
+      metadata: { parse_warnings: 'one warning', workflow_filename: 'old.yaml', legacy_flag: true },
+    });
+    const secret = await seedRun(store, { metadata: { overrides: { config: { env: { API_TOKEN: 424242 } } } } });
+    const res = await app.inject({ url: '/api/workflows/runs' });
+    expect(res.statusCode).toBe(200);
+    const byId = (id: string) => res.json().runs.find((r: { id: string }) => r.id === id);
+    // An env value the view cannot read is not shown either: its secret never leaves the server.
+    expect(byId(secret.id).metadata).toEqual({ unreadable: { overrides: "config.env value for 'API_TOKEN' must be a string" } });
+    expect(res.body).not.toContain('424242');
+    const listed = byId(old.id);
+    expect(listed.metadata).toEqual({
+      workflow_filename: 'old.yaml',
+      legacy_flag: true,
+      unreadable: { parse_warnings: 'Invalid input: expected array, received string' },
+    });
+    const detail = await app.inject({ url: `/api/workflows/runs/${old.id}` });
+    expect(detail.json().run.metadata.unreadable).toHaveProperty('parse_warnings');
+  });
 });
 
 describe('GET /api/workflows/runs/{runId}', () => {

@@ -151,13 +151,19 @@ describe('POST /api/workflows/{name}/run refusals (nothing is written)', () => {
     await refused(await post('release', { inputs: 'version=1' }), 400, 'inputs must be an object mapping input names to strings');
   });
 
-  it('400 for a body that is not usable JSON', async () => {
+  it('400 for a JSON body that is not usable', async () => {
     const raw = (payload: string, type = 'application/json') =>
       t.app.inject({ method: 'POST', url: '/api/workflows/plain/run', headers: { 'content-type': type }, payload });
     await refused(await raw('{"message": '), 400, 'Invalid JSON in request body');
     await refused(await raw('"just a string"'), 400, 'Request body must be a JSON object');
     await refused(await raw('[1, 2]'), 400, 'Request body must be a JSON object');
-    await refused(await raw('message=hi', 'text/plain'), 400, 'Request body must be a JSON object');
+  });
+
+  it('415 for a body that is not JSON at all, saying how to send it', async () => {
+    const res = await t.app.inject({
+      method: 'POST', url: '/api/workflows/plain/run', headers: { 'content-type': 'text/plain' }, payload: 'message=hi',
+    });
+    await refused(res, 415, /^Unsupported content type 'text\/plain'; send the body as JSON/);
   });
 
   it('400 naming the field for fields of the wrong type', async () => {

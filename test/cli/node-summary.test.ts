@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { summariseNodes } from '../../src/cli/node-summary.js';
+import { describeNodeDetail, summariseNodes } from '../../src/cli/node-summary.js';
+import { attemptEndedEvent, type AttemptRef } from '../../src/records/attempt-events.js';
+import { cancelledFailure } from '../../src/worker/cancel-reason.js';
 
 const at = '2025-01-01T00:00:00.000Z';
 const event = (event_type: string, step_name: string | null, data: Record<string, unknown> = {}) => ({
@@ -42,4 +44,48 @@ describe('per-node summary of a run', () => {
       { node: 'a', status: 'cached', reason: 'prior_success' },
     ]);
   });
+
+  it('tells a cancelled attempt and an interrupted one from a failure, as their writers record them', () => {
+    const nodes = summariseNodes([
+      ended('a', { status: 'failed', ...cancelledFailure('cancelled') }),
+      ended('b', { status: 'failed', ...cancelledFailure('shutdown') }),
+      ended('c', { status: 'failed', error: 'exit code 1', failureKind: 'exec_failed' }),
+    ]);
+    expect(nodes.map((n) => [n.node, n.status, n.error])).toEqual([
+      ['a', 'cancelled', 'Cancelled by user'],
+      ['b', 'interrupted', 'Interrupted by server shutdown; the node will run again when the run continues'],
+      ['c', 'failed', 'exit code 1'],
+    ]);
+  });
+
+  it('counts the interrupted attempts of a node that ran again, and says so', () => {
+    const interrupted = () => ended('a', { status: 'failed', ...cancelledFailure('shutdown') });
+    const nodes = summariseNodes([
+      event('node_started', 'a'),
+      interrupted(),
+      event('node_started', 'a'),
+      interrupted(),
+      event('node_started', 'a'),
+      ended('a', { status: 'completed', output: { text: 'ok' } }),
+    ]);
+    expect(nodes).toEqual([{ node: 'a', status: 'completed', durationMs: 3, interruptions: 2 }]);
+    expect(describeNodeDetail(nodes[0]!)).toBe('ran again after 2 interrupted attempts');
+    const failedAfter = summariseNodes([interrupted(), event('node_failed', 'a', { error: 'exit code 2' })]);
+    expect(describeNodeDetail(failedAfter[0]!)).toBe('ran again after 1 interrupted attempt; exit code 2');
+  });
 });
+
+/** A terminal attempt event of exec node `node`, built by the factory every writer uses. */
+function ended(node: string, ending: Parameters<typeof attemptEndedEvent>[1]) {
+  const ref: AttemptRef = {
+    runId: 'run-1',
+    conversationId: 'conv-1',
+    path: node,
+    node: { id: node, kind: 'exec', runtime: 'sh' },
+    invocation: { id: `inv-${node}`, startedAt: at, loopPath: [] },
+    attemptId: `att-${node}`,
+    startedAt: at,
+  };
+  return { ...attemptEndedEvent(ref, ending, 3), created_at: at };
+}
+

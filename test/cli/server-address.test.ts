@@ -66,7 +66,7 @@ describe('when nothing answers', () => {
   });
 
   it('points at --url when that is where the address came from', async () => {
-    const result = await runCliInProcess(['run', 'get', 'abc', '--url', 'http://127.0.0.1:9'], { env: { CAIRN_HOME: home } });
+    const result = await runCliInProcess(['run', 'get', '0a1b2c3d-0000-4000-8000-000000000000', '--url', 'http://127.0.0.1:9'], { env: { CAIRN_HOME: home } });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('Check the --url argument');
   });

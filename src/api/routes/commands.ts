@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { WorkflowCatalog } from '../../workflow/catalog.js';
 import { workflowSourceSchema } from '../../workflow/locations.js';
-import { errorBodySchema } from '../errors.js';
+import { errorBodySchema } from '../../wire/error-body.js';
 import { resolveRunCwd } from '../run-cwd.js';
-import { workflowCwdQuerySchema } from '../schemas/workflows.js';
+import { workflowCwdQuerySchema } from '../../wire/workflows.js';
 
 export interface CommandRoutesOptions {
   catalog: WorkflowCatalog;

@@ -2,17 +2,21 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CairnError } from '../../shared/errors.js';
 import { cancellableRunStatuses, type Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
-import { errorBodySchema } from '../errors.js';
-import { toEventView } from '../event-view.js';
-import { toRunView } from '../run-view.js';
+import { errorBodySchema } from '../../wire/error-body.js';
 import {
+  clampRunEventsLimit,
   clampRunListLimit,
+  RUN_EVENTS_DEFAULT_LIMIT,
+  RUN_EVENTS_MAX_LIMIT,
+  runDetailQuerySchema,
   runDetailResponseSchema,
   runIdParamsSchema,
   runListQuerySchema,
   runListResponseSchema,
   runOperationResponseSchema,
-} from '../schemas/runs.js';
+} from '../../wire/runs.js';
+import { toEventView } from '../event-view.js';
+import { toRunView } from '../run-view.js';
 
 export interface RunRoutesOptions {
   store: Store;
@@ -59,18 +63,25 @@ export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, { 
     {
       schema: {
         tags: ['runs'],
-        summary: 'A run and its durable events',
+        summary: 'A run and its durable events, a page at a time',
         description:
-          'Events are ordered by seq. An event whose data.cost_usd is a number also carries ' +
+          `Events are ordered by seq, at most limit per answer (default ${RUN_EVENTS_DEFAULT_LIMIT}, ` +
+          `at most ${RUN_EVENTS_MAX_LIMIT}). To read them all, pass each answer's nextAfterSeq as ` +
+          'afterSeq until it is null. An event whose data.cost_usd is a number also carries ' +
           'cost_scope (own or total).',
         params: runIdParamsSchema,
-        response: { 200: runDetailResponseSchema, 404: errorBodySchema },
+        querystring: runDetailQuerySchema,
+        response: { 200: runDetailResponseSchema, 400: errorBodySchema, 404: errorBodySchema },
       },
     },
     async (req) => {
       const run = await requireRun(store, req.params.runId);
-      const events = await store.listRunEvents(run.id);
-      return { run: toRunView(run), events: events.map(toEventView) };
+      const limit = clampRunEventsLimit(req.query.limit);
+      // One row more than the page says whether another page follows.
+      const rows = await store.listEventsAfter(req.query.afterSeq ?? 0, limit + 1, { runId: run.id });
+      const events = rows.slice(0, limit);
+      const nextAfterSeq = rows.length > limit ? (events.at(-1)?.seq ?? null) : null;
+      return { run: toRunView(run), events: events.map(toEventView), nextAfterSeq };
     },
   );
 

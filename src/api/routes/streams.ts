@@ -1,35 +1,25 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { streamPayloadSchema } from '../sse/frames.js';
+import type { Store } from '../../store/store.js';
+import { streamPayloadSchema, streamResumeHeadersSchema, streamResumeQuerySchema } from '../../wire/stream-frames.js';
 import type { SseHub, StreamRequest } from '../sse/sse-hub.js';
 
 export interface StreamRoutesOptions {
   hub: SseHub;
+  /** Where a resume point is checked against the newest event. */
+  events: Pick<Store, 'lastEventSeq'>;
 }
 
 export const DASHBOARD_STREAM = '__dashboard__';
-
-const seqText = (field: string) =>
-  z.string().regex(/^\d+$/, { error: `${field} must be a non-negative integer (the seq of the last event received)` });
-
-const resumeHeadersSchema = z.looseObject({
-  'last-event-id': seqText('Last-Event-ID')
-    .optional()
-    .describe('Replay the events after this seq that belong to the stream, then continue live'),
-});
-const resumeQuerySchema = z.object({
-  lastEventId: seqText('lastEventId')
-    .optional()
-    .describe('Same as the Last-Event-ID header, for clients that cannot set headers (the header wins)'),
-});
 
 const streamDescription =
   'Server-Sent Events. The first frame is `data: {"type":"heartbeat","timestamp":<ms>}`; then ' +
   'every durable event as `id: <seq>` + `data: <json>` (types workflow_status, dag_node, ' +
   'workflow_event); a `: heartbeat` comment every 15 s. Reconnect with Last-Event-ID (or ' +
   '?lastEventId=) to receive exactly the events missed; ?lastEventId=0 replays the whole history. ' +
-  'Without either, the stream starts with the next event written.';
+  'An id beyond the newest event (a database that was reset) resumes from the newest: the stream ' +
+  'continues with the next event written. Without either, the stream starts with the next event written.';
 
 /** Opens an SSE response on the raw socket; fastify no longer manages this reply. */
 async function openStream(hub: SseHub, reply: FastifyReply, request: StreamRequest): Promise<void> {
@@ -49,9 +39,28 @@ async function openStream(hub: SseHub, reply: FastifyReply, request: StreamReque
   else res.once('close', () => client.close('client_gone'));
 }
 
-function afterSeqOf(header: string | undefined, query: string | undefined): number | undefined {
+/**
+ * Where the stream resumes: after the id the client gives (the header wins over the query). An
+ * id beyond the newest event cannot be one this database handed out (it was reset, or the client
+ * talked to another server); taken as is, every later event up to that id would be suppressed.
+ * Like a Kafka consumer whose offset is out of range (`auto.offset.reset=latest`), the stream
+ * then resumes from the newest event. A 400 would not do: EventSource gives up for good on any
+ * answer but 200, so a dashboard left open across a reset would stop updating.
+ */
+async function resumePoint(
+  events: StreamRoutesOptions['events'],
+  log: FastifyBaseLogger,
+  header: string | undefined,
+  query: string | undefined,
+): Promise<number | undefined> {
   const raw = header ?? query;
-  return raw === undefined ? undefined : Number(raw);
+  if (raw === undefined) return undefined;
+  const requested = Number(raw);
+  if (requested === 0) return 0;
+  const newest = await events.lastEventSeq();
+  if (requested <= newest) return requested;
+  log.warn({ requested, newest }, 'sse.resume_clamped');
+  return newest;
 }
 
 // Only the 200 is described: `produces` applies to every listed status, and a refused stream
@@ -64,19 +73,19 @@ const frameResponse = {
 const streamSchema = {
   tags: ['streams'],
   description: streamDescription,
-  headers: resumeHeadersSchema,
-  querystring: resumeQuerySchema,
+  headers: streamResumeHeadersSchema,
+  querystring: streamResumeQuerySchema,
   produces: ['text/event-stream'],
   response: frameResponse,
 };
 
 /** `GET /api/stream/__dashboard__` (every run event) and `GET /api/stream/{conversationId}`. */
-export const streamRoutes: FastifyPluginAsyncZod<StreamRoutesOptions> = async (app, { hub }) => {
+export const streamRoutes: FastifyPluginAsyncZod<StreamRoutesOptions> = async (app, { hub, events }) => {
   app.get(
     `/api/stream/${DASHBOARD_STREAM}`,
     { schema: { ...streamSchema, summary: 'Live events of every run (dashboard)' } },
     async (req, reply) => {
-      const afterSeq = afterSeqOf(req.headers['last-event-id'], req.query.lastEventId);
+      const afterSeq = await resumePoint(events, req.log, req.headers['last-event-id'], req.query.lastEventId);
       await openStream(hub, reply, { conversationId: undefined, afterSeq });
     },
   );
@@ -98,7 +107,7 @@ export const streamRoutes: FastifyPluginAsyncZod<StreamRoutesOptions> = async (a
       },
     },
     async (req, reply) => {
-      const afterSeq = afterSeqOf(req.headers['last-event-id'], req.query.lastEventId);
+      const afterSeq = await resumePoint(events, req.log, req.headers['last-event-id'], req.query.lastEventId);
       await openStream(hub, reply, { conversationId: req.params.conversationId, afterSeq });
     },
   );

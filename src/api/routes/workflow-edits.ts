@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { WorkflowCatalog } from '../../workflow/catalog.js';
-import { errorBodySchema } from '../errors.js';
+import { errorBodySchema } from '../../wire/error-body.js';
 import { resolveRunCwd } from '../run-cwd.js';
-import { workflowNameParamsSchema } from '../schemas/run-request.js';
+import { workflowNameParamsSchema } from '../../wire/run-request.js';
 import {
   definitionBodySchema,
   savedWorkflowResponseSchema,
@@ -10,7 +10,7 @@ import {
   workflowCwdQuerySchema,
   workflowDeleteResponseSchema,
   workflowSaveQuerySchema,
-} from '../schemas/workflows.js';
+} from '../../wire/workflows.js';
 import { bundledWorkflowNames, deleteWorkflow } from '../workflow-delete.js';
 import { saveWorkflow } from '../workflow-save.js';
 import { checkWorkflowSource, workflowSourceOf } from '../workflow-source.js';
@@ -48,7 +48,7 @@ export const workflowEditRoutes: FastifyPluginAsyncZod<WorkflowEditRoutesOptions
     },
     async (req) => {
       const cwd = await resolveRunCwd(req.query.cwd);
-      const result = opts.catalog.validate(req.body.definition, { cwd });
+      const result = await opts.catalog.validateAsync(req.body.definition, { cwd });
       return result.valid ? { valid: true as const } : { valid: false as const, errors: result.errors };
     },
   );
@@ -75,7 +75,7 @@ export const workflowEditRoutes: FastifyPluginAsyncZod<WorkflowEditRoutesOptions
     async (req) => {
       const source = workflowSourceOf(req.query);
       const cwd = await resolveRunCwd(req.query.cwd);
-      const saved = saveWorkflow(opts.catalog, req.params.name, req.body.definition, { cwd, source });
+      const saved = await saveWorkflow(opts.catalog, req.params.name, req.body.definition, { cwd, source });
       req.log.info({ workflow: req.params.name, source, filename: saved.filename, cwd: cwd ?? null }, 'workflow.saved');
       return saved;
     },
@@ -101,7 +101,7 @@ export const workflowEditRoutes: FastifyPluginAsyncZod<WorkflowEditRoutesOptions
     async (req) => {
       const source = workflowSourceOf(req.query);
       const cwd = await resolveRunCwd(req.query.cwd);
-      const removed = deleteWorkflow(opts.catalog, bundledNames, req.params.name, { cwd, source });
+      const removed = await deleteWorkflow(opts.catalog, bundledNames, req.params.name, { cwd, source });
       req.log.info({ workflow: req.params.name, source, filename: removed.filename, cwd: cwd ?? null }, 'workflow.deleted');
       return { deleted: true as const, name: req.params.name, ...removed };
     },

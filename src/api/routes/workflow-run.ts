@@ -1,32 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { RunMetadata } from '../../store/schemas/run-metadata.js';
+import { pickRunOverrides } from '../../store/schemas/run-overrides.js';
 import type { Store } from '../../store/store.js';
 import type { WorkflowCatalog } from '../../workflow/catalog.js';
 import { newConversationId } from '../conversation-id.js';
-import { errorBodySchema } from '../errors.js';
+import { errorBodySchema } from '../../wire/error-body.js';
 import { resolveRunCwd } from '../run-cwd.js';
 import { resolveRunInputs } from '../run-inputs.js';
-import { RUN_OVERRIDES_KEY } from '../run-view.js';
 import {
   runQuerySchema,
   runRequestBodySchema,
   runStartResponseSchema,
   workflowNameParamsSchema,
-  type RunRequestBody,
-} from '../schemas/run-request.js';
+} from '../../wire/run-request.js';
 
 export interface WorkflowRunRoutesOptions {
   store: Store;
   catalog: WorkflowCatalog;
   clock: () => number;
-}
-
-/** The request's model rebinding and inline config, kept for the engine; undefined when none. */
-function overridesOf(body: NonNullable<RunRequestBody>): Record<string, unknown> | undefined {
-  const overrides = Object.fromEntries(
-    Object.entries({ tiers: body.tiers, aliases: body.aliases, config: body.config }).filter(([, v]) => v !== undefined),
-  );
-  return Object.keys(overrides).length ? overrides : undefined;
 }
 
 /**
@@ -58,13 +50,13 @@ export const workflowRunRoutes: FastifyPluginAsyncZod<WorkflowRunRoutesOptions> 
     async (req) => {
       const body = req.body ?? {};
       const cwd = await resolveRunCwd(req.query.cwd);
-      const entry = opts.catalog.get(req.params.name, { cwd });
+      const entry = await opts.catalog.getAsync(req.params.name, { cwd });
       const workflow = entry.workflow;
       const inputs = resolveRunInputs(workflow.name, workflow.inputs, body.inputs);
       const conversationId = body.conversationId ?? newConversationId(opts.clock());
-      const overrides = overridesOf(body);
-      const metadata: Record<string, unknown> = { workflow_source: entry.source, workflow_filename: entry.filename };
-      if (overrides) metadata[RUN_OVERRIDES_KEY] = overrides;
+      const overrides = pickRunOverrides(body);
+      const metadata: RunMetadata = { workflow_source: entry.source, workflow_filename: entry.filename };
+      if (overrides) metadata.overrides = overrides;
       if (entry.parseWarnings) metadata.parse_warnings = entry.parseWarnings;
 
       const run = await opts.store.createRun({

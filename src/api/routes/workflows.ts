@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { WorkflowCatalog } from '../../workflow/catalog.js';
-import { errorBodySchema } from '../errors.js';
+import { errorBodySchema } from '../../wire/error-body.js';
 import { resolveRunCwd } from '../run-cwd.js';
-import { workflowNameParamsSchema } from '../schemas/run-request.js';
+import { workflowNameParamsSchema } from '../../wire/run-request.js';
 import {
   workflowCwdQuerySchema,
   workflowListResponseSchema,
   workflowResponseSchema,
   type WorkflowListResponse,
-} from '../schemas/workflows.js';
+} from '../../wire/workflows.js';
 
 export interface WorkflowRoutesOptions {
   catalog: WorkflowCatalog;
@@ -22,6 +22,13 @@ export interface WorkflowRoutesOptions {
 const listingJson = new WeakMap<object, string>();
 
 export const workflowRoutes: FastifyPluginAsyncZod<WorkflowRoutesOptions> = async (app, opts) => {
+  // The catalog parses on its worker thread (when built): start it, and parse the home's
+  // workflows, as the server comes up rather than on its first request.
+  app.addHook('onReady', async () => {
+    opts.catalog.prefetch().catch((err: unknown) => app.log.warn({ err }, 'workflow.prefetch_failed'));
+  });
+  app.addHook('onClose', async () => opts.catalog.close());
+
   app.get(
     '/api/workflows',
     {
@@ -41,7 +48,7 @@ export const workflowRoutes: FastifyPluginAsyncZod<WorkflowRoutesOptions> = asyn
     },
     async (req, reply) => {
       const cwd = await resolveRunCwd(req.query.cwd);
-      const result = opts.catalog.list({ cwd });
+      const result = await opts.catalog.listAsync({ cwd });
       // The catalog hands back the same result object while no file changed, so its JSON (about
       // 4 KB a workflow) is built once per change, not once per request.
       let json = listingJson.get(result);
@@ -74,7 +81,7 @@ export const workflowRoutes: FastifyPluginAsyncZod<WorkflowRoutesOptions> = asyn
     },
     async (req) => {
       const cwd = await resolveRunCwd(req.query.cwd);
-      return opts.catalog.get(req.params.name, { cwd });
+      return opts.catalog.getAsync(req.params.name, { cwd });
     },
   );
 };

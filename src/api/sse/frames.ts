@@ -1,25 +1,14 @@
-import { z } from 'zod';
 import type { RunEvent } from '../../store/schemas/event.js';
+import { runStatusOfEvent } from '../../store/schemas/run-level-events.js';
+import type { EventPayload } from '../../wire/stream-frames.js';
 
 /**
- * The JSON payload of each SSE frame, mapped from a durable event the way the upstream
- * dashboard expects: `workflow_status` for run status changes, `dag_node` for node lifecycle,
- * `workflow_event` for everything else. Every payload also says which row it came from.
+ * Maps a durable event to the JSON payload of its SSE frame (the payload schema, shared with
+ * clients, is in `wire/stream-frames.ts`): run-level events that announce a status become
+ * `workflow_status`, node lifecycle events `dag_node`, everything else `workflow_event`.
  */
 
-const workflowStatusSchema = z.enum(['running', 'completed', 'failed', 'cancelled', 'paused']);
-type WorkflowStatus = z.infer<typeof workflowStatusSchema>;
-const nodeStatusSchema = z.enum(['running', 'completed', 'failed', 'skipped']);
-type NodeStatus = z.infer<typeof nodeStatusSchema>;
-
-const runStatusByEvent: Record<string, WorkflowStatus> = {
-  workflow_started: 'running',
-  workflow_resumed: 'running',
-  workflow_completed: 'completed',
-  workflow_failed: 'failed',
-  workflow_cancelled: 'cancelled',
-  workflow_paused: 'paused',
-};
+type NodeStatus = Extract<EventPayload, { type: 'dag_node' }>['status'];
 
 const nodeStatusByEvent: Record<string, NodeStatus> = {
   node_started: 'running',
@@ -29,51 +18,11 @@ const nodeStatusByEvent: Record<string, NodeStatus> = {
   node_skipped_prior_success: 'skipped',
 };
 
-const frameBaseShape = {
-  runId: z.string(),
-  conversationId: z.string(),
-  eventType: z.string().describe('The durable event type (workflow_started, node_completed ...)'),
-  seq: z.number().int().describe('The event\'s sequence number, also sent as the frame id'),
-  timestamp: z.number().describe('When the event was written, ms since the epoch'),
-};
-
-/** The JSON in each `data:` line of an event frame (the first frame is a bare heartbeat). */
-export const streamPayloadSchema = z
-  .discriminatedUnion('type', [
-    z.object({
-      type: z.literal('workflow_status'),
-      ...frameBaseShape,
-      status: workflowStatusSchema,
-      workflowName: z.string(),
-      error: z.string().optional(),
-      reason: z.string().optional(),
-    }),
-    z.object({
-      type: z.literal('dag_node'),
-      ...frameBaseShape,
-      nodeId: z.string(),
-      name: z.string(),
-      status: nodeStatusSchema,
-      duration: z.number().optional().describe('Milliseconds, on completed and failed nodes'),
-      error: z.string().optional(),
-      reason: z.string().optional().describe('Why a node was skipped'),
-    }),
-    z.object({
-      type: z.literal('workflow_event'),
-      ...frameBaseShape,
-      stepName: z.string().nullable(),
-      data: z.record(z.string(), z.unknown()),
-    }),
-    z.object({ type: z.literal('heartbeat'), timestamp: z.number() }),
-  ])
-  .meta({ id: 'StreamFrame' });
-export type StreamPayload = z.infer<typeof streamPayloadSchema>;
-type EventPayload = Exclude<StreamPayload, { type: 'heartbeat' }>;
 type FrameBase = Pick<EventPayload, 'runId' | 'conversationId' | 'eventType' | 'seq' | 'timestamp'>;
 
 /** Event types that need the run's workflow name in their frame. */
 export function needsWorkflowName(eventType: string): boolean {
-  return eventType in runStatusByEvent;
+  return runStatusOfEvent(eventType) !== undefined;
 }
 
 function text(value: unknown): string | undefined {
@@ -97,7 +46,7 @@ export function toStreamPayload(event: RunEvent, workflowName: string): EventPay
     timestamp: Date.parse(event.created_at),
   };
   const data = event.data;
-  const runStatus = runStatusByEvent[event.event_type];
+  const runStatus = runStatusOfEvent(event.event_type);
   if (runStatus) {
     return withOptional(
       { type: 'workflow_status' as const, ...base, status: runStatus, workflowName },

@@ -1,10 +1,12 @@
 import { runStatusSchema } from '../../store/schemas/run.js';
-import { runDetailResponseSchema, runListResponseSchema, runOperationResponseSchema, type RunView } from '../api-schemas.js';
+import { runListResponseSchema, runOperationResponseSchema, type RunEventView, type WorkflowRun } from '../../wire/runs.js';
 import { expectPositionals, parseCommandArgs, parsePositiveInt } from '../args.js';
 import { usageError } from '../cli-error.js';
 import { isColorWanted, writeLine, type CliContext } from '../context.js';
 import { createStyle, firstLine, formatDuration, formatSpan, formatTable, formatTimestamp, type Style } from '../format.js';
-import { summariseNodes } from '../node-summary.js';
+import { createNodeSummary, describeNodeDetail } from '../node-summary.js';
+import { readRunDetailPages, runPath } from '../run-detail-pages.js';
+import { MIN_RUN_ID_PREFIX, resolveRunId } from '../run-id.js';
 import { printHelp, printJson, serverOptionsHelp, type Command } from './command.js';
 import { clientFor, urlOption } from './server-flags.js';
 
@@ -13,11 +15,9 @@ const statuses = runStatusSchema.options;
 function colourStatus(status: string, style: Style): string {
   if (status === 'completed') return style.green(status);
   if (status === 'failed' || status === 'cancelled') return style.red(status);
-  if (status === 'paused') return style.yellow(status);
+  if (status === 'paused' || status === 'interrupted') return style.yellow(status);
   return style.cyan(status);
 }
-
-const runPath = (id: string) => `/api/workflows/runs/${encodeURIComponent(id)}`;
 
 export const runListCommand: Command = {
   name: 'run list',
@@ -68,7 +68,7 @@ ${serverOptionsHelp}`,
   },
 };
 
-function printRun(ctx: CliContext, run: RunView, style: Style): void {
+function printRun(ctx: CliContext, run: WorkflowRun, style: Style): void {
   const fields: [string, string | null | undefined][] = [
     ['Run', run.id],
     ['Workflow', run.workflow_name],
@@ -84,17 +84,26 @@ function printRun(ctx: CliContext, run: RunView, style: Style): void {
   for (const [label, value] of fields) if (value) writeLine(ctx.stdout, `${style.bold(label.padEnd(10))}${value}`);
 }
 
+/** One row of the `--events` table: all `run get` keeps of an event once its page is read. */
+function eventRow(event: RunEventView): string[] {
+  return [String(event.seq), formatTimestamp(event.created_at), event.event_type, event.step_name ?? ''];
+}
+
 export const runGetCommand: Command = {
   name: 'run get',
   summary: 'show one run and what each of its nodes did',
   help: `Usage: cairn run get <id> [--events] [--json] [--url <url>]
 
 Show a run: its status, timing and error, and one line per node (status, duration, error or
-skip reason) derived from the run's event log.
+skip reason) derived from the run's event log. The log is read page by page, however long it is.
+A node's status is running, completed, failed, cancelled (by a cancel of the run), interrupted
+(cut short by a server stop; it runs again when the run continues), skipped or cached. <id> is
+the whole run id or its first ${MIN_RUN_ID_PREFIX} or more characters, when only one recent run starts so.
 
 Options:
   --events           also list every event of the run
-  --json             print the server's JSON response ({ run, events })
+  --json             print the server's JSON ({ run, events, nextAfterSeq }) with every event
+                     of every page in one events array
 ${serverOptionsHelp}`,
   async run(argv, ctx) {
     const { values, positionals } = parseCommandArgs(this.name, argv, {
@@ -103,24 +112,36 @@ ${serverOptionsHelp}`,
       ...urlOption,
     });
     if (values.help) return printHelp(ctx, this.help);
-    const [id] = expectPositionals(this.name, positionals, ['id']) as [string];
-    const { raw, body } = await clientFor(ctx, values.url).request('GET', runPath(id), runDetailResponseSchema);
-    if (values.json) return printJson(ctx, raw);
+    const [given] = expectPositionals(this.name, positionals, ['id']) as [string];
+    const client = clientFor(ctx, values.url);
+    const id = await resolveRunId(client, given, this.name);
+    // The run as the last page shows it (the freshest status), with what every page held.
+    let last: { raw: unknown; run: WorkflowRun } | undefined;
+    const rawEvents: unknown[] = [];
+    const nodes = createNodeSummary();
+    const eventRows: string[][] = [];
+    for await (const page of readRunDetailPages(client, id)) {
+      last = { raw: page.raw, run: page.body.run };
+      if (values.json) rawEvents.push(...(page.raw as { events: unknown[] }).events);
+      nodes.add(page.body.events);
+      if (values.events) eventRows.push(...page.body.events.map(eventRow));
+    }
+    if (!last) throw new Error('readRunDetailPages ended without a page');
+    if (values.json) return printJson(ctx, { ...(last.raw as object), events: rawEvents, nextAfterSeq: null });
     const style = createStyle(isColorWanted(ctx.stdout, ctx.env));
-    printRun(ctx, body.run, style);
-    const nodes = summariseNodes(body.events);
+    printRun(ctx, last.run, style);
+    const summaries = nodes.nodes();
     writeLine(ctx.stdout);
-    if (nodes.length === 0) writeLine(ctx.stdout, 'No node has started yet.');
-    const rows = nodes.map((n) => [
+    if (summaries.length === 0) writeLine(ctx.stdout, 'No node has started yet.');
+    const rows = summaries.map((n) => [
       n.node,
       colourStatus(n.status, style),
       n.durationMs !== undefined ? formatDuration(n.durationMs) : '',
-      firstLine(n.error ?? n.reason, 100),
+      firstLine(describeNodeDetail(n), 100),
     ]);
     if (rows.length) for (const line of formatTable(['NODE', 'STATUS', 'DURATION', 'DETAIL'], rows, style)) writeLine(ctx.stdout, line);
     if (values.events) {
       writeLine(ctx.stdout);
-      const eventRows = body.events.map((e) => [String(e.seq ?? ''), formatTimestamp(e.created_at), e.event_type, e.step_name ?? '']);
       for (const line of formatTable(['SEQ', 'TIME', 'EVENT', 'NODE'], eventRows, style)) writeLine(ctx.stdout, line);
     }
     return 0;
@@ -133,16 +154,19 @@ export const runCancelCommand: Command = {
   help: `Usage: cairn run cancel <id> [--url <url>]
 
 Ask the server to cancel a run. Its running nodes are stopped (their whole process group is
-killed) and the run ends as cancelled.
+killed) and the run ends as cancelled. <id> is the whole run id or its first ${MIN_RUN_ID_PREFIX} or more
+characters, as for \`cairn run get\`.
 
 Options:
 ${serverOptionsHelp}`,
   async run(argv, ctx) {
     const { values, positionals } = parseCommandArgs(this.name, argv, { ...urlOption });
     if (values.help) return printHelp(ctx, this.help);
-    const [id] = expectPositionals(this.name, positionals, ['id']) as [string];
-    const { body } = await clientFor(ctx, values.url).request('POST', `${runPath(id)}/cancel`, runOperationResponseSchema);
-    writeLine(ctx.stdout, body.message ?? `Cancel requested for run ${id}.`);
+    const [given] = expectPositionals(this.name, positionals, ['id']) as [string];
+    const client = clientFor(ctx, values.url);
+    const id = await resolveRunId(client, given, this.name);
+    const { body } = await client.request('POST', `${runPath(id)}/cancel`, runOperationResponseSchema);
+    writeLine(ctx.stdout, body.message);
     return 0;
   },
 };

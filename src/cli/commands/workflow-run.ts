@@ -1,14 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { ApiClient } from '../api-client.js';
-import { runDetailResponseSchema, runOperationResponseSchema, runStartResponseSchema, streamFrameSchema } from '../api-schemas.js';
+import { runStartResponseSchema } from '../../wire/run-request.js';
+import { runOperationResponseSchema } from '../../wire/runs.js';
+import { streamPayloadSchema } from '../../wire/stream-frames.js';
 import { expectPositionals, parseCommandArgs, parseInputs } from '../args.js';
 import { CliError, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, usageError } from '../cli-error.js';
 import { isColorWanted, writeLine, type CliContext } from '../context.js';
 import { followStream } from '../follow-stream.js';
 import { createStyle, formatDuration, type Style } from '../format.js';
 import { createRunProgress, outcomeOf, type RunOutcome } from '../run-progress.js';
-import { outputModes, printRunOutputs, type OutputMode } from '../run-output.js';
+import { outputModes, printRunOutputs, readRunOutputs, type OutputMode } from '../run-output.js';
 import { printHelp, serverOptionsHelp, type Command } from './command.js';
 import { clientFor, urlOption } from './server-flags.js';
 
@@ -50,7 +52,7 @@ async function followRun(
         } catch {
           return false;
         }
-        const frame = streamFrameSchema.safeParse(json);
+        const frame = streamPayloadSchema.safeParse(json);
         if (opts.json && !(frame.success && frame.data.type === 'heartbeat')) writeLine(ctx.stdout, JSON.stringify(json));
         if (!frame.success) return false;
         if (!opts.json) progress.print(frame.data);
@@ -78,7 +80,7 @@ async function cancelAfterInterrupt(ctx: CliContext, client: ApiClient, runId: s
     const { body } = await client.request('POST', `/api/workflows/runs/${encodeURIComponent(runId)}/cancel`, runOperationResponseSchema, {
       signal,
     });
-    writeLine(ctx.stderr, body.message ?? `Cancel requested for run ${runId}.`);
+    writeLine(ctx.stderr, body.message);
   } catch (err) {
     const reason = err instanceof CliError ? err.message : 'interrupted again before the server answered';
     writeLine(ctx.stderr, `Could not cancel run ${runId}: ${reason}`);
@@ -155,10 +157,7 @@ Exit status: 0 when the run completes, 1 when it fails or is cancelled, 2 on a u
     if (outcome?.status === 'completed') {
       if (json) return EXIT_OK;
       const took = formatDuration(Date.now() - startedAt);
-      if (outputMode !== 'none') {
-        const detail = await client.request('GET', `/api/workflows/runs/${encodeURIComponent(runId)}`, runDetailResponseSchema);
-        printRunOutputs(ctx.stdout, detail.body, outputMode, style);
-      }
+      printRunOutputs(ctx.stdout, runId, await readRunOutputs(client, runId, outputMode), style);
       writeLine(ctx.stdout, style.green(`Run ${runId} completed in ${took}.`));
       return EXIT_OK;
     }

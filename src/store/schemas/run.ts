@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { runMetadataSchema } from './run-metadata.js';
 
 /** Run statuses. Terminal: completed, failed, cancelled. Resumable: failed, paused. */
 export const runStatusSchema = z.enum(['pending', 'running', 'paused', 'completed', 'failed', 'cancelled']);
@@ -6,9 +7,6 @@ export type RunStatus = z.infer<typeof runStatusSchema>;
 
 export const terminalRunStatuses: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
 export const cancellableRunStatuses: readonly RunStatus[] = ['pending', 'running', 'paused'];
-
-export const runMetadataSchema = z.record(z.string(), z.unknown());
-export type RunMetadata = z.infer<typeof runMetadataSchema>;
 
 /** A workflow run as stored and as returned by the API (snake_case, like the upstream rows). */
 export const runSchema = z.object({

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { workflowSourceSchema } from '../../workflow/locations.js';
+import { runOverridesSchema } from './run-overrides.js';
+
+/**
+ * A run's `metadata`: what the API records when it queues the run, read by the API (run views),
+ * the supervisor (start events) and later the engine (model bindings). Keys this version does
+ * not know are kept as they are, so a row written by a newer version survives a read and a patch.
+ */
+export const runMetadataSchema = z.looseObject({
+  workflow_source: workflowSourceSchema.optional().describe('The scope the workflow was loaded from'),
+  workflow_filename: z.string().optional().describe('The file inside its scope folder, e.g. review.yaml'),
+  parse_warnings: z
+    .array(z.string())
+    .optional()
+    .describe('Keys of the workflow file the engine ignores, one message each; omitted when clean'),
+  overrides: runOverridesSchema
+    .optional()
+    .describe('The request’s tiers, aliases and inline config, kept for the engine (config.env values redacted when shown)'),
+  unreadable: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe(
+      'Stored keys whose value this version cannot read, each with what is wrong; the value itself ' +
+        'is left out of the answer (it stays in the database). Absent when every key reads.',
+    ),
+});
+export type RunMetadata = z.infer<typeof runMetadataSchema>;
+
+/** The keys with a schema; every other key is kept unchecked. */
+const knownKeys = runMetadataSchema.shape;
+
+function isKnownKey(key: string): key is keyof typeof knownKeys {
+  return Object.hasOwn(knownKeys, key);
+}
+
+/** The first problems, each prefixed with its path inside the key unless the message names it. */
+function describeProblem(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((issue) => {
+      const path = issue.path.map(String);
+      const first = path[0];
+      return first === undefined || issue.message.includes(first) ? issue.message : `${path.join('.')}: ${issue.message}`;
+    })
+    .join('; ');
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+}
+
+/**
+ * Reads stored metadata without ever throwing: rows are written by every version of Cairn that
+ * used the database. A known key whose value does not fit its schema is left out and named in
+ * `unreadable` with the reason (so one bad row cannot break a run list); unknown keys are kept.
+ * Reading the result again gives the same result.
+ */
+export function parseRunMetadata(stored: unknown): RunMetadata {
+  if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) {
+    return { unreadable: { metadata: `expected an object, found ${describeValue(stored)}` } };
+  }
+  const metadata: Record<string, unknown> = {};
+  const unreadable: Record<string, string> = {};
+  for (const [key, value] of Object.entries(stored)) {
+    if (!isKnownKey(key)) {
+      metadata[key] = value;
+      continue;
+    }
+    const parsed = knownKeys[key].safeParse(value);
+    if (parsed.success) {
+      if (parsed.data !== undefined) metadata[key] = parsed.data;
+    } else {
+      unreadable[key] = describeProblem(parsed.error);
+    }
+  }
+  if (Object.keys(unreadable).length > 0) {
+    metadata.unreadable = { ...(metadata.unreadable as Record<string, string> | undefined), ...unreadable };
+  }
+  return metadata as RunMetadata;
+}

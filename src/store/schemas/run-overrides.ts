@@ -1,0 +1,160 @@
+import { z } from 'zod';
+
+/**
+ * What one run may rebind for itself: tiers, aliases and an inline sparse config (contract: run
+ * request fields `tiers`, `aliases`, `config`). One definition serves both sides: the run request
+ * validates with it (the messages name the field, because a 400 is all the client gets), and the
+ * stored copy in `metadata.overrides` is read back with it by the API and the engine.
+ */
+
+export const tierKeySchema = z.enum(['small', 'medium', 'large']);
+export type TierKey = z.infer<typeof tierKeySchema>;
+
+/** A string spec (`claude/sonnet`, `haiku`, `@fast`, `large`) or an explicit provider and model. */
+const notASpec = 'must be a model spec: a non-empty string or { provider, model }';
+
+export const modelSpecSchema = z
+  .union(
+    [
+      z.string().trim().min(1, { error: notASpec }),
+      z.strictObject({ provider: z.string().trim().min(1), model: z.string().trim().min(1) }, { error: notASpec }),
+    ],
+    { error: notASpec },
+  )
+  .meta({
+    id: 'ModelSpec',
+    description: 'A string spec (assistant/model, vendor/model, model, tier or @alias) or { provider, model }',
+  });
+export type ModelSpec = z.infer<typeof modelSpecSchema>;
+
+/** Builds a tiers map schema whose messages name `field` (`tiers`, `config.tiers`). */
+export function tiersSchema(field: string) {
+  return z.strictObject(
+    { small: modelSpecSchema.optional(), medium: modelSpecSchema.optional(), large: modelSpecSchema.optional() },
+    {
+      error: (iss) =>
+        iss.code === 'unrecognized_keys'
+          ? `${field}: unknown tier ${iss.keys.map((k) => `'${k}'`).join(', ')}; tiers are small, medium and large`
+          : `${field} must be an object mapping small, medium or large to a model spec`,
+    },
+  );
+}
+
+const reservedAliasWords = new Set<string>(tierKeySchema.options);
+
+/** The upstream's alias-name messages, which its clients show verbatim. */
+export function aliasNameProblem(name: string): string | undefined {
+  const bare = name.startsWith('@') ? name.slice(1) : name;
+  if (reservedAliasWords.has(bare)) {
+    return `Alias name '${name}' is reserved (small/medium/large are tier keywords). Use a different name.`;
+  }
+  if (!name.startsWith('@')) return `Alias name '${name}' must start with '@' (e.g. '@${name}').`;
+  if (bare.length === 0) return `Alias name '@' needs a name after the '@' (e.g. '@fast').`;
+  return undefined;
+}
+
+/** Builds an aliases map schema whose messages name `field` (`aliases`, `config.aliases`). */
+export function aliasesSchema(field: string) {
+  return z
+    .record(z.string(), modelSpecSchema, { error: `${field} must be an object mapping @alias names to a model spec` })
+    .superRefine((aliases, ctx) => {
+      for (const name of Object.keys(aliases)) {
+        const problem = aliasNameProblem(name);
+        if (problem) ctx.addIssue({ code: 'custom', path: [name], message: `${field}: ${problem}` });
+      }
+    });
+}
+
+const envNamePattern = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Keys an inline run `config` may carry (contract run rule 3). */
+export const runConfigKeys = [
+  'assistant',
+  'defaultAssistant',
+  'assistants',
+  'tiers',
+  'aliases',
+  'workflows',
+  'docs',
+  'env',
+] as const;
+
+function unknownConfigKeyMessage(keys: readonly PropertyKey[]): string {
+  const names = keys.map(String);
+  if (names.includes('configPath')) {
+    return 'config.configPath is not accepted: a run cannot point at another config file; put the settings inline';
+  }
+  const list = names.map((k) => `'${k}'`).join(', ');
+  return `config: unknown key ${list}; accepted keys are ${runConfigKeys.join(', ')} (docs.path only)`;
+}
+
+const nonEmpty = (field: string) =>
+  z.string({ error: `${field} must be a non-empty string` }).trim().min(1, { error: `${field} must be a non-empty string` });
+
+const docsSchema = z.strictObject(
+  { path: nonEmpty('config.docs.path').optional() },
+  {
+    error: (iss) =>
+      iss.code === 'unrecognized_keys'
+        ? `config.docs: unknown key ${iss.keys.map((k) => `'${k}'`).join(', ')}; only docs.path is accepted`
+        : 'config.docs must be an object { path }',
+  },
+);
+
+const envSchema = z
+  .record(
+    z.string(),
+    z.string({ error: (iss) => `config.env value for '${String(iss.path?.at(-1))}' must be a string` }),
+    { error: 'config.env must be an object of string values' },
+  )
+  .superRefine((env, ctx) => {
+    for (const key of Object.keys(env)) {
+      if (!envNamePattern.test(key)) {
+        ctx.addIssue({ code: 'custom', path: [key], message: `config.env key '${key}' is not a valid variable name` });
+      }
+    }
+  });
+
+export const runConfigSchema = z
+  .strictObject(
+    {
+      assistant: nonEmpty('config.assistant').optional(),
+      defaultAssistant: nonEmpty('config.defaultAssistant').optional(),
+      assistants: z
+        .record(z.string(), z.looseObject({ model: nonEmpty('config.assistants.<id>.model').optional() }), {
+          error: 'config.assistants must be an object keyed by assistant id, each { model?, ... }',
+        })
+        .optional(),
+      tiers: tiersSchema('config.tiers').optional(),
+      aliases: aliasesSchema('config.aliases').optional(),
+      workflows: z.record(z.string(), z.unknown(), { error: 'config.workflows must be an object' }).optional(),
+      docs: docsSchema.optional(),
+      env: envSchema.optional(),
+    },
+    {
+      error: (iss) =>
+        iss.code === 'unrecognized_keys' ? unknownConfigKeyMessage(iss.keys) : 'config must be an object',
+    },
+  )
+  .describe(
+    'Sparse runtime config for this run only. Keys: assistant or defaultAssistant, assistants, ' +
+      'tiers, aliases, workflows, docs.path, env. configPath is always rejected.',
+  );
+export type RunConfig = z.infer<typeof runConfigSchema>;
+
+/** `metadata.overrides`: the request's tiers, aliases and inline config, kept for the engine. */
+export const runOverridesSchema = z.looseObject({
+  tiers: tiersSchema('overrides.tiers').optional(),
+  aliases: aliasesSchema('overrides.aliases').optional(),
+  config: runConfigSchema.optional(),
+});
+export type RunOverrides = z.infer<typeof runOverridesSchema>;
+
+/** The overrides a request actually gave (tiers, aliases, config), or undefined when none. */
+export function pickRunOverrides(request: RunOverrides): RunOverrides | undefined {
+  const overrides: RunOverrides = {};
+  if (request.tiers !== undefined) overrides.tiers = request.tiers;
+  if (request.aliases !== undefined) overrides.aliases = request.aliases;
+  if (request.config !== undefined) overrides.config = request.config;
+  return Object.keys(overrides).length > 0 ? overrides : undefined;
+}

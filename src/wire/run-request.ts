@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import { aliasesSchema, runConfigSchema, tiersSchema } from '../store/schemas/run-overrides.js';
+
+/**
+ * `POST /api/workflows/{name}/run`: params, query, body and answer. The API validates with these
+ * and describes them in `/api/openapi.json`; the CLI sends the body and parses the answer. The
+ * messages are the ones upstream clients match on.
+ */
+
+/** A workflow name is a file-level identity: nothing that could step outside a directory. */
+export function isSafeWorkflowName(name: string): boolean {
+  return (
+    name.length > 0 &&
+    name.length <= 200 &&
+    !name.startsWith('.') &&
+    !name.includes('..') &&
+    !/[/\\\0]/.test(name)
+  );
+}
+
+export const workflowNameParamsSchema = z.object({
+  name: z
+    .string()
+    .refine(isSafeWorkflowName, { error: 'Invalid workflow name' })
+    .describe('Workflow name as declared by its `name:` key'),
+});
+
+/**
+ * Text that reaches a process (environment, arguments) cannot hold a NUL byte: refuse it here,
+ * naming the field, rather than queue a run that can only fail.
+ */
+function withoutNul<T extends z.ZodString>(schema: T, field: (path: readonly PropertyKey[]) => string) {
+  return schema.refine((text) => !text.includes('\0'), {
+    error: (iss) => `${field(iss.path ?? [])} must not contain a NUL byte (\\u0000)`,
+  });
+}
+
+export const runQuerySchema = z.object({
+  cwd: withoutNul(
+    z.string({ error: 'cwd must be a string' }).min(1, { error: 'cwd must be a non-empty path' }),
+    () => 'cwd',
+  )
+    .optional()
+    .describe(
+      'Absolute path of an existing directory: the run works there, and project workflows are ' +
+        'discovered under it. Omitted: the run gets a scratch directory and only home and bundled ' +
+        'workflows are found.',
+    ),
+});
+
+const conversationIdPattern = /^[\w.:-]{1,200}$/;
+
+/** Conversation ids travel in stream URLs; keep them to URL-safe characters. */
+export const conversationIdSchema = z
+  .string({ error: 'conversationId must be a non-empty string' })
+  .min(1, { error: 'conversationId must be a non-empty string', abort: true })
+  .regex(conversationIdPattern, {
+    error: "conversationId must be a non-empty alphanumeric string (letters, digits, '_', '-', '.', ':')",
+  });
+
+const inputName = (path: readonly PropertyKey[]) => String(path.at(-1));
+
+export const inputsSchema = z
+  .record(
+    z.string(),
+    withoutNul(
+      z.string({ error: (iss) => `inputs value for '${inputName(iss.path ?? [])}' must be a string` }),
+      (path) => `inputs value for '${inputName(path)}'`,
+    ),
+    { error: 'inputs must be an object mapping input names to strings' },
+  )
+  .describe('Values for the workflow’s declared inputs; omitted names take their declared default');
+
+export const runRequestBodySchema = z
+  .strictObject(
+    {
+      message: withoutNul(z.string({ error: 'message must be a string' }), () => 'message')
+        .optional()
+        .describe('The task text ($ARGUMENTS / $USER_MESSAGE in the workflow)'),
+      conversationId: conversationIdSchema
+        .optional()
+        .describe('Conversation to attach the run to; generated (web-<ms>-<6 chars>) when omitted'),
+      inputs: inputsSchema.optional(),
+      tiers: tiersSchema('tiers')
+        .optional()
+        .describe('Rebinds only the named tiers for this run; kept in run metadata for the engine'),
+      aliases: aliasesSchema('aliases')
+        .optional()
+        .describe('Rebinds only the named @aliases for this run; kept in run metadata for the engine'),
+      config: runConfigSchema.optional(),
+    },
+    {
+      error: (iss) =>
+        iss.code === 'unrecognized_keys'
+          ? `Unknown field ${iss.keys.map((k) => `'${String(k)}'`).join(', ')}; accepted fields are message, conversationId, inputs, tiers, aliases, config`
+          : 'Request body must be a JSON object',
+    },
+  )
+  // Fastify hands a missing body to the validator as null: no body means all defaults.
+  .nullish();
+export type RunRequestBody = z.infer<typeof runRequestBodySchema>;
+
+export const runStartResponseSchema = z.object({
+  accepted: z.literal(true),
+  runId: z.string().describe('Id of the new run (status pending until the supervisor starts it)'),
+  conversationId: z.string(),
+  status: z.literal('pending'),
+});
+export type RunStartResponse = z.infer<typeof runStartResponseSchema>;

@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { costScopeSchema } from '../records/schemas/run-usage.js';
+import { runEventSchema } from '../store/schemas/event.js';
+import { runSchema, runStatusSchema } from '../store/schemas/run.js';
+
+/**
+ * The run read and cancel routes (`/api/workflows/runs...`): what the API validates and answers
+ * with, what `/api/openapi.json` describes, and what the CLI parses the answers with.
+ */
+
+export const RUN_LIST_DEFAULT_LIMIT = 50;
+export const RUN_LIST_MAX_LIMIT = 200;
+
+export const runListQuerySchema = z.object({
+  // Upstream ignores a status it does not know instead of refusing the request; so do we.
+  status: runStatusSchema.optional().catch(undefined).describe('Only runs in this status (an unknown status is ignored)'),
+  conversationId: z.string().min(1).optional().describe('Only runs of this conversation'),
+  workflow: z.string().min(1).optional().describe('Only runs of this workflow name'),
+  limit: z.coerce
+    .number()
+    .int()
+    .optional()
+    .catch(undefined)
+    .describe(`How many runs, newest first (default ${RUN_LIST_DEFAULT_LIMIT}, clamped to 1..${RUN_LIST_MAX_LIMIT})`),
+});
+
+export function clampRunListLimit(limit: number | undefined): number {
+  if (limit === undefined || !Number.isFinite(limit)) return RUN_LIST_DEFAULT_LIMIT;
+  return Math.min(RUN_LIST_MAX_LIMIT, Math.max(1, Math.trunc(limit)));
+}
+
+export const runIdParamsSchema = z.object({
+  runId: z.string().min(1).max(200).describe('Run id as returned when the run was started'),
+});
+
+/** Events per run-detail answer unless `limit` says otherwise, and the most one answer holds. */
+export const RUN_EVENTS_DEFAULT_LIMIT = 500;
+export const RUN_EVENTS_MAX_LIMIT = 2000;
+
+const afterSeqText = 'afterSeq must be a non-negative integer: the seq of the last event you have (0 for the first page)';
+const limitText = `limit must be a whole number of events, at least 1 (above ${RUN_EVENTS_MAX_LIMIT} reads ${RUN_EVENTS_MAX_LIMIT})`;
+
+export const runDetailQuerySchema = z.object({
+  afterSeq: z.coerce
+    .number({ error: afterSeqText })
+    .int({ error: afterSeqText })
+    .nonnegative({ error: afterSeqText })
+    .optional()
+    .describe('Only events with a larger seq: pass the previous answer’s nextAfterSeq (default 0, from the first event)'),
+  limit: z.coerce
+    .number({ error: limitText })
+    .int({ error: limitText })
+    .positive({ error: limitText })
+    .optional()
+    .describe(`Events per answer (default ${RUN_EVENTS_DEFAULT_LIMIT}; more than ${RUN_EVENTS_MAX_LIMIT} reads ${RUN_EVENTS_MAX_LIMIT})`),
+});
+export type RunDetailQuery = z.infer<typeof runDetailQuerySchema>;
+
+export function clampRunEventsLimit(limit: number | undefined): number {
+  return Math.min(limit ?? RUN_EVENTS_DEFAULT_LIMIT, RUN_EVENTS_MAX_LIMIT);
+}
+
+export const workflowRunSchema = runSchema
+  .describe('A workflow run row. config.env values in metadata are redacted.')
+  .meta({ id: 'WorkflowRun' });
+export type WorkflowRun = z.infer<typeof workflowRunSchema>;
+
+export const runEventViewSchema = runEventSchema
+  .extend({
+    cost_scope: costScopeSchema
+      .optional()
+      .describe(
+        'Present when data.cost_usd is a number: own = this node’s spend, total = restates spend of ' +
+          'other rows (do not sum totals; use the run’s engine-produced totals).',
+      ),
+  })
+  .meta({ id: 'RunEvent' });
+export type RunEventView = z.infer<typeof runEventViewSchema>;
+
+export const runListResponseSchema = z.object({ runs: z.array(workflowRunSchema) });
+export type RunListResponse = z.infer<typeof runListResponseSchema>;
+
+export const runDetailResponseSchema = z.object({
+  run: workflowRunSchema,
+  events: z.array(runEventViewSchema).describe('Durable events of the run after afterSeq, ordered by seq, at most limit'),
+  nextAfterSeq: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      'The seq to pass as afterSeq for the next page; null when these are the run’s newest events ' +
+        '(a run still going may write more later)',
+    ),
+});
+export type RunDetailResponse = z.infer<typeof runDetailResponseSchema>;
+
+export const runOperationResponseSchema = z.object({
+  success: z.literal(true),
+  message: z.string(),
+});
+export type RunOperationResponse = z.infer<typeof runOperationResponseSchema>;

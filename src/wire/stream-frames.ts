@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { runStatusSchema } from '../store/schemas/run.js';
+
+/**
+ * The SSE streams (`/api/stream/{conversationId}`, `/api/stream/__dashboard__`): the resume
+ * parameters and the JSON payload of each frame. The API maps durable events to these payloads
+ * (`api/sse/frames.ts`); the CLI parses them while it follows a run.
+ *
+ * Payload types, as the upstream dashboard expects them: `workflow_status` for run status changes
+ * (the run-level events of `store/schemas/run-level-events.ts`), `dag_node` for node lifecycle,
+ * `workflow_event` for everything else. Every event payload also says which row it came from.
+ */
+
+const seqText = (field: string) =>
+  z.string().regex(/^\d+$/, { error: `${field} must be a non-negative integer (the seq of the last event received)` });
+
+export const streamResumeHeadersSchema = z.looseObject({
+  'last-event-id': seqText('Last-Event-ID')
+    .optional()
+    .describe(
+      'Replay the events after this seq that belong to the stream, then continue live. An id beyond ' +
+        'the newest event counts as the newest (the stream continues with the next event written).',
+    ),
+});
+
+export const streamResumeQuerySchema = z.object({
+  lastEventId: seqText('lastEventId')
+    .optional()
+    .describe('Same as the Last-Event-ID header, for clients that cannot set headers (the header wins)'),
+});
+
+/** The run statuses a `workflow_status` frame announces (a run is never announced pending). */
+export const frameRunStatusSchema = runStatusSchema.exclude(['pending']);
+export const frameNodeStatusSchema = z.enum(['running', 'completed', 'failed', 'skipped']);
+
+const frameBaseShape = {
+  runId: z.string(),
+  conversationId: z.string(),
+  eventType: z.string().describe('The durable event type (workflow_started, node_completed ...)'),
+  seq: z.number().int().describe('The event\'s sequence number, also sent as the frame id'),
+  timestamp: z.number().describe('When the event was written, ms since the epoch'),
+};
+
+export const workflowStatusFrameSchema = z.object({
+  type: z.literal('workflow_status'),
+  ...frameBaseShape,
+  status: frameRunStatusSchema,
+  workflowName: z.string(),
+  error: z.string().optional(),
+  reason: z.string().optional(),
+});
+
+export const dagNodeFrameSchema = z.object({
+  type: z.literal('dag_node'),
+  ...frameBaseShape,
+  nodeId: z.string(),
+  name: z.string(),
+  status: frameNodeStatusSchema,
+  duration: z.number().optional().describe('Milliseconds, on completed and failed nodes'),
+  error: z.string().optional(),
+  reason: z.string().optional().describe('Why a node was skipped'),
+});
+
+export const workflowEventFrameSchema = z.object({
+  type: z.literal('workflow_event'),
+  ...frameBaseShape,
+  stepName: z.string().nullable(),
+  data: z.record(z.string(), z.unknown()),
+});
+
+/** The JSON in each `data:` line of an event frame (the first frame is a bare heartbeat). */
+export const streamPayloadSchema = z
+  .discriminatedUnion('type', [
+    workflowStatusFrameSchema,
+    dagNodeFrameSchema,
+    workflowEventFrameSchema,
+    z.object({ type: z.literal('heartbeat'), timestamp: z.number() }),
+  ])
+  .meta({ id: 'StreamFrame' });
+export type StreamPayload = z.infer<typeof streamPayloadSchema>;
+/** A payload that stands for a durable event (every one but the heartbeat). */
+export type EventPayload = Exclude<StreamPayload, { type: 'heartbeat' }>;
