@@ -14,7 +14,7 @@ export interface TailFrame {
 export type FrameListener = (frame: TailFrame) => void;
 
 /** Rows read per query: big enough to catch up quickly, small enough to keep each read short. */
-const READ_BATCH = 500;
+const READ_BATCH = 200;
 /** After a failed read, try again even if no further commit wakes us. */
 const RETRY_AFTER_MS = 1000;
 
@@ -100,6 +100,10 @@ export class EventTailer {
             for (const listener of this.listeners) listener(frame);
           }
           if (events.length < READ_BATCH) break;
+          // The store answers from a resolved promise, so without this the whole backlog of a
+          // big fan-out would be read and sent in one turn of the event loop, and every request
+          // (`/health` included) would wait for it.
+          await new Promise((resolve) => setImmediate(resolve));
         }
       } while (this.wakeAgain && !this.stopped);
     } catch (err) {
