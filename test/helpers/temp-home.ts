@@ -8,7 +8,7 @@ export interface TempHome {
   home: string;
   paths: HomePaths;
   /** Opens another connection to the home's database (each is closed by `close`). */
-  openStore(opts?: { clock?: () => number }): Store;
+  openStore(opts?: { clock?: () => number; busyBudgetMs?: number }): Store;
   /** Registers something to close before the directory is removed. */
   defer(fn: () => unknown): void;
   close(): Promise<void>;

@@ -23,6 +23,11 @@
  * closes and the child exits (125) without running anything: no program ever runs that a later
  * supervisor could not find in the record and kill.
  *
+ * On Linux the helper makes itself a child subreaper (prctl PR_SET_CHILD_SUBREAPER): a process
+ * a node leaves behind when its parent exits is re-parented to the helper rather than to PID 1,
+ * and the helper's wait loop reaps it. Without this, a `cairn serve` running as PID 1 (a
+ * container started without an init) would collect every such orphan as a zombie.
+ *
  * The helper's own loop does as little as it can per child (every microsecond there delays the
  * next fork): the child parses its request itself, after the fork. In the child: new session,
  * stdin from /dev/null, SIGPIPE and the signal mask reset (the helper ignores SIGPIPE; an exec'd
@@ -34,6 +39,15 @@ export const SPAWN_HELPER_PROGRAM = String.raw`
 use strict;
 use warnings;
 use POSIX ();
+use Config;
+
+# Become the reaper of orphaned descendants (prctl(PR_SET_CHILD_SUBREAPER = 36, 1)); the
+# syscall number of prctl differs by architecture. Best effort: nothing depends on it working.
+if ($^O eq 'linux') {
+  my %prctl = (x86_64 => 157, aarch64 => 167, i386 => 172, i686 => 172, arm => 172);
+  my ($arch) = $Config{archname} =~ /^([^-]+)/;
+  syscall($prctl{$arch}, 36, 1, 0, 0, 0) if defined $arch && $prctl{$arch};
+}
 
 $SIG{PIPE} = 'IGNORE';
 my $got_child = 0;

@@ -114,7 +114,12 @@ describe.each(launchers)('the %s launcher', (_name, launcher) => {
       launched.child.release();
       expect(isProcessGroupAlive(launched.child.pid)).toBe(false);
     } finally {
-      process.kill(escaped, 'SIGKILL');
+      // `setsid` may have forked and exited already (it forks when it leads a group).
+      try {
+        process.kill(escaped, 'SIGKILL');
+      } catch {
+        // gone
+      }
     }
   });
 });
@@ -134,6 +139,27 @@ describe.runIf(helper)('the spawn helper', () => {
     launched.child.start();
     expect(await launched.child.closed).toEqual({ code: 127, signal: null });
     expect(Buffer.concat(errs).toString()).toMatch(/cannot execute .*not-executable\.sh.*Permission denied/);
+  });
+
+  it('adopts and reaps what a node leaves behind, so orphans never pile up as zombies under PID 1', async () => {
+    const out: Buffer[] = [];
+    const launched = (await helper!.launch(
+      // The leader exits at once; its background sleep outlives it.
+      { file: bash, args: ['-c', 'sleep 30 >/dev/null 2>&1 & echo $!'], cwd: dir, env: {} },
+      { stdout: (c) => out.push(c), stderr: () => {} },
+    )) as Extract<LaunchResult, { ok: true }>;
+    const helperPid = Number((await readFile(`/proc/${launched.child.pid}/stat`, 'latin1')).split(' ')[3]);
+    launched.child.start();
+    await launched.child.closed.catch(() => undefined);
+    const orphan = Number(Buffer.concat(out).toString().trim());
+    const parentOf = async (pid: number) => {
+      const stat = await readFile(`/proc/${pid}/stat`, 'latin1').catch(() => undefined);
+      return stat === undefined ? undefined : { ppid: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]), state: stat.slice(stat.lastIndexOf(')') + 2)[0] };
+    };
+    await waitFor(async () => (await parentOf(orphan))?.ppid === helperPid, { what: 'the orphan to be re-parented to the helper' });
+    process.kill(orphan, 'SIGKILL');
+    // Reaped: gone from /proc, not left a zombie.
+    await waitFor(async () => (await parentOf(orphan)) === undefined, { what: 'the orphan to be reaped' });
   });
 
   it('when it dies, a child still waiting at its gate exits without running its program', async () => {
