@@ -1,3 +1,4 @@
+import type { RunMetadata } from './schemas/run-metadata.js';
 import type { NewRunEvent } from './schemas/event.js';
 import type { Run, RunStatus } from './schemas/run.js';
 
@@ -53,7 +54,7 @@ export interface NewRun {
   workingPath: string | null;
   userMessage: string;
   inputs: Record<string, string>;
-  metadata: Record<string, unknown>;
+  metadata: RunMetadata;
   /** The workflow definition as loaded when the run was requested; the run executes this. */
   definition: unknown;
 }

@@ -1,4 +1,5 @@
 import type { Job } from '../schemas/job.js';
+import { parseRunMetadata } from '../schemas/run-metadata.js';
 import type { RunEvent } from '../schemas/event.js';
 import type { Run } from '../schemas/run.js';
 import type { SupervisorHeartbeat } from '../schemas/heartbeat.js';
@@ -16,7 +17,8 @@ export function toRun(row: Row): Run {
     working_path: (row.working_path as string | null) ?? null,
     user_message: row.user_message as string,
     inputs: JSON.parse(row.inputs as string) as Run['inputs'],
-    metadata: JSON.parse(row.metadata as string) as Run['metadata'],
+    // Read through the one metadata schema: a key stored in another shape is named, not thrown.
+    metadata: parseRunMetadata(JSON.parse(row.metadata as string)),
     error: (row.error as string | null) ?? null,
     parent_run_id: (row.parent_run_id as string | null) ?? null,
     owner_id: (row.owner_id as string | null) ?? null,
