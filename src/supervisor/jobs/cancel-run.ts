@@ -1,5 +1,6 @@
 import { CairnError } from '../../shared/errors.js';
 import type { JobHandler } from './job-handler.js';
+import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
 
 /**
  * `cancel_run`: a run this supervisor drives is cancelled by its scheduler (queued nodes dropped,
@@ -24,7 +25,7 @@ export const cancelRunJob: JobHandler = {
       if (run.status === 'pending' || run.status === 'paused') {
         const cancelled = await store.acquireRun({
           runId, ownerId: supervisorId, leaseMs: runs.leaseMs, fromStatuses: [run.status], status: 'cancelled',
-          events: [{ run_id: runId, conversation_id: run.conversation_id, event_type: 'workflow_cancelled', step_name: null, data: { reason: 'Cancelled by user' } }],
+          events: [newRunLevelEvent(run, 'workflow_cancelled', { reason: 'Cancelled by user' })],
         });
         if (cancelled) await store.releaseRuns(supervisorId, [runId]);
         return cancelled ? 'cancelled' : 'ignored: run changed state';

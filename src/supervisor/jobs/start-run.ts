@@ -1,6 +1,7 @@
 import type { NewRunEvent } from '../../store/schemas/event.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { JobHandler } from './job-handler.js';
+import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
 
 /** `start_run`: moves a pending run to running under this supervisor and starts its scheduler. */
 export const startRunJob: JobHandler = {
@@ -31,7 +32,7 @@ export const startRunJob: JobHandler = {
     if (!owned) return;
     await store.transitionRun({
       runId: run.id, ownerId: supervisorId, status: 'failed', error: message, release: true,
-      events: [{ run_id: run.id, conversation_id: run.conversation_id, event_type: 'workflow_failed', step_name: null, data: { error: message } }],
+      events: [newRunLevelEvent(run, 'workflow_failed', { error: message })],
     });
   },
 };
@@ -39,17 +40,12 @@ export const startRunJob: JobHandler = {
 /** `workflow_started`, and `workflow_parse_warnings` when the definition had keys Cairn ignores
  * (the API kept them in the run's metadata when it loaded the file). */
 function startEvents(run: Run, supervisorId: string): NewRunEvent[] {
-  const base = { run_id: run.id, conversation_id: run.conversation_id, step_name: null };
-  const events: NewRunEvent[] = [
-    {
-      ...base,
-      event_type: 'workflow_started',
-      data: { workflowName: run.workflow_name, supervisorId, workingPath: run.working_path, inputs: Object.keys(run.inputs) },
-    },
+  const events = [
+    newRunLevelEvent(run, 'workflow_started', {
+      workflowName: run.workflow_name, supervisorId, workingPath: run.working_path, inputs: Object.keys(run.inputs),
+    }),
   ];
   const warnings = run.metadata.parse_warnings;
-  if (Array.isArray(warnings) && warnings.length > 0) {
-    events.push({ ...base, event_type: 'workflow_parse_warnings', data: { warnings } });
-  }
+  if (warnings?.length) events.push(newRunLevelEvent(run, 'workflow_parse_warnings', { warnings }));
   return events;
 }

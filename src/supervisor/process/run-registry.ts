@@ -4,6 +4,7 @@ import type { Store } from '../../store/store.js';
 import type { SchedulerFactory } from '../run/scheduler-factory.js';
 import type { RunScheduler } from '../run/scheduler.js';
 import { isOwnerGone, livenessHere } from './liveness.js';
+import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
 
 /** How long an owned run stays ours without a renewal. */
 export const RUN_LEASE_MS = 15_000;
@@ -140,7 +141,7 @@ export class RunRegistry {
       this.deps.log.error({ err, runId: run.id }, 'run.start_failed');
       await this.deps.store.transitionRun({
         runId: run.id, ownerId: this.deps.ownerId, status: 'failed', error, release: true,
-        events: [{ run_id: run.id, conversation_id: run.conversation_id, event_type: 'workflow_failed', step_name: null, data: { error } }],
+        events: [newRunLevelEvent(run, 'workflow_failed', { error })],
       });
       return undefined;
     }
