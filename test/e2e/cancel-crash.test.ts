@@ -1,11 +1,10 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { isProcessGroupAlive } from '../../src/shared/process-group.js';
 import { startServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
+import { waitForRunFile } from '../helpers/run-files.js';
 
 let home: TempHome;
 beforeEach(async () => {
@@ -45,8 +44,7 @@ it('a supervisor killed -9 mid-cancel: the next one finishes the cancel, never r
   }, { what: 'both nodes to start' });
   const stubbornGroup = starts.find((e) => e.step_name === 'stubborn')!.data.pid as number;
   // node_started is committed just before the program runs: wait until it ignores SIGTERM.
-  const workDir = (await getRun(server.url, runId)).run.working_path ?? home.paths.scratch(runId);
-  await waitFor(() => existsSync(join(workDir, 'stubborn.ready')), { what: 'stubborn to trap SIGTERM' });
+  await waitForRunFile(home, { id: runId }, 'stubborn.ready');
 
   const res = await fetch(`${server.url}/api/workflows/runs/${runId}/cancel`, { method: 'POST' });
   expect(res.status).toBe(200);

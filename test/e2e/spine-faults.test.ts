@@ -6,6 +6,7 @@ import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
 import { forkScript } from '../store/fork-script.js';
+import { waitForRunFile } from '../helpers/run-files.js';
 
 const lockHolder = fileURLToPath(new URL('../store/sqlite-lock-holder.ts', import.meta.url));
 
@@ -51,6 +52,7 @@ nodes:
   await waitFor(async () => (await getRun(server.url, runId)).events.some((e) => e.event_type === 'node_started'), {
     what: 'the node to start',
   });
+  await waitForRunFile(home, { id: runId }, '.again');
   const supervisor = await server.pid('supervisor');
   const [helper] = await childrenNamed(supervisor, 'perl');
   process.kill(helper!, 'SIGKILL');

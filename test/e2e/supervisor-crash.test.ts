@@ -4,6 +4,7 @@ import { startServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
+import { waitForRunFile } from '../helpers/run-files.js';
 
 let home: TempHome;
 beforeEach(async () => {
@@ -36,6 +37,7 @@ it('survives kill -9 of the supervisor mid-run: the run completes and its log ha
     const { events } = await getRun(server.url, runId);
     return events.find((e) => e.event_type === 'node_started' && e.step_name === 'slow');
   }, { what: 'the slow node to start' });
+  await waitForRunFile(home, { id: runId }, '.again');
   const orphanGroup = firstAttempt.data.pid as number;
   const supervisorPid = await server.pid('supervisor');
   process.kill(supervisorPid, 'SIGKILL');

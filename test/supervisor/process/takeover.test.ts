@@ -7,6 +7,7 @@ import { buildExecutionRecord, nodeEventOf, notApplicableSpend, startedState } f
 import { createRunRow, nodeTimeline, startSupervisor } from '../../helpers/supervisor.js';
 import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';
 import { waitFor } from '../../helpers/wait-for.js';
+import { waitForRunFile } from '../../helpers/run-files.js';
 
 let home: TempHome;
 beforeEach(async () => {
@@ -106,6 +107,7 @@ it('on shutdown without drain interrupts running nodes and leaves the run to the
   const first = await startSupervisor(home, { id: 'sup-first' });
   const run = await first.createRun(resumable);
   await waitFor(async () => (await first.events(run.id)).some((e) => e.event_type === 'node_started'), { what: 'slow to start' });
+  await waitForRunFile(home, run, '.again');
   await first.stop({ drain: false });
   const released = await first.store.getRun(run.id);
   expect(released).toMatchObject({ status: 'running', owner_id: null });

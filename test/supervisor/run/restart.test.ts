@@ -3,6 +3,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { nodeTimeline, startSupervisor } from '../../helpers/supervisor.js';
 import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';
 import { waitFor } from '../../helpers/wait-for.js';
+import { waitForRunFile } from '../../helpers/run-files.js';
 
 let home: TempHome;
 beforeEach(async () => {
@@ -56,6 +57,7 @@ nodes:
   await waitFor(async () => (await first.events(run.id)).some((e) => e.event_type === 'node_completed' && e.step_name === 'big'), {
     what: 'big to complete',
   });
+  await waitForRunFile(home, run, '.again');
   await first.stop({ drain: false });
 
   const second = await startSupervisor(home, { id: 'sup-second' });
