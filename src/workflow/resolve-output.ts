@@ -30,7 +30,9 @@ export interface ReferenceError {
     | 'field_not_declared'
     | 'field_missing'
     | 'input_undeclared'
-    | 'variable_unavailable';
+    | 'variable_unavailable'
+    /** A reference stands where no value can be made safe for the shell (see shell-body.ts). */
+    | 'unsafe_reference';
   message: string;
 }
 

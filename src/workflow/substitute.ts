@@ -1,15 +1,11 @@
+import { BodyEnvironment, placeRunValues, type SpillValue } from './body-environment.js';
 import type { ConditionRefLookup } from './condition-evaluate.js';
 import { didYouMean } from './did-you-mean.js';
 import { scanReferences, type Reference } from './references.js';
 import { resolveOutput, type OutputLookup, type ReferenceError } from './resolve-output.js';
-import { shellQuote } from './shell-quote.js';
-import {
-  inputEnvName,
-  userControlledVariables,
-  variableNames,
-  variableValue,
-  type VariableValues,
-} from './variables.js';
+import { scriptExpression } from './script-body.js';
+import { renderShellBody, type ResolvedValue } from './shell-body.js';
+import { inputEnvName, userControlledVariables, variableValue, type VariableValues } from './variables.js';
 
 /**
  * Substitutes references into a node body. One left-to-right pass: a substituted value is
@@ -19,16 +15,11 @@ import {
  * Prompts (prompt, command file, loop prompt, approval message): every reference is spliced
  * as plain text.
  *
- * Shell bodies (`bash`, `until_bash`, runtime `sh`): node outputs are spliced already
- * single-quoted as one shell word (JSON numbers and booleans bare), so `x=$node.output` assigns
- * the exact text; values over 32 KiB go through a file (`"$(cat '<path>')"`) when a spill
- * function is given. `$INPUTS.name` becomes `"${INPUTS_NAME}"`. Run-context variables are left
- * for the shell to expand from the environment, which carries them all: a user's message or a
- * branch name is never parsed as shell code.
- *
- * Scripts (runtime `bun`/`uv`): node outputs are spliced raw, as upstream (JSON output is a
- * valid JS/Python expression); `$INPUTS.name` becomes a JSON string literal; variables a user
- * controls stay in the environment, the others (paths, ids) are spliced raw.
+ * Shell bodies (`bash`, `until_bash`, runtime `sh`) and scripts (runtime `bun`/`uv`): a value
+ * is never written into the code. It travels in an environment variable (or a file, when
+ * large: see body-environment.ts) and the body gets a reference to it that reads exactly the
+ * value where it stands (shell-body.ts, script-body.ts). Paths and ids Cairn itself chose
+ * (`$ARTIFACTS_DIR`, `$WORKFLOW_ID`...) are still spliced as text into scripts.
  */
 
 export interface SubstitutionContext {
@@ -40,8 +31,8 @@ export interface SubstitutionContext {
   outputs: OutputLookup;
   /** Inside a loop_group: the body nodes' previous iteration (undefined on the first). */
   previousIteration?: OutputLookup;
-  /** Shell bodies only: writes a large value to a file and returns the file's path. */
-  spill?: (value: string, ref: { nodeId: string; field: string | undefined }) => string;
+  /** Shell and script bodies: writes a value too large for the environment to a file, returns its path. */
+  spill?: SpillValue;
 }
 
 export type SubstitutionResult =
@@ -49,9 +40,6 @@ export type SubstitutionResult =
   | { ok: false; error: ReferenceError };
 
 export type BodyRuntime = 'sh' | 'bun' | 'uv';
-
-/** Above this many bytes a shell-spliced output goes through a file instead of the command line. */
-export const SPILL_THRESHOLD_BYTES = 32 * 1024;
 
 /** Substitutes a prompt: every reference becomes its plain text. */
 export function substitutePrompt(text: string, ctx: SubstitutionContext): SubstitutionResult {
@@ -61,7 +49,8 @@ export function substitutePrompt(text: string, ctx: SubstitutionContext): Substi
       const value = variableValue(ctx.variables, ref.name);
       return value === undefined ? unavailable(ref.name) : { ok: true, text: value };
     }
-    return resolveData(ref, ctx, (value) => value.text);
+    const value = resolveValue(ref, ctx, () => '');
+    return value.ok ? { ok: true, text: value.value.text } : value;
   });
   if (!result.ok) return result;
   const context = variableValue(ctx.variables, 'CONTEXT') ?? '';
@@ -75,41 +64,33 @@ export function substitutePrompt(text: string, ctx: SubstitutionContext): Substi
 
 /** Substitutes a shell (`sh`) or script (`bun`, `uv`) body and builds its environment. */
 export function substituteShell(text: string, ctx: SubstitutionContext, runtime: BodyRuntime): SubstitutionResult {
-  const result = splice(text, scanReferences(text), (ref) => {
-    if (ref.kind === 'variable') {
-      const value = variableValue(ctx.variables, ref.name);
-      if (value === undefined) return unavailable(ref.name);
-      const spliceRaw = runtime !== 'sh' && !userControlledVariables.has(ref.name);
-      return { ok: true, text: spliceRaw ? value : undefined };
-    }
-    if (ref.kind === 'input') {
-      if (!isDeclared(ref.name, ctx)) return undeclaredInput(ref.name, ctx);
-      if (runtime === 'sh') return { ok: true, text: `"\${${inputEnvName(ref.name)}}"` };
-      return { ok: true, text: JSON.stringify(ctx.inputs[ref.name] ?? '') };
-    }
-    return resolveData(ref, ctx, (value) => {
-      if (runtime !== 'sh' || value.scalar) return value.text;
-      if (ctx.spill && Buffer.byteLength(value.text) > SPILL_THRESHOLD_BYTES) {
-        return `"$(cat ${shellQuote(ctx.spill(value.text, { nodeId: ref.nodeId, field: ref.field }))})"`;
-      }
-      return shellQuote(value.text);
-    });
+  const env = placeRunValues(new BodyEnvironment(ctx.spill), ctx);
+  const refs = scanReferences(text);
+  const names = new Map<string, string>();
+  const outputName = (ref: Reference) => {
+    const key = `${ref.kind}:${text.slice(ref.start, ref.end)}`;
+    if (!names.has(key)) names.set(key, `CAIRN_REF_${names.size + 1}`);
+    return names.get(key)!;
+  };
+  if (runtime === 'sh') {
+    const result = renderShellBody(text, refs, env, (ref) => resolveValue(ref, ctx, outputName));
+    return result.ok ? { ok: true, text: result.text, env: env.env } : result;
+  }
+  const result = splice(text, refs, (ref) => {
+    const resolved = resolveValue(ref, ctx, outputName);
+    if (!resolved.ok) return resolved;
+    const { name, text: value } = resolved.value;
+    // Paths and ids Cairn chose are code-safe text authors splice into strings ("$ARTIFACTS_DIR/x").
+    if (ref.kind === 'variable' && !userControlledVariables.has(ref.name)) return { ok: true, text: value };
+    const parseJson = ref.kind === 'output' || ref.kind === 'loop_prev';
+    return { ok: true, text: scriptExpression(runtime, { name, text: value, parseJson }, env) };
   });
-  if (!result.ok) return result;
-  return { ok: true, text: result.text, env: bodyEnvironment(ctx) };
+  return result.ok ? { ok: true, text: result.text, env: env.env } : result;
 }
 
-/** The environment of a shell or script body: every available variable and every declared input. */
-export function bodyEnvironment(ctx: Pick<SubstitutionContext, 'variables' | 'inputs' | 'declaredInputs'>): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of variableNames) {
-    const value = variableValue(ctx.variables, name);
-    if (value !== undefined) env[name] = value;
-  }
-  for (const name of new Set([...ctx.declaredInputs, ...Object.keys(ctx.inputs)])) {
-    env[inputEnvName(name)] = ctx.inputs[name] ?? '';
-  }
-  return env;
+/** The environment of a script file (nothing substituted): every available variable and declared input. */
+export function bodyEnvironment(ctx: Pick<SubstitutionContext, 'variables' | 'inputs' | 'declaredInputs' | 'spill'>): Record<string, string> {
+  return placeRunValues(new BodyEnvironment(ctx.spill), ctx).env;
 }
 
 /** Resolves `when:` references against the same state substitution uses. */
@@ -142,26 +123,31 @@ function splice(text: string, refs: Reference[], replace: (ref: Reference) => Pi
   return { ok: true, text: out + text.slice(last), env: {} };
 }
 
-function resolveData(
-  ref: Exclude<Reference, { kind: 'variable' }>,
+/** A reference's value and the environment variable that carries it to shells and scripts. */
+function resolveValue(
+  ref: Reference,
   ctx: SubstitutionContext,
-  render: (value: { text: string; scalar: boolean }) => string,
-): Piece {
+  outputName: (ref: Reference) => string,
+): { ok: true; value: ResolvedValue } | { ok: false; error: ReferenceError } {
+  if (ref.kind === 'variable') {
+    const text = variableValue(ctx.variables, ref.name);
+    return text === undefined ? unavailable(ref.name) : { ok: true, value: { name: ref.name, text } };
+  }
   if (ref.kind === 'input') {
     if (!isDeclared(ref.name, ctx)) return undeclaredInput(ref.name, ctx);
-    return { ok: true, text: ctx.inputs[ref.name] ?? '' };
+    return { ok: true, value: { name: inputEnvName(ref.name), text: ctx.inputs[ref.name] ?? '' } };
   }
   const lookup: OutputLookup =
     ref.kind === 'output' ? ctx.outputs : (id) => ctx.previousIteration?.(id) ?? { status: 'skipped' };
   const value = resolveOutput(lookup, ref.nodeId, ref.field);
-  return value.ok ? { ok: true, text: render(value) } : value;
+  return value.ok ? { ok: true, value: { name: outputName(ref), text: value.text } } : value;
 }
 
 function isDeclared(name: string, ctx: Pick<SubstitutionContext, 'inputs' | 'declaredInputs'>): boolean {
   return ctx.declaredInputs.includes(name) || Object.hasOwn(ctx.inputs, name);
 }
 
-function undeclaredInput(name: string, ctx: Pick<SubstitutionContext, 'declaredInputs'>): Piece {
+function undeclaredInput(name: string, ctx: Pick<SubstitutionContext, 'declaredInputs'>): { ok: false; error: ReferenceError } {
   const known = ctx.declaredInputs.length ? ` Declared inputs: ${ctx.declaredInputs.join(', ')}.` : ' The workflow declares no inputs.';
   return {
     ok: false,
@@ -172,7 +158,7 @@ function undeclaredInput(name: string, ctx: Pick<SubstitutionContext, 'declaredI
   };
 }
 
-function unavailable(name: string): Piece {
+function unavailable(name: string): { ok: false; error: ReferenceError } {
   return {
     ok: false,
     error: { code: 'variable_unavailable', message: `$${name} is referenced but has no value for this run` },

@@ -122,9 +122,10 @@ describe('substituteShell', () => {
     expect(runShell(body, context())).toBe('{"status":"ok","value":42}');
   });
 
-  it('splices JSON numbers bare and strings quoted', () => {
-    const result = substituteShell('echo $bash-echo.output.value $bash-echo.output.status', context(), 'sh');
-    expect(result.ok && result.text).toBe("echo 42 'ok'");
+  it('hands outputs over in the environment and writes a reference to them, never the value', () => {
+    const result = substituteShell('echo $bash-echo.output.value "$bash-echo.output.status"', context(), 'sh');
+    expect(result.ok && result.text).toBe('echo "${CAIRN_REF_1}" "${CAIRN_REF_2}"');
+    expect(result.ok && result.env).toMatchObject({ CAIRN_REF_1: '42', CAIRN_REF_2: 'ok' });
   });
 
   it('passes user-controlled text through the environment, so it is never run as code', () => {
@@ -142,9 +143,9 @@ describe('substituteShell', () => {
     expect(runShell('printf "%s|%s" "$INPUTS_VERSION" $INPUTS.release-tone', context())).toBe('1.2.0|neutral');
   });
 
-  it('exports run variables for the shell to expand and leaves them in the text', () => {
+  it('exports run variables and writes each reference to one as a quoted expansion', () => {
     const result = substituteShell('cd "$ARTIFACTS_DIR" && echo ${WORKFLOW_ID}', context(), 'sh');
-    expect(result.ok && result.text).toBe('cd "$ARTIFACTS_DIR" && echo ${WORKFLOW_ID}');
+    expect(result.ok && result.text).toBe('cd "${ARTIFACTS_DIR}" && echo "${WORKFLOW_ID}"');
     expect(result.ok && result.env).toMatchObject({ ARTIFACTS_DIR: '/tmp/artifacts', WORKFLOW_ID: 'run-1', ARGUMENTS: 'fix the login bug' });
   });
 
@@ -153,24 +154,48 @@ describe('substituteShell', () => {
     expect(!result.ok && result.error.code).toBe('variable_unavailable');
   });
 
-  it('sends outputs over 32 KiB through a file', () => {
-    const big = 'x'.repeat(40 * 1024);
+  it('sends values over 64 KiB through a file the body reads back, keeping the script and environment small', () => {
+    const big = 'x'.repeat(100 * 1024);
     const written: string[] = [];
     const ctx = context({
       outputs: outputs({ big: { status: 'completed', output: big } }),
-      spill: (value, ref) => {
-        written.push(`${ref.nodeId}:${value.length}`);
-        return "/tmp/spill dir/it's.nodeoutput";
+      spill: (value, name) => {
+        written.push(`${name}:${value.length}`);
+        return "/tmp/spill dir/it's.txt";
       },
     });
     const result = substituteShell('x=$big.output', ctx, 'sh');
-    expect(result.ok && result.text).toBe(`x="$(cat '/tmp/spill dir/it'\\''s.nodeoutput')"`);
-    expect(written).toEqual([`big:${40 * 1024}`]);
+    expect(result.ok && result.text).toBe(
+      'CAIRN_REF_1="$(cat -- "$CAIRN_FILE_CAIRN_REF_1" && printf x)" && CAIRN_REF_1="${CAIRN_REF_1%x}" || ' +
+        '{ echo "cairn: cannot read the value of CAIRN_REF_1 from ""$CAIRN_FILE_CAIRN_REF_1" >&2; exit 1; }; x="${CAIRN_REF_1}"',
+    );
+    expect(result.ok && result.env.CAIRN_FILE_CAIRN_REF_1).toBe("/tmp/spill dir/it's.txt");
+    expect(written).toEqual([`CAIRN_REF_1:${100 * 1024}`]);
   });
 
-  it('splices outputs raw into bun and uv scripts and inputs as string literals', () => {
-    const result = substituteShell('const data = $bash-echo.output; const v = $INPUTS.version;', context(), 'bun');
-    expect(result.ok && result.text).toBe('const data = {"status":"ok","value":42}; const v = "1.2.0";');
+  it('hands bun and uv scripts expressions that read the environment, never the value as code', () => {
+    const hostile = '"); require("fs").writeFileSync("pwned", ""); ("';
+    const ctx = context({ outputs: outputs({ 'bash-echo': { status: 'completed', output: '{"status":"ok","value":42}' }, evil: { status: 'completed', output: hostile } }) });
+    const bun = substituteShell('const data = $bash-echo.output; const v = $INPUTS.version; const e = $evil.output;', ctx, 'bun');
+    expect(bun.ok && bun.text).toBe(
+      'const data = (JSON.parse(process.env.CAIRN_REF_1)); const v = (process.env.INPUTS_VERSION); const e = (process.env.CAIRN_REF_2);',
+    );
+    // Node runs the same JavaScript bun would: the values arrive exactly, nothing runs.
+    if (!bun.ok) return;
+    const js = spawnSync(process.execPath, ['-e', `${bun.text} console.log(JSON.stringify([data, v, e]))`], { encoding: 'utf8', env: { ...bun.env } });
+    expect(JSON.parse(js.stdout)).toEqual([{ status: 'ok', value: 42 }, '1.2.0', hostile]);
+    const uv = substituteShell('print([$bash-echo.output, $INPUTS.version, $evil.output])', ctx, 'uv');
+    expect(uv.ok && uv.text).toBe(
+      'print([(__import__("json").loads(__import__("os").environ["CAIRN_REF_1"])), (__import__("os").environ["INPUTS_VERSION"]), (__import__("os").environ["CAIRN_REF_2"])])',
+    );
+  });
+
+  it('hands a script a large value through its file', () => {
+    const big = `${'z'.repeat(100 * 1024)}\n`;
+    const ctx = context({ outputs: outputs({ big: { status: 'completed', output: big } }), spill: () => '/values/big.txt' });
+    const bun = substituteShell('const b = $big.output;', ctx, 'bun');
+    expect(bun.ok && bun.text).toBe('const b = (require("node:fs").readFileSync(process.env.CAIRN_FILE_CAIRN_REF_1, "utf8"));');
+    expect(bun.ok && bun.env).toMatchObject({ CAIRN_FILE_CAIRN_REF_1: '/values/big.txt' });
   });
 });
 

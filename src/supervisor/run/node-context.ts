@@ -41,8 +41,9 @@ export function createRunContext(
     inputs: input.run.inputs,
     declaredInputs: input.declaredInputs,
     outputs: (id) => table.producer(id),
-    spill: (value, ref) => {
-      const file = join(input.artifactsDir, '.cairn', 'node-output-spills', consumer, `${ref.nodeId}${ref.field ? `.${ref.field}` : ''}.nodeoutput`);
+    // Values too large for a process environment reach the body through files of the run.
+    spill: (value, name) => {
+      const file = join(input.artifactsDir, '.cairn', 'node-values', consumer, `${name}.txt`);
       mkdirSync(dirname(file), { recursive: true });
       writeFileSync(file, value);
       return file;
