@@ -17,6 +17,7 @@ const registry: readonly { name: string; load: () => Promise<Command> }[] = [
   { name: 'workflow validate', load: async () => (await import('./commands/workflow.js')).workflowValidateCommand },
   { name: 'run list', load: async () => (await import('./commands/run.js')).runListCommand },
   { name: 'run get', load: async () => (await import('./commands/run.js')).runGetCommand },
+  { name: 'run logs', load: async () => (await import('./commands/run-logs.js')).runLogsCommand },
   { name: 'run cancel', load: async () => (await import('./commands/run.js')).runCancelCommand },
 ];
 

@@ -62,6 +62,13 @@ export function firstLine(text: string | null | undefined, max = 80): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
+/** The last `count` non-blank lines of `text`, each cut to `max` characters; `[]` for none. */
+export function tailLines(text: string | null | undefined, count: number, max = 200): string[] {
+  if (!text) return [];
+  const lines = text.split('\n').map((line) => line.trimEnd()).filter((line) => line.length > 0);
+  return lines.slice(-count).map((line) => (line.length > max ? `${line.slice(0, max - 1)}…` : line));
+}
+
 // eslint-disable-next-line no-control-regex
 const ansiPattern = /\u001b\[[0-9;]*m/g;
 

@@ -2,7 +2,7 @@ import { readRunLevelEventData } from '../store/schemas/run-level-events.js';
 import { terminalRunStatuses, type RunStatus } from '../store/schemas/run.js';
 import type { StreamPayload } from '../wire/stream-frames.js';
 import { writeLine, type OutputStream } from './context.js';
-import { firstLine, formatDuration, type Style } from './format.js';
+import { firstLine, formatDuration, tailLines, type Style } from './format.js';
 
 export type FinalRunStatus = Extract<RunStatus, 'completed' | 'failed' | 'cancelled'>;
 
@@ -46,7 +46,7 @@ export function createRunProgress(opts: { runId: string; out: OutputStream; styl
             writeLine(out, `${style.green(verb('done'))} ${frame.nodeId}${took}`);
             break;
           case 'failed':
-            writeLine(out, `${style.red(verb('failed'))} ${frame.nodeId}${took}${frame.error ? `: ${firstLine(frame.error, 200)}` : ''}`);
+            printFailure(out, style, frame, took);
             break;
           case 'skipped':
             writeLine(out, `${style.yellow(verb('skipped'))} ${frame.nodeId}${frame.reason ? style.dim(` (${frame.reason})`) : ''}`);
@@ -64,4 +64,29 @@ export function createRunProgress(opts: { runId: string; out: OutputStream; styl
       }
     },
   };
+}
+
+type DagNodeFrame = Extract<StreamPayload, { type: 'dag_node' }>;
+
+/** Lines of a failure's error text shown live: its first line, then the end of the rest. */
+export const FAILURE_TAIL_LINES = 10;
+
+/**
+ * A failed node's line: `interrupted` (runs again later) and `cancelled` are not failures of the
+ * node and say so; a real failure shows its first line and the tail of its stderr below it.
+ */
+function printFailure(out: OutputStream, style: Style, frame: DagNodeFrame, took: string): void {
+  if (frame.interrupted) {
+    writeLine(out, `${style.yellow(verb('stopped'))} ${frame.nodeId}${took} ${style.dim('(interrupted by a shutdown; it runs again when the run resumes)')}`);
+    return;
+  }
+  if (frame.failureKind === 'cancelled') {
+    writeLine(out, `${style.yellow(verb('cancelled'))} ${frame.nodeId}${took}`);
+    return;
+  }
+  const kind = frame.failureKind && frame.failureKind !== 'exec_failed' ? style.dim(` [${frame.failureKind}]`) : '';
+  const error = frame.error ?? '';
+  writeLine(out, `${style.red(verb('failed'))} ${frame.nodeId}${took}${kind}${error ? `: ${firstLine(error, 200)}` : ''}`);
+  const rest = error.split('\n').slice(1).join('\n');
+  for (const line of tailLines(rest, FAILURE_TAIL_LINES)) writeLine(out, style.dim(`    ${line}`));
 }

@@ -8,6 +8,7 @@ import type { Invocation } from './schemas/execution-record.js';
 import type { NodeDescriptor } from './schemas/node-descriptor.js';
 import type { FailureKind } from './schemas/node-lifecycle.js';
 import { notApplicableSpend } from './spend.js';
+import { persistedStream, STDERR_DATA_KEY, type StreamInput } from './stream-log.js';
 
 /**
  * The one factory of attempt events (`node_started`, and the terminal `node_completed` /
@@ -30,12 +31,18 @@ export interface AttemptRef {
   startedAt: string;
 }
 
-/** How an attempt ended. A cancelled or interrupted attempt is a failure of kind cancelled/transient. */
+/**
+ * How an attempt ended. A cancelled or interrupted attempt is a failure of kind cancelled/transient.
+ * `stderr` is kept next to the record (`data.stderr`); a failure's `output` is what it printed
+ * before failing, kept for debugging and never reused as a result.
+ */
 export type AttemptEnding =
-  | { status: 'completed'; output: OutputInput }
+  | { status: 'completed'; output: OutputInput; stderr?: StreamInput }
   | {
       status: 'failed';
       error: string;
+      output?: OutputInput;
+      stderr?: StreamInput;
       failureKind?: FailureKind;
       /** `false` marks the failure as not retryable; omitted lets the retry policy decide. */
       retryable?: boolean;
@@ -55,18 +62,23 @@ export function attemptEndedEvent(ref: AttemptRef, ending: AttemptEnding, durati
   const base = recordBase(ref, durationMs);
   if (ending.status === 'completed') {
     const record = buildExecutionRecord({ ...base, lifecycle: completedState(), output: ending.output });
-    return { ...nodeEventOf(record), conversation_id: ref.conversationId, ends_attempt: ref.attemptId };
+    return withStderr({ ...nodeEventOf(record), conversation_id: ref.conversationId, ends_attempt: ref.attemptId }, ending.stderr);
   }
   const lifecycle = failedState(ending.error, {
     ...(ending.retryable === false ? { retryable: false as const } : {}),
     ...(ending.failureKind !== undefined ? { failureKind: ending.failureKind } : {}),
   });
   const event: NewRunEvent = {
-    ...nodeEventOf(buildExecutionRecord({ ...base, lifecycle })),
+    ...nodeEventOf(buildExecutionRecord({ ...base, lifecycle, ...(ending.output !== undefined ? { output: ending.output } : {}) })),
     conversation_id: ref.conversationId,
     ends_attempt: ref.attemptId,
   };
-  return ending.interrupted ? markInterrupted(event) : event;
+  return withStderr(ending.interrupted ? markInterrupted(event) : event, ending.stderr);
+}
+
+function withStderr(event: NewRunEvent, stderr: StreamInput | undefined): NewRunEvent {
+  if (stderr === undefined) return event;
+  return { ...event, data: { ...event.data, [STDERR_DATA_KEY]: persistedStream(stderr) } };
 }
 
 function recordBase(ref: AttemptRef, durationMs?: number): Omit<ExecutionRecordInput, 'lifecycle'> {

@@ -72,3 +72,4 @@ export {
 export { RECORD_INVALID_CODE, describeIssues, type RecordIssue } from './record-error.js';
 export { parseTolerant } from './parse-tolerant.js';
 export { INTERRUPTED_KEY, markInterrupted, isInterrupted } from './interrupted.js';
+export { STDERR_DATA_KEY, persistedStream, readPersistedStream, type StreamInput } from './stream-log.js';

@@ -99,3 +99,61 @@ export const runOperationResponseSchema = z.object({
   message: z.string(),
 });
 export type RunOperationResponse = z.infer<typeof runOperationResponseSchema>;
+
+/** Attempts per `logs` answer unless `limit` says otherwise, and the most one answer holds. */
+export const RUN_LOGS_DEFAULT_LIMIT = 10;
+export const RUN_LOGS_MAX_LIMIT = 50;
+/** The most bytes of a stream one `logs/{seq}/{stream}` answer holds. */
+export const RUN_LOG_CHUNK_MAX_BYTES = 256 * 1024;
+
+export const runLogsQuerySchema = runDetailQuerySchema.extend({
+  node: z.string().min(1).optional().describe('Only attempts of this node (its id or path)'),
+});
+
+/** One stream of an attempt as its terminal event stored it. */
+export const attemptStreamSchema = z.object({
+  text: z.string().describe('The stored text: all of it, or its first 32 KiB when truncated'),
+  truncated: z.boolean().describe('The text is not all of the stream: read the rest with logs/{seq}/{stream}'),
+  bytes: z.number().int().nonnegative().describe('Bytes the stream produced'),
+  spilled: z.boolean().describe('More than the stored text was kept in the run’s artifacts'),
+});
+
+export const attemptLogSchema = z.object({
+  seq: z.number().int().describe('Seq of the attempt’s terminal event: names it in logs/{seq}/{stream}'),
+  path: z.string(),
+  attemptId: z.string().nullable(),
+  status: z.enum(['completed', 'failed']),
+  error: z.string().optional(),
+  failureKind: z.string().optional(),
+  interrupted: z.literal(true).optional(),
+  stdout: attemptStreamSchema.nullable(),
+  stderr: attemptStreamSchema.nullable(),
+});
+export type AttemptLog = z.infer<typeof attemptLogSchema>;
+
+export const runLogsResponseSchema = z.object({
+  attempts: z.array(attemptLogSchema).describe('Finished attempts after afterSeq, ordered by seq, at most limit'),
+  nextAfterSeq: z.number().int().nullable().describe('Pass as afterSeq for the next page; null at the newest'),
+});
+export type RunLogsResponse = z.infer<typeof runLogsResponseSchema>;
+
+export const runLogChunkParamsSchema = runIdParamsSchema.extend({
+  seq: z.coerce.number().int().positive().describe('The attempt’s seq from the logs answer'),
+  stream: z.enum(['stdout', 'stderr']),
+});
+export const runLogChunkQuerySchema = z.object({
+  offset: z.coerce.number().int().nonnegative().optional().describe('Byte offset to read from (default 0)'),
+  limit: z.coerce
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(`Bytes to read (default and most ${RUN_LOG_CHUNK_MAX_BYTES})`),
+});
+export const runLogChunkResponseSchema = z.object({
+  text: z.string(),
+  offset: z.number().int(),
+  nextOffset: z.number().int().nullable().describe('Offset of the next chunk; null at the end'),
+  totalBytes: z.number().int(),
+});
+export type RunLogChunkResponse = z.infer<typeof runLogChunkResponseSchema>;

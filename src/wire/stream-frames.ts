@@ -59,6 +59,14 @@ export const dagNodeFrameSchema = z.object({
   duration: z.number().optional().describe('Milliseconds, on completed and failed nodes'),
   error: z.string().optional(),
   reason: z.string().optional().describe('Why a node was skipped'),
+  failureKind: z
+    .string()
+    .optional()
+    .describe('On failed nodes: the kind of failure (e.g. exec_failed, timeout, cancelled), from the record'),
+  interrupted: z
+    .literal(true)
+    .optional()
+    .describe('On failed nodes: the attempt was cut short by a shutdown and runs again later, it did not fail'),
 });
 
 export const workflowEventFrameSchema = z.object({

@@ -72,6 +72,12 @@ export const attemptResultSchema = z.object({
   outputTruncated: z.literal(true).optional(),
   /** Every byte stdout produced, when `outputTruncated`. */
   outputBytes: z.number().int().nonnegative().optional(),
+  /** What the attempt wrote to stderr (its head, up to the worker's stderr cap); absent when nothing. */
+  stderr: z.string().optional(),
+  /** Set when stderr passed the worker's cap: `stderr` holds only its head. */
+  stderrTruncated: z.literal(true).optional(),
+  /** Every byte stderr produced, when `stderrTruncated`. */
+  stderrBytes: z.number().int().nonnegative().optional(),
   /** The attempt was stopped by a shutdown, not by its own outcome: it runs again later. */
   interrupted: z.boolean().optional(),
 });

@@ -17,6 +17,7 @@ import {
 } from '../../wire/runs.js';
 import { toEventView } from '../event-view.js';
 import { toRunView } from '../run-view.js';
+import { runLogRoutes } from './run-logs.js';
 
 export interface RunRoutesOptions {
   store: Store;
@@ -36,6 +37,7 @@ async function requireRun(store: Store, runId: string): Promise<Run> {
 
 /** Reading runs and asking for a cancel. The API never changes run state itself. */
 export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, { store }) => {
+  await app.register(runLogRoutes, { store, requireRun: (runId: string) => requireRun(store, runId) });
   app.get(
     '/api/workflows/runs',
     {

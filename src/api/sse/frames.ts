@@ -1,3 +1,4 @@
+import { isInterrupted } from '../../records/index.js';
 import type { RunEvent } from '../../store/schemas/event.js';
 import { runStatusOfEvent } from '../../store/schemas/run-level-events.js';
 import type { EventPayload } from '../../wire/stream-frames.js';
@@ -62,6 +63,8 @@ export function toStreamPayload(event: RunEvent, workflowName: string): EventPay
         duration: typeof data.duration_ms === 'number' ? data.duration_ms : undefined,
         error: text(data.error),
         reason: text(data.reason),
+        failureKind: nodeStatus === 'failed' ? text(data.failure_kind) : undefined,
+        interrupted: nodeStatus === 'failed' && isInterrupted(data) ? true : undefined,
       },
     );
   }

@@ -181,7 +181,8 @@ export class Supervisor {
         limit: limiter.limit,
         perRunLimit: this.deps.perRunLimit,
         active: limiter.active,
-        queued: limiter.queued,
+        // Attempts waiting for a global slot, plus ready nodes held back by their run's own limit.
+        queued: limiter.queued + this.runs.all().reduce((sum, run) => sum + run.queuedNodes, 0),
         runs: this.runs.size,
         perProvider: {},
       },

@@ -70,6 +70,11 @@ export class RunScheduler {
     return this.run.id;
   }
 
+  /** Ready nodes waiting for a slot of this run's own limit (not yet asking the global one). */
+  get queuedNodes(): number {
+    return this.ready.length;
+  }
+
   /**
    * Begins driving; `closing` are events to write first (attempts closed by a take-over). With
    * `cancelling` nothing is launched: the run's cancel was requested, and the caller calls `cancel()`.
@@ -297,7 +302,7 @@ export class RunScheduler {
         this.deps.log,
       );
       this.finished = true;
-      if (committed) this.deps.log.info({ runId: this.run.id, status }, 'run.finished');
+      if (committed) this.deps.log.info({ status, ...(error !== null ? { error } : {}) }, 'run.finished');
       this.resolveDone(committed ? status : 'released');
     })();
     return this.ending;

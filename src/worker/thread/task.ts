@@ -8,7 +8,7 @@ import {
   type AttemptResult,
 } from '../attempt-protocol.js';
 import { openStore, type Store, type StoreConfig } from '../../store/open-store.js';
-import { execFinishedEvent, execStartedEvent, spillLongOutput } from '../nodes/exec/exec-records.js';
+import { execFinishedEvent, execStartedEvent, spillStreams } from '../nodes/exec/exec-records.js';
 import { runExec } from '../nodes/exec/exec.js';
 
 /**
@@ -109,8 +109,8 @@ export default async function runAttemptTask(input: unknown): Promise<AttemptRes
 
     // Stopped before it spawned: nothing ran, so nothing is recorded.
     if (outcome.status === 'cancelled' && spawnedPid === undefined) return { ...result, status: 'not_started' };
-    const spillPath = result.status === 'completed' ? await spillLongOutput(task, result.output) : undefined;
-    const finished = execFinishedEvent(task, startedAt, result, spillPath);
+    // Both streams are kept whatever the outcome: a failure's stdout and a success's stderr too.
+    const finished = execFinishedEvent(task, startedAt, result, await spillStreams(task, result));
     // Attempts that never spawned (missing runtime, bad cwd) get their start and end at once.
     await store.appendEvents(
       spawnedPid === undefined ? [execStartedEvent(task, startedAt, undefined), finished] : [finished],

@@ -7,6 +7,7 @@ import {
   type AttemptEnding,
   type AttemptRef,
   type OutputInput,
+  type StreamInput,
 } from '../../../records/index.js';
 import type { FailureKind } from '../../../records/schemas/node-lifecycle.js';
 import type { NewRunEvent } from '../../../store/schemas/event.js';
@@ -37,38 +38,79 @@ export function execStartedEvent(task: AttemptTask, startedAt: string, pid: numb
   return attemptStartedEvent(attemptRefOf(task, startedAt), pid !== undefined ? { pid } : {});
 }
 
-/** `node_completed` with the output, or `node_failed` with the error (a stopped attempt is a failure). */
+/** Where an attempt's streams were spilled (each only when longer than an event row's preview). */
+export interface SpillPaths {
+  stdout?: string;
+  stderr?: string;
+}
+
+/**
+ * `node_completed` with the output, or `node_failed` with the error (a stopped attempt is a
+ * failure); either way with what the attempt printed on both streams.
+ */
 export function execFinishedEvent(
   task: AttemptTask,
   startedAt: string,
   result: AttemptResult,
-  spillPath?: string,
+  spill: SpillPaths = {},
 ): NewRunEvent {
-  return attemptEndedEvent(attemptRefOf(task, startedAt), endingOf(result, spillPath), result.durationMs);
+  return attemptEndedEvent(attemptRefOf(task, startedAt), endingOf(result, spill), result.durationMs);
 }
 
+/** A spill file's name: `.out` for stdout, `.err` for stderr. */
+export type SpillStream = 'out' | 'err';
+
 /**
- * Writes an output longer than an event row's preview to a file under the task's spill
+ * Writes a stream longer than an event row's preview to a file under the task's spill
  * directory and returns its path, so the record can name it; undefined when the preview holds
- * all of it. One file per attempt, so a retry never overwrites what an earlier attempt produced.
+ * all of it. One file per attempt and stream, so a retry never overwrites what an earlier
+ * attempt produced.
  */
-export async function spillLongOutput(task: Pick<AttemptTask, 'outputSpillDir' | 'path' | 'attempt'>, output: string): Promise<string | undefined> {
+export async function spillLongOutput(
+  task: Pick<AttemptTask, 'outputSpillDir' | 'path' | 'attempt'>,
+  output: string,
+  stream: SpillStream = 'out',
+): Promise<string | undefined> {
   if (!previewOutput(output).truncated) return undefined;
   const dir = join(task.outputSpillDir, encodeURIComponent(task.path));
   await mkdir(dir, { recursive: true });
-  const file = join(dir, `${task.attempt.id}.out`);
+  const file = join(dir, `${task.attempt.id}.${stream}`);
   await writeFile(file, output);
   return file;
 }
 
-function endingOf(result: AttemptResult, spillPath: string | undefined): AttemptEnding {
-  if (result.status === 'completed') return { status: 'completed', output: outputOf(result, spillPath) };
+/** Spills both streams of a finished attempt as needed. */
+export async function spillStreams(task: Pick<AttemptTask, 'outputSpillDir' | 'path' | 'attempt'>, result: AttemptResult): Promise<SpillPaths> {
+  const [stdout, stderr] = await Promise.all([
+    spillLongOutput(task, result.output, 'out'),
+    result.stderr !== undefined ? spillLongOutput(task, result.stderr, 'err') : undefined,
+  ]);
+  return { ...(stdout !== undefined ? { stdout } : {}), ...(stderr !== undefined ? { stderr } : {}) };
+}
+
+function endingOf(result: AttemptResult, spill: SpillPaths): AttemptEnding {
+  const stderr = stderrOf(result, spill.stderr);
+  const streams = stderr !== undefined ? { stderr } : {};
+  if (result.status === 'completed') return { status: 'completed', output: outputOf(result, spill.stdout), ...streams };
+  // A failure keeps what it printed (for its logs; a failed row's output is never reused).
+  const printed = result.output !== '' || result.outputTruncated ? { output: outputOf(result, spill.stdout) } : {};
   return {
     status: 'failed',
+    ...printed,
+    ...streams,
     error: result.error ?? `exec attempt ${result.status}`,
     ...(result.retryable === false ? { retryable: false } : {}),
     ...(result.failureKind !== undefined ? { failureKind: result.failureKind as FailureKind } : {}),
     ...(result.interrupted ? { interrupted: true } : {}),
+  };
+}
+
+function stderrOf(result: AttemptResult, spillPath: string | undefined): StreamInput | undefined {
+  if (result.stderr === undefined) return undefined;
+  return {
+    text: result.stderr,
+    ...(spillPath !== undefined ? { spillPath } : {}),
+    ...(result.stderrTruncated ? { capturedBytes: result.stderrBytes ?? Buffer.byteLength(result.stderr) } : {}),
   };
 }
 

@@ -7,7 +7,7 @@ import type { ChildEnd, ChildLauncher, LaunchError } from '../../spawn/child-lau
 import { defaultLauncher } from '../../spawn/default-launcher.js';
 import { workerEnv } from '../../spawn/worker-env.js';
 import { buildExecCommand } from './exec-command.js';
-import { HeadCapture, TailCapture, trimTrailingNewline } from './output-capture.js';
+import { HeadCapture, STDERR_CAP_BYTES, TailCapture, trimTrailingNewline } from './output-capture.js';
 
 /** An exec attempt as the worker sees it, after parsing (defaults applied). */
 export type ExecTask = z.output<typeof execAttemptTaskSchema>;
@@ -55,14 +55,13 @@ export async function runExec(task: ExecTask, opts: ExecOptions = {}): Promise<E
   if (!isDirectory(task.cwd)) {
     return configFailure(`working directory '${task.cwd}' of node '${task.nodeId}' does not exist or is not a directory`);
   }
-  if (opts.signal?.aborted) return stopped(opts.signal.reason, undefined, null, null, '');
+  const streams = new Streams();
+  if (opts.signal?.aborted) return stopped(opts.signal.reason, undefined, null, null, streams);
 
-  const stdout = new HeadCapture();
-  const stderr = new TailCapture();
   const launcher = opts.launcher ?? defaultLauncher();
   const launched = await launcher.launch(
     { file: built.command.file, args: built.command.args, cwd: task.cwd, env: task.env },
-    { stdout: (chunk) => stdout.push(chunk), stderr: (chunk) => stderr.push(chunk) },
+    { stdout: (chunk) => streams.stdout.push(chunk), stderr: (chunk) => streams.pushStderr(chunk) },
   );
   if (!launched.ok) return configFailure(launchFailureMessage(launched.error, built.command.file, task.cwd));
   const child = launched.child;
@@ -85,7 +84,7 @@ export async function runExec(task: ExecTask, opts: ExecOptions = {}): Promise<E
     throw err;
   }
   if (ending.kind === 'closed') {
-    return exitOutcome(ending.code, ending.signal, pid, stdout, stderr.text().trim());
+    return exitOutcome(ending.code, ending.signal, pid, streams);
   }
 
   await killProcessGroup(pid, { graceMs: task.killGraceMs });
@@ -93,18 +92,16 @@ export async function runExec(task: ExecTask, opts: ExecOptions = {}): Promise<E
   // still hold the pipes open, so they are closed rather than waited for.
   const { code, signal } = await child.exited.catch((): ChildEnd => ({ code: null, signal: null }));
   child.release();
-  const output = trimTrailingNewline(stdout.text());
-  if (ending.kind === 'aborted') return stopped(ending.reason, pid, code, signal, output);
-  const tail = stderr.text().trim();
+  if (ending.kind === 'aborted') return stopped(ending.reason, pid, code, signal, streams);
+  const tail = streams.stderrTail.text().trim();
   return {
     status: 'failed',
-    output,
     error: `timed out after ${task.timeoutMs} ms (the node's timeout); its processes were killed${tail ? `: ${tail}` : ''}`,
     failureKind: 'timeout',
     exitCode: code,
     signal,
     pid,
-    ...truncation(stdout),
+    ...streams.facts(),
   };
 }
 
@@ -140,11 +137,10 @@ function exitOutcome(
   code: number | null,
   signal: NodeJS.Signals | null,
   pid: number,
-  stdout: HeadCapture,
-  stderrTail: string,
+  streams: Streams,
 ): ExecOutcome {
-  const output = trimTrailingNewline(stdout.text());
-  const base = { output, exitCode: code, signal, pid, ...truncation(stdout) };
+  const stderrTail = streams.stderrTail.text().trim();
+  const base = { exitCode: code, signal, pid, ...streams.facts() };
   if (code === 0) return { status: 'completed', ...base };
   const how = code !== null ? `exit code ${code}` : `killed by signal ${signal}`;
   return {
@@ -160,11 +156,11 @@ function stopped(
   pid: number | undefined,
   code: number | null,
   signal: NodeJS.Signals | null,
-  output: string,
+  streams: Streams,
 ): ExecOutcome {
   return {
     status: 'cancelled',
-    output,
+    ...streams.facts(),
     ...cancelledFailure(cancelReasonOf(reason)),
     exitCode: code,
     signal,
@@ -198,6 +194,28 @@ function isDirectory(path: string): boolean {
   }
 }
 
-function truncation(stdout: HeadCapture): Partial<ExecOutcome> {
-  return stdout.truncated ? { outputTruncated: true, outputBytes: stdout.totalBytes } : {};
+/**
+ * Both streams of the attempt, bounded: the head of stdout (the node's output), the head of
+ * stderr (for its logs) and the end of stderr (for the error text of a failure).
+ */
+class Streams {
+  readonly stdout = new HeadCapture();
+  readonly stderrHead = new HeadCapture(STDERR_CAP_BYTES);
+  readonly stderrTail = new TailCapture();
+
+  pushStderr(chunk: Buffer): void {
+    this.stderrHead.push(chunk);
+    this.stderrTail.push(chunk);
+  }
+
+  /** What every outcome carries of the streams, whatever its status. */
+  facts(): Pick<ExecOutcome, 'output' | 'outputTruncated' | 'outputBytes' | 'stderr' | 'stderrTruncated' | 'stderrBytes'> {
+    const { stdout, stderrHead } = this;
+    return {
+      output: trimTrailingNewline(stdout.text()),
+      ...(stdout.truncated ? { outputTruncated: true as const, outputBytes: stdout.totalBytes } : {}),
+      ...(stderrHead.totalBytes > 0 ? { stderr: stderrHead.text() } : {}),
+      ...(stderrHead.truncated ? { stderrTruncated: true as const, stderrBytes: stderrHead.totalBytes } : {}),
+    };
+  }
 }

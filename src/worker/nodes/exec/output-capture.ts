@@ -7,6 +7,8 @@
 export const STDOUT_CAP_BYTES = 16 * 1024 * 1024;
 /** How much of the end of stderr is kept for the error text. */
 export const STDERR_TAIL_BYTES = 8 * 1024;
+/** Most of stderr kept for the attempt's logs (the head; its end is in the error text). */
+export const STDERR_CAP_BYTES = 1024 * 1024;
 
 /**
  * Keeps the first `capBytes` of a stream. Past the cap the rest is read and dropped (so the

@@ -1,0 +1,169 @@
+import { open } from 'node:fs/promises';
+import { resolve, sep } from 'node:path';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { isInterrupted, readNodeEvent, readPersistedStream } from '../../records/index.js';
+import type { PersistedOutput } from '../../records/schemas/node-output.js';
+import { CairnError } from '../../shared/errors.js';
+import type { RunEvent } from '../../store/schemas/event.js';
+import type { Store } from '../../store/store.js';
+import { errorBodySchema } from '../../wire/error-body.js';
+import {
+  RUN_LOG_CHUNK_MAX_BYTES,
+  RUN_LOGS_DEFAULT_LIMIT,
+  RUN_LOGS_MAX_LIMIT,
+  runLogChunkParamsSchema,
+  runLogChunkQuerySchema,
+  runLogChunkResponseSchema,
+  runLogsQuerySchema,
+  runLogsResponseSchema,
+  type AttemptLog,
+} from '../../wire/runs.js';
+
+/**
+ * What each finished attempt of a run printed (`cairn run logs`): both streams' stored previews
+ * from the attempts' terminal events, and the whole of a stream, a chunk at a time, from its
+ * spill file under the run's artifacts (`.cairn/node-outputs/<path>/<attempt>.out|.err`).
+ */
+
+/** Events read per scan step while looking for a page of attempts. */
+const SCAN_STEP = 500;
+
+type StreamView = AttemptLog['stdout'];
+
+function streamView(text: string, persisted: PersistedOutput | undefined): StreamView {
+  return {
+    text: persisted?.text ?? text,
+    truncated: persisted?.truncated ?? false,
+    bytes: persisted?.originalBytes ?? Buffer.byteLength(persisted?.text ?? text),
+    spilled: persisted?.spillPath !== undefined,
+  };
+}
+
+function attemptLogOf(event: RunEvent): AttemptLog | undefined {
+  if (event.event_type !== 'node_completed' && event.event_type !== 'node_failed') return undefined;
+  let row;
+  try {
+    row = readNodeEvent(event);
+  } catch {
+    return undefined; // a row that cannot be read has no logs to show
+  }
+  if (row?.kind !== 'lifecycle') return undefined;
+  const stderr = readPersistedStream(event.data);
+  const lifecycle = row.lifecycle;
+  return {
+    seq: event.seq,
+    path: row.path,
+    attemptId: row.record?.attempt.id ?? null,
+    status: event.event_type === 'node_completed' ? 'completed' : 'failed',
+    ...(lifecycle?.status === 'failed' ? { error: lifecycle.error } : {}),
+    ...(lifecycle?.status === 'failed' && lifecycle.failureKind ? { failureKind: lifecycle.failureKind } : {}),
+    ...(isInterrupted(event.data) ? { interrupted: true as const } : {}),
+    stdout: row.output ? streamView(row.output.text, row.output.persisted) : null,
+    stderr: stderr ? streamView(stderr.text, stderr) : null,
+  };
+}
+
+/** The attempt's node matches `node` by path, or by id for a node inside a composed path. */
+function matchesNode(path: string, node: string | undefined): boolean {
+  return node === undefined || path === node || path.endsWith(`/${node}`);
+}
+
+/** A spill file is read only where the worker writes them: the run's own node-outputs folder. */
+function isSpillOfRun(file: string, runId: string): boolean {
+  const marker = `${sep}${['_runs', runId, 'artifacts', '.cairn', 'node-outputs'].join(sep)}${sep}`;
+  return resolve(file) === file && file.includes(marker) && /\.(out|err)$/.test(file);
+}
+
+/** `limit` bytes from `offset`, never ending inside a UTF-8 character (a cut one starts the next chunk). */
+async function readChunk(source: Buffer | string, offset: number, limit: number) {
+  let buf: Buffer;
+  let total: number;
+  if (typeof source === 'string') {
+    const handle = await open(source, 'r').catch(() => {
+      throw new CairnError('RUN_NOT_FOUND', 'The spill file of this stream is gone (the run’s artifacts were removed)');
+    });
+    try {
+      total = (await handle.stat()).size;
+      buf = Buffer.alloc(Math.max(0, Math.min(limit + 3, total - offset)));
+      await handle.read(buf, 0, buf.length, offset);
+    } finally {
+      await handle.close();
+    }
+  } else {
+    total = source.length;
+    buf = source.subarray(offset, offset + limit + 3);
+  }
+  let end = Math.min(limit, buf.length);
+  while (end > 0 && end < buf.length && (buf[end]! & 0xc0) === 0x80) end--;
+  const next = offset + end;
+  return { text: buf.toString('utf8', 0, end), offset, nextOffset: next < total ? next : null, totalBytes: total };
+}
+
+export const runLogRoutes: FastifyPluginAsyncZod<{ store: Store; requireRun(runId: string): Promise<unknown> }> = async (
+  app,
+  { store, requireRun },
+) => {
+  app.get(
+    '/api/workflows/runs/:runId/logs',
+    {
+      schema: {
+        tags: ['runs'],
+        summary: 'What each finished attempt printed on stdout and stderr, a page at a time',
+        description:
+          `At most limit attempts per answer (default ${RUN_LOGS_DEFAULT_LIMIT}, at most ${RUN_LOGS_MAX_LIMIT}); ` +
+          'each stream holds at most its first 32 KiB. A truncated stream is read whole with ' +
+          'logs/{seq}/{stream}. Pass nextAfterSeq as afterSeq until it is null.',
+        params: runLogChunkParamsSchema.pick({ runId: true }),
+        querystring: runLogsQuerySchema,
+        response: { 200: runLogsResponseSchema, 400: errorBodySchema, 404: errorBodySchema },
+      },
+    },
+    async (req) => {
+      await requireRun(req.params.runId);
+      const limit = Math.min(req.query.limit ?? RUN_LOGS_DEFAULT_LIMIT, RUN_LOGS_MAX_LIMIT);
+      const attempts: AttemptLog[] = [];
+      let after = req.query.afterSeq ?? 0;
+      for (;;) {
+        const rows = await store.listEventsAfter(after, SCAN_STEP, { runId: req.params.runId });
+        for (const event of rows) {
+          after = event.seq;
+          const log = attemptLogOf(event);
+          if (log && matchesNode(log.path, req.query.node)) attempts.push(log);
+          if (attempts.length === limit) return { attempts, nextAfterSeq: after };
+        }
+        if (rows.length < SCAN_STEP) return { attempts, nextAfterSeq: null };
+      }
+    },
+  );
+
+  app.get(
+    '/api/workflows/runs/:runId/logs/:seq/:stream',
+    {
+      schema: {
+        tags: ['runs'],
+        summary: 'One stream of one attempt, whole, a chunk of bytes at a time',
+        description:
+          `At most ${RUN_LOG_CHUNK_MAX_BYTES} bytes per answer; pass nextOffset as offset until it is null. ` +
+          'Reads the spill file in the run’s artifacts when the stream was longer than its stored text.',
+        params: runLogChunkParamsSchema,
+        querystring: runLogChunkQuerySchema,
+        response: { 200: runLogChunkResponseSchema, 400: errorBodySchema, 404: errorBodySchema },
+      },
+    },
+    async (req) => {
+      const { runId, seq, stream } = req.params;
+      await requireRun(runId);
+      const [event] = await store.listEventsAfter(seq - 1, 1, { runId });
+      const log = event?.seq === seq ? attemptLogOf(event) : undefined;
+      if (!event || !log) {
+        throw new CairnError('RUN_NOT_FOUND', `No finished attempt at seq ${seq} in run ${runId}: list them with GET /api/workflows/runs/${runId}/logs`);
+      }
+      const persisted = stream === 'stderr' ? readPersistedStream(event.data) : readNodeEvent(event)?.output?.persisted;
+      const stored = stream === 'stderr' ? (log.stderr?.text ?? '') : (log.stdout?.text ?? '');
+      const spill = persisted?.spillPath;
+      const source = spill !== undefined && isSpillOfRun(spill, runId) ? spill : Buffer.from(stored, 'utf8');
+      const limit = Math.min(req.query.limit ?? RUN_LOG_CHUNK_MAX_BYTES, RUN_LOG_CHUNK_MAX_BYTES);
+      return readChunk(source, req.query.offset ?? 0, limit);
+    },
+  );
+};
