@@ -19,18 +19,26 @@ export interface WorkflowCheck {
   warnings: LocatedMessage[];
 }
 
-/** The file that defines workflow `name` as seen from `cwd` (project, then home, then bundled). */
+/**
+ * The file that defines workflow `name` as seen from `cwd` (project, then home, then bundled);
+ * failing that, a file named `<name>.yaml` whose `name:` cannot be read (it does not parse), so
+ * its problems are shown rather than "not found".
+ */
 export function findWorkflowFile(
   catalog: WorkflowCatalog,
   name: string,
   cwd: string,
 ): { path: string; source: WorkflowSource; label: string } | undefined {
-  for (const file of listWorkflowFiles(catalog.locations, cwd).files) {
-    if (readWorkflowFile(file.path).name === name) {
-      return { path: file.path, source: file.scope.source, label: `${file.scope.label}/${file.relative}` };
-    }
-  }
-  return undefined;
+  const files = listWorkflowFiles(catalog.locations, cwd).files;
+  const found =
+    files.find((file) => readWorkflowFile(file.path).name === name) ??
+    files.find((file) => stemOf(file.relative) === name && readWorkflowFile(file.path).name === undefined);
+  return found && { path: found.path, source: found.scope.source, label: `${found.scope.label}/${found.relative}` };
+}
+
+/** `team/review.yaml` → `review`. */
+function stemOf(relative: string): string {
+  return (relative.split('/').pop() ?? relative).replace(/\.ya?ml$/i, '');
 }
 
 /**

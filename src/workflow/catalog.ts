@@ -10,6 +10,7 @@ import {
   type WorkflowEntry,
 } from './discover-workflows.js';
 import { CatalogThread, defaultThreadFile } from './catalog-thread-client.js';
+import { entryOf } from './lookup-entry.js';
 import type { ListedFile } from './list-files.js';
 import { defaultLocations, type CatalogLocations } from './locations.js';
 import type { ConfigFileCache } from './project-config.js';
@@ -248,17 +249,4 @@ export class WorkflowCatalog {
     this.files.set(file.path, { key, value });
     return value;
   }
-}
-
-/** The loaded workflow that owns `name`; a CairnError when there is none or its file is invalid. */
-function entryOf(discovery: Discovery, name: string): WorkflowEntry {
-  const owner = discovery.owners.get(name);
-  if (!owner) throw new CairnError('WORKFLOW_NOT_FOUND', `Workflow not found: ${name}`);
-  if (!owner.entry) {
-    throw new CairnError('WORKFLOW_INVALID', `Workflow file is invalid: ${owner.error?.error ?? 'unknown error'}`, {
-      filename: owner.file.relative,
-      source: owner.file.scope.source,
-    });
-  }
-  return owner.entry;
 }

@@ -1,9 +1,13 @@
-/** The candidate closest to `name` by edit distance, if it is close enough to be a likely typo. */
-export function closestName(name: string, candidates: readonly string[]): string | undefined {
+/**
+ * The candidate closest to `name` by edit distance, if it is close enough to be a likely typo:
+ * within `maxDistance` (default: a third of the name, at least 2), and never a rewrite of every
+ * character (`zz` suggests nothing, not `a`).
+ */
+export function closestName(name: string, candidates: readonly string[], maxDistance?: number): string | undefined {
   // The first candidate at the smallest distance, if that distance is within `limit`. Each
   // candidate is measured only as far as it could still win, so a long list (every id of a
   // 10,000-node workflow) costs a length check for most of it.
-  const limit = Math.max(2, Math.floor(name.length / 3));
+  const limit = Math.min(maxDistance ?? Math.max(2, Math.floor(name.length / 3)), name.length - 1);
   const lower = name.toLowerCase();
   let best: { candidate: string; distance: number } | undefined;
   for (const candidate of candidates) {

@@ -55,11 +55,23 @@ export interface ParsedFileCache {
   get(file: ListedFile, load: () => ParsedFile): ParsedFile;
 }
 
+/** The file that owns a name: its entry when it loaded, else its error and each of its problems. */
+export interface Owner {
+  file: ScopedFile;
+  entry: WorkflowEntry | undefined;
+  error: DiscoveryError | undefined;
+  /** Every problem of a file that did not load, one by one; [] when it loaded. */
+  problems: string[];
+}
+
 /** Discovery's full state: the public result plus which file each name came from. */
 export interface Discovery {
   result: DiscoveryResult;
   /** The file that owns each workflow name (loaded or not). */
-  owners: Map<string, { file: ScopedFile; entry: WorkflowEntry | undefined; error: DiscoveryError | undefined }>;
+  owners: Map<string, Owner>;
+  /** Files that did not load and whose `name:` could not be read, by file name without extension,
+   * so a lookup by that name reports the file's problems rather than "not found". */
+  unnamed: Map<string, Owner>;
   /** Drafts by name, for resolving `include:`. */
   drafts: Map<string, WorkflowDefinitionDraft>;
 }
@@ -87,7 +99,8 @@ export function readWorkflowFile(path: string): ParsedFile {
     text = readFileSync(path, 'utf8');
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
-    return { parsed: { ok: false, error: `Cannot read workflow file: ${reason}`, errorType: 'read_error' }, name: undefined };
+    const error = `Cannot read workflow file: ${reason}`;
+    return { parsed: { ok: false, error, errors: [error], errorType: 'read_error' }, name: undefined };
   }
   const parsed = parseWorkflowText(text);
   return { parsed, name: parsed.ok ? (parsed.parsed.draft?.name ?? rawName(text)) : rawName(text) };
@@ -105,12 +118,18 @@ export function discoverWorkflows(
     errorType,
   });
 
+  const unnamed: Discovery['unnamed'] = new Map();
   const byName = new Map<string, { file: ScopedFile; parsed: ParsedFile }[]>();
   for (const file of listing.files) {
     const parsed = cache.get(file, () => readWorkflowFile(file.path));
     if (parsed.name === undefined) {
       const failed = parsed.parsed.ok ? finishCached(parsed.parsed.parsed, new Map()) : parsed.parsed;
-      if (!failed.ok) errors.push(errorFor(file, failed.error, failed.errorType));
+      if (!failed.ok) {
+        const error = errorFor(file, failed.error, failed.errorType);
+        errors.push(error);
+        const stem = fileStem(file.relative);
+        if (!unnamed.has(stem)) unnamed.set(stem, { file, entry: undefined, error, problems: failed.errors });
+      }
       continue;
     }
     byName.set(parsed.name, [...(byName.get(parsed.name) ?? []), { file, parsed }]);
@@ -127,7 +146,7 @@ export function discoverWorkflows(
         const others = owning.filter((o) => o !== c).map((o) => `${o.file.scope.label}/${o.file.relative}`);
         const error = errorFor(c.file, `Duplicate workflow name '${name}' — also declared in ${others.join(', ')}`, 'validation_error');
         errors.push(error);
-        owners.set(name, { file: c.file, entry: undefined, error });
+        owners.set(name, { file: c.file, entry: undefined, error, problems: [error.error] });
       }
       continue;
     }
@@ -145,18 +164,19 @@ export function discoverWorkflows(
       const entry: WorkflowEntry = { workflow: loaded.workflow, source: file.scope.source, filename: file.relative };
       if (loaded.parseWarnings.length > 0) entry.parseWarnings = loaded.parseWarnings;
       workflows.push(entry);
-      owners.set(name, { file, entry, error: undefined });
+      owners.set(name, { file, entry, error: undefined, problems: [] });
     } else {
       const error = errorFor(file, loaded.error, loaded.errorType);
       errors.push(error);
-      owners.set(name, { file, entry: undefined, error });
+      owners.set(name, { file, entry: undefined, error, problems: loaded.errors });
     }
   }
 
   workflows.sort((a, b) => compare(a.workflow.name, b.workflow.name));
   errors.sort((a, b) => compare(a.filename, b.filename));
   const names = new Set(workflows.map((w) => w.workflow.name));
-  return { result: { workflows, recommended: filterRecommended(listing.settings.recommended, names), errors }, owners, drafts };
+  const recommended = filterRecommended(listing.settings.recommended, names);
+  return { result: { workflows, recommended, errors }, owners, unnamed, drafts };
 }
 
 /**
@@ -181,14 +201,24 @@ function finishCached(parsed: ParsedDraft, drafts: ReadonlyMap<string, WorkflowD
   return loaded;
 }
 
-/** The `name:` of a file that did not load, so an override or a lookup still finds it. */
+/**
+ * The `name:` of a file that did not load, so an override or a lookup still finds it. When the
+ * YAML itself does not parse, a top-level `name: x` line is still read.
+ */
 function rawName(text: string): string | undefined {
   try {
     const raw: unknown = parseYaml(text);
     return isPlainObject(raw) && typeof raw.name === 'string' && raw.name.trim() !== '' ? raw.name.trim() : undefined;
   } catch {
-    return undefined;
+    const line = /^name:[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s#'"][^#\n]*?))[ \t]*(?:#.*)?$/m.exec(text);
+    const name = (line?.[1] ?? line?.[2] ?? line?.[3])?.trim();
+    return name ? name : undefined;
   }
+}
+
+/** `team/review.yaml` → `review`. */
+function fileStem(relative: string): string {
+  return (relative.split('/').pop() ?? relative).replace(/\.ya?ml$/i, '');
 }
 
 function compare(a: string, b: string): number {

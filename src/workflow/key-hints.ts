@@ -1,3 +1,4 @@
+import { closestName } from './did-you-mean.js';
 import { declaredKeys } from './unknown-keys.js';
 import { knownNodeKeys, nodeModeSchemas, nodeModes, type NodeMode } from './node-schema.js';
 import { knownWorkflowKeys } from './workflow-schema.js';
@@ -18,6 +19,28 @@ const unsupportedWorkflowKeys: Record<string, string> = {
   container: ' (Cairn does not run nodes in containers; nodes run on the host in the run\'s checkout.)',
   evidence_policy: ' (Cairn does not enforce evidence policies.)',
 };
+
+/**
+ * The known key an unknown `key` most likely misspells: the same key in another case, or the
+ * closest by edit distance (see `closestName`). Such a key is an error, not a warning: ignoring
+ * `depend_on` would silently drop a dependency. Upstream keys Cairn knows it does not implement
+ * never count as misspellings.
+ */
+export function nearMissKey(key: string, ...candidateLists: Iterable<string>[]): string | undefined {
+  if (unsupportedWorkflowKeys[key] || key === 'interactive') return undefined;
+  for (const list of candidateLists) {
+    const candidates = [...list];
+    // Keys are short and many are alike: one edit for a key of up to 4 characters, two above.
+    const match = candidates.find((c) => c.toLowerCase() === key.toLowerCase()) ?? closestName(key, candidates, key.length <= 4 ? 1 : 2);
+    if (match !== undefined && match !== key) return match;
+  }
+  return undefined;
+}
+
+/** The error for a key that misspells `known`. */
+export function describeNearMissKey(label: string, path: string, known: string): string {
+  return `${label}: unknown key '${path}' (did you mean '${known}'?)`;
+}
 
 /** Hint for a key no node mode knows. */
 export function hintForUnknownNodeKey(key: string): string {

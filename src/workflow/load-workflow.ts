@@ -14,9 +14,10 @@ export type LoadErrorType = 'read_error' | 'parse_error' | 'validation_error';
 
 export type LoadedWorkflow =
   | { ok: true; workflow: WorkflowDefinition; parseWarnings: string[] }
-  | { ok: false; error: string; errorType: LoadErrorType; parseWarnings: string[] };
+  | { ok: false; error: string; errors: string[]; errorType: LoadErrorType; parseWarnings: string[] };
 
-export type ParsedText = { ok: true; parsed: ParsedDraft } | { ok: false; error: string; errorType: LoadErrorType };
+/** `error` is every problem joined by "; "; `errors` lists them one by one. */
+export type ParsedText = { ok: true; parsed: ParsedDraft } | { ok: false; error: string; errors: string[]; errorType: LoadErrorType };
 
 /** YAML text → the first loading stage (no other files needed; safe to cache per file). */
 export function parseWorkflowText(text: string): ParsedText {
@@ -25,10 +26,12 @@ export function parseWorkflowText(text: string): ParsedText {
     raw = parseYaml(text, { prettyErrors: true });
   } catch (err) {
     const message = err instanceof YAMLParseError ? err.message : String(err);
-    return { ok: false, error: `YAML parse error: ${message}`, errorType: 'parse_error' };
+    const error = `YAML parse error: ${message}`;
+    return { ok: false, error, errors: [error], errorType: 'parse_error' };
   }
   if (!isPlainObject(raw)) {
-    return { ok: false, error: 'YAML file is empty or does not contain an object', errorType: 'validation_error' };
+    const error = 'YAML file is empty or does not contain an object';
+    return { ok: false, error, errors: [error], errorType: 'validation_error' };
   }
   return { ok: true, parsed: parseDraft(raw) };
 }
@@ -37,7 +40,7 @@ export function parseWorkflowText(text: string): ParsedText {
 export function finishLoading(parsed: ParsedDraft, options: ValidationOptions = {}): LoadedWorkflow {
   const result = completeDraft(parsed, options);
   if (result.valid) return { ok: true, workflow: result.workflow, parseWarnings: result.warnings };
-  return { ok: false, error: result.errors.join('; '), errorType: 'validation_error', parseWarnings: result.warnings };
+  return { ok: false, error: result.errors.join('; '), errors: result.errors, errorType: 'validation_error', parseWarnings: result.warnings };
 }
 
 /** Loads one workflow from YAML text. */

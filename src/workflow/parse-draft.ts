@@ -1,6 +1,6 @@
 import type { GraphNode } from './graph.js';
 import { describeIssue } from './issue-text.js';
-import { hintForUnknownWorkflowKey } from './key-hints.js';
+import { describeNearMissKey, hintForUnknownWorkflowKey, nearMissKey } from './key-hints.js';
 import type { DefinitionNode } from './node-schema.js';
 import { parseNode } from './parse-node.js';
 import { findUnknownKeys, isPlainObject } from './unknown-keys.js';
@@ -35,6 +35,8 @@ export interface ParsedDraft {
 export const legacyStepsError =
   "`steps:` format has been removed. Workflows use `nodes:` (a DAG) exclusively; convert each step to a node and chain them with depends_on.";
 
+export const nodesMappingError = "'nodes:' must be a list of nodes (each item starting with '- id:'), not a mapping";
+
 /** Parses a definition object (a YAML file's content or a request body). */
 export function parseDraft(raw: unknown): ParsedDraft {
   if (!isPlainObject(raw)) {
@@ -51,16 +53,21 @@ export function parseDraft(raw: unknown): ParsedDraft {
     errors.push("Missing required field 'description'");
   }
   if (raw.steps !== undefined) errors.push(legacyStepsError);
+  else if (isPlainObject(raw.nodes)) errors.push(nodesMappingError);
   else if (!Array.isArray(raw.nodes) || raw.nodes.length === 0) errors.push("Workflow must have 'nodes:' configuration");
 
   for (const key of Object.keys(raw)) {
     if (key === 'steps') continue;
     if (!knownWorkflowKeys.has(key)) {
-      warnings.push(`${label}: unknown key '${key}' will be ignored.${hintForUnknownWorkflowKey(key)}`);
+      const meant = nearMissKey(key, knownWorkflowKeys);
+      if (meant) errors.push(describeNearMissKey(label, key, meant));
+      else warnings.push(`${label}: unknown key '${key}' will be ignored.${hintForUnknownWorkflowKey(key)}`);
     } else if (key !== 'nodes') {
       const schema = workflowRootSchema.shape[key as keyof typeof workflowRootSchema.shape];
-      for (const path of findUnknownKeys(schema, raw[key], `${key}.`)) {
-        warnings.push(`${label}: unknown key '${path}' will be ignored.`);
+      for (const unknown of findUnknownKeys(schema, raw[key], `${key}.`)) {
+        const meant = nearMissKey(unknown.key, unknown.known);
+        if (meant) errors.push(describeNearMissKey(label, unknown.path, meant));
+        else warnings.push(`${label}: unknown key '${unknown.path}' will be ignored.`);
       }
     }
   }
@@ -80,13 +87,15 @@ export function parseDraft(raw: unknown): ParsedDraft {
     const parsed = parseNode(rawNode, index);
     errors.push(...parsed.errors);
     warnings.push(...parsed.warnings);
-    if (parsed.node) nodes.push(parsed.node);
+    // A node with an invalid field still has its references checked (its `salvaged` form).
+    const checkable = parsed.node ?? parsed.salvaged;
+    if (checkable) nodes.push(checkable);
   });
 
   const skeleton = skeletonOf(rawNodes);
   const declaredInputs = isPlainObject(raw.inputs) ? Object.keys(raw.inputs) : [];
   const settings = root.success ? (({ nodes: _nodes, modelReasoningEffort: _mre, ...rest }) => rest)(root.data) : undefined;
-  if (!root.success || nodes.length !== rawNodes.length || errors.length > 0) {
+  if (!root.success || errors.length > 0) {
     return { draft: undefined, root: settings, errors, warnings, nodes, skeleton, declaredInputs };
   }
   const { modelReasoningEffort, ...rest } = root.data;

@@ -7,7 +7,7 @@ import {
   type NodeMode,
   type WorkflowNode,
 } from './node-schema.js';
-import { describeIgnoredNodeKey, hintForUnknownNodeKey } from './key-hints.js';
+import { describeIgnoredNodeKey, describeNearMissKey, hintForUnknownNodeKey, nearMissKey } from './key-hints.js';
 import { declaredKeys, findUnknownKeys, isPlainObject } from './unknown-keys.js';
 
 /**
@@ -17,6 +17,9 @@ import { declaredKeys, findUnknownKeys, isPlainObject } from './unknown-keys.js'
 
 export interface ParsedNode {
   node: DefinitionNode | undefined;
+  /** When `node` is not there for invalid fields: the node without them, if the rest parses,
+   * so that its references and `when:` are still checked in the same pass. */
+  salvaged?: DefinitionNode | undefined;
   errors: string[];
   warnings: string[];
 }
@@ -68,13 +71,18 @@ export function parseNode(raw: unknown, index: number, label?: string): ParsedNo
     if (forbidden) {
       errors.push(`${name}: ${forbidden}`);
     } else if (!knownNodeKeys.has(key)) {
-      warnings.push(`${name}: unknown key '${key}' will be ignored.${hintForUnknownNodeKey(key)}`);
+      const hint = hintForUnknownNodeKey(key);
+      const meant = hint ? undefined : nearMissKey(key, modeKeys, knownNodeKeys);
+      if (meant) errors.push(describeNearMissKey(name, key, meant));
+      else warnings.push(`${name}: unknown key '${key}' will be ignored.${hint}`);
     } else if (!modeKeys.has(key)) {
       warnings.push(describeIgnoredNodeKey(name, key, mode));
     } else {
       const nestedSchema = (schema.shape as Record<string, Parameters<typeof findUnknownKeys>[0]>)[key]!;
-      for (const path of findUnknownKeys(nestedSchema, raw[key], `${key}.`)) {
-        warnings.push(`${name}: unknown key '${path}' will be ignored.`);
+      for (const unknown of findUnknownKeys(nestedSchema, raw[key], `${key}.`)) {
+        const meant = nearMissKey(unknown.key, unknown.known);
+        if (meant) errors.push(describeNearMissKey(name, unknown.path, meant));
+        else warnings.push(`${name}: unknown key '${unknown.path}' will be ignored.`);
       }
     }
   }
@@ -98,11 +106,26 @@ export function parseNode(raw: unknown, index: number, label?: string): ParsedNo
     body = result.nodes;
   }
 
-  if (errors.length > 0 || !parsed.success) return { node: undefined, errors, warnings };
+  if (errors.length > 0 || !parsed.success) {
+    return { node: undefined, salvaged: salvage(schema, raw, parsed.error?.issues ?? []), errors, warnings };
+  }
   const node = { ...parsed.data } as Record<string, unknown>;
   if (mode === 'script' && node.runtime === 'bun') delete node.deps;
   if (body) node.loop_group = { ...(node.loop_group as object), nodes: body };
   return { node: node as DefinitionNode, errors, warnings };
+}
+
+/** `raw` without the top-level fields the issues are about, parsed, if that succeeds. */
+function salvage(
+  schema: (typeof nodeModeSchemas)[NodeMode],
+  raw: Record<string, unknown>,
+  issues: readonly { path: readonly PropertyKey[] }[],
+): DefinitionNode | undefined {
+  if ('loop_group' in raw) return undefined;
+  const bad = new Set(issues.map((i) => i.path[0]).filter((k) => k !== undefined));
+  const rest = Object.fromEntries(Object.entries(raw).filter(([k]) => !bad.has(k)));
+  const again = schema.safeParse(rest);
+  return again.success ? (again.data as DefinitionNode) : undefined;
 }
 
 function parseLoopGroupBody(

@@ -50,24 +50,31 @@ export function declaredKeys(schema: z.ZodType): string[] | undefined {
   return def.type === 'object' && def.shape ? Object.keys(def.shape) : undefined;
 }
 
+/** A key a schema does not declare: its dotted path, the key, and the keys its object does declare. */
+export interface UnknownKey {
+  path: string;
+  key: string;
+  known: string[];
+}
+
 /**
- * Dotted paths (from `prefix`) of every key in `raw` that `schema` does not declare,
+ * Every key in `raw` that `schema` does not declare, with its dotted path (from `prefix`),
  * recursing through nested objects, records, arrays and unions.
  */
-export function findUnknownKeys(schema: z.ZodType, raw: unknown, prefix = ''): string[] {
-  const found: string[] = [];
+export function findUnknownKeys(schema: z.ZodType, raw: unknown, prefix = ''): UnknownKey[] {
+  const found: UnknownKey[] = [];
   walk(schema, raw, prefix, found);
   return found;
 }
 
-function walk(schema: z.ZodType, raw: unknown, prefix: string, found: string[]): void {
+function walk(schema: z.ZodType, raw: unknown, prefix: string, found: UnknownKey[]): void {
   const def = defOf(unwrap(schema));
   switch (def.type) {
     case 'object': {
       if (!isPlainObject(raw) || def.catchall || !def.shape) return;
       for (const [key, value] of Object.entries(raw)) {
         const child = def.shape[key];
-        if (!child) found.push(`${prefix}${key}`);
+        if (!child) found.push({ path: `${prefix}${key}`, key, known: Object.keys(def.shape) });
         else walk(child, value, `${prefix}${key}.`, found);
       }
       return;

@@ -14,9 +14,9 @@ import type { GraphNode } from './graph.js';
  *   targets; a 10,000-node lattice whose every node reads a node far above it validates in
  *   tens of milliseconds.
  *
- * A graph with a cycle, a duplicate id or an unknown dependency has no topological order; it
- * only reaches reference checks as a loop_group body (the top level checks references only on a
- * clean graph), and there each reader's upstream is found by one search, remembered per reader.
+ * A graph with a cycle, a duplicate id or an unknown dependency has no topological order (the
+ * workflow is invalid anyway, but its references are still checked so every problem shows in one
+ * pass): there each reader's upstream is found by one search, remembered per reader.
  */
 
 export interface UpstreamIndex {

@@ -1,5 +1,6 @@
 import { checkBindings, type BindingLookups } from './check-bindings.js';
 import { checkReferences } from './check-references.js';
+import { checkShellReferences } from './check-shell-references.js';
 import { expandIncludes, type IncludeResolver } from './expand-includes.js';
 import { describeGraphProblems, type GraphNode } from './graph.js';
 import type { DefinitionNode } from './node-schema.js';
@@ -10,7 +11,8 @@ import type { WorkflowDefinition } from './workflow-schema.js';
  * Validates a workflow definition and returns every problem found, not only the first: the
  * schema of the top level and of each node, the graph (duplicate ids, unknown dependencies,
  * cycles), references, `when:` expressions, providers and, when the caller can look them up,
- * commands, child workflows and included workflows.
+ * commands, child workflows and included workflows. Warnings add the references of shell
+ * bodies that stand where they are spliced as text or not substituted (check-shell-references).
  */
 
 export interface ValidationOptions extends BindingLookups {
@@ -45,21 +47,21 @@ export function completeDraft(parsed: ParsedDraft, options: ValidationOptions = 
     }
   }
 
-  const graphProblems = describeGraphProblems(graph);
-  append(errors, graphProblems);
-  // References are only meaningful on an acyclic graph with unique ids.
-  if (graphProblems.length === 0) {
-    const references = checkReferences(nodes, {
-      graph,
-      outer: new Map(),
-      declaredInputs: parsed.declaredInputs,
-      loopBody: undefined,
-      label: (id) => `Node '${id}'`,
-    });
-    append(errors, references);
-  }
+  append(errors, describeGraphProblems(graph));
+  // References are checked on a broken graph too (an unknown dependency, a duplicate id, a
+  // cycle), so every problem shows in one pass: the upstream index answers by search there.
+  const references = checkReferences(nodes, {
+    graph,
+    outer: new Map(),
+    declaredInputs: parsed.declaredInputs,
+    loopBody: undefined,
+    label: (id) => `Node '${id}'`,
+  });
+  append(errors, references);
   const plainNodes = nodes.filter((n) => !('include' in n)) as Exclude<DefinitionNode, { include: string }>[];
   append(errors, checkBindings(parsed.root ?? {}, plainNodes, options));
+  // Warnings only: such a body is valid, but a reference in it may fail or not be substituted.
+  append(warnings, checkShellReferences(plainNodes));
 
   if (errors.length > 0 || !draft) return { valid: false, errors: unique(errors), warnings };
   return { valid: true, workflow: { ...draft, nodes: plainNodes }, warnings };

@@ -173,4 +173,15 @@ describe('GET /api/workflows/{name}', () => {
     expect(body.code).toBe('WORKFLOW_INVALID');
     expect(body.error).toMatch(/^Workflow file is invalid: /);
   });
+
+  it('reports a file whose YAML does not parse as failed to load, by its name: line, with the parse error', async () => {
+    await writeHomeWorkflow(home, 'colon', 'name: colon\ndescription: Review: the diff\nnodes:\n  - id: a\n    bash: echo hi\n');
+    const { status, body } = await get('colon');
+    expect(status).toBe(400);
+    expect(body).toMatchObject({
+      code: 'WORKFLOW_INVALID',
+      error: "Workflow file is invalid: 'colon' is declared in colon.yaml (global), which did not load",
+      errors: [expect.stringMatching(/^YAML parse error: /)],
+    });
+  });
 });

@@ -134,6 +134,17 @@ describe('POST /api/workflows/{name}/run refusals (nothing is written)', () => {
     await refused(await post('broken', {}), 400, /^Workflow file is invalid: /);
   });
 
+  it('400 naming the file and listing its errors for a file whose YAML does not parse', async () => {
+    await writeHomeWorkflow(home, 'colon', 'name: colon\ndescription: Review: the diff\nnodes:\n  - id: a\n    bash: echo hi\n');
+    const res = await post('colon', {});
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({
+      code: 'WORKFLOW_INVALID',
+      error: "Workflow file is invalid: 'colon' is declared in colon.yaml (global), which did not load",
+      errors: [expect.stringMatching(/^YAML parse error: /)],
+    });
+  });
+
   it('400 naming an undeclared input, and a missing required one', async () => {
     await refused(
       await post('release', { inputs: { version: '1', colour: 'red' } }),

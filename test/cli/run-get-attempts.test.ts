@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startServer } from '../helpers/server.js';
@@ -75,6 +76,8 @@ describe('cairn run get on attempts that were stopped from outside', () => {
     const first = await startServer(home);
     const { runId } = await startRun(first.url, 'once-slow');
     await waitForEvent(first.url, runId, 'node_started');
+    // node_started is committed just before the program runs: wait until it has left its mark.
+    await waitFor(() => existsSync(join(home.home, 'ran-once')), { what: 'the first attempt to run' });
     expect(await first.stop()).toBe(0);
 
     const second = await startServer(home);

@@ -27,6 +27,9 @@ nodes:
     bash: echo again
 `;
 
+/** A plain scalar containing `: ` (the README's old example): not valid YAML. */
+const colonInScalar = 'name: colon\ndescription: Review: the diff\nnodes:\n  - id: a\n    bash: echo hi\n';
+
 beforeEach(async () => {
   root = await realpath(await mkdtemp(join(tmpdir(), 'cairn-wf-')));
   home = join(root, 'home');
@@ -84,6 +87,15 @@ describe('cairn workflow get', () => {
     expect(stderr).toContain('cairn workflow list');
   });
 
+  it('says a workflow whose YAML does not parse failed to load, with its file and the parse error', async () => {
+    await writeFile(join(home, 'workflows', 'colon.yaml'), colonInScalar);
+    const { code, stderr } = await cli('workflow', 'get', 'colon');
+    expect(code).toBe(1);
+    expect(stderr).toContain("'colon' is declared in colon.yaml (global), which did not load");
+    expect(stderr).toMatch(/^ {2}YAML parse error: /m);
+    expect(stderr).toContain('cairn workflow validate colon');
+  });
+
   it('points at validate for a workflow whose file is invalid', async () => {
     const { code, stderr } = await cli('workflow', 'get', 'broken');
     expect(code).toBe(1);
@@ -128,6 +140,35 @@ describe('cairn workflow validate', () => {
       errors: ["Missing required field 'description'", "Duplicate node id: 'a'", "Node 'b' depends_on unknown node 'nowhere'"],
       warnings: ["Node 'a': unknown key 'colour' will be ignored."],
     });
+  });
+
+  it('finds a workflow whose YAML does not parse by name, and gives the parse error its line', async () => {
+    await writeFile(join(home, 'workflows', 'colon.yaml'), colonInScalar);
+    const { code, stdout } = await cli('workflow', 'validate', 'colon');
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/colon\.yaml:2:\d+: error: YAML parse error: /);
+  });
+
+  it('finds a file whose name: cannot be read by its file name', async () => {
+    await writeFile(join(home, 'workflows', 'unnamed.yaml'), 'nodes: [\n  - a: b\n');
+    const { code, stdout } = await cli('workflow', 'validate', 'unnamed');
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/unnamed\.yaml:2:3: error: YAML parse error: /);
+  });
+
+  it('--strict turns every warning into an error and exits 1', async () => {
+    await writeFile(join(project, 'loose.yaml'), 'name: loose\ndescription: d\nnodes:\n  - id: a\n    bash: echo a\n    colour: blue\n');
+    expect((await cli('workflow', 'validate', 'loose.yaml')).code).toBe(0);
+    const { code, stdout } = await cli('workflow', 'validate', 'loose.yaml', '--strict');
+    expect(code).toBe(1);
+    expect(stdout.split('\n')).toEqual([
+      "loose.yaml:4: error: Node 'a': unknown key 'colour' will be ignored.",
+      'loose.yaml is invalid: 1 error(s) (warnings count as errors with --strict).',
+      '',
+    ]);
+    const json = await cli('workflow', 'validate', 'loose.yaml', '--strict', '--json');
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ valid: false, errors: ["Node 'a': unknown key 'colour' will be ignored."], warnings: [] });
   });
 
   it('says so when neither a workflow nor a file has that name', async () => {

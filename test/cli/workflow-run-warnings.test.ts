@@ -30,7 +30,7 @@ describe('cairn workflow run shows the workflow file’s parse warnings', () => 
     await writeHomeWorkflow(
       home,
       'sloppy',
-      'name: sloppy\ndescription: has keys Cairn ignores\ncolour: blue\nnodes:\n  - id: greet\n    bash: echo hi\n    tmeout: 5\n',
+      'name: sloppy\ndescription: has keys Cairn ignores\ncolour: blue\nnodes:\n  - id: greet\n    bash: echo hi\n    reviewer_notes: 5\n',
     );
     const { code, stdout, stderr } = await cli('workflow', 'run', 'sloppy');
     expect(stderr).toBe('');
@@ -39,7 +39,7 @@ describe('cairn workflow run shows the workflow file’s parse warnings', () => 
     const warnings = lines.filter((l) => l.startsWith('warning '));
     expect(warnings).toHaveLength(2);
     expect(warnings.join('\n')).toContain("Workflow 'sloppy': unknown key 'colour' will be ignored.");
-    expect(warnings.join('\n')).toContain("Node 'greet': unknown key 'tmeout' will be ignored.");
+    expect(warnings.join('\n')).toContain("Node 'greet': unknown key 'reviewer_notes' will be ignored.");
     const firstWarning = lines.findIndex((l) => l.startsWith('warning '));
     expect(firstWarning).toBeLessThan(lines.findIndex((l) => /^started\s+greet$/.test(l)));
   });

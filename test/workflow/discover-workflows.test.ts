@@ -219,7 +219,7 @@ describe('get by name', () => {
     t.write('home:workflows/broken.yaml', 'name: broken\ndescription: d\nnodes:\n  - id: a\n');
     expect(() => t.catalog.get('broken')).toThrow(expect.objectContaining({
       code: 'WORKFLOW_INVALID',
-      message: expect.stringMatching(/^Workflow file is invalid: Node 'a': must have either/),
+      message: expect.stringMatching(/^Workflow file is invalid: 'broken' is declared in broken\.yaml \(global\), which did not load: Node 'a': must have either/),
     }));
   });
 });

@@ -12,6 +12,7 @@ beforeEach(() => {
   t = makeTempProject();
   cpSync(join(examples, 'workflows'), join(t.cwd, '.cairn', 'workflows'), { recursive: true });
   cpSync(join(examples, 'commands'), join(t.cwd, '.cairn', 'commands'), { recursive: true });
+  cpSync(join(examples, 'scripts'), join(t.cwd, '.cairn', 'scripts'), { recursive: true });
 });
 afterEach(() => t.close());
 
@@ -20,13 +21,21 @@ describe('the documented examples', () => {
     const listing = t.catalog.list({ cwd: t.cwd });
     expect(listing.errors).toEqual([]);
     expect(listing.workflows.map((w) => w.workflow.name)).toEqual([
+      'archon-review-block',
+      'build-and-check',
       'check-and-report',
+      'classify-then-fix',
+      'count-and-fetch',
+      'countdown',
+      'finish-with-review',
       'fix-tests',
       'gated-change',
+      'guarded-fix',
       'hello',
       'nightly-window',
       'release-notes',
       'review-files',
+      'review-files-all-done',
       'review-one-file',
       'triage',
     ]);

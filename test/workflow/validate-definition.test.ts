@@ -68,6 +68,7 @@ describe('validateWorkflowDefinition: every problem at once', () => {
       "Node 'e': script cannot be empty",
       "Node 'e': 'runtime' must be 'bun' or 'uv', not 'node'",
       "Node 'b' depends_on unknown node 'ghost'",
+      "Node 'b' references unknown node '$nowhere.output'",
       "Node 'd': unknown provider 'nope'. Registered: claude, codex, opencode, pi, copilot, anthropic, openai-compatible",
     ]);
   });

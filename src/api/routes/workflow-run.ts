@@ -7,6 +7,7 @@ import type { WorkflowCatalog } from '../../workflow/catalog.js';
 import { newConversationId } from '../conversation-id.js';
 import { errorBodySchema } from '../../wire/error-body.js';
 import { resolveRunCwd } from '../run-cwd.js';
+import { lookupWorkflow } from '../workflow-lookup.js';
 import { resolveRunInputs } from '../run-inputs.js';
 import {
   runQuerySchema,
@@ -50,7 +51,7 @@ export const workflowRunRoutes: FastifyPluginAsyncZod<WorkflowRunRoutesOptions> 
     async (req) => {
       const body = req.body ?? {};
       const cwd = await resolveRunCwd(req.query.cwd);
-      const entry = await opts.catalog.getAsync(req.params.name, { cwd });
+      const entry = await lookupWorkflow(opts.catalog, req.params.name, { cwd });
       const workflow = entry.workflow;
       const inputs = resolveRunInputs(workflow.name, workflow.inputs, body.inputs);
       const conversationId = body.conversationId ?? newConversationId(opts.clock());

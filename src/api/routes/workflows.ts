@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { WorkflowCatalog } from '../../workflow/catalog.js';
 import { errorBodySchema } from '../../wire/error-body.js';
 import { resolveRunCwd } from '../run-cwd.js';
+import { lookupWorkflow } from '../workflow-lookup.js';
 import { workflowNameParamsSchema } from '../../wire/run-request.js';
 import {
   workflowCwdQuerySchema,
@@ -72,8 +73,10 @@ export const workflowRoutes: FastifyPluginAsyncZod<WorkflowRoutesOptions> = asyn
         summary: 'One workflow by name',
         description:
           'Searches the project under cwd, then the home scope, then the bundled workflows. 404 ' +
-          'Workflow not found: <name>; 400 Workflow file is invalid: <reason> when the file that ' +
-          'declares the name does not load. The name runs is the run list, not a workflow.',
+          'Workflow not found: <name>; 400 WORKFLOW_INVALID when the file that declares the name (or, ' +
+          'when its name cannot be read, the file of that name) does not load: error names the file ' +
+          "(Workflow file is invalid: '<name>' is declared in <file> (<source>), which did not load) " +
+          'and errors lists its problems. The name runs is the run list, not a workflow.',
         params: workflowNameParamsSchema,
         querystring: workflowCwdQuerySchema,
         response: { 200: workflowResponseSchema, 400: errorBodySchema, 404: errorBodySchema },
@@ -81,7 +84,7 @@ export const workflowRoutes: FastifyPluginAsyncZod<WorkflowRoutesOptions> = asyn
     },
     async (req) => {
       const cwd = await resolveRunCwd(req.query.cwd);
-      return opts.catalog.getAsync(req.params.name, { cwd });
+      return lookupWorkflow(opts.catalog, req.params.name, { cwd });
     },
   );
 };

@@ -4,6 +4,7 @@ import { stringify as toYaml } from 'yaml';
 import { CairnError } from '../../shared/errors.js';
 import { resolveHome } from '../../shared/paths.js';
 import { WorkflowCatalog } from '../../workflow/catalog.js';
+import { failedLoadDetails, failedLoadText } from '../../workflow/lookup-entry.js';
 import { expectPositionals, parseCommandArgs } from '../args.js';
 import { CliError } from '../cli-error.js';
 import { isColorWanted, writeLine, type CliContext } from '../context.js';
@@ -32,6 +33,14 @@ function displayPath(ctx: CliContext, path: string): string {
 function explain(err: unknown, name: string): never {
   if (err instanceof CairnError && err.code === 'WORKFLOW_NOT_FOUND') {
     throw new CliError('WORKFLOW_INVALID', `${err.message}. Run \`cairn workflow list\` to see the workflows you can use.`);
+  }
+  const failed = failedLoadDetails(err);
+  if (failed) {
+    const problems = failed.errors.map((e) => `  ${e}`).join('\n');
+    throw new CliError(
+      'WORKFLOW_INVALID',
+      `${failedLoadText(name, failed)}:\n${problems}\nRun \`cairn workflow validate ${name}\` to see every problem with its line.`,
+    );
   }
   if (err instanceof CairnError && err.code === 'WORKFLOW_INVALID') {
     throw new CliError('WORKFLOW_INVALID', `${err.message}\nRun \`cairn workflow validate ${name}\` to see every problem with its line.`);
@@ -123,17 +132,19 @@ function printMessages(ctx: CliContext, file: string, kind: 'error' | 'warning',
 export const workflowValidateCommand: Command = {
   name: 'workflow validate',
   summary: 'check a workflow (by name or file) and list every problem',
-  help: `Usage: cairn workflow validate <name-or-file> [--cwd <dir>] [--json]
+  help: `Usage: cairn workflow validate <name-or-file> [--strict] [--cwd <dir>] [--json]
 
 Check a workflow, given by name (looked up like \`cairn workflow get\`) or as a path to a YAML
 file, and print every problem, each with its file and line: schema errors, duplicate ids,
 unknown dependencies, cycles, bad references and conditions, unknown commands and providers.
-Keys Cairn ignores are printed as warnings. Exits 1 when the workflow is invalid.
+Keys Cairn ignores are printed as warnings; a key that looks like a known one (depend_on) is
+an error. Exits 1 when the workflow is invalid.
 
 Options:
+  --strict           treat every warning as an error (exit 1 when there is any)
 ${commonHelp}`,
   async run(argv, ctx) {
-    const { values, positionals } = parseCommandArgs(this.name, argv, cwdOption);
+    const { values, positionals } = parseCommandArgs(this.name, argv, { ...cwdOption, strict: { type: 'boolean' } });
     if (values.help) return printHelp(ctx, this.help);
     const [target] = expectPositionals(this.name, positionals, ['name-or-file']) as [string];
     const cwd = resolve(ctx.cwd, values.cwd ?? '.');
@@ -145,7 +156,9 @@ ${commonHelp}`,
       throw new CliError('WORKFLOW_INVALID', `Workflow not found: ${target}. Run \`cairn workflow list\` to see the workflows you can use, or give a file path.`);
     }
     if (!existsSync(path)) throw new CliError('WORKFLOW_INVALID', `No such file: ${displayPath(ctx, path)}`);
-    const check = checkWorkflowFile(catalog, path, cwd);
+    const checked = checkWorkflowFile(catalog, path, cwd);
+    const strict = values.strict === true;
+    const check = strict ? { ...checked, valid: checked.valid && checked.warnings.length === 0, errors: [...checked.errors, ...checked.warnings], warnings: [] } : checked;
     if (values.json) {
       printJson(ctx, {
         valid: check.valid,
@@ -164,7 +177,8 @@ ${commonHelp}`,
       writeLine(ctx.stdout, style.green(`${shown} is valid${warnings}.`));
       return 0;
     }
-    writeLine(ctx.stdout, style.red(`${shown} is invalid: ${check.errors.length} error(s)${warnings}.`));
+    const note = strict && checked.warnings.length > 0 ? ' (warnings count as errors with --strict)' : '';
+    writeLine(ctx.stdout, style.red(`${shown} is invalid: ${check.errors.length} error(s)${warnings}${note}.`));
     return 1;
   },
 };

@@ -1,0 +1,64 @@
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { docYamlBlocks, isMapping, isSubset, rawNodes } from './doc-yaml-blocks.js';
+import { makeTempProject, workflowYaml, type TempProject } from './temp-project.js';
+
+/**
+ * Every ```yaml block of docs/*.md is tied to a fixture that loads (examples.test.ts loads the
+ * fixtures): a whole workflow must equal a file of test/fixtures/workflows/examples/workflows,
+ * a list of nodes must be nodes of those files, a fragment of a node or of a workflow's top
+ * level must be part of one, and a project config block must load. Editing an example in the
+ * docs without its fixture, or writing one that does not parse, fails here.
+ */
+
+const docs = fileURLToPath(new URL('../../docs/', import.meta.url));
+const examples = fileURLToPath(new URL('../fixtures/workflows/examples/', import.meta.url));
+const fixtureDir = join(examples, 'workflows');
+const fixtures = readdirSync(fixtureDir).map((f) => ({ file: f, raw: parse(readFileSync(join(fixtureDir, f), 'utf8')) as unknown }));
+const fixtureNodes = fixtures.flatMap((f) => rawNodes(f.raw));
+const blocks = docYamlBlocks(docs, 'docs');
+
+const isConfigBlock = (v: Record<string, unknown>) => Object.keys(v).every((k) => ['workflows', 'commands'].includes(k));
+
+let t: TempProject;
+beforeEach(() => {
+  t = makeTempProject();
+  cpSync(fixtureDir, join(t.cwd, '.cairn', 'workflows'), { recursive: true });
+});
+afterEach(() => t.close());
+
+describe('the yaml blocks of docs/', () => {
+  it('are found (docs/workflows.md has its examples)', () => {
+    expect(blocks.filter((b) => b.where.startsWith('docs/workflows.md')).length).toBeGreaterThanOrEqual(15);
+  });
+
+  it.each(blocks.map((b) => [b.where, b] as const))('%s matches a fixture that loads', (_where, block) => {
+    const { value } = block;
+    if (isMapping(value) && 'name' in value && 'nodes' in value) {
+      const twin = fixtures.find((f) => isMapping(f.raw) && f.raw.name === value.name);
+      expect(twin, `no fixture workflow named ${String(value.name)}`).toBeDefined();
+      expect(twin!.raw, `drifted from ${twin!.file}`).toEqual(value);
+      return;
+    }
+    if (Array.isArray(value)) {
+      for (const node of value) expect(fixtureNodes, 'a node not in any fixture workflow').toContainEqual(node);
+      return;
+    }
+    expect(isMapping(value), 'a yaml block that is neither a workflow, nodes nor a mapping').toBe(true);
+    const part = value as Record<string, unknown>;
+    if (isConfigBlock(part)) {
+      t.write('bundled:workflows/starter.yaml', workflowYaml('starter'));
+      writeFileSync(join(t.cwd, '.cairn', 'config.yaml'), block.text);
+      const listing = t.catalog.list({ cwd: t.cwd });
+      expect(listing.errors).toEqual([]);
+      expect(listing.workflows.map((w) => w.workflow.name)).not.toContain('starter');
+      return;
+    }
+    const inWorkflow = fixtures.some((f) => isSubset(part, f.raw));
+    const inNode = fixtureNodes.some((n) => isSubset(part, n));
+    expect(inWorkflow || inNode, 'a fragment found in no fixture workflow or node').toBe(true);
+  });
+});

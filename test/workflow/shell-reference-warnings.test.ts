@@ -1,0 +1,168 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { checkShellReferences } from '../../src/workflow/check-shell-references.js';
+import { parseDraft } from '../../src/workflow/parse-draft.js';
+import { substituteShell, type SubstitutionContext } from '../../src/workflow/substitute.js';
+import { validateWorkflowDefinition } from '../../src/workflow/validate-definition.js';
+import { makeTempProject, type TempProject } from './temp-project.js';
+
+/**
+ * `validate` warns about references in shell bodies that stand where substitution writes the
+ * value's text (arithmetic, a quoted heredoc) or does not substitute at all (a comment, after a
+ * backslash). The workflow stays valid; each warning names the node and the reference as written.
+ */
+
+const workflow = (nodes: unknown[], extra: Record<string, unknown> = {}) => ({ name: 'w', description: 'd', ...extra, nodes });
+const count = { id: 'count', bash: 'echo 3' };
+
+function warningsOf(nodes: unknown[], extra: Record<string, unknown> = {}): string[] {
+  const result = validateWorkflowDefinition(workflow(nodes, extra));
+  expect(result, JSON.stringify(result.valid ? [] : result.errors)).toMatchObject({ valid: true });
+  return result.warnings;
+}
+
+const arith = (written: string) =>
+  `'${written}' is inside $((…)) or ((…)): its value is written in as text and must be a decimal integer, ` +
+  'or the node fails when it runs (arithmetic can run commands). To accept other values, read it into a ' +
+  `variable first and check it (n=${written}), then use $((n …)).`;
+const heredoc = (written: string, delimiter: string) =>
+  `'${written}' is inside a heredoc quoted as <<'${delimiter}': nothing expands there, so the value's text is ` +
+  `spliced in as written, and the node fails when it runs if a line of the value is '${delimiter}'. Use an ` +
+  `unquoted delimiter (<<${delimiter}) or printf '%s\\n' "${written}" to pass the value through the environment.`;
+const comment = (written: string) => `'${written}' is in a comment, so it is not substituted.`;
+const escaped = (written: string) =>
+  `'${written}' follows a backslash, so it is not substituted: the shell gets the text after the backslash as written.`;
+
+describe('shell reference warnings', () => {
+  it('warns, without failing validation, for arithmetic, a quoted heredoc, a comment and an escaped reference', () => {
+    const warnings = warningsOf([
+      count,
+      { id: 'math', depends_on: ['count'], bash: 'echo $(( $count.output + 1 )); (( $count.output > 2 )) && echo big' },
+      { id: 'doc', depends_on: ['count'], bash: "cat <<'EOF'\ncount: $count.output\nEOF" },
+      { id: 'note', depends_on: ['count'], bash: 'echo ok # was $count.output' },
+      { id: 'esc', depends_on: ['count'], bash: 'echo "\\$count.output" \\$INPUTS.topic' },
+    ], { inputs: { topic: {} } });
+    expect(warnings).toEqual([
+      `Node 'math': ${arith('$count.output')}`,
+      `Node 'doc': ${heredoc('$count.output', 'EOF')}`,
+      `Node 'note': ${comment('$count.output')}`,
+      `Node 'esc': ${escaped('$count.output')}`,
+      `Node 'esc': ${escaped('$INPUTS.topic')}`,
+    ]);
+  });
+
+  it('says nothing where the value arrives through the environment', () => {
+    expect(
+      warningsOf([
+        count,
+        {
+          id: 'safe',
+          depends_on: ['count'],
+          bash: [
+            `x=$count.output; echo "$count.output" '$count.output' $'$count.output' "$(echo $count.output)" \`echo $count.output\``,
+            'cat <<EOF',
+            '$count.output',
+            'EOF',
+            'cat <<<$count.output',
+          ].join('\n'),
+        },
+      ]),
+    ).toEqual([]);
+  });
+
+  it('names run variables in arithmetic and quoted heredocs, but not in comments or after a backslash, where the shell reads them itself', () => {
+    const warnings = warningsOf([
+      { id: 'v', bash: "echo $(( $WORKFLOW_ID )); cat <<-'END'\n\t${ARTIFACTS_DIR}/x\n\tEND\n# writes $ARTIFACTS_DIR\necho \"\\$ARTIFACTS_DIR\"" },
+    ]);
+    expect(warnings).toEqual([`Node 'v': ${arith('$WORKFLOW_ID')}`, `Node 'v': ${heredoc('${ARTIFACTS_DIR}', 'END')}`]);
+  });
+
+  it('checks until_bash of loops and loop_groups, and loop_group body nodes, naming the field and the node', () => {
+    const warnings = warningsOf([
+      count,
+      { id: 'l', depends_on: ['count'], loop: { prompt: 'go', until_bash: 'test $(( $count.output )) -gt 0', max_iterations: 2 } },
+      {
+        id: 'g',
+        depends_on: ['count'],
+        loop_group: {
+          max_iterations: 2,
+          until_bash: 'true # $count.output',
+          nodes: [{ id: 'b', bash: 'echo $(( $LOOP_PREV.b.output + 1 ))' }],
+        },
+      },
+    ]);
+    expect(warnings).toEqual([
+      `Node 'l': loop.until_bash: ${arith('$count.output')}`,
+      `Node 'g': loop_group.until_bash: ${comment('$count.output')}`,
+      `Node 'g' → loop_group node 'b': ${arith('$LOOP_PREV.b.output')}`,
+    ]);
+  });
+
+  it('reports a repeated reference in the same place once, and leaves prompts and scripts alone', () => {
+    const warnings = warningsOf([
+      count,
+      { id: 'twice', depends_on: ['count'], bash: 'echo $(( $count.output * $count.output ))' },
+      { id: 'p', depends_on: ['count'], prompt: 'Compute $(( $count.output )) # $count.output' },
+      { id: 's', depends_on: ['count'], script: '// $count.output\nconsole.log(1)', runtime: 'bun' },
+    ]);
+    expect(warnings).toEqual([`Node 'twice': ${arith('$count.output')}`]);
+  });
+
+  it('tells the truth: each warned body behaves as the warning says when substituted', () => {
+    const ctx: SubstitutionContext = {
+      variables: {},
+      inputs: {},
+      declaredInputs: [],
+      outputs: (id) => (id === 'count' ? { status: 'completed', output: 'three\nEOF' } : undefined),
+    };
+    const body = (text: string) => substituteShell(text, ctx, 'sh');
+    expect(body('echo $(( $count.output + 1 ))')).toMatchObject({ ok: false, error: { code: 'unsafe_reference' } });
+    expect(body("cat <<'EOF'\n$count.output\nEOF")).toMatchObject({ ok: false, error: { code: 'unsafe_reference' } });
+    const untouched = body('echo ok # $count.output\necho \\$count.output');
+    expect(untouched).toMatchObject({ ok: true });
+    expect(untouched.ok && untouched.text).toContain('# $count.output\necho \\$count.output');
+  });
+});
+
+describe('where the warnings show', () => {
+  let t: TempProject;
+  beforeEach(() => {
+    t = makeTempProject();
+  });
+  afterEach(() => t.close());
+
+  it('a project workflow with such a body loads, with the warning in parseWarnings', () => {
+    t.write(
+      'project:.cairn/workflows/math.yaml',
+      'name: math\ndescription: adds one\nnodes:\n  - id: n\n    bash: "echo 2"\n  - id: add\n    depends_on: [n]\n    bash: "echo $(( $n.output + 1 ))"\n',
+    );
+    const listing = t.catalog.list({ cwd: t.cwd });
+    expect(listing.errors).toEqual([]);
+    expect(listing.workflows.find((w) => w.workflow.name === 'math')?.parseWarnings).toEqual([`Node 'add': ${arith('$n.output')}`]);
+  });
+});
+
+describe('the real workflows', () => {
+  const roots = [
+    fileURLToPath(new URL('../../workflows/', import.meta.url)),
+    ...['upstream-defaults', 'upstream-e2e'].map((set) => fileURLToPath(new URL(`../../../shared/corpus/${set}/workflows/`, import.meta.url))),
+  ];
+
+  it('the bundled workflows and the upstream corpus get no shell reference warning (their shell references are all safe)', () => {
+    const found: string[] = [];
+    let bodies = 0;
+    for (const root of roots) {
+      expect(existsSync(root), `missing ${root}`).toBe(true);
+      for (const file of readdirSync(root).filter((f) => /\.ya?ml$/.test(f))) {
+        const parsed = parseDraft(parse(readFileSync(join(root, file), 'utf8')));
+        bodies += parsed.nodes.filter((n) => 'bash' in n).length;
+        found.push(...checkShellReferences(parsed.nodes).map((w) => `${file}: ${w}`));
+      }
+    }
+    expect(bodies).toBeGreaterThan(20);
+    expect(found).toEqual([]);
+  });
+});
