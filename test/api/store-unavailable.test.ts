@@ -1,12 +1,9 @@
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { buildServer } from '../../src/api/server.js';
 import { loadSettings } from '../../src/shared/config.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { writeHomeWorkflow } from '../helpers/workflows.js';
-import { forkScript } from '../store/fork-script.js';
-
-const lockHolder = fileURLToPath(new URL('../store/sqlite-lock-holder.ts', import.meta.url));
+import { holdWriteLock } from '../helpers/write-lock.js';
 
 let home: TempHome;
 beforeEach(async () => {
@@ -24,13 +21,9 @@ it('answers 503 with Retry-After while another process holds the database past t
   home.defer(() => app.close());
   await store.ping();
 
-  const lock = forkScript(lockHolder, [home.paths.database]);
-  home.defer(() => lock.kill());
-  await lock.next('locked');
+  const lock = await holdWriteLock(home);
   const res = await app.inject({ method: 'POST', url: '/api/workflows/plain/run', payload: { message: 'hi' } });
-  const released = lock.next('released');
-  lock.send({ type: 'release' });
-  await released;
+  await lock.release();
 
   expect(res.statusCode).toBe(503);
   expect(res.headers['retry-after']).toBe('5');

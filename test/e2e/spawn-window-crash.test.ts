@@ -1,14 +1,12 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { startServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { childrenOf } from '../helpers/processes.js';
+import { holdWriteLock } from '../helpers/write-lock.js';
 import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
-import { forkScript } from '../store/fork-script.js';
-
-const lockHolder = fileURLToPath(new URL('../store/sqlite-lock-holder.ts', import.meta.url));
 
 let home: TempHome;
 beforeEach(async () => {
@@ -17,20 +15,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await home.close();
 });
-
-/** Children of `pid` with their command names, from /proc. */
-async function childrenOf(pid: number): Promise<{ pid: number; comm: string }[]> {
-  const found: { pid: number; comm: string }[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, 'latin1').catch(() => '');
-    const close = stat.lastIndexOf(')');
-    if (close < 0) continue;
-    const ppid = Number(stat.slice(close + 2).split(' ')[1]);
-    if (ppid === pid) found.push({ pid: Number(entry), comm: stat.slice(stat.indexOf('(') + 1, close) });
-  }
-  return found;
-}
 
 it('a supervisor killed after forking a node but before recording its start leaves nothing running: the node runs once', async () => {
   const server = await startServer(home);
@@ -48,9 +32,7 @@ nodes:
   await waitFor(async () => (await getRun(server.url, runId)).events.some((e) => e.event_type === 'node_failed'), {
     what: 'the first attempt to fail',
   });
-  const lock = forkScript(lockHolder, [home.paths.database]);
-  home.defer(() => lock.kill());
-  await lock.next('locked');
+  const lock = await holdWriteLock(home);
 
   const supervisorPid = await server.pid('supervisor');
   const helper = await waitFor(async () => (await childrenOf(supervisorPid)).find((c) => c.comm === 'perl'), {
@@ -58,9 +40,7 @@ nodes:
   });
   await waitFor(async () => (await childrenOf(helper.pid)).length > 0, { what: 'the retry to be forked' });
   process.kill(supervisorPid, 'SIGKILL');
-  const released = lock.next('released');
-  lock.send({ type: 'release' });
-  await released;
+  await lock.release();
 
   const { run } = await waitFor(async () => {
     const detail = await getRun(server.url, runId);

@@ -1,14 +1,11 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { startServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { childrenOf } from '../helpers/processes.js';
+import { holdWriteLock } from '../helpers/write-lock.js';
 import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
-import { forkScript } from '../store/fork-script.js';
 import { waitForRunFile } from '../helpers/run-files.js';
-
-const lockHolder = fileURLToPath(new URL('../store/sqlite-lock-holder.ts', import.meta.url));
 
 let home: TempHome;
 beforeEach(async () => {
@@ -17,20 +14,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await home.close();
 });
-
-/** Pids of the processes whose parent is `pid` and whose command name is `comm`. */
-async function childrenNamed(pid: number, comm: string): Promise<number[]> {
-  const found: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, 'latin1').catch(() => '');
-    const close = stat.lastIndexOf(')');
-    if (close < 0) continue;
-    const ppid = Number(stat.slice(close + 2).split(' ')[1]);
-    if (ppid === pid && stat.slice(stat.indexOf('(') + 1, close) === comm) found.push(Number(entry));
-  }
-  return found;
-}
 
 async function finished(url: string, runId: string) {
   return waitFor(async () => {
@@ -54,8 +37,8 @@ nodes:
   });
   await waitForRunFile(home, { id: runId }, '.again');
   const supervisor = await server.pid('supervisor');
-  const [helper] = await childrenNamed(supervisor, 'perl');
-  process.kill(helper!, 'SIGKILL');
+  const helper = (await childrenOf(supervisor)).find((c) => c.comm === 'perl');
+  process.kill(helper!.pid, 'SIGKILL');
 
   const { run, events } = await finished(server.url, runId);
   expect(run.status).toBe('completed');
@@ -80,14 +63,10 @@ nodes:
   await waitFor(async () => (await getRun(server.url, runId)).events.some((e) => e.event_type === 'node_started'), {
     what: 'the node to start',
   });
-  const lock = forkScript(lockHolder, [home.paths.database]);
-  home.defer(() => lock.kill());
-  await lock.next('locked');
+  const lock = await holdWriteLock(home);
   // Past the old busy timeout: the node's end, the heartbeat and the claim loop all wait.
   await new Promise((resolve) => setTimeout(resolve, 11_000));
-  const released = lock.next('released');
-  lock.send({ type: 'release' });
-  await released;
+  await lock.release();
 
   const { run, events } = await finished(server.url, runId);
   expect(run.status).toBe('completed');
