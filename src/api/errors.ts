@@ -35,6 +35,11 @@ export const statusByCode: Record<ErrorCode, number> = {
   INPUTS_INVALID: 400,
   CWD_INVALID: 400,
   CONFIG_INVALID: 400,
+  CODEBASE_NOT_FOUND: 404,
+  CODEBASE_PATH_INVALID: 400,
+  // Upstream answers 500 `Failed to add codebase: <reason>`; a URL git cannot clone is the
+  // caller's input (a typo, a private repository), so the text is kept and the status is a 4xx.
+  CODEBASE_CLONE_FAILED: 400,
   STORE_UNAVAILABLE: 503,
   RUNTIME_NOT_FOUND: 500,
   INTERNAL: 500,

@@ -27,6 +27,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         { name: 'workflows', description: 'Workflow definitions and commands: list, get, validate, save, delete, run' },
         { name: 'runs', description: 'Reading and cancelling runs' },
         { name: 'streams', description: 'Server-Sent Events of run events' },
+        { name: 'codebases', description: 'Registered repositories and folders, env-key consent, isolation environments' },
         { name: 'providers', description: 'The AI providers a workflow may name' },
       ],
     },

@@ -7,6 +7,9 @@ import { WorkflowCatalog } from '../workflow/catalog.js';
 import { errorHandlingOptions, registerErrorHandling, type RequestLimits } from './errors.js';
 import { openApiRoutes, registerOpenApi } from './openapi.js';
 import { readPackageVersion } from './package-version.js';
+import { CodebaseRegistry } from '../codebases/codebase-registry.js';
+import { homePaths } from '../shared/paths.js';
+import { codebaseRoutes } from './routes/codebases.js';
 import { commandRoutes } from './routes/commands.js';
 import { healthRoutes } from './routes/health.js';
 import { providerRoutes } from './routes/providers.js';
@@ -85,6 +88,8 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(workflowRunRoutes, { store: deps.store, catalog, clock });
   await app.register(runRoutes, { store: deps.store });
   await app.register(streamRoutes, { hub, events: deps.store });
+  const registry = new CodebaseRegistry({ store: deps.store, paths: homePaths(deps.settings.home), log, clock });
+  await app.register(codebaseRoutes, { registry, clock });
   return app;
 }
 

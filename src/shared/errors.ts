@@ -33,6 +33,12 @@ export const errorCodes = [
   'REQUEST_TIMEOUT',
   /** Bytes that are not an HTTP/1.1 request. */
   'MALFORMED_REQUEST',
+  /** No codebase is registered under the id. */
+  'CODEBASE_NOT_FOUND',
+  /** A path given to register does not exist, is not a directory, or cannot be read. */
+  'CODEBASE_PATH_INVALID',
+  /** git could not clone the URL (unreachable, not a repository, refused). */
+  'CODEBASE_CLONE_FAILED',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 

@@ -21,6 +21,10 @@ export function homePaths(home: string) {
     /** Where the running server listens (`{ url, pid, startedAt }`), for the CLI. */
     serverFile: join(home, 'run', 'server.json'),
     workspaces: join(home, 'workspaces'),
+    /** The shared workspace of one `owner/repo` codebase (its clone and, later, its worktrees). */
+    codebaseWorkspace: (owner: string, repo: string) => join(home, 'workspaces', owner, repo),
+    /** Where Cairn clones the `owner/repo` codebase. */
+    codebaseSource: (owner: string, repo: string) => join(home, 'workspaces', owner, repo, 'source'),
     scripts: join(home, 'scripts'),
     /** Working directory for a run that was not started inside a project. */
     scratch: (runId: string) => join(home, 'workspaces', '_runs', runId, 'work'),

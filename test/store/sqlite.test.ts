@@ -1,5 +1,6 @@
 import { describe } from 'vitest';
 import { describeAvailabilityContract } from './contract/availability.js';
+import { describeCodebaseContract } from './contract/codebases.js';
 import { describeConnectionContract } from './contract/connections.js';
 import { describeEventOrderContract } from './contract/event-order.js';
 import { describeEventContract } from './contract/events.js';
@@ -18,5 +19,6 @@ describe('SQLite store', () => {
   describeEventContract(sqliteBackend);
   describeEventOrderContract(sqliteBackend);
   describeHeartbeatContract(sqliteBackend);
+  describeCodebaseContract(sqliteBackend);
   describeAvailabilityContract(sqliteBackend);
 });

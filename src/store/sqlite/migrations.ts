@@ -94,6 +94,45 @@ export const migrations: readonly { version: number; name: string; sql: string }
       CREATE UNIQUE INDEX events_one_end_per_attempt ON events (ends_attempt) WHERE ends_attempt IS NOT NULL;
     `,
   },
+  {
+    version: 4,
+    name: 'codebases and isolation environments',
+    sql: `
+      -- id is owner/repo (from the remote URL) or local/<folder>@<hash> (no remote).
+      -- managed = 1: Cairn cloned it under $CAIRN_HOME/workspaces and deletes it with the row.
+      CREATE TABLE codebases (
+        id               TEXT PRIMARY KEY,
+        name             TEXT NOT NULL,
+        repository_url   TEXT,
+        default_cwd      TEXT NOT NULL,
+        default_branch   TEXT,
+        kind             TEXT NOT NULL,
+        managed          INTEGER NOT NULL DEFAULT 0,
+        allow_env_keys   INTEGER NOT NULL DEFAULT 0,
+        env_scan         TEXT NOT NULL,
+        created_at       TEXT NOT NULL,
+        updated_at       TEXT NOT NULL
+      );
+
+      CREATE TABLE isolation_environments (
+        id                  TEXT PRIMARY KEY,
+        codebase_id         TEXT NOT NULL REFERENCES codebases (id) ON DELETE CASCADE,
+        workflow_type       TEXT NOT NULL,
+        workflow_id         TEXT NOT NULL,
+        provider            TEXT NOT NULL DEFAULT 'worktree',
+        working_path        TEXT NOT NULL,
+        branch_name         TEXT,
+        created_by_platform TEXT,
+        metadata            TEXT NOT NULL DEFAULT '{}',
+        status              TEXT NOT NULL DEFAULT 'active',
+        created_at          TEXT NOT NULL,
+        updated_at          TEXT NOT NULL
+      );
+      CREATE INDEX isolation_environments_codebase ON isolation_environments (codebase_id, created_at);
+      CREATE UNIQUE INDEX isolation_environments_one_active
+        ON isolation_environments (codebase_id, workflow_type, workflow_id) WHERE status = 'active';
+    `,
+  },
 ];
 
 /**

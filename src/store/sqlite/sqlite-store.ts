@@ -1,5 +1,6 @@
 import type { Store } from '../store.js';
 import { ChangeWatch } from './change-watch.js';
+import { sqliteCodebaseStore } from './codebase-store.js';
 import { sqliteEventStore } from './event-store.js';
 import { sqliteHeartbeatStore } from './heartbeat-store.js';
 import { sqliteJobStore } from './job-store.js';
@@ -23,6 +24,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     ...sqliteJobStore(session),
     ...sqliteEventStore(session),
     ...sqliteHeartbeatStore(session),
+    ...sqliteCodebaseStore(session),
 
     // One try, no retry: a health probe reports a stuck database instead of waiting it out.
     ping: async () => {

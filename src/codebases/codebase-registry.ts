@@ -1,0 +1,200 @@
+import { constants } from 'node:fs';
+import { access, mkdir, realpath, rm, rmdir, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, sep } from 'node:path';
+import { CairnError, coerceError } from '../shared/errors.js';
+import type { Logger } from '../shared/log.js';
+import type { HomePaths } from '../shared/paths.js';
+import type { Codebase, IsolationEnvironment, NewCodebase } from '../store/schemas/codebase.js';
+import type { Store } from '../store/store.js';
+import { codebaseIdFromRemote, localCodebaseId } from './codebase-id.js';
+import { scanEnvFiles } from './env-scan.js';
+import { cloneRepository, readCheckout } from './git-checkout.js';
+
+/** Exactly one of the two: a URL to clone, or a local directory to register in place. */
+export type CodebaseSource = { url: string; path?: undefined } | { path: string; url?: undefined };
+
+export interface CodebaseRegistryDeps {
+  store: Store;
+  paths: HomePaths;
+  log: Logger;
+  clock?: () => number;
+}
+
+/** Error texts clients may match on. */
+export const codebaseErrorText = {
+  notFound: (id: string) => `Codebase not found: ${id}. List the registered ones with GET /api/codebases`,
+  cloneFailed: (reason: string) => `Failed to add codebase: ${reason}`,
+} as const;
+
+/**
+ * Registering, reading and removing codebases: the git and filesystem side of the aggregate
+ * (its rows are in the store). Clones go to `$CAIRN_HOME/workspaces/<owner>/<repo>/source`.
+ */
+export class CodebaseRegistry {
+  private readonly now: () => string;
+  /** Clones in progress in this process, by id: a second request for the same remote waits for the first. */
+  private readonly cloning = new Map<string, Promise<{ codebase: Codebase; created: boolean }>>();
+
+  constructor(private readonly deps: CodebaseRegistryDeps) {
+    const clock = deps.clock ?? Date.now;
+    this.now = () => new Date(clock()).toISOString();
+  }
+
+  /** Clones or registers; `created` is false when the id was already registered (nothing is cloned then). */
+  async register(source: CodebaseSource): Promise<{ codebase: Codebase; created: boolean }> {
+    if (source.url !== undefined) return this.registerClone(source.url);
+    return this.registerPath(source.path);
+  }
+
+  async get(id: string): Promise<Codebase> {
+    const codebase = await this.deps.store.getCodebase(id);
+    if (!codebase) throw new CairnError('CODEBASE_NOT_FOUND', codebaseErrorText.notFound(id));
+    return codebase;
+  }
+
+  list(): Promise<Codebase[]> {
+    return this.deps.store.listCodebases();
+  }
+
+  async environments(id: string): Promise<IsolationEnvironment[]> {
+    await this.get(id);
+    return this.deps.store.listIsolationEnvironments(id);
+  }
+
+  /**
+   * Grants or revokes consent to run with the secret-looking keys of the checkout's `.env*`
+   * files, after scanning them again. Every decision is logged at warn level (names, never values).
+   */
+  async setEnvConsent(id: string, allow: boolean, actor: string): Promise<Codebase> {
+    const existing = await this.get(id);
+    const scan = await scanEnvFiles(existing.default_cwd, this.now);
+    const codebase = await this.deps.store.setCodebaseEnvConsent(id, allow, scan);
+    if (!codebase) throw new CairnError('CODEBASE_NOT_FOUND', codebaseErrorText.notFound(id));
+    this.deps.log.warn(
+      {
+        codebaseId: id,
+        path: codebase.default_cwd,
+        scannedFiles: scan.files,
+        matchedKeys: scan.keys,
+        scanStatus: scan.status,
+        actor,
+      },
+      allow ? 'env_leak_consent_granted' : 'env_leak_consent_revoked',
+    );
+    return codebase;
+  }
+
+  /**
+   * Removes the registration and its isolation-environment rows; a clone Cairn made is deleted
+   * from disk, a registered checkout never is. Runs do not create worktrees yet, so there are
+   * none on disk to remove. Answers the path deleted, if any.
+   */
+  async remove(id: string): Promise<{ codebase: Codebase; removedPath: string | null }> {
+    const codebase = await this.deps.store.deleteCodebase(id);
+    if (!codebase) throw new CairnError('CODEBASE_NOT_FOUND', codebaseErrorText.notFound(id));
+    const clonePath = this.clonePathOf(codebase);
+    if (!clonePath) return { codebase, removedPath: null };
+    await rm(clonePath, { recursive: true, force: true });
+    await this.removeEmptyParents(clonePath);
+    this.deps.log.info({ codebaseId: id, path: clonePath }, 'codebase.clone_removed');
+    return { codebase, removedPath: clonePath };
+  }
+
+  /** The clone's path when Cairn made it, and only when it is where Cairn puts clones. */
+  private clonePathOf(codebase: Codebase): string | null {
+    if (!codebase.managed) return null;
+    const rel = relative(this.deps.paths.workspaces, codebase.default_cwd);
+    const parts = rel.split(sep);
+    const isOurs = !isAbsolute(rel) && parts.length === 3 && !parts.includes('..') && parts[2] === 'source';
+    return isOurs ? codebase.default_cwd : null;
+  }
+
+  /** `<owner>/<repo>` and `<owner>` go too when nothing else is in them. */
+  private async removeEmptyParents(clonePath: string): Promise<void> {
+    for (const dir of [dirname(clonePath), dirname(dirname(clonePath))]) {
+      if (!(await rmdir(dir).then(() => true, () => false))) return;
+    }
+  }
+
+  private registerClone(url: string): Promise<{ codebase: Codebase; created: boolean }> {
+    const id = codebaseIdFromRemote(url);
+    const pending = this.cloning.get(id);
+    if (pending) return pending.then((result) => ({ ...result, created: false }));
+    const work = this.cloneOnce(id, url).finally(() => this.cloning.delete(id));
+    this.cloning.set(id, work);
+    return work;
+  }
+
+  private async cloneOnce(id: string, url: string): Promise<{ codebase: Codebase; created: boolean }> {
+    const existing = await this.deps.store.getCodebase(id);
+    if (existing) return { codebase: existing, created: false };
+    const [owner, repo] = id.split('/') as [string, string];
+    const dest = this.deps.paths.codebaseSource(owner, repo);
+    // A directory left by a clone that was never registered (a crash between the two) is redone.
+    await rm(dest, { recursive: true, force: true });
+    await mkdir(dirname(dest), { recursive: true });
+    this.deps.log.info({ codebaseId: id, path: dest }, 'codebase.clone_started');
+    try {
+      await cloneRepository(url, dest);
+    } catch (thrown) {
+      await rm(dest, { recursive: true, force: true });
+      await this.removeEmptyParents(dest);
+      const reason = coerceError(thrown).message.trim().split('\n').filter(Boolean).pop() ?? 'git clone failed';
+      this.deps.log.warn({ codebaseId: id, reason }, 'codebase.clone_failed');
+      throw new CairnError('CODEBASE_CLONE_FAILED', codebaseErrorText.cloneFailed(reason), undefined, { cause: thrown });
+    }
+    this.deps.log.info({ codebaseId: id, path: dest }, 'codebase.clone_completed');
+    return this.insert(await this.describe(dest, { id, repositoryUrl: url, managed: true }));
+  }
+
+  private async registerPath(path: string): Promise<{ codebase: Codebase; created: boolean }> {
+    const dir = await checkDirectory(path);
+    const facts = await readCheckout(dir);
+    const id = facts.remoteUrl ? codebaseIdFromRemote(facts.remoteUrl) : localCodebaseId(dir);
+    const existing = await this.deps.store.getCodebase(id);
+    if (existing) return { codebase: existing, created: false };
+    return this.insert(await this.describe(dir, { id, repositoryUrl: facts.remoteUrl, managed: false }));
+  }
+
+  private async describe(
+    dir: string,
+    known: { id: string; repositoryUrl: string | null; managed: boolean },
+  ): Promise<NewCodebase> {
+    const facts = await readCheckout(dir);
+    return {
+      id: known.id,
+      name: known.id,
+      repository_url: known.repositoryUrl,
+      default_cwd: dir,
+      default_branch: facts.branch,
+      kind: facts.isRepoRoot ? 'repo' : 'folder',
+      managed: known.managed,
+      env_scan: await scanEnvFiles(dir, this.now),
+    };
+  }
+
+  private async insert(codebase: NewCodebase): Promise<{ codebase: Codebase; created: boolean }> {
+    const result = await this.deps.store.registerCodebase(codebase);
+    if (result.created) {
+      const scan = result.codebase.env_scan;
+      this.deps.log.info(
+        { codebaseId: codebase.id, path: codebase.default_cwd, kind: codebase.kind, scanStatus: scan.status, matchedKeys: scan.keys },
+        'codebase.registered',
+      );
+    }
+    return result;
+  }
+}
+
+/** The real path of an existing, readable directory, or a 400 naming the path. */
+async function checkDirectory(path: string): Promise<string> {
+  const refuse = (why: string) =>
+    new CairnError('CODEBASE_PATH_INVALID', `Cannot register '${path}': ${why}`);
+  if (!isAbsolute(path)) throw refuse('the path must be absolute');
+  const info = await stat(path).catch(() => undefined);
+  if (!info) throw refuse('it does not exist');
+  if (!info.isDirectory()) throw refuse('it is not a directory');
+  const readable = await access(path, constants.R_OK | constants.X_OK).then(() => true, () => false);
+  if (!readable) throw refuse('it is not readable by the Cairn server');
+  return realpath(path);
+}
