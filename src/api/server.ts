@@ -86,7 +86,7 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(commandRoutes, { catalog });
   await app.register(providerRoutes);
   await app.register(workflowRunRoutes, { store: deps.store, catalog, clock });
-  await app.register(runRoutes, { store: deps.store });
+  await app.register(runRoutes, { store: deps.store, paths: homePaths(deps.settings.home) });
   await app.register(streamRoutes, { hub, events: deps.store });
   const registry = new CodebaseRegistry({ store: deps.store, paths: homePaths(deps.settings.home), log, clock });
   await app.register(codebaseRoutes, { registry, clock });

@@ -69,9 +69,8 @@ function matchesNode(path: string, node: string | undefined): boolean {
 }
 
 /** A spill file is read only where the worker writes them: the run's own node-outputs folder. */
-function isSpillOfRun(file: string, runId: string): boolean {
-  const marker = `${sep}${['_runs', runId, 'artifacts', '.cairn', 'node-outputs'].join(sep)}${sep}`;
-  return resolve(file) === file && file.includes(marker) && /\.(out|err)$/.test(file);
+function isSpillIn(file: string, root: string): boolean {
+  return resolve(file) === file && file.startsWith(`${resolve(root)}${sep}`) && /\.(out|err)$/.test(file);
 }
 
 /** `limit` bytes from `offset`, never ending inside a UTF-8 character (a cut one starts the next chunk). */
@@ -99,9 +98,14 @@ async function readChunk(source: Buffer | string, offset: number, limit: number)
   return { text: buf.toString('utf8', 0, end), offset, nextOffset: next < total ? next : null, totalBytes: total };
 }
 
-export const runLogRoutes: FastifyPluginAsyncZod<{ store: Store; requireRun(runId: string): Promise<unknown> }> = async (
+export const runLogRoutes: FastifyPluginAsyncZod<{
+  store: Store;
+  requireRun(runId: string): Promise<unknown>;
+  /** The folder the worker spills a run's streams into: the only place they are read from. */
+  spillRoot(runId: string): string;
+}> = async (
   app,
-  { store, requireRun },
+  { store, requireRun, spillRoot },
 ) => {
   app.get(
     '/api/workflows/runs/:runId/logs',
@@ -161,7 +165,7 @@ export const runLogRoutes: FastifyPluginAsyncZod<{ store: Store; requireRun(runI
       const persisted = stream === 'stderr' ? readPersistedStream(event.data) : readNodeEvent(event)?.output?.persisted;
       const stored = stream === 'stderr' ? (log.stderr?.text ?? '') : (log.stdout?.text ?? '');
       const spill = persisted?.spillPath;
-      const source = spill !== undefined && isSpillOfRun(spill, runId) ? spill : Buffer.from(stored, 'utf8');
+      const source = spill !== undefined && isSpillIn(spill, spillRoot(runId)) ? spill : Buffer.from(stored, 'utf8');
       const limit = Math.min(req.query.limit ?? RUN_LOG_CHUNK_MAX_BYTES, RUN_LOG_CHUNK_MAX_BYTES);
       return readChunk(source, req.query.offset ?? 0, limit);
     },

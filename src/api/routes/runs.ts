@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CairnError } from '../../shared/errors.js';
 import { cancellableRunStatuses, type Run } from '../../store/schemas/run.js';
@@ -18,9 +19,12 @@ import {
 import { toEventView } from '../event-view.js';
 import { toRunView } from '../run-view.js';
 import { runLogRoutes } from './run-logs.js';
+import type { HomePaths } from '../../shared/paths.js';
 
 export interface RunRoutesOptions {
   store: Store;
+  /** Where runs keep their artifacts (the logs routes read spilled streams only from there). */
+  paths: HomePaths;
 }
 
 /** Upstream's texts: clients and the CLI match on them. */
@@ -36,8 +40,12 @@ async function requireRun(store: Store, runId: string): Promise<Run> {
 }
 
 /** Reading runs and asking for a cancel. The API never changes run state itself. */
-export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, { store }) => {
-  await app.register(runLogRoutes, { store, requireRun: (runId: string) => requireRun(store, runId) });
+export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, { store, paths }) => {
+  await app.register(runLogRoutes, {
+    store,
+    requireRun: (runId: string) => requireRun(store, runId),
+    spillRoot: (runId: string) => join(paths.runArtifacts(runId), '.cairn', 'node-outputs'),
+  });
   app.get(
     '/api/workflows/runs',
     {
