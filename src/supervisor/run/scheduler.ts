@@ -24,6 +24,7 @@ export interface SchedulerDeps {
   checkCondition: CheckCondition;
   ownerId: string;
   perRunLimit: number;
+  /** The run's own logger (bound to its runId): calls do not repeat the runId. */
   log: Logger;
 }
 
@@ -162,7 +163,7 @@ export class RunScheduler {
         await this.maybeFinish();
       }
     } catch (err) {
-      this.deps.log.error({ err, runId: this.run.id }, 'run.schedule_failed');
+      this.deps.log.error({ err }, 'run.schedule_failed');
       void this.failRun(`Scheduling failed: ${(err as Error).message}`).catch(() => {});
     }
   }
@@ -207,7 +208,7 @@ export class RunScheduler {
           else this.onOutcome(node, ran.value);
         })
         .catch((err: unknown) => {
-          this.deps.log.error({ err, runId: this.run.id, nodeId: node.plan.id }, 'node.schedule_failed');
+          this.deps.log.error({ err, nodeId: node.plan.id }, 'node.schedule_failed');
           this.onOutcome(node, { status: 'failed', error: (err as Error).message, failureKind: 'transient' });
         })
         .finally(() => {
@@ -228,7 +229,7 @@ export class RunScheduler {
       const handler = this.deps.handlers.handlerFor(entry.plan);
       return await handler.runAttempt({ node: entry.plan, path: entry.path, identity, signal: this.attemptAbort.signal });
     } catch (err) {
-      this.deps.log.error({ err, runId: this.run.id, nodeId: entry.plan.id }, 'node.attempt_crashed');
+      this.deps.log.error({ err, nodeId: entry.plan.id }, 'node.attempt_crashed');
       return { status: 'failed', error: `the attempt crashed: ${(err as Error).message}`, failureKind: 'transient' };
     }
   }

@@ -12,19 +12,20 @@ const MAX_RETRY_MS = 5_000;
  * because one write failed. Returns false only when the run is no longer ours to finish (its
  * owner changed: another supervisor took it over), which no retry can fix.
  */
+/** `log` is the run's own logger (bound to its runId). */
 export async function commitTerminalTransition(store: Store, transition: TransitionRun, log: Logger): Promise<boolean> {
   let delay = FIRST_RETRY_MS;
   for (let tries = 1; ; tries++) {
     try {
       await store.transitionRun(transition);
-      if (tries > 1) log.info({ runId: transition.runId, tries }, 'run.finish_committed');
+      if (tries > 1) log.info({ tries }, 'run.finish_committed');
       return true;
     } catch (err) {
       if (err instanceof CairnError && err.code === 'RUN_INVALID_STATE') {
-        log.error({ err, runId: transition.runId }, 'run.finish_lost_ownership');
+        log.error({ err }, 'run.finish_lost_ownership');
         return false;
       }
-      log.error({ err, runId: transition.runId, tries, retryInMs: delay }, 'run.finish_failed');
+      log.error({ err, tries, retryInMs: delay }, 'run.finish_failed');
       await sleep(delay);
       delay = Math.min(delay * 2, MAX_RETRY_MS);
     }

@@ -1,4 +1,4 @@
-import { silentLogger } from '../../../src/shared/log.js';
+import { silentLogger, type Logger } from '../../../src/shared/log.js';
 import type { Run } from '../../../src/store/schemas/run.js';
 import type { Store } from '../../../src/store/store.js';
 import { AttemptLimiter } from '../../../src/supervisor/process/limits.js';
@@ -67,7 +67,7 @@ export async function startScheduler(
   home: TempHome,
   yaml: string,
   handlers: NodeHandlerSet,
-  opts: { perRunLimit?: number; globalLimit?: number } = {},
+  opts: { perRunLimit?: number; globalLimit?: number; logFor?: (runId: string) => Logger } = {},
 ): Promise<SchedulerUnderTest> {
   const store = home.openStore();
   const created = await createRunRow(store, yaml);
@@ -90,7 +90,7 @@ export async function startScheduler(
     },
     ownerId: 'sup-test',
     perRunLimit: opts.perRunLimit ?? 100,
-    log: silentLogger(),
+    log: opts.logFor?.(run.id) ?? silentLogger(),
   });
   home.defer(() => scheduler.release(false));
   await scheduler.start();
