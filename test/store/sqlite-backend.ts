@@ -1,10 +1,7 @@
-import { fileURLToPath } from 'node:url';
 import { openStore, sqliteStoreConfig } from '../../src/store/open-store.js';
 import { makeTempHome } from '../helpers/temp-home.js';
+import { holdWriteLock } from '../helpers/write-lock.js';
 import type { StoreBackend } from './contract/backend.js';
-import { forkScript } from './fork-script.js';
-
-const lockHolderScript = fileURLToPath(new URL('./sqlite-lock-holder.ts', import.meta.url));
 
 /** The SQLite file under a fresh temp CAIRN_HOME, as every Cairn process opens it. */
 export const sqliteBackend: StoreBackend = {
@@ -20,18 +17,7 @@ export const sqliteBackend: StoreBackend = {
         home.defer(() => store.close());
         return store;
       },
-      async holdWriteLock() {
-        const holder = forkScript(lockHolderScript, [home.paths.database]);
-        home.defer(() => holder.kill());
-        await holder.next('locked');
-        return {
-          async release() {
-            const released = holder.next('released');
-            holder.send({ type: 'release' });
-            await released;
-          },
-        };
-      },
+      holdWriteLock: () => holdWriteLock(home),
       defer: (fn) => home.defer(fn),
       tearDown: () => home.close(),
     };
