@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import { listFiles, isWorkflowFileName, type ListedFile } from './list-files.js';
 import { finishLoading, parseWorkflowText, type LoadedWorkflow, type LoadErrorType, type ParsedText } from './load-workflow.js';
 import type { ParsedDraft } from './parse-draft.js';
 import { workflowScopeDirs, type CatalogLocations, type ScopeDir, type WorkflowSource } from './locations.js';
 import { filterRecommended, readProjectWorkflowSettings, type ConfigFileCache } from './project-config.js';
 import { isPlainObject } from './unknown-keys.js';
+import { parseYamlData } from './yaml-data.js';
 import type { WorkflowDefinition, WorkflowDefinitionDraft } from './workflow-schema.js';
 
 /**
@@ -207,7 +207,7 @@ function finishCached(parsed: ParsedDraft, drafts: ReadonlyMap<string, WorkflowD
  */
 function rawName(text: string): string | undefined {
   try {
-    const raw: unknown = parseYaml(text);
+    const raw: unknown = parseYamlData(text);
     return isPlainObject(raw) && typeof raw.name === 'string' && raw.name.trim() !== '' ? raw.name.trim() : undefined;
   } catch {
     const line = /^name:[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s#'"][^#\n]*?))[ \t]*(?:#.*)?$/m.exec(text);

@@ -1,6 +1,7 @@
-import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { YAMLParseError } from 'yaml';
 import { parseDraft, type ParsedDraft } from './parse-draft.js';
 import { isPlainObject } from './unknown-keys.js';
+import { parseYamlData } from './yaml-data.js';
 import { completeDraft, type ValidationOptions } from './validate-definition.js';
 import type { WorkflowDefinition } from './workflow-schema.js';
 
@@ -23,7 +24,7 @@ export type ParsedText = { ok: true; parsed: ParsedDraft } | { ok: false; error:
 export function parseWorkflowText(text: string): ParsedText {
   let raw: unknown;
   try {
-    raw = parseYaml(text, { prettyErrors: true });
+    raw = parseYamlData(text);
   } catch (err) {
     const message = err instanceof YAMLParseError ? err.message : String(err);
     const error = `YAML parse error: ${message}`;

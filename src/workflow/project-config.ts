@@ -1,9 +1,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { describeIssue } from './issue-text.js';
 import { projectFolders } from './locations.js';
+import { parseYamlData } from './yaml-data.js';
 
 /**
  * The workflow settings of a project's config file, `<cwd>/.cairn/config.yaml` (and, for users
@@ -101,7 +101,7 @@ export function readProjectWorkflowSettings(cwd: string | undefined, cache: Conf
 function readSettings(text: string): FileSettings | FileError {
   let raw: unknown;
   try {
-    raw = parseYaml(text) ?? {};
+    raw = parseYamlData(text) ?? {};
   } catch (err) {
     return { error: `YAML parse error: ${err instanceof Error ? err.message : String(err)}`, errorType: 'parse_error' };
   }
