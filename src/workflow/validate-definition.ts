@@ -29,6 +29,23 @@ export function validateWorkflowDefinition(raw: unknown, options: ValidationOpti
   return completeDraft(parseDraft(raw), options);
 }
 
+/**
+ * A definition stored after it was validated in full (a run's snapshot), read back by the
+ * supervisor: the schema and the graph are checked again, since a row may come from another
+ * version or a hand edit and the scheduler relies on both. The cross-node reference, binding and
+ * shell checks are not repeated: they produced the errors and warnings the user saw when the run
+ * was created, and at 10,000 nodes they are most of validation's cost.
+ */
+export function validateStoredDefinition(raw: unknown): ValidationResult {
+  const parsed = parseDraft(raw);
+  const errors = [...parsed.errors];
+  append(errors, describeGraphProblems(parsed.skeleton));
+  const plainNodes = parsed.nodes.filter((n) => !('include' in n)) as Exclude<DefinitionNode, { include: string }>[];
+  if (plainNodes.length !== parsed.nodes.length) errors.push('it holds an include node, which a stored definition never does');
+  if (errors.length > 0 || !parsed.draft) return { valid: false, errors: unique(errors), warnings: parsed.warnings };
+  return { valid: true, workflow: { ...parsed.draft, nodes: plainNodes }, warnings: parsed.warnings };
+}
+
 /** The second stage of loading: include expansion and the checks that span nodes. */
 export function completeDraft(parsed: ParsedDraft, options: ValidationOptions = {}): ValidationResult {
   const errors = [...parsed.errors];

@@ -4,7 +4,7 @@ import type { Logger } from '../../shared/log.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { Store, StoreConfig } from '../../store/open-store.js';
 import { CairnError } from '../../shared/errors.js';
-import { validateWorkflowDefinition } from '../../workflow/validate-definition.js';
+import { validateStoredDefinition } from '../../workflow/validate-definition.js';
 import type { WorkflowDefinition } from '../../workflow/workflow-schema.js';
 import { ExecNodeHandler, type AttemptRunner } from '../nodes/exec.js';
 import { createNodeHandlers } from '../nodes/handlers.js';
@@ -106,7 +106,7 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
  * failing somewhere inside the scheduler.
  */
 function parseStoredDefinition(stored: unknown): WorkflowDefinition {
-  const result = validateWorkflowDefinition(stored);
+  const result = validateStoredDefinition(stored);
   if (!result.valid) {
     throw new CairnError('WORKFLOW_INVALID', `its stored definition is not a valid workflow: ${result.errors.join('; ')}`);
   }
