@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Settings } from '../shared/config.js';
 import type { SupervisorHeartbeat } from '../store/schemas/heartbeat.js';
 import { supervisorHeartbeatSchema } from '../store/schemas/heartbeat.js';
+import { MAX_CONCURRENT_CHAT_TURNS, type ChatTurnQueue } from '../store/schemas/conversation.js';
 
 /**
  * A heartbeat older than this means the supervisor is gone. Supervisors beat every few seconds;
@@ -19,13 +20,16 @@ export const supervisorStatusSchema = z.object({
 
 export const concurrencyViewSchema = z.object({
   limit: z.number().int().describe('Global limit on node attempts in flight'),
-  maxConcurrent: z.number().int().describe('Same as limit (the name upstream web clients read)'),
+  maxConcurrent: z.number().int().describe('Chat turns carried out at once, at most (10; upstream web clients read it)'),
   perRunLimit: z.number().int(),
   active: z.number().int().describe('Node attempts in flight now'),
   queued: z.number().int().describe('Ready node attempts waiting for a slot'),
   runs: z.number().int().describe('Runs the supervisor is driving'),
   perProvider: z.record(z.string(), z.object({ active: z.number().int(), queued: z.number().int() })),
   supervisor: supervisorStatusSchema,
+  activeConversationIds: z.array(z.string()).describe('Conversations (platform ids) with a chat turn being carried out'),
+  queuedTotal: z.number().int().describe('Chat turns waiting (behind a turn of their conversation, or for a slot)'),
+  queuedByConversation: z.record(z.string(), z.number().int()).describe('Waiting chat turns by conversation'),
 });
 export type ConcurrencyView = z.infer<typeof concurrencyViewSchema>;
 
@@ -34,7 +38,14 @@ export function describeConcurrency(
   heartbeats: readonly SupervisorHeartbeat[],
   settings: Pick<Settings, 'maxConcurrency' | 'perRunConcurrency'>,
   now: number,
+  turns: ChatTurnQueue = { activeConversationIds: [], queuedByConversation: {} },
 ): ConcurrencyView {
+  // Chat turns come from the job queue (durable), node attempts from the heartbeat.
+  const chat = {
+    activeConversationIds: turns.activeConversationIds,
+    queuedTotal: Object.values(turns.queuedByConversation).reduce((sum, n) => sum + n, 0),
+    queuedByConversation: turns.queuedByConversation,
+  };
   const freshest = heartbeats.reduce<SupervisorHeartbeat | undefined>(
     (best, hb) => (!best || Date.parse(hb.heartbeat_at) > Date.parse(best.heartbeat_at) ? hb : best),
     undefined,
@@ -53,24 +64,26 @@ export function describeConcurrency(
   if (!up || !freshest) {
     return {
       limit: settings.maxConcurrency,
-      maxConcurrent: settings.maxConcurrency,
+      maxConcurrent: MAX_CONCURRENT_CHAT_TURNS,
       perRunLimit: settings.perRunConcurrency,
       active: 0,
       queued: 0,
       runs: 0,
       perProvider: {},
       supervisor,
+      ...chat,
     };
   }
   const c = freshest.concurrency;
   return {
     limit: c.limit,
-    maxConcurrent: c.limit,
+    maxConcurrent: MAX_CONCURRENT_CHAT_TURNS,
     perRunLimit: c.perRunLimit,
     active: c.active,
     queued: c.queued,
     runs: c.runs,
     perProvider: c.perProvider,
     supervisor,
+    ...chat,
   };
 }

@@ -40,6 +40,9 @@ export const statusByCode: Record<ErrorCode, number> = {
   // Upstream answers 500 `Failed to add codebase: <reason>`; a URL git cannot clone is the
   // caller's input (a typo, a private repository), so the text is kept and the status is a 4xx.
   CODEBASE_CLONE_FAILED: 400,
+  CONVERSATION_NOT_FOUND: 404,
+  // Upstream: 400 `Codebase not found` when creating a conversation for an unknown codebase.
+  CONVERSATION_CODEBASE_UNKNOWN: 400,
   STORE_UNAVAILABLE: 503,
   RUNTIME_NOT_FOUND: 500,
   INTERNAL: 500,

@@ -11,6 +11,7 @@ import { CodebaseRegistry } from '../codebases/codebase-registry.js';
 import { homePaths } from '../shared/paths.js';
 import { codebaseRoutes } from './routes/codebases.js';
 import { commandRoutes } from './routes/commands.js';
+import { conversationRoutes } from './routes/conversations.js';
 import { healthRoutes } from './routes/health.js';
 import { providerRoutes } from './routes/providers.js';
 import { runRoutes } from './routes/runs.js';
@@ -90,6 +91,7 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(streamRoutes, { hub, events: deps.store });
   const registry = new CodebaseRegistry({ store: deps.store, paths: homePaths(deps.settings.home), log, clock });
   await app.register(codebaseRoutes, { registry, clock });
+  await app.register(conversationRoutes, { store: deps.store, clock });
   return app;
 }
 

@@ -35,7 +35,7 @@ export function createRunProgress(opts: { runId: string; out: OutputStream; styl
   const { out, style } = opts;
   return {
     print(frame: StreamPayload): void {
-      if (frame.type === 'heartbeat' || frame.runId !== opts.runId) return;
+      if (!('runId' in frame) || frame.runId !== opts.runId) return;
       if (frame.type === 'dag_node') {
         const took = frame.duration !== undefined ? ` ${style.dim(`(${formatDuration(frame.duration)})`)}` : '';
         switch (frame.status) {

@@ -39,6 +39,10 @@ export const errorCodes = [
   'CODEBASE_PATH_INVALID',
   /** git could not clone the URL (unreachable, not a repository, refused). */
   'CODEBASE_CLONE_FAILED',
+  /** No conversation has the platform id. */
+  'CONVERSATION_NOT_FOUND',
+  /** A conversation was asked to bind to a codebase that is not registered (a bad request, not a missing resource). */
+  'CONVERSATION_CODEBASE_UNKNOWN',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 

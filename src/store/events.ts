@@ -1,4 +1,4 @@
-import type { NewRunEvent, RunEvent } from './schemas/event.js';
+import type { NewConversationEvent, NewRunEvent, RunEvent, StreamEvent } from './schemas/event.js';
 
 /**
  * The durable event log that SSE streams tail by `seq`. Two promises callers rely on:
@@ -15,9 +15,14 @@ export interface EventStore {
    * so the answer can be shorter than the input.
    */
   appendEvents(events: readonly NewRunEvent[]): Promise<RunEvent[]>;
+  /** Appends chat events of a conversation (no run), in order, in one transaction. */
+  appendConversationEvents(events: readonly NewConversationEvent[]): Promise<StreamEvent[]>;
   listRunEvents(runId: string): Promise<RunEvent[]>;
-  /** Events with `seq` greater than `afterSeq`, oldest first (the SSE tailer's read). */
-  listEventsAfter(afterSeq: number, limit: number, filter?: EventFilter): Promise<RunEvent[]>;
+  /**
+   * Events with `seq` greater than `afterSeq`, oldest first (the SSE tailer's read). Filtered by
+   * run, only that run's events (narrow them with `isRunEvent`); otherwise chat events of conversations (run_id null) too.
+   */
+  listEventsAfter(afterSeq: number, limit: number, filter?: EventFilter): Promise<StreamEvent[]>;
   lastEventSeq(): Promise<number>;
 }
 

@@ -1,6 +1,7 @@
 import type { RunMetadata } from './schemas/run-metadata.js';
 import type { NewRunEvent } from './schemas/event.js';
 import type { Run, RunStatus } from './schemas/run.js';
+import type { NewConversation } from './schemas/conversation.js';
 
 /**
  * Workflow runs: the API process creates and reads them; the supervisor owns them under a lease
@@ -8,7 +9,10 @@ import type { Run, RunStatus } from './schemas/run.js';
  */
 export interface RunStore {
   // ── runs, as the API process sees them ──────────────────────────────────────────────
-  /** Inserts a pending run and its `start_run` job in one transaction. */
+  /**
+   * Inserts a pending run and its `start_run` job in one transaction, and the run's conversation
+   * when `conversation` is given and none has its platform id yet.
+   */
   createRun(run: NewRun): Promise<Run>;
   getRun(id: string): Promise<Run | undefined>;
   /** The definition snapshot taken when the run was created. */
@@ -57,6 +61,8 @@ export interface NewRun {
   metadata: RunMetadata;
   /** The workflow definition as loaded when the run was requested; the run executes this. */
   definition: unknown;
+  /** The conversation the run belongs to (its platform id is `conversationId`), created if absent. */
+  conversation?: NewConversation;
 }
 
 export interface RunListQuery {

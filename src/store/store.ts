@@ -1,10 +1,20 @@
 import type { CodebaseStore } from './codebases.js';
+import type { ConversationStore } from './conversations.js';
 import type { EventStore } from './events.js';
 import type { HeartbeatStore } from './heartbeats.js';
 import type { JobStore } from './jobs.js';
 import type { RunStore } from './runs.js';
 
 export type { Codebase, CodebaseStore, EnvScan, IsolationEnvironment, NewCodebase, NewIsolationEnvironment } from './codebases.js';
+export type {
+  AcceptChatMessage,
+  AcceptedChatMessage,
+  Conversation,
+  ConversationStore,
+  Message,
+  NewConversation,
+  PostChatReply,
+} from './conversations.js';
 export type { EventFilter, EventStore } from './events.js';
 export type { HeartbeatStore } from './heartbeats.js';
 export type { JobStore } from './jobs.js';
@@ -23,7 +33,7 @@ export type { AcquireRun, NewRun, RunListQuery, RunStore, TransitionRun } from '
  * the caller's event loop for more than a moment at a time, and rejects with STORE_UNAVAILABLE
  * only when it stays busy past the store's retry budget (about 30 s unless configured).
  */
-export interface Store extends RunStore, JobStore, EventStore, HeartbeatStore, CodebaseStore {
+export interface Store extends RunStore, JobStore, EventStore, HeartbeatStore, CodebaseStore, ConversationStore {
   /** Throws when the database cannot answer a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -33,6 +33,10 @@ export const runIdParamsSchema = z.object({
   runId: z.string().min(1).max(200).describe('Run id as returned when the run was started'),
 });
 
+export const workerParamsSchema = z.object({
+  platformId: z.string().min(1).max(200).describe('The worker conversation id (the conversationId the run was started with or given)'),
+});
+
 /** Events per run-detail answer unless `limit` says otherwise, and the most one answer holds. */
 export const RUN_EVENTS_DEFAULT_LIMIT = 500;
 export const RUN_EVENTS_MAX_LIMIT = 2000;
@@ -79,6 +83,8 @@ export type RunEventView = z.infer<typeof runEventViewSchema>;
 
 export const runListResponseSchema = z.object({ runs: z.array(workflowRunSchema) });
 export type RunListResponse = z.infer<typeof runListResponseSchema>;
+
+export const runByWorkerResponseSchema = z.object({ run: workflowRunSchema });
 
 export const runDetailResponseSchema = z.object({
   run: workflowRunSchema,

@@ -76,12 +76,51 @@ export const workflowEventFrameSchema = z.object({
   data: z.record(z.string(), z.unknown()),
 });
 
+const chatFrameShape = {
+  conversationId: z.string(),
+  eventType: z.string().describe('Same as type, for chat frames'),
+  seq: frameBaseShape.seq,
+  timestamp: frameBaseShape.timestamp,
+};
+
+/** A chat turn of the conversation starts (`locked: true`) or ends (`locked: false`). */
+export const conversationLockFrameSchema = z.object({
+  type: z.literal('conversation_lock'),
+  ...chatFrameShape,
+  locked: z.boolean(),
+});
+
+/** The assistant's answer in a chat turn (whole: `isComplete` is true). */
+export const chatTextFrameSchema = z.object({
+  type: z.literal('text'),
+  ...chatFrameShape,
+  content: z.string(),
+  isComplete: z.boolean(),
+  category: z.string().optional().describe('workflow_dispatch_status, workflow_result, ...'),
+  workflowResult: z.object({ workflowName: z.string(), runId: z.string() }).optional(),
+});
+
+/** A chat turn failed; the conversation is unlocked right after. */
+export const chatErrorFrameSchema = z.object({ type: z.literal('error'), ...chatFrameShape, message: z.string() });
+
+/** A workflow was dispatched from the chat to run in the background on a worker conversation. */
+export const workflowDispatchFrameSchema = z.object({
+  type: z.literal('workflow_dispatch'),
+  ...chatFrameShape,
+  workerConversationId: z.string(),
+  workflowName: z.string(),
+});
+
 /** The JSON in each `data:` line of an event frame (the first frame is a bare heartbeat). */
 export const streamPayloadSchema = z
   .discriminatedUnion('type', [
     workflowStatusFrameSchema,
     dagNodeFrameSchema,
     workflowEventFrameSchema,
+    conversationLockFrameSchema,
+    chatTextFrameSchema,
+    chatErrorFrameSchema,
+    workflowDispatchFrameSchema,
     z.object({ type: z.literal('heartbeat'), timestamp: z.number() }),
   ])
   .meta({ id: 'StreamFrame' });

@@ -77,6 +77,9 @@ describe('GET /api/health', () => {
         runs: 2,
         perProvider: { claude: { active: 1, queued: 2 } },
         supervisor: { up: true, state: 'running', id: 'sup-1', pid: 4242, heartbeatAt: new Date(now - 2_000).toISOString() },
+        activeConversationIds: [],
+        queuedTotal: 0,
+        queuedByConversation: {},
       },
     });
   });
@@ -95,7 +98,7 @@ describe('GET /api/health', () => {
     const { app, writer } = await makeTestApp(home, { clock: () => now });
 
     const none = (await app.inject({ url: '/api/health' })).json();
-    expect(none.concurrency).toMatchObject({ limit: 5, maxConcurrent: 5, perRunLimit: 2, active: 0, queued: 0 });
+    expect(none.concurrency).toMatchObject({ limit: 5, maxConcurrent: 10, perRunLimit: 2, active: 0, queued: 0 });
     expect(none.concurrency.supervisor).toEqual({ up: false, state: 'absent', id: null, pid: null, heartbeatAt: null });
 
     // Silent for more than ten seconds: gone, even though its last row said it was busy.

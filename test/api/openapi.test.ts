@@ -74,7 +74,7 @@ it('describes the run list query and the run detail events from the schemas that
   expect(detail.responses['200'].content['application/json'].schema.required).toEqual(['run', 'events', 'nextAfterSeq']);
   const metadata = doc.components.schemas.WorkflowRun.properties.metadata;
   expect(Object.keys(metadata.properties)).toEqual([
-    'workflow_source', 'workflow_filename', 'parse_warnings', 'overrides', 'unreadable',
+    'workflow_source', 'workflow_filename', 'parse_warnings', 'overrides', 'parent_conversation_id', 'unreadable',
   ]);
   const event = doc.components.schemas.RunEvent;
   expect(event.properties.cost_scope.enum).toEqual(['own', 'total']);

@@ -29,6 +29,7 @@ function slowSink() {
 const frame = (seq: number): TailFrame => ({
   seq,
   conversationId: 'c',
+  runId: 'r',
   text: `id: ${seq}\ndata: ${JSON.stringify({ type: 'workflow_event', seq, pad: 'x'.repeat(100) })}\n\n`,
 });
 

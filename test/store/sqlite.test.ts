@@ -2,6 +2,7 @@ import { describe } from 'vitest';
 import { describeAvailabilityContract } from './contract/availability.js';
 import { describeCodebaseContract } from './contract/codebases.js';
 import { describeConnectionContract } from './contract/connections.js';
+import { describeConversationContract } from './contract/conversations.js';
 import { describeEventOrderContract } from './contract/event-order.js';
 import { describeEventContract } from './contract/events.js';
 import { describeHeartbeatContract } from './contract/heartbeats.js';
@@ -20,5 +21,6 @@ describe('SQLite store', () => {
   describeEventOrderContract(sqliteBackend);
   describeHeartbeatContract(sqliteBackend);
   describeCodebaseContract(sqliteBackend);
+  describeConversationContract(sqliteBackend);
   describeAvailabilityContract(sqliteBackend);
 });

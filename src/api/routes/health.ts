@@ -78,9 +78,10 @@ export const healthRoutes: FastifyPluginAsyncZod<HealthRoutesOptions> = async (a
       },
     },
     async () => {
-      const [running, heartbeats] = await Promise.all([
+      const [running, heartbeats, turns] = await Promise.all([
         opts.store.countRuns('running'),
         opts.store.listHeartbeats(),
+        opts.store.getChatTurnQueue(),
       ]).catch((err: unknown) => {
         throw new CairnError('STORE_UNAVAILABLE', 'Database unavailable', undefined, { cause: err });
       });
@@ -89,7 +90,7 @@ export const healthRoutes: FastifyPluginAsyncZod<HealthRoutesOptions> = async (a
         adapter: 'web' as const,
         version: opts.version,
         runningWorkflows: running,
-        concurrency: describeConcurrency(heartbeats, opts.settings, opts.clock()),
+        concurrency: describeConcurrency(heartbeats, opts.settings, opts.clock(), turns),
       };
     },
   );

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { isInterrupted, readNodeEvent, readPersistedStream } from '../../records/index.js';
 import type { PersistedOutput } from '../../records/schemas/node-output.js';
 import { CairnError } from '../../shared/errors.js';
-import type { RunEvent } from '../../store/schemas/event.js';
+import { isRunEvent, type RunEvent } from '../../store/schemas/event.js';
 import type { Store } from '../../store/store.js';
 import { errorBodySchema } from '../../wire/error-body.js';
 import {
@@ -128,7 +128,7 @@ export const runLogRoutes: FastifyPluginAsyncZod<{
       const attempts: AttemptLog[] = [];
       let after = req.query.afterSeq ?? 0;
       for (;;) {
-        const rows = await store.listEventsAfter(after, SCAN_STEP, { runId: req.params.runId });
+        const rows = (await store.listEventsAfter(after, SCAN_STEP, { runId: req.params.runId })).filter(isRunEvent);
         for (const event of rows) {
           after = event.seq;
           const log = attemptLogOf(event);
@@ -157,7 +157,7 @@ export const runLogRoutes: FastifyPluginAsyncZod<{
     async (req) => {
       const { runId, seq, stream } = req.params;
       await requireRun(runId);
-      const [event] = await store.listEventsAfter(seq - 1, 1, { runId });
+      const [event] = (await store.listEventsAfter(seq - 1, 1, { runId })).filter(isRunEvent);
       const log = event?.seq === seq ? attemptLogOf(event) : undefined;
       if (!event || !log) {
         throw new CairnError('RUN_NOT_FOUND', `No finished attempt at seq ${seq} in run ${runId}: list them with GET /api/workflows/runs/${runId}/logs`);

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CairnError } from '../../shared/errors.js';
 import { cancellableRunStatuses, type Run } from '../../store/schemas/run.js';
+import { isRunEvent } from '../../store/schemas/event.js';
 import type { Store } from '../../store/store.js';
 import { errorBodySchema } from '../../wire/error-body.js';
 import {
@@ -14,7 +15,9 @@ import {
   runIdParamsSchema,
   runListQuerySchema,
   runListResponseSchema,
+  runByWorkerResponseSchema,
   runOperationResponseSchema,
+  workerParamsSchema,
 } from '../../wire/runs.js';
 import { toEventView } from '../event-view.js';
 import { toRunView } from '../run-view.js';
@@ -30,6 +33,7 @@ export interface RunRoutesOptions {
 /** Upstream's texts: clients and the CLI match on them. */
 export const runErrorText = {
   notFound: 'Workflow run not found',
+  noWorkerRun: 'No workflow run found for this worker',
   cannotCancel: (status: string) => `Cannot cancel workflow in '${status}' status`,
 } as const;
 
@@ -68,6 +72,24 @@ export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, { 
     },
   );
 
+  // A static segment: find-my-way matches it before the `:runId` routes, so it never clashes.
+  app.get(
+    '/api/workflows/runs/by-worker/:platformId',
+    {
+      schema: {
+        tags: ['runs'],
+        summary: 'The run of a worker conversation (the newest, when several were attached to it)',
+        params: workerParamsSchema,
+        response: { 200: runByWorkerResponseSchema, 404: errorBodySchema },
+      },
+    },
+    async (req) => {
+      const [run] = await store.listRuns({ conversationId: req.params.platformId, limit: 1 });
+      if (!run) throw new CairnError('RUN_NOT_FOUND', runErrorText.noWorkerRun);
+      return { run: toRunView(run) };
+    },
+  );
+
   app.get(
     '/api/workflows/runs/:runId',
     {
@@ -88,7 +110,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, { 
       const run = await requireRun(store, req.params.runId);
       const limit = clampRunEventsLimit(req.query.limit);
       // One row more than the page says whether another page follows.
-      const rows = await store.listEventsAfter(req.query.afterSeq ?? 0, limit + 1, { runId: run.id });
+      const rows = (await store.listEventsAfter(req.query.afterSeq ?? 0, limit + 1, { runId: run.id })).filter(isRunEvent);
       const events = rows.slice(0, limit);
       const nextAfterSeq = rows.length > limit ? (events.at(-1)?.seq ?? null) : null;
       return { run: toRunView(run), events: events.map(toEventView), nextAfterSeq };

@@ -1,14 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RunMetadata } from '../../store/schemas/run-metadata.js';
 import { pickRunOverrides } from '../../store/schemas/run-overrides.js';
 import type { Store } from '../../store/store.js';
 import type { WorkflowCatalog } from '../../workflow/catalog.js';
-import { newConversationId } from '../conversation-id.js';
+import { queueRun } from '../../conversations/queue-run.js';
 import { errorBodySchema } from '../../wire/error-body.js';
 import { resolveRunCwd } from '../run-cwd.js';
 import { lookupWorkflow } from '../workflow-lookup.js';
-import { resolveRunInputs } from '../run-inputs.js';
+import { resolveRunInputs } from '../../workflow/run-inputs.js';
 import {
   runQuerySchema,
   runRequestBodySchema,
@@ -54,22 +52,16 @@ export const workflowRunRoutes: FastifyPluginAsyncZod<WorkflowRunRoutesOptions> 
       const entry = await lookupWorkflow(opts.catalog, req.params.name, { cwd });
       const workflow = entry.workflow;
       const inputs = resolveRunInputs(workflow.name, workflow.inputs, body.inputs);
-      const conversationId = body.conversationId ?? newConversationId(opts.clock());
-      const overrides = pickRunOverrides(body);
-      const metadata: RunMetadata = { workflow_source: entry.source, workflow_filename: entry.filename };
-      if (overrides) metadata.overrides = overrides;
-      if (entry.parseWarnings) metadata.parse_warnings = entry.parseWarnings;
-
-      const run = await opts.store.createRun({
-        id: randomUUID(),
-        workflowName: workflow.name,
-        conversationId,
-        workingPath: cwd ?? null,
-        userMessage: body.message ?? '',
+      const run = await queueRun(opts.store, {
+        entry,
         inputs,
-        metadata,
-        definition: workflow,
+        message: body.message ?? '',
+        workingPath: cwd ?? null,
+        conversationId: body.conversationId,
+        overrides: pickRunOverrides(body),
+        clock: opts.clock,
       });
+      const conversationId = run.conversation_id;
       req.log.info(
         { runId: run.id, workflow: workflow.name, source: entry.source, conversationId, cwd: cwd ?? null },
         'run.start_requested',

@@ -1,5 +1,5 @@
 import type { Logger } from '../../shared/log.js';
-import type { RunEvent } from '../../store/schemas/event.js';
+import type { StreamEvent } from '../../store/schemas/event.js';
 import type { EventFilter, Store } from '../../store/store.js';
 import { formatEventFrame, toStreamPayload } from './frames.js';
 import { RunNames } from './run-names.js';
@@ -8,6 +8,8 @@ import { RunNames } from './run-names.js';
 export interface TailFrame {
   seq: number;
   conversationId: string;
+  /** Null for a conversation's chat event (the dashboard shows run events only). */
+  runId: string | null;
   text: string;
 }
 
@@ -113,12 +115,13 @@ export class EventTailer {
     }
   }
 
-  private async toFrames(events: readonly RunEvent[]): Promise<TailFrame[]> {
+  private async toFrames(events: readonly StreamEvent[]): Promise<TailFrame[]> {
     await this.names.load(events);
     return events.map((event) => ({
       seq: event.seq,
       conversationId: event.conversation_id,
-      text: formatEventFrame(toStreamPayload(event, this.names.nameOf(event.run_id))),
+      runId: event.run_id,
+      text: formatEventFrame(toStreamPayload(event, event.run_id === null ? '' : this.names.nameOf(event.run_id))),
     }));
   }
 }

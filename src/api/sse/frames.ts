@@ -1,5 +1,5 @@
 import { isInterrupted } from '../../records/index.js';
-import type { RunEvent } from '../../store/schemas/event.js';
+import type { ConversationEvent, RunEvent, StreamEvent } from '../../store/schemas/event.js';
 import { runStatusOfEvent } from '../../store/schemas/run-level-events.js';
 import type { EventPayload } from '../../wire/stream-frames.js';
 
@@ -19,7 +19,8 @@ const nodeStatusByEvent: Record<string, NodeStatus> = {
   node_skipped_prior_success: 'skipped',
 };
 
-type FrameBase = Pick<EventPayload, 'runId' | 'conversationId' | 'eventType' | 'seq' | 'timestamp'>;
+type FrameBase = Pick<RunPayload, 'runId' | 'conversationId' | 'eventType' | 'seq' | 'timestamp'>;
+type RunPayload = Extract<EventPayload, { runId: string }>;
 
 /** Event types that need the run's workflow name in their frame. */
 export function needsWorkflowName(eventType: string): boolean {
@@ -37,8 +38,28 @@ function withOptional<T extends object>(base: T, extra: Record<string, unknown>)
   return base;
 }
 
+/**
+ * A conversation's chat event becomes a frame of its own type (`conversation_lock`, `text`) with
+ * its data as fields, the way the upstream chat client reads them.
+ */
+function toChatPayload(event: ConversationEvent): EventPayload {
+  return {
+    ...event.data,
+    type: event.event_type,
+    conversationId: event.conversation_id,
+    eventType: event.event_type,
+    seq: event.seq,
+    timestamp: Date.parse(event.created_at),
+  } as unknown as EventPayload;
+}
+
 /** Maps one durable event to its frame payload. `workflowName` is '' when unknown. */
-export function toStreamPayload(event: RunEvent, workflowName: string): EventPayload {
+export function toStreamPayload(event: StreamEvent, workflowName: string): EventPayload {
+  if (event.run_id === null) return toChatPayload(event);
+  return toRunPayload(event, workflowName);
+}
+
+function toRunPayload(event: RunEvent, workflowName: string): EventPayload {
   const base: FrameBase = {
     runId: event.run_id,
     conversationId: event.conversation_id,

@@ -1,4 +1,4 @@
-import type { RunEvent } from '../../store/schemas/event.js';
+import type { StreamEvent } from '../../store/schemas/event.js';
 import type { Store } from '../../store/store.js';
 import { needsWorkflowName } from './frames.js';
 
@@ -15,9 +15,9 @@ export class RunNames {
   ) {}
 
   /** Resolves the names the given events' frames need; call before `nameOf`. */
-  async load(events: readonly RunEvent[]): Promise<void> {
+  async load(events: readonly StreamEvent[]): Promise<void> {
     for (const event of events) {
-      if (!needsWorkflowName(event.event_type) || this.names.has(event.run_id)) continue;
+      if (event.run_id === null || !needsWorkflowName(event.event_type) || this.names.has(event.run_id)) continue;
       const declared = event.data.workflowName;
       const name =
         typeof declared === 'string' ? declared : ((await this.store.getRun(event.run_id))?.workflow_name ?? '');

@@ -54,7 +54,8 @@ export class SseHub {
     const client = new StreamClient({
       sink,
       afterSeq: request.afterSeq,
-      matches: conversationId === undefined ? () => true : (f) => f.conversationId === conversationId,
+      // The dashboard gets run events only; a conversation's stream its runs' and its chat's.
+      matches: conversationId === undefined ? (f) => f.runId !== null : (f) => f.conversationId === conversationId,
       readBacklog: (afterSeq, limit) =>
         this.tailer.readFrames(afterSeq, limit, conversationId === undefined ? undefined : { conversationId }),
       maxQueuedFrames: this.opts.maxQueuedFrames,
@@ -89,3 +90,4 @@ export class SseHub {
     this.tailer.stop();
   }
 }
+

@@ -95,7 +95,9 @@ export class StreamClient {
     for (;;) {
       const frames = await this.opts.readBacklog(cursor, BACKLOG_BATCH);
       if (this.closed) return;
-      for (const frame of frames) this.send(frame);
+      // The page is read unfiltered where the stream filters (the dashboard skips chat frames),
+      // so its length, not what is sent, says whether more follow.
+      for (const frame of frames) if (this.opts.matches(frame)) this.send(frame);
       const last = frames.at(-1);
       if (!last || frames.length < BACKLOG_BATCH) return;
       cursor = last.seq;

@@ -24,3 +24,26 @@ export const newRunEventSchema = runEventSchema.omit({ seq: true, created_at: tr
   ends_attempt: z.string().optional(),
 });
 export type NewRunEvent = z.infer<typeof newRunEventSchema>;
+
+/**
+ * A chat event of a conversation (`conversation_lock`, `text`): in the same log and `seq` order
+ * as run events, so the conversation's stream delivers both, but with no run.
+ */
+export const conversationEventSchema = z.object({
+  seq: z.number().int().positive(),
+  run_id: z.null(),
+  conversation_id: z.string(),
+  event_type: z.string(),
+  step_name: z.null(),
+  data: z.record(z.string(), z.unknown()),
+  created_at: z.string(),
+});
+export type ConversationEvent = z.infer<typeof conversationEventSchema>;
+export type NewConversationEvent = Pick<ConversationEvent, 'conversation_id' | 'event_type' | 'data'>;
+
+/** Any row of the event log. */
+export type StreamEvent = RunEvent | ConversationEvent;
+
+export function isRunEvent(event: StreamEvent): event is RunEvent {
+  return event.run_id !== null;
+}

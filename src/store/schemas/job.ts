@@ -4,7 +4,7 @@ import { z } from 'zod';
  * A job is a request from the API process to the supervisor. The API never changes run state
  * itself: it writes a job, and the supervisor that claims it acts.
  */
-export const jobKindSchema = z.enum(['start_run', 'cancel_run']);
+export const jobKindSchema = z.enum(['start_run', 'cancel_run', 'chat_turn', 'workflow_result']);
 export type JobKind = z.infer<typeof jobKindSchema>;
 
 export const jobStatusSchema = z.enum(['queued', 'claimed', 'done']);
@@ -13,7 +13,10 @@ export type JobStatus = z.infer<typeof jobStatusSchema>;
 export const jobSchema = z.object({
   id: z.number().int(),
   kind: jobKindSchema,
-  run_id: z.string(),
+  /** The run the job is about; null for a job of a conversation (a chat turn). */
+  run_id: z.string().nullable(),
+  /** The conversation (platform id) of a chat turn: one open turn per conversation at a time. */
+  conversation_id: z.string().nullable(),
   payload: z.record(z.string(), z.unknown()),
   status: jobStatusSchema,
   lease_owner: z.string().nullable(),

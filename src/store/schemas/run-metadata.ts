@@ -17,6 +17,10 @@ export const runMetadataSchema = z.looseObject({
   overrides: runOverridesSchema
     .optional()
     .describe('The request’s tiers, aliases and inline config, kept for the engine (config.env values redacted when shown)'),
+  parent_conversation_id: z
+    .string()
+    .optional()
+    .describe('The conversation (platform id) a chat /workflow run was dispatched from; the result is posted there'),
   unreadable: z
     .record(z.string(), z.string())
     .optional()

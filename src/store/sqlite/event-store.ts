@@ -48,6 +48,11 @@ export function sqliteEventStore(session: SqliteSession): EventStore {
       });
     },
 
+    appendConversationEvents: (batch) =>
+      batch.length === 0
+        ? Promise.resolve([])
+        : session.write('append conversation events', () => events.appendConversation(batch, session.now())),
+
     listRunEvents: (runId) => session.read('read the events of a run', () => events.listByRun(runId)),
 
     listEventsAfter: (afterSeq, limit, filter) =>

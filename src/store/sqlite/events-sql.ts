@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
-import type { NewRunEvent, RunEvent } from '../schemas/event.js';
+import type { NewConversationEvent, NewRunEvent, RunEvent, StreamEvent } from '../schemas/event.js';
 import type { EventFilter } from '../events.js';
-import { toEvent } from './rows.js';
+import { toEvent, toRunEvent } from './rows.js';
 
 /** Statements for the `events` table. `append` must run inside the caller's transaction. */
 export function eventStatements(db: Database.Database) {
@@ -33,10 +33,17 @@ export function eventStatements(db: Database.Database) {
       }
       return written;
     },
-    listByRun(runId: string): RunEvent[] {
-      return byRun.all(runId).map((r) => toEvent(r as Record<string, unknown>));
+    /** Appends a conversation's chat events (no run), in order. */
+    appendConversation(events: readonly NewConversationEvent[], now: string): StreamEvent[] {
+      return events.map((e) => {
+        const row = insert.get(null, e.conversation_id, e.event_type, null, JSON.stringify(e.data), now, null) as { seq: number };
+        return { ...e, run_id: null, step_name: null, seq: row.seq, created_at: now };
+      });
     },
-    listAfter(afterSeq: number, limit: number, filter: EventFilter = {}): RunEvent[] {
+    listByRun(runId: string): RunEvent[] {
+      return byRun.all(runId).map((r) => toRunEvent(r as Record<string, unknown>));
+    },
+    listAfter(afterSeq: number, limit: number, filter: EventFilter = {}): StreamEvent[] {
       const rows = filter.runId
         ? after.run.all(filter.runId, afterSeq, limit)
         : filter.conversationId

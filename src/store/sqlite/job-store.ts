@@ -17,7 +17,7 @@ export function sqliteJobStore(session: SqliteSession): JobStore {
       return session.write('claim a job', () => {
         const now = session.now();
         const job = jobs.claim(ownerId, session.now(leaseMs), now);
-        if (job?.kind === 'cancel_run') runs.requestCancel(job.run_id, now);
+        if (job?.kind === 'cancel_run' && job.run_id !== null) runs.requestCancel(job.run_id, now);
         return job;
       });
     },

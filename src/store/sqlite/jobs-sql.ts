@@ -1,21 +1,33 @@
 import type Database from 'better-sqlite3';
 import type { Job, JobKind } from '../schemas/job.js';
 import { toJob } from './rows.js';
+import { MAX_CONCURRENT_CHAT_TURNS, type ChatTurnQueue } from '../schemas/conversation.js';
 
 /** Statements for the `jobs` queue. */
 export function jobStatements(db: Database.Database) {
   const insert = db.prepare(
-    `INSERT INTO jobs (kind, run_id, payload, created_at) VALUES (?, ?, ?, ?) RETURNING *`,
+    `INSERT INTO jobs (kind, run_id, conversation_id, payload, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *`,
+  );
+  const openTurns = db.prepare(
+    `SELECT conversation_id, status, lease_expires_at FROM jobs
+     WHERE kind = 'chat_turn' AND status <> 'done' ORDER BY id`,
   );
   // One statement picks and leases the job, so two supervisors can never claim the same one.
   // A job whose run is owned by another supervisor with a live lease waits for that owner.
+  // A chat turn waits for every older open turn of its conversation (one turn per conversation,
+  // in order) and for a free slot among the chat turns being carried out.
   const claim = db.prepare(
     `UPDATE jobs SET status = 'claimed', lease_owner = @owner, lease_expires_at = @leaseUntil,
        attempts = attempts + 1
      WHERE id = (
-       SELECT j.id FROM jobs j JOIN workflow_runs r ON r.id = j.run_id
+       SELECT j.id FROM jobs j LEFT JOIN workflow_runs r ON r.id = j.run_id
        WHERE (j.status = 'queued' OR (j.status = 'claimed' AND j.lease_expires_at < @now))
          AND (r.owner_id IS NULL OR r.owner_id = @owner OR r.lease_expires_at < @now)
+         AND (j.kind <> 'chat_turn' OR (
+           NOT EXISTS (SELECT 1 FROM jobs o WHERE o.conversation_id = j.conversation_id
+             AND o.kind = 'chat_turn' AND o.id < j.id AND o.status <> 'done')
+           AND (SELECT COUNT(*) FROM jobs c WHERE c.kind = 'chat_turn' AND c.status = 'claimed'
+             AND c.lease_expires_at >= @now) < @maxTurns))
        ORDER BY j.id LIMIT 1)
      RETURNING *`,
   );
@@ -43,14 +55,27 @@ export function jobStatements(db: Database.Database) {
   const byRun = db.prepare('SELECT * FROM jobs WHERE run_id = ? ORDER BY id');
 
   return {
-    insert(kind: JobKind, runId: string, payload: Record<string, unknown>, now: string): Job {
-      return toJob(insert.get(kind, runId, JSON.stringify(payload), now) as Record<string, unknown>);
+    insert(kind: JobKind, runId: string | null, payload: Record<string, unknown>, now: string, conversationId: string | null = null): Job {
+      return toJob(insert.get(kind, runId, conversationId, JSON.stringify(payload), now) as Record<string, unknown>);
+    },
+    /**
+     * The open chat turns: a conversation is active while one of its turns is claimed under a
+     * live lease; every other open turn waits.
+     */
+    chatTurns(now: string): ChatTurnQueue {
+      const active = new Set<string>();
+      const queuedByConversation: Record<string, number> = {};
+      for (const row of openTurns.all() as { conversation_id: string; status: string; lease_expires_at: string | null }[]) {
+        if (row.status === 'claimed' && row.lease_expires_at !== null && row.lease_expires_at >= now) active.add(row.conversation_id);
+        else queuedByConversation[row.conversation_id] = (queuedByConversation[row.conversation_id] ?? 0) + 1;
+      }
+      return { activeConversationIds: [...active], queuedByConversation };
     },
     hasOpen(): boolean {
       return anyOpen.get() !== undefined;
     },
     claim(owner: string, leaseUntil: string, now: string): Job | undefined {
-      const row = claim.get({ owner, leaseUntil, now });
+      const row = claim.get({ owner, leaseUntil, now, maxTurns: MAX_CONCURRENT_CHAT_TURNS });
       return row ? toJob(row as Record<string, unknown>) : undefined;
     },
     finish(jobId: number, owner: string, result: string): void {

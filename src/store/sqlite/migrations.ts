@@ -133,6 +133,95 @@ export const migrations: readonly { version: number; name: string; sql: string }
         ON isolation_environments (codebase_id, workflow_type, workflow_id) WHERE status = 'active';
     `,
   },
+  {
+    version: 5,
+    name: 'conversations and messages; jobs and events of a conversation without a run',
+    sql: `
+      -- platform_conversation_id is the handle of routes, streams and runs; unique on its own
+      -- (every platform id Cairn makes carries its platform's prefix).
+      CREATE TABLE conversations (
+        id                       TEXT PRIMARY KEY,
+        platform_type            TEXT NOT NULL DEFAULT 'web',
+        platform_conversation_id TEXT NOT NULL UNIQUE,
+        ai_assistant_type        TEXT NOT NULL DEFAULT 'claude',
+        codebase_id              TEXT REFERENCES codebases (id) ON DELETE SET NULL,
+        cwd                      TEXT,
+        isolation_env_id         TEXT,
+        title                    TEXT,
+        hidden                   INTEGER NOT NULL DEFAULT 0,
+        deleted_at               TEXT,
+        user_id                  TEXT,
+        created_at               TEXT NOT NULL,
+        updated_at               TEXT NOT NULL,
+        last_activity_at         TEXT NOT NULL
+      );
+      CREATE INDEX conversations_activity ON conversations (last_activity_at DESC, id);
+
+      -- id: AUTOINCREMENT, so it grows in insert order and is never reused: the history order and
+      -- the paging cursor (timestamps tie).
+      CREATE TABLE messages (
+        id              INTEGER PRIMARY KEY AUTOINCREMENT,
+        conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+        role            TEXT NOT NULL,
+        content         TEXT NOT NULL,
+        metadata        TEXT NOT NULL DEFAULT '{}',
+        user_id         TEXT,
+        created_at      TEXT NOT NULL
+      );
+      CREATE INDEX messages_conversation ON messages (conversation_id, id);
+
+      -- A chat turn is a job of a conversation, not of a run: run_id becomes optional and
+      -- conversation_id names the conversation (its platform id). SQLite cannot drop a NOT NULL,
+      -- so the table is rebuilt with its rows, ids and AUTOINCREMENT counter.
+      CREATE TABLE jobs_new (
+        id               INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind             TEXT NOT NULL,
+        run_id           TEXT REFERENCES workflow_runs (id) ON DELETE CASCADE,
+        conversation_id  TEXT,
+        payload          TEXT NOT NULL DEFAULT '{}',
+        status           TEXT NOT NULL DEFAULT 'queued',
+        lease_owner      TEXT,
+        lease_expires_at TEXT,
+        result           TEXT,
+        created_at       TEXT NOT NULL,
+        attempts         INTEGER NOT NULL DEFAULT 0,
+        last_error       TEXT
+      );
+      INSERT INTO jobs_new (id, kind, run_id, payload, status, lease_owner, lease_expires_at, result,
+        created_at, attempts, last_error)
+        SELECT id, kind, run_id, payload, status, lease_owner, lease_expires_at, result, created_at,
+          attempts, last_error FROM jobs;
+      DELETE FROM sqlite_sequence WHERE name = 'jobs_new';
+      INSERT INTO sqlite_sequence (name, seq) SELECT 'jobs_new', seq FROM sqlite_sequence WHERE name = 'jobs';
+      DROP TABLE jobs;
+      ALTER TABLE jobs_new RENAME TO jobs;
+      CREATE INDEX jobs_open ON jobs (id) WHERE status <> 'done';
+      CREATE INDEX jobs_run ON jobs (run_id);
+      CREATE INDEX jobs_conversation ON jobs (conversation_id, id) WHERE conversation_id IS NOT NULL;
+
+      -- Chat events (conversation_lock, text) belong to a conversation and no run: run_id
+      -- becomes optional. The AUTOINCREMENT counter is carried over, so no seq is ever reused.
+      CREATE TABLE events_new (
+        seq              INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id           TEXT REFERENCES workflow_runs (id) ON DELETE CASCADE,
+        conversation_id  TEXT NOT NULL,
+        event_type       TEXT NOT NULL,
+        step_name        TEXT,
+        data             TEXT NOT NULL,
+        created_at       TEXT NOT NULL,
+        ends_attempt     TEXT
+      );
+      INSERT INTO events_new (seq, run_id, conversation_id, event_type, step_name, data, created_at, ends_attempt)
+        SELECT seq, run_id, conversation_id, event_type, step_name, data, created_at, ends_attempt FROM events;
+      DELETE FROM sqlite_sequence WHERE name = 'events_new';
+      INSERT INTO sqlite_sequence (name, seq) SELECT 'events_new', seq FROM sqlite_sequence WHERE name = 'events';
+      DROP TABLE events;
+      ALTER TABLE events_new RENAME TO events;
+      CREATE INDEX events_run ON events (run_id, seq);
+      CREATE INDEX events_conversation ON events (conversation_id, seq);
+      CREATE UNIQUE INDEX events_one_end_per_attempt ON events (ends_attempt) WHERE ends_attempt IS NOT NULL;
+    `,
+  },
 ];
 
 /**

@@ -1,6 +1,6 @@
 import type { Job } from '../schemas/job.js';
 import { parseRunMetadata } from '../schemas/run-metadata.js';
-import type { RunEvent } from '../schemas/event.js';
+import type { RunEvent, StreamEvent } from '../schemas/event.js';
 import type { Run } from '../schemas/run.js';
 import type { SupervisorHeartbeat } from '../schemas/heartbeat.js';
 
@@ -34,7 +34,8 @@ export function toJob(row: Row): Job {
   return {
     id: row.id as number,
     kind: row.kind as Job['kind'],
-    run_id: row.run_id as string,
+    run_id: (row.run_id as string | null) ?? null,
+    conversation_id: (row.conversation_id as string | null) ?? null,
     payload: JSON.parse(row.payload as string) as Job['payload'],
     status: row.status as Job['status'],
     lease_owner: (row.lease_owner as string | null) ?? null,
@@ -46,16 +47,22 @@ export function toJob(row: Row): Job {
   };
 }
 
-export function toEvent(row: Row): RunEvent {
+/** A row with a run is a RunEvent; one without is a conversation's chat event. */
+export function toEvent(row: Row): StreamEvent {
   return {
     seq: row.seq as number,
-    run_id: row.run_id as string,
+    run_id: (row.run_id as string | null) ?? null,
     conversation_id: row.conversation_id as string,
     event_type: row.event_type as string,
     step_name: (row.step_name as string | null) ?? null,
     data: JSON.parse(row.data as string) as RunEvent['data'],
     created_at: row.created_at as string,
-  };
+  } as StreamEvent;
+}
+
+/** A row read by run id: always a run's event. */
+export function toRunEvent(row: Row): RunEvent {
+  return toEvent(row) as RunEvent;
 }
 
 export function toHeartbeat(row: Row): SupervisorHeartbeat {

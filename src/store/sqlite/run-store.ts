@@ -3,6 +3,8 @@ import type { RunStore } from '../runs.js';
 import { eventStatements } from './events-sql.js';
 import { jobStatements } from './jobs-sql.js';
 import { runStatements } from './runs-sql.js';
+import { conversationStatements } from './conversations-sql.js';
+import { terminalRunStatuses, type Run } from '../schemas/run.js';
 import type { SqliteSession } from './session.js';
 
 /** RunStore over the session's connection. Changes that also write a job or events are one transaction. */
@@ -10,11 +12,24 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
   const runs = runStatements(session.db);
   const jobs = jobStatements(session.db);
   const events = eventStatements(session.db);
+  const conversations = conversationStatements(session.db);
+
+  /**
+   * A run dispatched from a chat reports its end there: the transaction that makes it terminal
+   * queues a `workflow_result` job, so the report survives any restart between the two.
+   */
+  const reportToChat = (run: Run, now: string): void => {
+    const parent = run.metadata.parent_conversation_id;
+    if (!parent || !terminalRunStatuses.includes(run.status)) return;
+    if (jobs.listByRun(run.id).some((job) => job.kind === 'workflow_result')) return;
+    jobs.insert('workflow_result', run.id, { conversationId: parent }, now);
+  };
 
   return {
     createRun: (run) =>
       session.write('create a run', () => {
         const now = session.now();
+        if (run.conversation) conversations.insert(run.conversation, now);
         const created = runs.insert(run, now);
         jobs.insert('start_run', run.id, {}, now);
         return created;
@@ -40,7 +55,10 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
           status: input.status,
           previousOwner: input.previousOwner ?? null,
         });
-        if (run) events.append(input.events, now);
+        if (run) {
+          events.append(input.events, now);
+          reportToChat(run, now);
+        }
         return run;
       }),
 
@@ -73,6 +91,7 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
           throw new CairnError('RUN_INVALID_STATE', `Run ${input.runId} is not owned by ${input.ownerId}`);
         }
         events.append(input.events, now);
+        reportToChat(run, now);
         return run;
       }),
   };

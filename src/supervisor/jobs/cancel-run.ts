@@ -1,5 +1,5 @@
 import { CairnError } from '../../shared/errors.js';
-import type { JobHandler } from './job-handler.js';
+import { runIdOf, type JobHandler } from './job-handler.js';
 import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
 
 /**
@@ -15,7 +15,7 @@ import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
 export const cancelRunJob: JobHandler = {
   mode: 'background',
   async handle(job, { store, runs, supervisorId }) {
-    const runId = job.run_id;
+    const runId = runIdOf(job);
     let scheduler = await runs.driving(runId);
     if (!scheduler) {
       const run = await store.getRun(runId);

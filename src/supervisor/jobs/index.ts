@@ -1,7 +1,9 @@
 import type { JobKind } from '../../store/schemas/job.js';
 import { cancelRunJob } from './cancel-run.js';
+import { chatTurnJob } from './chat-turn.js';
 import type { JobHandler } from './job-handler.js';
 import { startRunJob } from './start-run.js';
+import { workflowResultJob } from './workflow-result.js';
 
 export type { JobContext, JobHandler } from './job-handler.js';
 
@@ -9,4 +11,6 @@ export type { JobContext, JobHandler } from './job-handler.js';
 export const jobHandlers: Record<JobKind, JobHandler> = {
   start_run: startRunJob,
   cancel_run: cancelRunJob,
+  chat_turn: chatTurnJob,
+  workflow_result: workflowResultJob,
 };

@@ -1,3 +1,4 @@
+import type { ChatDeps } from '../../conversations/chat/turn-context.js';
 import type { Logger } from '../../shared/log.js';
 import type { Job } from '../../store/schemas/job.js';
 import type { Store } from '../../store/store.js';
@@ -9,6 +10,8 @@ export interface JobContext {
   runs: RunRegistry;
   supervisorId: string;
   log: Logger;
+  /** What chat turns need (the workflow catalog); a supervisor built without it gives up chat jobs. */
+  chat?: Pick<ChatDeps, 'catalog' | 'clock'>;
 }
 
 /**
@@ -25,4 +28,10 @@ export interface JobHandler {
    * fail the run a start job could not start. Optional; errors are logged, not retried.
    */
   giveUp?(job: Job, error: string, ctx: JobContext): Promise<void>;
+}
+
+/** The run a run job (start, cancel) is about; such a job always names one. */
+export function runIdOf(job: Job): string {
+  if (job.run_id === null) throw new Error(`${job.kind} job ${job.id} names no run`);
+  return job.run_id;
 }

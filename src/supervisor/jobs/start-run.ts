@@ -1,13 +1,13 @@
 import type { NewRunEvent } from '../../store/schemas/event.js';
 import type { Run } from '../../store/schemas/run.js';
-import type { JobHandler } from './job-handler.js';
+import { runIdOf, type JobHandler } from './job-handler.js';
 import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
 
 /** `start_run`: moves a pending run to running under this supervisor and starts its scheduler. */
 export const startRunJob: JobHandler = {
   mode: 'inline',
   async handle(job, { store, runs, supervisorId }) {
-    const runId = job.run_id;
+    const runId = runIdOf(job);
     if (await runs.driving(runId)) return 'already running';
     const pending = await store.getRun(runId);
     if (!pending || pending.status !== 'pending') return `ignored: run is ${pending?.status ?? 'gone'}`;
@@ -23,7 +23,7 @@ export const startRunJob: JobHandler = {
 
   /** A run that could not be started is failed with the reason, not left pending for ever. */
   async giveUp(job, error, { store, runs, supervisorId }) {
-    const run = await store.getRun(job.run_id);
+    const run = await store.getRun(runIdOf(job));
     if (run?.status !== 'pending') return;
     const message = `Run could not be started: ${error}`;
     const owned = await store.acquireRun({

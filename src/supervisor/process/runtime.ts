@@ -1,5 +1,6 @@
 import type { Settings } from '../../shared/config.js';
 import type { Logger } from '../../shared/log.js';
+import { WorkflowCatalog } from '../../workflow/catalog.js';
 import type { Store, StoreConfig } from '../../store/open-store.js';
 import { createWorkerPool, type WorkerPool } from '../../worker/pool/pool.js';
 import { createSchedulerFactory } from '../run/scheduler-factory.js';
@@ -45,6 +46,8 @@ export function createSupervisorRuntime(opts: {
     perRunLimit: settings.perRunConcurrency,
     log,
     schedulers: createSchedulerFactory({ store, storeConfig: opts.storeConfig, pool, limiter, settings, log }),
+    // In-process: chat turns are few and short, and the supervisor keeps no catalog thread.
+    chat: { catalog: WorkflowCatalog.forHome(settings.home, { threadFile: null }), clock: Date.now },
     ...(opts.id ? { id: opts.id } : {}),
   });
   return { supervisor, pool };

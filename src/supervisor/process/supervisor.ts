@@ -4,6 +4,7 @@ import type { Logger } from '../../shared/log.js';
 import type { Job } from '../../store/schemas/job.js';
 import type { Store } from '../../store/store.js';
 import { JobRunner, type JobRunnerOptions } from '../jobs/job-runner.js';
+import type { JobContext } from '../jobs/job-handler.js';
 import type { SchedulerFactory } from '../run/scheduler-factory.js';
 import { AttemptLimiter } from './limits.js';
 import { goneSupervisors, livenessHere } from './liveness.js';
@@ -25,6 +26,8 @@ export interface SupervisorDeps {
   id?: string;
   /** Lease lengths and job attempts; the defaults suit production, tests shorten them. */
   timing?: { runLeaseMs?: number; heartbeatMs?: number; jobs?: JobRunnerOptions };
+  /** The workflow catalog and clock chat turns use. */
+  chat?: JobContext['chat'];
 }
 
 /**
@@ -56,7 +59,10 @@ export class Supervisor {
       store: deps.store, factory: deps.schedulers, ownerId: this.id, log: deps.log,
       ...(deps.timing?.runLeaseMs ? { leaseMs: deps.timing.runLeaseMs } : {}),
     });
-    this.jobs = new JobRunner({ store: deps.store, runs: this.runs, supervisorId: this.id, log: deps.log }, deps.timing?.jobs);
+    this.jobs = new JobRunner(
+      { store: deps.store, runs: this.runs, supervisorId: this.id, log: deps.log, ...(deps.chat ? { chat: deps.chat } : {}) },
+      deps.timing?.jobs,
+    );
   }
 
   async start(): Promise<void> {

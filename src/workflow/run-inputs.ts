@@ -1,5 +1,5 @@
 import { CairnError } from '../shared/errors.js';
-import type { InputSpec } from '../workflow/workflow-schema.js';
+import type { InputSpec } from './workflow-schema.js';
 
 /**
  * Checks a run request's `inputs` against the workflow's declared inputs and fills in defaults,

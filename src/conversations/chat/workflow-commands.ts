@@ -1,0 +1,102 @@
+import { CairnError } from '../../shared/errors.js';
+import { terminalRunStatuses, type Run } from '../../store/schemas/run.js';
+import { resolveRunInputs } from '../../workflow/run-inputs.js';
+import { queueRun } from '../queue-run.js';
+import { answer, type ChatAnswer, type ChatDeps, type ChatTurn } from './turn-context.js';
+
+const USAGE = 'Usage: /workflow list | run <name> [message] | status | cancel <id> | resume|abandon|approve|reject <id>';
+
+/** Run operations this version has no route for yet: answered honestly, nothing is queued. */
+const NOT_YET = new Set(['resume', 'abandon', 'approve', 'reject']);
+
+/** The directory the conversation works in: its override, else its codebase's checkout. */
+export async function projectCwd(deps: ChatDeps, turn: ChatTurn): Promise<string | undefined> {
+  if (turn.conversation.cwd) return turn.conversation.cwd;
+  if (!turn.conversation.codebase_id) return undefined;
+  return (await deps.store.getCodebase(turn.conversation.codebase_id))?.default_cwd;
+}
+
+/** Runs dispatched from this conversation (or attached to it) that have not ended. */
+export async function openRunsOf(deps: ChatDeps, platformId: string): Promise<Run[]> {
+  const runs = await deps.store.listRuns({ limit: 200 });
+  return runs.filter(
+    (run) =>
+      !terminalRunStatuses.includes(run.status) &&
+      (run.metadata.parent_conversation_id === platformId || run.conversation_id === platformId),
+  );
+}
+
+async function listWorkflows(deps: ChatDeps, turn: ChatTurn): Promise<ChatAnswer> {
+  const { workflows } = await deps.catalog.listAsync({ cwd: await projectCwd(deps, turn) });
+  if (workflows.length === 0) return answer('No workflows found.');
+  const lines = workflows.map((w) => `- **${w.workflow.name}** (${w.source}) — ${w.workflow.description.split('\n')[0]}`);
+  return answer(['Workflows:', ...lines, '', 'Start one with /workflow run <name> [message].'].join('\n'));
+}
+
+/** `/workflow run`: queues the run on a hidden worker conversation, as the run route does. */
+async function runWorkflow(deps: ChatDeps, turn: ChatTurn, name: string | undefined, message: string): Promise<ChatAnswer> {
+  if (!name) return answer('Usage: /workflow run <name> [message]');
+  const cwd = await projectCwd(deps, turn);
+  let run: Run;
+  try {
+    const entry = await deps.catalog.getAsync(name, { cwd });
+    const inputs = resolveRunInputs(entry.workflow.name, entry.workflow.inputs, undefined);
+    run = await queueRun(deps.store, {
+      entry,
+      inputs,
+      message,
+      workingPath: cwd ?? null,
+      workerIdForm: 'web-worker',
+      parentConversationId: turn.conversation.platform_conversation_id,
+      codebaseId: turn.conversation.codebase_id,
+      clock: deps.clock,
+    });
+  } catch (err) {
+    if (err instanceof CairnError && err.code !== 'STORE_UNAVAILABLE') return answer(`Cannot run workflow '${name}': ${err.message}`);
+    throw err;
+  }
+  const dispatch = { workerConversationId: run.conversation_id, workflowName: run.workflow_name, runId: run.id };
+  return answer(`🚀 Dispatching workflow: **${run.workflow_name}** (background)`, {
+    metadata: { category: 'workflow_dispatch_status', workflowDispatch: dispatch },
+    events: [{ event_type: 'workflow_dispatch', data: { workerConversationId: run.conversation_id, workflowName: run.workflow_name } }],
+  });
+}
+
+async function status(deps: ChatDeps, turn: ChatTurn): Promise<ChatAnswer> {
+  const runs = await openRunsOf(deps, turn.conversation.platform_conversation_id);
+  if (runs.length === 0) return answer('No workflows running for this conversation.');
+  return answer(['Workflows of this conversation:', ...runs.map((r) => `- ${r.id} **${r.workflow_name}** — ${r.status}`)].join('\n'));
+}
+
+async function cancel(deps: ChatDeps, runId: string | undefined): Promise<ChatAnswer> {
+  if (!runId) return answer('Usage: /workflow cancel <run id>');
+  const run = await deps.store.getRun(runId);
+  if (!run) return answer(`Workflow run not found: ${runId}`);
+  if (terminalRunStatuses.includes(run.status)) return answer(`Cannot cancel workflow in '${run.status}' status`);
+  await deps.store.enqueueJob('cancel_run', run.id);
+  return answer(`Cancelling workflow run ${run.id} (**${run.workflow_name}**).`);
+}
+
+/** `/workflow …`. `rest` is the text after the subcommand (the run's message). */
+export async function workflowCommand(deps: ChatDeps, turn: ChatTurn, args: string[], rest: string): Promise<ChatAnswer> {
+  const [sub, first] = args;
+  switch (sub) {
+    case 'list':
+    case 'ls':
+      return listWorkflows(deps, turn);
+    case 'run':
+      return runWorkflow(deps, turn, first, rest.replace(/^\S+\s+\S+\s*/, ''));
+    case 'status':
+      return status(deps, turn);
+    case 'cancel':
+      return cancel(deps, first);
+    default:
+      if (sub && NOT_YET.has(sub)) {
+        return answer(
+          `/workflow ${sub} is not supported by this version of Cairn yet; nothing was changed. ` +
+            'Use /workflow cancel <id> to stop a run, or /workflow status to see the runs of this conversation.',
+        );
+      }
+      return answer(USAGE);
+  }
+}

@@ -1,0 +1,25 @@
+import { randomBytes } from 'node:crypto';
+
+const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+/**
+ * A conversation id in the upstream web client's form, `web-<ms>-<6 chars>`, for runs started
+ * without one. Clients match on the shape, so keep it.
+ */
+export function newConversationId(now: number): string {
+  const suffix = [...randomBytes(6)].map((byte) => alphabet[byte % alphabet.length]).join('');
+  return `web-${now}-${suffix}`;
+}
+
+/** A hidden worker conversation's id, `web-worker-<ms>-<6 chars>` (a run dispatched from chat). */
+export function newWorkerConversationId(now: number): string {
+  return newConversationId(now).replace(/^web-/, 'web-worker-');
+}
+
+/** The hex key of a conversation row (what messages point at). */
+export function newConversationRowId(): string {
+  return randomBytes(16).toString('hex');
+}
+
+/** What a conversation id in a URL may hold: letters, digits, `_` and `-` (upstream's rule). */
+export const conversationIdPattern = /^[\w-]+$/;

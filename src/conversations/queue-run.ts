@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import type { Run } from '../store/schemas/run.js';
+import type { RunMetadata } from '../store/schemas/run-metadata.js';
+import type { RunOverrides } from '../store/schemas/run-overrides.js';
+import type { Store } from '../store/store.js';
+import type { WorkflowEntry } from '../workflow/discover-workflows.js';
+import { newConversationId, newConversationRowId, newWorkerConversationId } from './conversation-id.js';
+
+export interface QueueRunRequest {
+  entry: WorkflowEntry;
+  /** Checked and defaulted already (workflow/run-inputs.ts). */
+  inputs: Record<string, string>;
+  message: string;
+  workingPath: string | null;
+  /** The conversation to attach the run to (created as `web` if unknown); omitted: a new hidden worker conversation. */
+  conversationId?: string | undefined;
+  /** The worker conversation's id form: `web-<ms>-<6>` (the run route) or `web-worker-<ms>-<6>` (chat dispatch). */
+  workerIdForm?: 'web' | 'web-worker';
+  overrides?: RunOverrides | undefined;
+  /** A chat that dispatched the run: its result is posted there when the run ends. */
+  parentConversationId?: string | undefined;
+  codebaseId?: string | null;
+  clock: () => number;
+}
+
+/**
+ * Queues a run of a checked workflow: the pending run, its `start_run` job and, when missing, its
+ * conversation, in one transaction. The one way runs are created, for the run route and for
+ * `/workflow run` in chat alike. The supervisor does the rest.
+ */
+export async function queueRun(store: Store, request: QueueRunRequest): Promise<Run> {
+  const { entry } = request;
+  const metadata: RunMetadata = { workflow_source: entry.source, workflow_filename: entry.filename };
+  if (request.overrides) metadata.overrides = request.overrides;
+  if (entry.parseWarnings) metadata.parse_warnings = entry.parseWarnings;
+  if (request.parentConversationId) metadata.parent_conversation_id = request.parentConversationId;
+  const attached = request.conversationId !== undefined;
+  const now = request.clock();
+  const conversationId =
+    request.conversationId ?? (request.workerIdForm === 'web-worker' ? newWorkerConversationId(now) : newConversationId(now));
+  return store.createRun({
+    id: randomUUID(),
+    workflowName: entry.workflow.name,
+    conversationId,
+    workingPath: request.workingPath,
+    userMessage: request.message,
+    inputs: request.inputs,
+    metadata,
+    definition: entry.workflow,
+    conversation: {
+      id: newConversationRowId(),
+      platform_type: 'web',
+      platform_conversation_id: conversationId,
+      codebase_id: request.codebaseId ?? null,
+      // A run's own thread is hidden from the conversation list; a named one is the user's.
+      hidden: !attached,
+    },
+  });
+}

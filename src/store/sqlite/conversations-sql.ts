@@ -1,0 +1,106 @@
+import type Database from 'better-sqlite3';
+import type { Conversation, ConversationListQuery, ConversationPatch, NewConversation } from '../schemas/conversation.js';
+
+type Row = Record<string, unknown>;
+
+/** Row → object: `hidden` is 0/1. Trusted: only we write the rows. */
+function toConversation(row: Row): Conversation {
+  return {
+    id: row.id as string,
+    platform_type: row.platform_type as string,
+    platform_conversation_id: row.platform_conversation_id as string,
+    ai_assistant_type: row.ai_assistant_type as string,
+    codebase_id: (row.codebase_id as string | null) ?? null,
+    cwd: (row.cwd as string | null) ?? null,
+    isolation_env_id: (row.isolation_env_id as string | null) ?? null,
+    title: (row.title as string | null) ?? null,
+    hidden: row.hidden === 1,
+    deleted_at: (row.deleted_at as string | null) ?? null,
+    last_activity_at: row.last_activity_at as string,
+    user_id: (row.user_id as string | null) ?? null,
+    created_at: row.created_at as string,
+    updated_at: row.updated_at as string,
+  };
+}
+
+/** Statements for `conversations`. Values are always bound, never spliced into the SQL. */
+export function conversationStatements(db: Database.Database) {
+  const insert = db.prepare(
+    `INSERT INTO conversations (id, platform_type, platform_conversation_id, codebase_id, title,
+       hidden, user_id, created_at, updated_at, last_activity_at)
+     VALUES (@id, @platform_type, @platform_conversation_id, @codebase_id, @title, @hidden,
+       @user_id, @now, @now, @now)
+     ON CONFLICT (platform_conversation_id) DO NOTHING`,
+  );
+  const byPlatformId = db.prepare('SELECT * FROM conversations WHERE platform_conversation_id = ?');
+  const list = db.prepare(
+    `SELECT * FROM conversations c
+     WHERE c.hidden = 0
+       AND (@includeDeleted = 1 OR c.deleted_at IS NULL)
+       AND (@codebaseId IS NULL OR c.codebase_id = @codebaseId)
+       AND (c.title IS NOT NULL OR EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id))
+     ORDER BY c.last_activity_at DESC, c.created_at DESC, c.id
+     LIMIT @limit`,
+  );
+  const rename = db.prepare('UPDATE conversations SET title = ?, updated_at = ? WHERE platform_conversation_id = ?');
+  const softDelete = db.prepare(
+    `UPDATE conversations SET deleted_at = COALESCE(deleted_at, @now), updated_at = @now
+     WHERE platform_conversation_id = @platformId`,
+  );
+  const touch = db.prepare('UPDATE conversations SET last_activity_at = ?, updated_at = ? WHERE id = ?');
+  const titleIfUnset = db.prepare('UPDATE conversations SET title = ? WHERE id = ? AND title IS NULL');
+  // One statement per column keeps every value bound; a patch names at most three.
+  const setColumn = {
+    codebase_id: db.prepare('UPDATE conversations SET codebase_id = ?, updated_at = ? WHERE platform_conversation_id = ?'),
+    cwd: db.prepare('UPDATE conversations SET cwd = ?, updated_at = ? WHERE platform_conversation_id = ?'),
+    isolation_env_id: db.prepare('UPDATE conversations SET isolation_env_id = ?, updated_at = ? WHERE platform_conversation_id = ?'),
+  };
+
+  const get = (platformId: string): Conversation | undefined => {
+    const row = byPlatformId.get(platformId) as Row | undefined;
+    return row ? toConversation(row) : undefined;
+  };
+
+  return {
+    get,
+    /** Inserts unless the platform id exists; answers the stored row either way. */
+    insert(conversation: NewConversation, now: string): Conversation {
+      insert.run({
+        ...conversation,
+        title: conversation.title ?? null,
+        user_id: conversation.user_id ?? null,
+        hidden: conversation.hidden ? 1 : 0,
+        now,
+      });
+      return get(conversation.platform_conversation_id)!;
+    },
+    list(query: ConversationListQuery): Conversation[] {
+      const rows = list.all({
+        includeDeleted: query.includeDeleted ? 1 : 0,
+        codebaseId: query.codebaseId ?? null,
+        limit: query.limit,
+      });
+      return rows.map((row) => toConversation(row as Row));
+    },
+    rename(platformId: string, title: string, now: string): Conversation | undefined {
+      rename.run(title, now, platformId);
+      return get(platformId);
+    },
+    softDelete(platformId: string, now: string): Conversation | undefined {
+      softDelete.run({ platformId, now });
+      return get(platformId);
+    },
+    update(platformId: string, patch: ConversationPatch, now: string): Conversation | undefined {
+      for (const key of ['codebase_id', 'cwd', 'isolation_env_id'] as const) {
+        if (patch[key] !== undefined) setColumn[key].run(patch[key], now, platformId);
+      }
+      return get(platformId);
+    },
+    touch(id: string, now: string): void {
+      touch.run(now, now, id);
+    },
+    titleIfUnset(id: string, title: string): void {
+      titleIfUnset.run(title, id);
+    },
+  };
+}
