@@ -40,6 +40,11 @@ export const statusByCode: Record<ErrorCode, number> = {
   // Upstream answers 500 `Failed to add codebase: <reason>`; a URL git cannot clone is the
   // caller's input (a typo, a private repository), so the text is kept and the status is a 4xx.
   CODEBASE_CLONE_FAILED: 400,
+  BRANCH_NAME_INVALID: 400,
+  // Raised by the supervisor when a run starts (the run fails with the text); 409 if ever answered.
+  WORKTREE_REFUSED: 409,
+  WORKTREE_FAILED: 500,
+  CODEBASE_BUSY: 409,
   STORE_UNAVAILABLE: 503,
   RUNTIME_NOT_FOUND: 500,
   INTERNAL: 500,

@@ -39,6 +39,14 @@ export const errorCodes = [
   'CODEBASE_PATH_INVALID',
   /** git could not clone the URL (unreachable, not a repository, refused). */
   'CODEBASE_CLONE_FAILED',
+  /** A run's `branch` is not a name git accepts for a branch (or holds characters Cairn refuses). */
+  'BRANCH_NAME_INVALID',
+  /** A run's worktree cannot be used: its branch or checkout is held, or the path fails the ownership checks. */
+  'WORKTREE_REFUSED',
+  /** git could not create or remove a worktree. */
+  'WORKTREE_FAILED',
+  /** A codebase still has a run working in one of its environments. */
+  'CODEBASE_BUSY',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 

@@ -1,6 +1,6 @@
 import { describe } from 'vitest';
 import { describeAvailabilityContract } from './contract/availability.js';
-import { describeCodebaseContract } from './contract/codebases.js';
+import { describeCodebaseContract, describeIsolationLockContract } from './contract/codebases.js';
 import { describeConnectionContract } from './contract/connections.js';
 import { describeEventOrderContract } from './contract/event-order.js';
 import { describeEventContract } from './contract/events.js';
@@ -20,5 +20,6 @@ describe('SQLite store', () => {
   describeEventOrderContract(sqliteBackend);
   describeHeartbeatContract(sqliteBackend);
   describeCodebaseContract(sqliteBackend);
+  describeIsolationLockContract(sqliteBackend);
   describeAvailabilityContract(sqliteBackend);
 });

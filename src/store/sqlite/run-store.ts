@@ -1,6 +1,8 @@
 import { CairnError } from '../../shared/errors.js';
 import type { RunStore } from '../runs.js';
+import { terminalRunStatuses } from '../schemas/run.js';
 import { eventStatements } from './events-sql.js';
+import { isolationStatements } from './isolation-sql.js';
 import { jobStatements } from './jobs-sql.js';
 import { runStatements } from './runs-sql.js';
 import type { SqliteSession } from './session.js';
@@ -10,6 +12,7 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
   const runs = runStatements(session.db);
   const jobs = jobStatements(session.db);
   const events = eventStatements(session.db);
+  const isolation = isolationStatements(session.db);
 
   return {
     createRun: (run) =>
@@ -73,6 +76,8 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
           throw new CairnError('RUN_INVALID_STATE', `Run ${input.runId} is not owned by ${input.ownerId}`);
         }
         events.append(input.events, now);
+        // A run that ended holds no environment: its worktree stays, unlocked.
+        if (input.status && terminalRunStatuses.includes(input.status)) isolation.release(input.runId, now);
         return run;
       }),
   };
