@@ -43,6 +43,11 @@ export const statusByCode: Record<ErrorCode, number> = {
   CONVERSATION_NOT_FOUND: 404,
   // Upstream: 400 `Codebase not found` when creating a conversation for an unknown codebase.
   CONVERSATION_CODEBASE_UNKNOWN: 400,
+  BRANCH_NAME_INVALID: 400,
+  // Raised by the supervisor when a run starts (the run fails with the text); 409 if ever answered.
+  WORKTREE_REFUSED: 409,
+  WORKTREE_FAILED: 500,
+  CODEBASE_BUSY: 409,
   STORE_UNAVAILABLE: 503,
   RUNTIME_NOT_FOUND: 500,
   INTERNAL: 500,

@@ -9,6 +9,7 @@ import type { Store } from '../store/store.js';
 import { codebaseIdFromRemote, localCodebaseId } from './codebase-id.js';
 import { scanEnvFiles } from './env-scan.js';
 import { cloneRepository, readCheckout } from './git-checkout.js';
+import { removeCodebaseWorktrees } from './worktree-cleanup.js';
 
 /** Exactly one of the two: a URL to clone, or a local directory to register in place. */
 export type CodebaseSource = { url: string; path?: undefined } | { path: string; url?: undefined };
@@ -24,6 +25,8 @@ export interface CodebaseRegistryDeps {
 export const codebaseErrorText = {
   notFound: (id: string) => `Codebase not found: ${id}. List the registered ones with GET /api/codebases`,
   cloneFailed: (reason: string) => `Failed to add codebase: ${reason}`,
+  busy: (id: string, runId: string, path: string) =>
+    `Codebase ${id} is in use: run ${runId} is working in ${path}. Cancel the run (or wait for it to end), then delete the codebase`,
 } as const;
 
 /**
@@ -85,11 +88,18 @@ export class CodebaseRegistry {
   }
 
   /**
-   * Removes the registration and its isolation-environment rows; a clone Cairn made is deleted
-   * from disk, a registered checkout never is. Runs do not create worktrees yet, so there are
-   * none on disk to remove. Answers the path deleted, if any.
+   * Removes the registration, every worktree of it (git worktree remove, then prune) and its
+   * isolation-environment rows; a clone Cairn made is deleted from disk, a registered checkout
+   * never is. Refused while a run holds one of its environments under a live lock. Answers the
+   * path deleted, if any.
    */
   async remove(id: string): Promise<{ codebase: Codebase; removedPath: string | null }> {
+    const existing = await this.get(id);
+    const environments = await this.deps.store.listIsolationEnvironments(id);
+    const now = Date.parse(this.now());
+    const busy = environments.find((e) => e.locked_by_run !== null && e.lock_expires_at !== null && Date.parse(e.lock_expires_at) >= now);
+    if (busy) throw new CairnError('CODEBASE_BUSY', codebaseErrorText.busy(id, busy.locked_by_run!, busy.working_path));
+    await removeCodebaseWorktrees(existing, environments, this.deps.paths, this.deps.log);
     const codebase = await this.deps.store.deleteCodebase(id);
     if (!codebase) throw new CairnError('CODEBASE_NOT_FOUND', codebaseErrorText.notFound(id));
     const clonePath = this.clonePathOf(codebase);

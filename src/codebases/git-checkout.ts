@@ -18,7 +18,7 @@ const keptGitVariables = ['GIT_SSH_COMMAND', 'GIT_SSH', 'GIT_ASKPASS', 'SSH_ASKP
  * the server's environment without those, plus the few kept above (they come from the user who
  * started Cairn, never from a request), and is told never to prompt on a terminal it does not have.
  */
-function git(baseDir?: string): SimpleGit {
+export function git(baseDir?: string): SimpleGit {
   const guarded = /^(GIT_.*|EDITOR|VISUAL|PAGER|PREFIX|SSH_ASKPASS)$/i;
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {

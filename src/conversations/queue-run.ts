@@ -19,7 +19,10 @@ export interface QueueRunRequest {
   overrides?: RunOverrides | undefined;
   /** A chat that dispatched the run: its result is posted there when the run ends. */
   parentConversationId?: string | undefined;
+  /** The codebase the run works on (its worktree is made when the run starts); also the new conversation's. */
   codebaseId?: string | null;
+  /** The branch asked for the run's worktree (checked already); omitted: Cairn names one. */
+  branch?: string;
   clock: () => number;
 }
 
@@ -34,6 +37,7 @@ export async function queueRun(store: Store, request: QueueRunRequest): Promise<
   if (request.overrides) metadata.overrides = request.overrides;
   if (entry.parseWarnings) metadata.parse_warnings = entry.parseWarnings;
   if (request.parentConversationId) metadata.parent_conversation_id = request.parentConversationId;
+  if (request.branch !== undefined) metadata.isolation = { branch: request.branch };
   const attached = request.conversationId !== undefined;
   const now = request.clock();
   const conversationId =
@@ -43,6 +47,7 @@ export async function queueRun(store: Store, request: QueueRunRequest): Promise<
     workflowName: entry.workflow.name,
     conversationId,
     workingPath: request.workingPath,
+    codebaseId: request.codebaseId ?? null,
     userMessage: request.message,
     inputs: request.inputs,
     metadata,

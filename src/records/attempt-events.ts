@@ -4,6 +4,7 @@ import { nodeEventOf } from './event-data.js';
 import { markInterrupted } from './interrupted.js';
 import { completedState, failedState, startedState } from './lifecycle.js';
 import type { OutputInput } from './output-preview.js';
+import type { CheckoutObservation } from './schemas/checkout-observation.js';
 import type { Invocation } from './schemas/execution-record.js';
 import type { NodeDescriptor } from './schemas/node-descriptor.js';
 import type { FailureKind } from './schemas/node-lifecycle.js';
@@ -29,6 +30,8 @@ export interface AttemptRef {
   attemptId: string;
   /** When the attempt began (its record's `attempt.startedAt`). */
   startedAt: string;
+  /** The checkout as this attempt found it (`attempt.checkoutStart`); the invocation's is on `invocation`. */
+  attemptCheckout?: CheckoutObservation;
 }
 
 /**
@@ -87,7 +90,11 @@ function recordBase(ref: AttemptRef, durationMs?: number): Omit<ExecutionRecordI
     path: ref.path,
     node: ref.node,
     invocation: ref.invocation,
-    attempt: { id: ref.attemptId, startedAt: ref.startedAt },
+    attempt: {
+      id: ref.attemptId,
+      startedAt: ref.startedAt,
+      ...(ref.attemptCheckout !== undefined ? { checkoutStart: ref.attemptCheckout } : {}),
+    },
     timing: durationMs === undefined ? { startedAt: ref.startedAt } : { startedAt: ref.startedAt, durationMs },
     spend: notApplicableSpend(),
     accounting: 'node',

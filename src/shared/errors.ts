@@ -43,6 +43,14 @@ export const errorCodes = [
   'CONVERSATION_NOT_FOUND',
   /** A conversation was asked to bind to a codebase that is not registered (a bad request, not a missing resource). */
   'CONVERSATION_CODEBASE_UNKNOWN',
+  /** A run's `branch` is not a name git accepts for a branch (or holds characters Cairn refuses). */
+  'BRANCH_NAME_INVALID',
+  /** A run's worktree cannot be used: its branch or checkout is held, or the path fails the ownership checks. */
+  'WORKTREE_REFUSED',
+  /** git could not create or remove a worktree. */
+  'WORKTREE_FAILED',
+  /** A codebase still has a run working in one of its environments. */
+  'CODEBASE_BUSY',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 

@@ -23,6 +23,11 @@ export function homePaths(home: string) {
     workspaces: join(home, 'workspaces'),
     /** The shared workspace of one `owner/repo` codebase (its clone and, later, its worktrees). */
     codebaseWorkspace: (owner: string, repo: string) => join(home, 'workspaces', owner, repo),
+    /** The worktree `name` (a run id) of the `owner/repo` codebase. */
+    codebaseWorktree: (owner: string, repo: string, name: string) => join(home, 'workspaces', owner, repo, 'worktrees', name),
+    /** `$ARTIFACTS_DIR` of a run on the `owner/repo` codebase (outside every checkout). */
+    codebaseRunArtifacts: (owner: string, repo: string, runId: string) =>
+      join(home, 'workspaces', owner, repo, 'artifacts', 'runs', runId),
     /** Where Cairn clones the `owner/repo` codebase. */
     codebaseSource: (owner: string, repo: string) => join(home, 'workspaces', owner, repo, 'source'),
     scripts: join(home, 'scripts'),

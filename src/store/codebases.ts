@@ -1,6 +1,22 @@
-import type { Codebase, EnvScan, IsolationEnvironment, NewCodebase, NewIsolationEnvironment } from './schemas/codebase.js';
+import type {
+  ClaimRunIsolation,
+  ClaimRunIsolationResult,
+  Codebase,
+  EnvScan,
+  IsolationEnvironment,
+  NewCodebase,
+  NewIsolationEnvironment,
+} from './schemas/codebase.js';
 
-export type { Codebase, EnvScan, IsolationEnvironment, NewCodebase, NewIsolationEnvironment } from './schemas/codebase.js';
+export type {
+  ClaimRunIsolation,
+  ClaimRunIsolationResult,
+  Codebase,
+  EnvScan,
+  IsolationEnvironment,
+  NewCodebase,
+  NewIsolationEnvironment,
+} from './schemas/codebase.js';
 
 /** Registered repositories and folders, and the isolation environments (worktrees) made from them. */
 export interface CodebaseStore {
@@ -20,4 +36,23 @@ export interface CodebaseStore {
   createIsolationEnvironment(env: NewIsolationEnvironment): Promise<IsolationEnvironment>;
   /** Oldest first. */
   listIsolationEnvironments(codebaseId: string): Promise<IsolationEnvironment[]>;
+
+  // ── run isolation and its locks (a lock is a lease, like a run's) ─────────────────────
+  /**
+   * In one transaction: finds the run's active environment (a take-over or a retried start) and
+   * takes its lock, or records `env` with the lock held, unless another active environment of
+   * the codebase has the branch or (for a `checkout` use) another run holds the checkout under a
+   * live lock; when claimed, sets the run's working_path to the environment's path. Throws
+   * RUN_INVALID_STATE when `ownerId` does not own the run.
+   */
+  claimRunIsolation(input: ClaimRunIsolation): Promise<ClaimRunIsolationResult>;
+  /** Extends the locks `ownerId` holds for the named runs (with their run leases). Returns how many. */
+  renewIsolationLocks(ownerId: string, runIds: readonly string[], leaseMs: number): Promise<number>;
+  /**
+   * Releases every lock the run holds: a worktree stays active and unlocked, a use of the
+   * codebase checkout is removed. Also done by a terminal transitionRun, in its transaction.
+   */
+  releaseIsolationLocks(runId: string): Promise<void>;
+  /** Removes an environment row (a reservation whose worktree could not be made). */
+  removeIsolationEnvironment(id: string): Promise<void>;
 }

@@ -56,6 +56,8 @@ export interface NewRun {
   workflowName: string;
   conversationId: string;
   workingPath: string | null;
+  /** The registered codebase the run works on (its worktree is made from it); null/omitted: none. */
+  codebaseId?: string | null;
   userMessage: string;
   inputs: Record<string, string>;
   metadata: RunMetadata;

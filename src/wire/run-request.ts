@@ -88,11 +88,27 @@ export const runRequestBodySchema = z
         .optional()
         .describe('Rebinds only the named @aliases for this run; kept in run metadata for the engine'),
       config: runConfigSchema.optional(),
+      codebaseId: z
+        .string({ error: 'codebaseId must be a string' })
+        .min(1, { error: 'codebaseId must be a non-empty codebase id (owner/repo)' })
+        .max(300, { error: 'codebaseId is longer than any codebase id' })
+        .optional()
+        .describe(
+          'Cairn extension. The registered codebase to run on (owner/repo, as GET /api/codebases lists it): the run ' +
+            'gets its own git worktree of it. Also implied when cwd is the checkout of a registered codebase.',
+        ),
+      branch: z
+        .string({ error: 'branch must be a string' })
+        .optional()
+        .describe(
+          'Cairn extension. The branch of the run’s worktree (a valid git branch name of letters, digits and . _ / + -); ' +
+            'default cairn/<workflow>-<first 8 of run id>. A branch already used by an active worktree fails the run.',
+        ),
     },
     {
       error: (iss) =>
         iss.code === 'unrecognized_keys'
-          ? `Unknown field ${iss.keys.map((k) => `'${String(k)}'`).join(', ')}; accepted fields are message, conversationId, inputs, tiers, aliases, config`
+          ? `Unknown field ${iss.keys.map((k) => `'${String(k)}'`).join(', ')}; accepted fields are message, conversationId, inputs, tiers, aliases, config, codebaseId, branch`
           : 'Request body must be a JSON object',
     },
   )

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkoutObservationSchema } from '../records/schemas/checkout-observation.js';
 import { execRuntimeSchema } from '../records/schemas/node-descriptor.js';
 import { storeConfigSchema } from '../store/store-config.js';
 
@@ -26,6 +27,8 @@ export const execAttemptTaskSchema = z.object({
     id: z.string(),
     startedAt: z.string(),
     loopPath: z.array(z.object({ groupId: z.string(), iteration: z.number().int() })),
+    /** The checkout as the invocation's first attempt found it, when a later attempt knows it. */
+    checkoutStart: checkoutObservationSchema.optional(),
   }),
   attempt: z.object({ id: z.string(), number: z.number().int().min(1) }),
   /** The script body after variable substitution (bash), or the script code / file (bun, uv). */
@@ -40,6 +43,8 @@ export const execAttemptTaskSchema = z.object({
   /** Where the full output is written when it is longer than an event row's preview (the
    * run's artifacts); the record names the file so a later reader gets every byte. */
   outputSpillDir: z.string(),
+  /** The run's `$ARTIFACTS_DIR`: a dirty checkout's manifest is written under it. Omitted: no checkout sample. */
+  artifactsDir: z.string().optional(),
 });
 export type ExecAttemptTask = z.input<typeof execAttemptTaskSchema>;
 
@@ -80,6 +85,8 @@ export const attemptResultSchema = z.object({
   stderrBytes: z.number().int().nonnegative().optional(),
   /** The attempt was stopped by a shutdown, not by its own outcome: it runs again later. */
   interrupted: z.boolean().optional(),
+  /** The checkout as this attempt found it (recorded as its `checkoutStart`). */
+  checkoutStart: checkoutObservationSchema.optional(),
 });
 export type AttemptResult = z.infer<typeof attemptResultSchema>;
 

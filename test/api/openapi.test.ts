@@ -43,7 +43,7 @@ it('describes the run request body, its optional query and its answers', async (
   const start = doc.paths['/api/workflows/{name}/run'].post;
   expect(start.requestBody.required).toBe(false);
   const body = start.requestBody.content['application/json'].schema;
-  expect(Object.keys(body.properties)).toEqual(['message', 'conversationId', 'inputs', 'tiers', 'aliases', 'config']);
+  expect(Object.keys(body.properties)).toEqual(['message', 'conversationId', 'inputs', 'tiers', 'aliases', 'config', 'codebaseId', 'branch']);
   expect(body.additionalProperties).toBe(false);
   expect(body.properties.inputs.additionalProperties).toEqual({ type: 'string' });
   expect(Object.keys(body.properties.config.properties)).toEqual([
@@ -74,7 +74,7 @@ it('describes the run list query and the run detail events from the schemas that
   expect(detail.responses['200'].content['application/json'].schema.required).toEqual(['run', 'events', 'nextAfterSeq']);
   const metadata = doc.components.schemas.WorkflowRun.properties.metadata;
   expect(Object.keys(metadata.properties)).toEqual([
-    'workflow_source', 'workflow_filename', 'parse_warnings', 'overrides', 'parent_conversation_id', 'unreadable',
+    'workflow_source', 'workflow_filename', 'parse_warnings', 'isolation', 'overrides', 'parent_conversation_id', 'unreadable',
   ]);
   const event = doc.components.schemas.RunEvent;
   expect(event.properties.cost_scope.enum).toEqual(['own', 'total']);

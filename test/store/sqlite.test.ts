@@ -1,6 +1,6 @@
 import { describe } from 'vitest';
 import { describeAvailabilityContract } from './contract/availability.js';
-import { describeCodebaseContract } from './contract/codebases.js';
+import { describeCodebaseContract, describeIsolationLockContract } from './contract/codebases.js';
 import { describeConnectionContract } from './contract/connections.js';
 import { describeConversationContract } from './contract/conversations.js';
 import { describeEventOrderContract } from './contract/event-order.js';
@@ -22,5 +22,6 @@ describe('SQLite store', () => {
   describeHeartbeatContract(sqliteBackend);
   describeCodebaseContract(sqliteBackend);
   describeConversationContract(sqliteBackend);
+  describeIsolationLockContract(sqliteBackend);
   describeAvailabilityContract(sqliteBackend);
 });

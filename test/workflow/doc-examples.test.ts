@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readProjectWorktreeEnabled } from '../../src/workflow/project-worktree.js';
 import { docYamlBlocks, isMapping, isSubset, rawNodes } from './doc-yaml-blocks.js';
 import { makeTempProject, workflowYaml, type TempProject } from './temp-project.js';
 
@@ -22,6 +23,9 @@ const fixtureNodes = fixtures.flatMap((f) => rawNodes(f.raw));
 const blocks = docYamlBlocks(docs, 'docs');
 
 const isConfigBlock = (v: Record<string, unknown>) => Object.keys(v).every((k) => ['workflows', 'commands'].includes(k));
+/** A project config block of docs/worktrees.md: `worktree.enabled` only. */
+const isWorktreeConfigBlock = (v: Record<string, unknown>, where: string) =>
+  where.startsWith('docs/worktrees.md') && Object.keys(v).length === 1 && 'worktree' in v && !('name' in v);
 
 let t: TempProject;
 beforeEach(() => {
@@ -35,7 +39,7 @@ describe('the yaml blocks of docs/', () => {
     expect(blocks.filter((b) => b.where.startsWith('docs/workflows.md')).length).toBeGreaterThanOrEqual(15);
   });
 
-  it.each(blocks.map((b) => [b.where, b] as const))('%s matches a fixture that loads', (_where, block) => {
+  it.each(blocks.map((b) => [b.where, b] as const))('%s matches a fixture that loads', async (where, block) => {
     const { value } = block;
     if (isMapping(value) && 'name' in value && 'nodes' in value) {
       const twin = fixtures.find((f) => isMapping(f.raw) && f.raw.name === value.name);
@@ -49,6 +53,13 @@ describe('the yaml blocks of docs/', () => {
     }
     expect(isMapping(value), 'a yaml block that is neither a workflow, nodes nor a mapping').toBe(true);
     const part = value as Record<string, unknown>;
+    if (isWorktreeConfigBlock(part, where)) {
+      writeFileSync(join(t.cwd, '.cairn', 'config.yaml'), block.text);
+      const enabled = (part.worktree as { enabled?: unknown }).enabled;
+      expect(typeof enabled).toBe('boolean');
+      expect(await readProjectWorktreeEnabled(t.cwd)).toBe(enabled);
+      return;
+    }
     if (isConfigBlock(part)) {
       t.write('bundled:workflows/starter.yaml', workflowYaml('starter'));
       writeFileSync(join(t.cwd, '.cairn', 'config.yaml'), block.text);

@@ -111,7 +111,7 @@ export const codebaseRoutes: FastifyPluginAsyncZod<CodebaseRoutesOptions> = asyn
   const environments = {
     tags: ['codebases'],
     summary: 'Isolation environments (worktrees) of a codebase',
-    description: 'Empty until runs create worktrees.',
+    description: 'The worktrees runs made (and the codebase checkout while a worktree.enabled: false run holds it), with their locks.',
     response: { 200: environmentListResponseSchema, ...notFound },
   };
   const environmentsOrCodebase = {

@@ -100,9 +100,9 @@ async function readChunk(source: Buffer | string, offset: number, limit: number)
 
 export const runLogRoutes: FastifyPluginAsyncZod<{
   store: Store;
-  requireRun(runId: string): Promise<unknown>;
+  requireRun(runId: string): Promise<{ id: string; codebase_id: string | null }>;
   /** The folder the worker spills a run's streams into: the only place they are read from. */
-  spillRoot(runId: string): string;
+  spillRoot(run: { id: string; codebase_id: string | null }): string;
 }> = async (
   app,
   { store, requireRun, spillRoot },
@@ -156,7 +156,7 @@ export const runLogRoutes: FastifyPluginAsyncZod<{
     },
     async (req) => {
       const { runId, seq, stream } = req.params;
-      await requireRun(runId);
+      const run = await requireRun(runId);
       const [event] = (await store.listEventsAfter(seq - 1, 1, { runId })).filter(isRunEvent);
       const log = event?.seq === seq ? attemptLogOf(event) : undefined;
       if (!event || !log) {
@@ -165,7 +165,7 @@ export const runLogRoutes: FastifyPluginAsyncZod<{
       const persisted = stream === 'stderr' ? readPersistedStream(event.data) : readNodeEvent(event)?.output?.persisted;
       const stored = stream === 'stderr' ? (log.stderr?.text ?? '') : (log.stdout?.text ?? '');
       const spill = persisted?.spillPath;
-      const source = spill !== undefined && isSpillIn(spill, spillRoot(runId)) ? spill : Buffer.from(stored, 'utf8');
+      const source = spill !== undefined && isSpillIn(spill, spillRoot(run)) ? spill : Buffer.from(stored, 'utf8');
       const limit = Math.min(req.query.limit ?? RUN_LOG_CHUNK_MAX_BYTES, RUN_LOG_CHUNK_MAX_BYTES);
       return readChunk(source, req.query.offset ?? 0, limit);
     },

@@ -23,6 +23,7 @@ import { toEventView } from '../event-view.js';
 import { toRunView } from '../run-view.js';
 import { runLogRoutes } from './run-logs.js';
 import type { HomePaths } from '../../shared/paths.js';
+import { runArtifactsDir } from '../../codebases/workspace-paths.js';
 
 export interface RunRoutesOptions {
   store: Store;
@@ -48,7 +49,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, { 
   await app.register(runLogRoutes, {
     store,
     requireRun: (runId: string) => requireRun(store, runId),
-    spillRoot: (runId: string) => join(paths.runArtifacts(runId), '.cairn', 'node-outputs'),
+    spillRoot: (run) => join(runArtifactsDir(paths, run), '.cairn', 'node-outputs'),
   });
   app.get(
     '/api/workflows/runs',

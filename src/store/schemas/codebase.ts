@@ -49,9 +49,42 @@ export const isolationEnvironmentSchema = z.object({
   created_by_platform: z.string().nullable(),
   metadata: z.record(z.string(), z.unknown()),
   status: isolationStatusSchema,
+  locked_by_run: z.string().nullable().describe('The run holding the lock; null when nobody works in it'),
+  lock_owner: z.string().nullable().describe('The supervisor driving that run'),
+  lock_expires_at: z
+    .string()
+    .nullable()
+    .describe('When the lock lapses unless its supervisor renews it (a crashed supervisor’s lock lapses on its own)'),
   created_at: z.string(),
   updated_at: z.string(),
 });
 export type IsolationEnvironment = z.infer<typeof isolationEnvironmentSchema>;
 
-export type NewIsolationEnvironment = Omit<IsolationEnvironment, 'status' | 'created_at' | 'updated_at'>;
+export type NewIsolationEnvironment = Omit<
+  IsolationEnvironment,
+  'status' | 'created_at' | 'updated_at' | 'locked_by_run' | 'lock_owner' | 'lock_expires_at'
+>;
+
+/** `worktree`: a git worktree of its own; `checkout`: the codebase checkout itself, used in place. */
+export const isolationProviderSchema = z.enum(['worktree', 'checkout']);
+export type IsolationProvider = z.infer<typeof isolationProviderSchema>;
+
+/** What a run asks of the store when it starts in an environment (see CodebaseStore.claimRunIsolation). */
+export interface ClaimRunIsolation {
+  runId: string;
+  ownerId: string;
+  leaseMs: number;
+  /** The environment to record when the run has none yet. */
+  env: NewIsolationEnvironment;
+}
+
+/**
+ * `claimed`: the run holds the environment's lock (`created` when the row is new, false when
+ * it existed: a take-over or a retried start). `branch_held`: another active environment of the
+ * codebase has the branch. `locked`: another run holds the environment (or, for `checkout`, the
+ * codebase checkout) under a live lock.
+ */
+export type ClaimRunIsolationResult =
+  | { kind: 'claimed'; env: IsolationEnvironment; created: boolean }
+  | { kind: 'branch_held'; env: IsolationEnvironment }
+  | { kind: 'locked'; env: IsolationEnvironment };

@@ -14,6 +14,10 @@ export const runMetadataSchema = z.looseObject({
     .array(z.string())
     .optional()
     .describe('Keys of the workflow file the engine ignores, one message each; omitted when clean'),
+  isolation: z
+    .looseObject({ branch: z.string().optional() })
+    .optional()
+    .describe('What the request asked of the run’s worktree: the branch it named (omitted: cairn/<workflow>-<run id>)'),
   overrides: runOverridesSchema
     .optional()
     .describe('The request’s tiers, aliases and inline config, kept for the engine (config.env values redacted when shown)'),

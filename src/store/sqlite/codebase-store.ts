@@ -1,10 +1,13 @@
 import type { CodebaseStore } from '../codebases.js';
+import { CairnError } from '../../shared/errors.js';
 import { codebaseStatements } from './codebases-sql.js';
+import { isolationStatements } from './isolation-sql.js';
 import type { SqliteSession } from './session.js';
 
 /** CodebaseStore over the session's connection. */
 export function sqliteCodebaseStore(session: SqliteSession): CodebaseStore {
   const codebases = codebaseStatements(session.db);
+  const isolation = isolationStatements(session.db);
 
   return {
     registerCodebase: (codebase) =>
@@ -24,5 +27,27 @@ export function sqliteCodebaseStore(session: SqliteSession): CodebaseStore {
 
     listIsolationEnvironments: (codebaseId) =>
       session.read('list isolation environments', () => codebases.listEnvironments(codebaseId)),
+
+    claimRunIsolation: (input) =>
+      session.write('claim the isolation environment of a run', () => {
+        const result = isolation.claim(input, session.now(), session.now(input.leaseMs));
+        if (result.kind !== 'claimed') return result;
+        if (!isolation.setRunWorkingPath(input.runId, input.ownerId, result.env.working_path)) {
+          // Thrown inside the transaction: nothing of the claim is kept.
+          throw new CairnError('RUN_INVALID_STATE', `Run ${input.runId} is not owned by ${input.ownerId}`);
+        }
+        return result;
+      }),
+
+    // No run to renew (an idle supervisor, each heartbeat) takes no write lock.
+    renewIsolationLocks: async (ownerId, runIds, leaseMs) =>
+      runIds.length === 0
+        ? 0
+        : session.write('renew isolation locks', () => isolation.renew(ownerId, runIds, session.now(leaseMs))),
+
+    releaseIsolationLocks: (runId) =>
+      session.write('release the isolation locks of a run', () => isolation.release(runId, session.now())),
+
+    removeIsolationEnvironment: (id) => session.write('remove an isolation environment', () => isolation.remove(id)),
   };
 }

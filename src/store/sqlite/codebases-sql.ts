@@ -20,7 +20,7 @@ function toCodebase(row: Row): Codebase {
   };
 }
 
-function toIsolationEnvironment(row: Row): IsolationEnvironment {
+export function toIsolationEnvironment(row: Row): IsolationEnvironment {
   return {
     id: row.id as string,
     codebase_id: row.codebase_id as string,
@@ -32,6 +32,9 @@ function toIsolationEnvironment(row: Row): IsolationEnvironment {
     created_by_platform: (row.created_by_platform as string | null) ?? null,
     metadata: JSON.parse(row.metadata as string) as IsolationEnvironment['metadata'],
     status: row.status as IsolationEnvironment['status'],
+    locked_by_run: (row.locked_by_run as string | null) ?? null,
+    lock_owner: (row.lock_owner as string | null) ?? null,
+    lock_expires_at: (row.lock_expires_at as string | null) ?? null,
     created_at: row.created_at as string,
     updated_at: row.updated_at as string,
   };

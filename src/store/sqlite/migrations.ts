@@ -222,6 +222,27 @@ export const migrations: readonly { version: number; name: string; sql: string }
       CREATE UNIQUE INDEX events_one_end_per_attempt ON events (ends_attempt) WHERE ends_attempt IS NOT NULL;
     `,
   },
+  {
+    version: 6,
+    name: 'worktree locks on isolation environments',
+    sql: `
+      -- A lock is a lease: the run using the environment, the supervisor driving that run, and
+      -- when the lock lapses unless renewed (renewed with the run's lease, released at the run's
+      -- terminal transition). A crashed supervisor's lock lapses with its lease.
+      ALTER TABLE isolation_environments ADD COLUMN locked_by_run TEXT;
+      ALTER TABLE isolation_environments ADD COLUMN lock_owner TEXT;
+      ALTER TABLE isolation_environments ADD COLUMN lock_expires_at TEXT;
+      CREATE INDEX isolation_environments_locked_by_run
+        ON isolation_environments (locked_by_run) WHERE locked_by_run IS NOT NULL;
+      -- One active environment per branch of a codebase: the same branch asked for twice is
+      -- refused, never two runs in one directory.
+      CREATE UNIQUE INDEX isolation_environments_one_branch
+        ON isolation_environments (codebase_id, branch_name)
+        WHERE status = 'active' AND branch_name IS NOT NULL;
+      -- workflow_runs.codebase_id exists since migration 1; runs are now bound to codebases.
+      CREATE INDEX workflow_runs_codebase ON workflow_runs (codebase_id) WHERE codebase_id IS NOT NULL;
+    `,
+  },
 ];
 
 /**

@@ -1,6 +1,7 @@
 import { CairnError } from '../../shared/errors.js';
 import type { RunStore } from '../runs.js';
 import { eventStatements } from './events-sql.js';
+import { isolationStatements } from './isolation-sql.js';
 import { jobStatements } from './jobs-sql.js';
 import { runStatements } from './runs-sql.js';
 import { conversationStatements } from './conversations-sql.js';
@@ -24,6 +25,7 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
     if (jobs.listByRun(run.id).some((job) => job.kind === 'workflow_result')) return;
     jobs.insert('workflow_result', run.id, { conversationId: parent }, now);
   };
+  const isolation = isolationStatements(session.db);
 
   return {
     createRun: (run) =>
@@ -92,6 +94,8 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
         }
         events.append(input.events, now);
         reportToChat(run, now);
+        // A run that ended holds no environment: its worktree stays, unlocked.
+        if (input.status && terminalRunStatuses.includes(input.status)) isolation.release(input.runId, now);
         return run;
       }),
   };

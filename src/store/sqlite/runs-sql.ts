@@ -9,9 +9,9 @@ const terminal = `(${terminalRunStatuses.map((status) => `'${status}'`).join(', 
 /** Statements for `workflow_runs`. Callers wrap multi-statement changes in a transaction. */
 export function runStatements(db: Database.Database) {
   const insert = db.prepare(
-    `INSERT INTO workflow_runs (id, workflow_name, status, conversation_id, working_path,
+    `INSERT INTO workflow_runs (id, workflow_name, status, conversation_id, working_path, codebase_id,
        user_message, inputs, metadata, definition, created_at, last_activity_at)
-     VALUES (@id, @workflowName, 'pending', @conversationId, @workingPath, @userMessage,
+     VALUES (@id, @workflowName, 'pending', @conversationId, @workingPath, @codebaseId, @userMessage,
        @inputs, @metadata, @definition, @now, @now)
      RETURNING *`,
   );
@@ -46,6 +46,7 @@ export function runStatements(db: Database.Database) {
         workflowName: run.workflowName,
         conversationId: run.conversationId,
         workingPath: run.workingPath,
+        codebaseId: run.codebaseId ?? null,
         userMessage: run.userMessage,
         inputs: JSON.stringify(run.inputs),
         metadata: JSON.stringify(run.metadata),

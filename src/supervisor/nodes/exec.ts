@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { attemptEndedEvent } from '../../records/index.js';
+import type { CheckoutObservation } from '../../records/schemas/checkout-observation.js';
 import type { Logger } from '../../shared/log.js';
 import type { StoreConfig } from '../../store/store-config.js';
 import type { Run } from '../../store/schemas/run.js';
@@ -37,6 +38,9 @@ export interface ExecHandlerDeps {
  * thread, which writes its records (or the pool does, when the thread could not).
  */
 export class ExecNodeHandler implements NodeHandler {
+  /** The checkout sample of each invocation's first attempt, sent with its later attempts. */
+  private readonly firstCheckouts = new Map<string, CheckoutObservation>();
+
   constructor(private readonly deps: ExecHandlerDeps) {}
 
   async runAttempt(attempt: NodeAttempt): Promise<AttemptOutcome> {
@@ -55,7 +59,7 @@ export class ExecNodeHandler implements NodeHandler {
       nodeId: node.id,
       runtime: node.action.runtime,
       legacyType: node.action.legacyType,
-      invocation: { ...identity.invocation, loopPath: [] },
+      invocation: { ...identity.invocation, loopPath: [], ...this.firstCheckoutOf(identity.invocation.id) },
       attempt: identity.attempt,
       script: prepared.script,
       deps: [...node.action.deps],
@@ -64,6 +68,7 @@ export class ExecNodeHandler implements NodeHandler {
       timeoutMs: node.action.timeoutMs,
       killGraceMs: this.deps.killGraceMs,
       outputSpillDir: join(this.deps.artifactsDir, '.cairn', 'node-outputs'),
+      artifactsDir: this.deps.artifactsDir,
     };
     const startedAt = new Date().toISOString();
     let result: AttemptResult;
@@ -72,7 +77,15 @@ export class ExecNodeHandler implements NodeHandler {
     } catch (err) {
       return this.closeBrokenAttempt(attempt, startedAt, err);
     }
+    const invocationId = identity.invocation.id;
+    if (identity.attempt.number === 1 && result.checkoutStart) this.firstCheckouts.set(invocationId, result.checkoutStart);
+    if (result.status === 'completed') this.firstCheckouts.delete(invocationId);
     return outcomeOf(result);
+  }
+
+  private firstCheckoutOf(invocationId: string): { checkoutStart?: CheckoutObservation } {
+    const first = this.firstCheckouts.get(invocationId);
+    return first ? { checkoutStart: first } : {};
   }
 
   /**

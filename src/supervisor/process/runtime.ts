@@ -5,6 +5,7 @@ import type { Store, StoreConfig } from '../../store/open-store.js';
 import { createWorkerPool, type WorkerPool } from '../../worker/pool/pool.js';
 import { createSchedulerFactory } from '../run/scheduler-factory.js';
 import { AttemptLimiter } from './limits.js';
+import { RUN_LEASE_MS } from './run-registry.js';
 import { Supervisor } from './supervisor.js';
 
 export interface SupervisorRuntime {
@@ -28,6 +29,8 @@ export function createSupervisorRuntime(opts: {
   /** The Piscina thread entry; defaults to the built `worker/thread/task.js`. */
   taskFile?: string;
   id?: string;
+  /** The run lease (and so the worktree lock lease); RUN_LEASE_MS unless a test shortens it. */
+  runLeaseMs?: number;
 }): SupervisorRuntime {
   const { store, settings, log } = opts;
   const limit = settings.maxConcurrency;
@@ -45,10 +48,13 @@ export function createSupervisorRuntime(opts: {
     limiter,
     perRunLimit: settings.perRunConcurrency,
     log,
-    schedulers: createSchedulerFactory({ store, storeConfig: opts.storeConfig, pool, limiter, settings, log }),
+    schedulers: createSchedulerFactory({
+      store, storeConfig: opts.storeConfig, pool, limiter, settings, log, lockLeaseMs: opts.runLeaseMs ?? RUN_LEASE_MS,
+    }),
     // In-process: chat turns are few and short, and the supervisor keeps no catalog thread.
     chat: { catalog: WorkflowCatalog.forHome(settings.home, { threadFile: null }), clock: Date.now },
     ...(opts.id ? { id: opts.id } : {}),
+    ...(opts.runLeaseMs ? { timing: { runLeaseMs: opts.runLeaseMs } } : {}),
   });
   return { supervisor, pool };
 }

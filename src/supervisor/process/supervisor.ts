@@ -151,7 +151,10 @@ export class Supervisor {
     try {
       await this.beat();
       // Only the runs a live scheduler drives: a run we own but no longer drive lapses and is taken over.
-      await this.deps.store.renewRunLeases(this.id, this.runs.runIds(), this.runs.leaseMs);
+      const driven = this.runs.runIds();
+      await this.deps.store.renewRunLeases(this.id, driven, this.runs.leaseMs);
+      // A run's worktree lock lives exactly as long as its lease: renewed together, lapsed together.
+      await this.deps.store.renewIsolationLocks(this.id, driven, this.runs.leaseMs);
       await this.jobs.renewLeases();
       if (this.state !== 'running') return;
       if (await this.requeueJobsOfGoneSupervisors()) this.wake?.();

@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import type { Settings } from '../../shared/config.js';
 import type { Logger } from '../../shared/log.js';
 import type { Run } from '../../store/schemas/run.js';
@@ -13,6 +12,8 @@ import { createRunContext } from './node-context.js';
 import { NodeEventFactory } from './node-events.js';
 import { NodeTable } from './node-table.js';
 import { restoreRun } from './restore-run.js';
+import { placeRun } from './run-isolation.js';
+import { RUN_LEASE_MS } from '../process/run-registry.js';
 import { compileRunPlan } from './run-plan.js';
 import { RunScheduler } from './scheduler.js';
 
@@ -38,20 +39,23 @@ export interface SchedulerFactoryDeps {
   limiter: AttemptLimiter;
   settings: Settings;
   log: Logger;
+  /** The lease of a run's worktree lock: the run lease (RUN_LEASE_MS by default); the heartbeat renews both. */
+  lockLeaseMs?: number;
 }
 
 /** Builds the scheduler of a run the supervisor has just acquired (so `run.owner_id` is ours). */
 export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFactory {
   const build = async (
-    run: Run,
+    acquired: Run,
     takeover: { previousOwner: string | null; cancelling?: boolean } | undefined,
   ): Promise<RunScheduler> => {
-    const definition = parseStoredDefinition(await deps.store.getRunDefinition(run.id));
+    const definition = parseStoredDefinition(await deps.store.getRunDefinition(acquired.id));
     const plan = compileRunPlan(definition);
     const paths = deps.settings.paths;
-    const workingPath = run.working_path ?? paths.scratch(run.id);
-    const artifactsDir = paths.runArtifacts(run.id);
-    await Promise.all([mkdir(workingPath, { recursive: true }), mkdir(artifactsDir, { recursive: true })]);
+    // Before the scheduler starts: a run on a codebase gets its worktree (or its lock on the checkout).
+    const { run, workingPath, artifactsDir } = await placeRun(acquired, definition, {
+      store: deps.store, paths, leaseMs: deps.lockLeaseMs ?? RUN_LEASE_MS, log: deps.log,
+    });
     const events = new NodeEventFactory(run);
     const restored = takeover
       ? await restoreRun(run, plan, await deps.store.listRunEvents(run.id), {

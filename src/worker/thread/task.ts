@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { BroadcastChannel, threadId } from 'node:worker_threads';
 import {
@@ -10,6 +11,7 @@ import {
 import { openStore, type Store, type StoreConfig } from '../../store/open-store.js';
 import { execFinishedEvent, execStartedEvent, spillStreams } from '../nodes/exec/exec-records.js';
 import { runExec } from '../nodes/exec/exec.js';
+import { observeCheckout } from '../../codebases/checkout-state.js';
 
 /**
  * Piscina's thread entry: one node attempt per call, several at once per thread. A thread
@@ -91,6 +93,12 @@ export default async function runAttemptTask(input: unknown): Promise<AttemptRes
   const t0 = performance.now();
   let spawnedPid: number | undefined;
   try {
+    // One sample of the checkout per attempt, before the node runs (never per event).
+    const checkout = task.artifactsDir === undefined ? undefined : await observeCheckout(task.cwd, {
+      runId: task.runId,
+      artifactsDir: task.artifactsDir,
+      manifestPath: join('.cairn', 'checkout', encodeURIComponent(task.path), `${attemptId}.jsonl`),
+    });
     const outcome = await runExec(task, {
       signal: controller.signal,
       // The child waits at its gate until its node_started row (with the pid) is committed, so a
@@ -99,13 +107,13 @@ export default async function runAttemptTask(input: unknown): Promise<AttemptRes
       async onSpawned(pid) {
         spawnedPid = pid;
         notify({ type: 'spawned', attemptId, pid, threadId });
-        await store.appendEvents([execStartedEvent(task, startedAt, pid)]);
+        await store.appendEvents([execStartedEvent(task, startedAt, pid, checkout)]);
       },
     }).finally(() => {
       if (spawnedPid !== undefined) notify({ type: 'exited', attemptId });
     });
     const durationMs = performance.now() - t0;
-    const result: AttemptResult = { ...outcome, startedAt, durationMs };
+    const result: AttemptResult = { ...outcome, startedAt, durationMs, ...(checkout !== undefined ? { checkoutStart: checkout } : {}) };
 
     // Stopped before it spawned: nothing ran, so nothing is recorded.
     if (outcome.status === 'cancelled' && spawnedPid === undefined) return { ...result, status: 'not_started' };
@@ -113,7 +121,7 @@ export default async function runAttemptTask(input: unknown): Promise<AttemptRes
     const finished = execFinishedEvent(task, startedAt, result, await spillStreams(task, result));
     // Attempts that never spawned (missing runtime, bad cwd) get their start and end at once.
     await store.appendEvents(
-      spawnedPid === undefined ? [execStartedEvent(task, startedAt, undefined), finished] : [finished],
+      spawnedPid === undefined ? [execStartedEvent(task, startedAt, undefined, checkout), finished] : [finished],
     );
     return result;
   } finally {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NewCodebase } from '../../../src/store/store.js';
+import { newRun } from '../fixtures.js';
 import { useHarness, type StoreBackend } from './backend.js';
 
 const scan = { status: 'clean' as const, files: [], keys: [], scanned_at: '2026-01-01T00:00:00.000Z' };
@@ -63,6 +64,59 @@ export function describeCodebaseContract(backend: StoreBackend): void {
       await store.registerCodebase(codebase('o/r'));
       await store.createIsolationEnvironment(environment('e1', 'o/r'));
       await expect(store.createIsolationEnvironment({ ...environment('e2', 'o/r'), workflow_id: 'e1' })).rejects.toThrow();
+    });
+  });
+}
+
+/** Run isolation: an environment's lock is a lease taken with the run, like the run's own. */
+export function describeIsolationLockContract(backend: StoreBackend): void {
+  describe('isolation locks', () => {
+    const h = useHarness(backend);
+    const worktree = (id: string, runId: string, branch: string | null) => ({
+      id, codebase_id: 'o/r', workflow_type: 'run', workflow_id: runId, provider: 'worktree',
+      working_path: `/wt/${runId}`, branch_name: branch, created_by_platform: 'cairn', metadata: {},
+    });
+
+    async function runningRun(store: ReturnType<ReturnType<typeof h>['open']>, owner: string) {
+      const run = await store.createRun({ ...newRun(), codebaseId: 'o/r' });
+      await store.acquireRun({ runId: run.id, ownerId: owner, leaseMs: 60_000, fromStatuses: ['pending'], status: 'running', events: [] });
+      return run;
+    }
+
+    it('claims with the lock, sets the run’s working_path, refuses the same branch, releases at the terminal transition', async () => {
+      let now = Date.parse('2026-01-01T00:00:00.000Z');
+      const store = h().open({ clock: () => now });
+      await store.registerCodebase(codebase('o/r'));
+      const a = await runningRun(store, 'sup-a');
+      const b = await runningRun(store, 'sup-a');
+      const claimed = await store.claimRunIsolation({ runId: a.id, ownerId: 'sup-a', leaseMs: 15_000, env: worktree('e1', a.id, 'feat') });
+      expect(claimed).toMatchObject({ kind: 'claimed', created: true, env: { locked_by_run: a.id, lock_owner: 'sup-a', lock_expires_at: '2026-01-01T00:00:15.000Z' } });
+      expect((await store.getRun(a.id))!.working_path).toBe(`/wt/${a.id}`);
+      const refused = await store.claimRunIsolation({ runId: b.id, ownerId: 'sup-a', leaseMs: 15_000, env: worktree('e2', b.id, 'feat') });
+      expect(refused).toMatchObject({ kind: 'branch_held', env: { id: 'e1' } });
+      now += 5_000;
+      expect(await store.renewIsolationLocks('sup-a', [a.id], 15_000)).toBe(1);
+      expect(await store.renewIsolationLocks('sup-b', [a.id], 15_000)).toBe(0);
+      await store.transitionRun({ runId: a.id, ownerId: 'sup-a', status: 'completed', release: true, events: [] });
+      const [env] = await store.listIsolationEnvironments('o/r');
+      expect(env).toMatchObject({ status: 'active', locked_by_run: null, lock_owner: null, lock_expires_at: null, branch_name: 'feat' });
+    });
+
+    it('lets the run’s next owner take a lapsed lock, and refuses a claim by a run that is not the caller’s', async () => {
+      let now = Date.parse('2026-01-01T00:00:00.000Z');
+      const store = h().open({ clock: () => now });
+      await store.registerCodebase(codebase('o/r'));
+      const run = await runningRun(store, 'sup-a');
+      await store.claimRunIsolation({ runId: run.id, ownerId: 'sup-a', leaseMs: 15_000, env: worktree('e1', run.id, 'x') });
+      now += 60_000; // sup-a died: its run lease and its lock lapsed
+      await store.acquireRun({ runId: run.id, ownerId: 'sup-b', leaseMs: 60_000, fromStatuses: ['running'], status: 'running', previousOwner: 'sup-a', events: [] });
+      const taken = await store.claimRunIsolation({ runId: run.id, ownerId: 'sup-b', leaseMs: 15_000, env: worktree('ignored', run.id, 'x') });
+      expect(taken).toMatchObject({ kind: 'claimed', created: false, env: { id: 'e1', locked_by_run: run.id, lock_owner: 'sup-b' } });
+      await expect(
+        store.claimRunIsolation({ runId: run.id, ownerId: 'sup-a', leaseMs: 15_000, env: worktree('e9', run.id, 'y') }),
+      ).rejects.toMatchObject({ code: 'RUN_INVALID_STATE' });
+      await store.releaseIsolationLocks(run.id);
+      expect((await store.listIsolationEnvironments('o/r'))[0]).toMatchObject({ locked_by_run: null });
     });
   });
 }

@@ -9,6 +9,7 @@ import {
   type OutputInput,
   type StreamInput,
 } from '../../../records/index.js';
+import type { CheckoutObservation } from '../../../records/schemas/checkout-observation.js';
 import type { FailureKind } from '../../../records/schemas/node-lifecycle.js';
 import type { NewRunEvent } from '../../../store/schemas/event.js';
 import type { AttemptResult, AttemptTask } from '../../attempt-protocol.js';
@@ -20,22 +21,33 @@ import type { AttemptResult, AttemptTask } from '../../attempt-protocol.js';
  * attempt and by the pool when it has to close an attempt its thread could not.
  */
 
-/** Which attempt a task is, for its records. */
-export function attemptRefOf(task: Pick<AttemptTask, 'runId' | 'conversationId' | 'path' | 'nodeId' | 'runtime' | 'invocation' | 'attempt'>, startedAt: string): AttemptRef {
+/**
+ * Which attempt a task is, for its records. With the attempt's checkout sample: the invocation
+ * keeps the sample of its first attempt (sent back by the supervisor on later attempts); a
+ * later attempt whose first sample is unknown (after a take-over) leaves the invocation's out.
+ */
+export function attemptRefOf(
+  task: Pick<AttemptTask, 'runId' | 'conversationId' | 'path' | 'nodeId' | 'runtime' | 'invocation' | 'attempt'>,
+  startedAt: string,
+  checkout?: CheckoutObservation,
+): AttemptRef {
+  const { checkoutStart: first, ...invocation } = task.invocation;
+  const invocationCheckout = first ?? (task.attempt.number === 1 ? checkout : undefined);
   return {
     runId: task.runId,
     conversationId: task.conversationId,
     path: task.path,
     node: { id: task.nodeId, kind: 'exec', runtime: task.runtime },
-    invocation: task.invocation,
+    invocation: { ...invocation, ...(invocationCheckout !== undefined ? { checkoutStart: invocationCheckout } : {}) },
     attemptId: task.attempt.id,
     startedAt,
+    ...(checkout !== undefined ? { attemptCheckout: checkout } : {}),
   };
 }
 
 /** `node_started`, with the child's process group id so a later supervisor can kill an orphan. */
-export function execStartedEvent(task: AttemptTask, startedAt: string, pid: number | undefined): NewRunEvent {
-  return attemptStartedEvent(attemptRefOf(task, startedAt), pid !== undefined ? { pid } : {});
+export function execStartedEvent(task: AttemptTask, startedAt: string, pid: number | undefined, checkout?: CheckoutObservation): NewRunEvent {
+  return attemptStartedEvent(attemptRefOf(task, startedAt, checkout), pid !== undefined ? { pid } : {});
 }
 
 /** Where an attempt's streams were spilled (each only when longer than an event row's preview). */
@@ -54,7 +66,7 @@ export function execFinishedEvent(
   result: AttemptResult,
   spill: SpillPaths = {},
 ): NewRunEvent {
-  return attemptEndedEvent(attemptRefOf(task, startedAt), endingOf(result, spill), result.durationMs);
+  return attemptEndedEvent(attemptRefOf(task, startedAt, result.checkoutStart), endingOf(result, spill), result.durationMs);
 }
 
 /** A spill file's name: `.out` for stdout, `.err` for stderr. */

@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { Store } from '../../../src/store/store.js';
+import { loadWorkflowText } from '../../../src/workflow/load-workflow.js';
+import { cloneLocally, git, makeBareRemote } from '../../api/codebases/git-fixtures.js';
+import { startSupervisor } from '../../helpers/supervisor.js';
+import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';
+import { waitFor } from '../../helpers/wait-for.js';
+
+/** checkoutStart: one sample per attempt, the invocation keeping its first attempt's (real git, real workers). */
+
+let home: TempHome;
+let root: string;
+let clone: string;
+let store: Store;
+beforeEach(async () => {
+  home = await makeTempHome();
+  root = await realpath(await mkdtemp(join(tmpdir(), 'cairn-co-')));
+  home.defer(() => rm(root, { recursive: true, force: true }));
+  clone = cloneLocally(root, makeBareRemote(root, 'acme', 'widget'), 'widget');
+  store = home.openStore();
+  await store.registerCodebase({
+    id: 'acme/widget', name: 'acme/widget', repository_url: null, default_cwd: clone, default_branch: 'main',
+    kind: 'repo', managed: false, env_scan: { status: 'clean', files: [], keys: [], scanned_at: new Date().toISOString() },
+  });
+});
+afterEach(async () => {
+  await home.close();
+});
+
+async function runToEnd(yaml: string, codebaseId: string | null): Promise<{ runId: string; events: Record<string, any>[] }> {
+  const loaded = loadWorkflowText(yaml);
+  if (!loaded.ok) throw new Error(loaded.error);
+  const run = await store.createRun({
+    id: randomUUID(), workflowName: loaded.workflow.name, conversationId: `conv-${randomUUID()}`,
+    workingPath: codebaseId ? clone : null, codebaseId, userMessage: '', inputs: {}, metadata: {}, definition: loaded.workflow,
+  });
+  await waitFor(async () => ['completed', 'failed'].includes((await store.getRun(run.id))!.status), { what: 'the run to end' });
+  return { runId: run.id, events: (await store.listRunEvents(run.id)) as Record<string, any>[] };
+}
+
+it('samples a clean worktree, then a dirty one on the retry; the invocation keeps the first sample', async () => {
+  await startSupervisor(home);
+  // Attempt 1 dirties the worktree (one staged, one modified, one untracked file) and fails; attempt 2 succeeds.
+  const yaml = `name: dirty
+description: dirties its worktree, then retries
+nodes:
+  - id: a
+    bash: "if [ -e new.txt ]; then echo ok; else echo staged > staged.txt; git add staged.txt; echo more >> README.md; echo x > new.txt; exit 1; fi"
+    retry: { max_attempts: 2, delay_ms: 1000, on_error: all }
+`;
+  const { runId, events } = await runToEnd(yaml, 'acme/widget');
+  const head = git(clone, 'rev-parse', 'HEAD').trim();
+  const tree = git(clone, 'rev-parse', 'HEAD^{tree}').trim();
+  const started = events.filter((e) => e.event_type === 'node_started').map((e) => e.data.execution);
+  expect(started).toHaveLength(2);
+  const [first, second] = started;
+  expect(first.attempt.checkoutStart).toMatchObject({ kind: 'git', commit: head, tree, worktree: { status: 'clean' } });
+  expect(first.invocation.checkoutStart).toEqual(first.attempt.checkoutStart);
+  const dirty = second.attempt.checkoutStart;
+  expect(dirty).toMatchObject({
+    kind: 'git', commit: head, tree,
+    worktree: { status: 'dirty', content: 'complete', staged: 1, unstaged: 1, untracked: 1, manifest: { entries: 3 } },
+  });
+  // The retry keeps the invocation's first sample, not its own.
+  expect(second.invocation.checkoutStart).toEqual(first.attempt.checkoutStart);
+  // The manifest is a run artifact whose hash the record carries.
+  const pointer = dirty.worktree.manifest.pointer;
+  expect(pointer).toMatchObject({ type: 'service_artifact', run_id: runId });
+  const text = await readFile(join(home.paths.workspaces, 'acme', 'widget', 'artifacts', 'runs', runId, pointer.path), 'utf8');
+  expect(createHash('sha256').update(text).digest('hex')).toBe(dirty.worktree.manifest.sha256);
+  expect(text.split('\n').filter(Boolean).map((l) => JSON.parse(l).path).sort()).toEqual(['README.md', 'new.txt', 'staged.txt']);
+  // The terminal record carries the same samples.
+  const completed = events.find((e) => e.event_type === 'node_completed')!.data.execution;
+  expect(completed.attempt.checkoutStart).toEqual(dirty);
+});
+
+it('samples a run without a codebase in its scratch folder as not_git', async () => {
+  await startSupervisor(home);
+  const { events } = await runToEnd('name: plain\ndescription: p\nnodes:\n  - id: a\n    bash: "true"\n', null);
+  const started = events.find((e) => e.event_type === 'node_started')!.data.execution;
+  expect(started.attempt.checkoutStart).toMatchObject({ kind: 'not_git' });
+});
