@@ -31,12 +31,13 @@ export async function bindRunToCodebase(store: Store, codebaseId: string): Promi
 
 /**
  * The codebase of a run request: the one named by `codebaseId`, else the one whose checkout is
- * `cwd` (compared as real paths); undefined when neither applies (the run works in cwd as given,
- * or in a scratch folder). Reads rows only: no git runs in the API for a run.
+ * `cwd` (compared as real paths), else (with neither) the codebase of the conversation the run is
+ * attached to; undefined when none applies (the run works in cwd as given, or in a scratch
+ * folder). Reads rows only: no git runs in the API for a run.
  */
 export async function resolveRunCodebase(
   store: Store,
-  request: { cwd: string | undefined; codebaseId: string | undefined },
+  request: { cwd: string | undefined; codebaseId: string | undefined; conversationId?: string | undefined },
 ): Promise<RunCodebaseBinding | undefined> {
   const cwdReal = request.cwd !== undefined ? await realpath(request.cwd).catch(() => request.cwd!) : undefined;
   if (request.codebaseId !== undefined) {
@@ -46,7 +47,11 @@ export async function resolveRunCodebase(
     }
     return binding;
   }
-  if (cwdReal === undefined) return undefined;
+  if (cwdReal === undefined) {
+    if (request.conversationId === undefined) return undefined;
+    const conversation = await store.getConversation(request.conversationId);
+    return conversation?.codebase_id ? bindRunToCodebase(store, conversation.codebase_id) : undefined;
+  }
   for (const codebase of await store.listCodebases()) {
     if ((await realpathOr(codebase.default_cwd)) === cwdReal) return bindRunToCodebase(store, codebase.id);
   }

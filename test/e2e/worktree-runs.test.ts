@@ -194,3 +194,13 @@ it('runs the documented opt-outs in the checkout itself: worktree.enabled false 
   const { runId } = await startRun(server.url, 'plain', { codebaseId });
   expect((await waitForStatus(runId, ['completed', 'failed'])).working_path).toBe(clone);
 });
+
+it("binds a run attached to a project conversation to that conversation's codebase", async () => {
+  await writeHomeWorkflow(home, 'quick', 'name: quick\ndescription: where am I\nnodes:\n  - id: a\n    bash: pwd\n');
+  const created = await post('/api/conversations', { codebase_id: codebaseId });
+  const { conversationId } = (await created.json()) as { conversationId: string };
+  const started = await startRun(server.url, 'quick', { conversationId });
+  const run = await waitForStatus(started.runId, ['completed', 'failed']);
+  expect(run).toMatchObject({ status: 'completed', codebase_id: codebaseId, conversation_id: conversationId });
+  expect(run.working_path).toBe(join(home.paths.workspaces, 'acme', 'widget', 'worktrees', started.runId));
+});
