@@ -55,7 +55,7 @@ export async function worktreeCommand(deps: ChatDeps, turn: ChatTurn, args: stri
     if (!released?.environment) {
       return answer(`This conversation's worktree (${conversation.isolation_env_id}) was no longer recorded; the binding is cleared.`);
     }
-    const removal = await removeWorktreeCheckout(released.environment);
+    const removal = await removeWorktreeCheckout(deps.store, released.environment);
     return answer(`Worktree ${released.environment.id} is marked destroyed and this conversation no longer uses it. ${removal.detail}`);
   }
   return answer('Usage: /worktree list | /worktree remove');

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +7,7 @@ import { answerTurn, staleCwdText } from '../../../src/conversations/chat/answer
 import { createLogger } from '../../../src/shared/log.js';
 import { WorkflowCatalog } from '../../../src/workflow/catalog.js';
 import { listen, makeTestApp, type TestApp } from '../../helpers/app.js';
+import { cloneLocally, git, makeBareRemote } from '../codebases/git-fixtures.js';
 import { openSse } from '../../helpers/sse.js';
 import { startSupervisor } from '../../helpers/supervisor.js';
 import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';
@@ -112,6 +114,27 @@ describe('chat turns', () => {
     expect(removed).toContain('Worktree env-1 is marked destroyed');
     expect((await t.store.listIsolationEnvironments('acme/app'))[0]?.status).toBe('destroyed');
     expect((await t.store.getConversation(id))?.isolation_env_id).toBeNull();
+  });
+
+  it('/worktree remove removes a real git worktree from disk and keeps its branch', async () => {
+    await startSupervisor(home);
+    const root = await mkdtemp(join(tmpdir(), 'cairn-chat-git-'));
+    home.defer(() => rm(root, { recursive: true, force: true }));
+    const clone = cloneLocally(root, makeBareRemote(root, 'acme', 'site'), 'site');
+    expect((await post('/api/codebases', { path: clone })).status).toBe(201);
+    const worktree = join(root, 'wt-thread');
+    git(clone, 'worktree', 'add', '-q', '-b', 'cairn/thread', worktree);
+    const id = await newConversation();
+    await t.store.createIsolationEnvironment({
+      id: 'env-git', codebase_id: 'acme/site', workflow_type: 'thread', workflow_id: id, provider: 'worktree',
+      working_path: worktree, branch_name: 'cairn/thread', created_by_platform: 'web', metadata: {},
+    });
+    await t.store.updateConversation(id, { codebase_id: 'acme/site', isolation_env_id: 'env-git' });
+    const removed = await ask(id, '/worktree remove');
+    expect(removed).toContain(`Its checkout at ${worktree} was removed (the branch cairn/thread is kept).`);
+    expect(existsSync(worktree)).toBe(false);
+    expect(git(clone, 'worktree', 'list')).not.toContain('wt-thread');
+    expect(git(clone, 'branch', '--list', 'cairn/thread')).toContain('cairn/thread');
   });
 
   it('refuses a turn whose working directory is gone: nothing written, nothing changed; /setproject recovers', async () => {
