@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { stat, mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, parse as parsePath } from 'node:path';
 import { coerceError } from '../shared/errors.js';
 import type { CheckoutObservation } from '../records/schemas/checkout-observation.js';
 import { git } from './git-checkout.js';
@@ -34,6 +34,9 @@ export async function observeCheckout(cwd: string, opts: ObserveCheckoutOptions)
   const sampledAt = (opts.now ?? (() => new Date()))().toISOString();
   const isDir = await stat(cwd).then((s) => s.isDirectory(), () => false);
   if (!isDir) return { kind: 'unavailable', sampledAt, reason: 'probe_failed' };
+  // Most runs without a codebase work in a scratch folder outside any repository: a few stats
+  // say so without starting git (a process per attempt would cost a fan-out of `true` half its rate).
+  if (!(await insideGitCheckout(cwd))) return { kind: 'not_git', sampledAt };
   let status: string;
   try {
     status = await git(cwd).raw(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all']);
@@ -99,4 +102,13 @@ function parseStatus(out: string): { oid: string | undefined; entries: ManifestE
     } else if (field.startsWith('u ')) entries.push({ xy: field.slice(2, 4), path: field.split(' ').slice(10).join(' ') });
   }
   return { oid, entries };
+}
+
+/** Whether `dir` or a folder above it holds a `.git` entry (a repository's folder or a worktree's pointer file). */
+async function insideGitCheckout(dir: string): Promise<boolean> {
+  const { root } = parsePath(dir);
+  for (let current = dir; ; current = dirname(current)) {
+    if (await stat(join(current, '.git')).then(() => true, () => false)) return true;
+    if (current === root) return false;
+  }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -84,4 +84,19 @@ it('samples a run without a codebase in its scratch folder as not_git', async ()
   const { events } = await runToEnd('name: plain\ndescription: p\nnodes:\n  - id: a\n    bash: "true"\n', null);
   const started = events.find((e) => e.event_type === 'node_started')!.data.execution;
   expect(started.attempt.checkoutStart).toMatchObject({ kind: 'not_git' });
+});
+
+it('samples a plain cwd inside a repository (not a registered codebase, a subfolder) as git', async () => {
+  await startSupervisor(home);
+  const sub = join(clone, 'docs');
+  await mkdir(sub);
+  const loaded = loadWorkflowText('name: sub\ndescription: s\nnodes:\n  - id: a\n    bash: "true"\n');
+  if (!loaded.ok) throw new Error(loaded.error);
+  const run = await store.createRun({
+    id: randomUUID(), workflowName: 'sub', conversationId: `conv-${randomUUID()}`, workingPath: sub, codebaseId: null,
+    userMessage: '', inputs: {}, metadata: {}, definition: loaded.workflow,
+  });
+  await waitFor(async () => ['completed', 'failed'].includes((await store.getRun(run.id))!.status), { what: 'the run to end' });
+  const started = (await store.listRunEvents(run.id)).find((e) => e.event_type === 'node_started')! as Record<string, any>;
+  expect(started.data.execution.attempt.checkoutStart).toMatchObject({ kind: 'git', commit: git(clone, 'rev-parse', 'HEAD').trim() });
 });
