@@ -1,4 +1,5 @@
 import type { Logger } from '../../shared/log.js';
+import type { HomePaths } from '../../shared/paths.js';
 import type { Job } from '../../store/schemas/job.js';
 import type { Store } from '../../store/store.js';
 import type { RunRegistry } from '../process/run-registry.js';
@@ -9,6 +10,8 @@ export interface JobContext {
   runs: RunRegistry;
   supervisorId: string;
   log: Logger;
+  /** The home's paths (a deleted run's folder is removed from them). */
+  paths: Pick<HomePaths, 'runFolder'>;
 }
 
 /**

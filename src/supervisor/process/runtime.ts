@@ -44,6 +44,7 @@ export function createSupervisorRuntime(opts: {
     limiter,
     perRunLimit: settings.perRunConcurrency,
     log,
+    paths: settings.paths,
     schedulers: createSchedulerFactory({ store, storeConfig: opts.storeConfig, pool, limiter, settings, log }),
     ...(opts.id ? { id: opts.id } : {}),
   });

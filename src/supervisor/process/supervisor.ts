@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '../../shared/log.js';
 import type { Job } from '../../store/schemas/job.js';
+import type { HomePaths } from '../../shared/paths.js';
 import type { Store } from '../../store/store.js';
 import { JobRunner, type JobRunnerOptions } from '../jobs/job-runner.js';
 import type { SchedulerFactory } from '../run/scheduler-factory.js';
@@ -22,6 +23,8 @@ export interface SupervisorDeps {
   limiter: AttemptLimiter;
   perRunLimit: number;
   log: Logger;
+  /** The home's paths: a deleted run's folder is removed from them. */
+  paths: HomePaths;
   id?: string;
   /** Lease lengths and job attempts; the defaults suit production, tests shorten them. */
   timing?: { runLeaseMs?: number; heartbeatMs?: number; jobs?: JobRunnerOptions };
@@ -56,7 +59,7 @@ export class Supervisor {
       store: deps.store, factory: deps.schedulers, ownerId: this.id, log: deps.log,
       ...(deps.timing?.runLeaseMs ? { leaseMs: deps.timing.runLeaseMs } : {}),
     });
-    this.jobs = new JobRunner({ store: deps.store, runs: this.runs, supervisorId: this.id, log: deps.log }, deps.timing?.jobs);
+    this.jobs = new JobRunner({ store: deps.store, runs: this.runs, supervisorId: this.id, log: deps.log, paths: deps.paths }, deps.timing?.jobs);
   }
 
   async start(): Promise<void> {
