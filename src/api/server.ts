@@ -14,6 +14,7 @@ import { commandRoutes } from './routes/commands.js';
 import { conversationRoutes } from './routes/conversations.js';
 import { healthRoutes } from './routes/health.js';
 import { providerRoutes } from './routes/providers.js';
+import { runOperationRoutes } from './routes/run-operations.js';
 import { runRoutes } from './routes/runs.js';
 import { streamRoutes } from './routes/streams.js';
 import { workflowEditRoutes } from './routes/workflow-edits.js';
@@ -87,6 +88,7 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(commandRoutes, { catalog });
   await app.register(providerRoutes);
   await app.register(workflowRunRoutes, { store: deps.store, catalog, clock });
+  await app.register(runOperationRoutes, { store: deps.store, catalog });
   await app.register(runRoutes, { store: deps.store, paths: homePaths(deps.settings.home) });
   await app.register(streamRoutes, { hub, events: deps.store });
   const registry = new CodebaseRegistry({ store: deps.store, paths: homePaths(deps.settings.home), log, clock });

@@ -19,6 +19,9 @@ const registry: readonly { name: string; load: () => Promise<Command> }[] = [
   { name: 'run get', load: async () => (await import('./commands/run.js')).runGetCommand },
   { name: 'run logs', load: async () => (await import('./commands/run-logs.js')).runLogsCommand },
   { name: 'run cancel', load: async () => (await import('./commands/run.js')).runCancelCommand },
+  { name: 'run resume', load: async () => (await import('./commands/run-operations.js')).runResumeCommand },
+  { name: 'run abandon', load: async () => (await import('./commands/run-operations.js')).runAbandonCommand },
+  { name: 'run delete', load: async () => (await import('./commands/run-operations.js')).runDeleteCommand },
 ];
 
 /** All commands, loaded (for help texts). */

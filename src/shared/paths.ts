@@ -31,6 +31,8 @@ export function homePaths(home: string) {
     /** Where Cairn clones the `owner/repo` codebase. */
     codebaseSource: (owner: string, repo: string) => join(home, 'workspaces', owner, repo, 'source'),
     scripts: join(home, 'scripts'),
+    /** Everything Cairn keeps for one run (its scratch folder and its artifacts): deleted with the run. */
+    runFolder: (runId: string) => join(home, 'workspaces', '_runs', runId),
     /** Working directory for a run that was not started inside a project. */
     scratch: (runId: string) => join(home, 'workspaces', '_runs', runId, 'work'),
     /** `$ARTIFACTS_DIR` of a run that has no codebase. */

@@ -11,7 +11,7 @@ export interface JobStore {
    * Claims the oldest job that is queued, or claimed under a lease that has expired, and counts
    * the claim in `attempts`. Jobs for a run owned by another live supervisor are left for that
    * supervisor. Claiming a `cancel_run` job records the cancel request on its run in the same
-   * transaction (see RunStore.getCancelRequestedAt), so the request outlives the claimant.
+   * transaction (see RunStore.getCancelRequestedAt); so does claiming an `abandon_run` job, so the request outlives the claimant.
    */
   claimJob(ownerId: string, leaseMs: number): Promise<Job | undefined>;
   finishJob(jobId: number, ownerId: string, result: string): Promise<void>;
@@ -27,6 +27,8 @@ export interface JobStore {
    * than when their leases expire. Returns how many.
    */
   requeueJobsOf(ownerIds: readonly string[]): Promise<number>;
+  /** One job by id; undefined once it is gone (a deleted run takes its jobs with it). */
+  getJob(jobId: number): Promise<Job | undefined>;
   /** The jobs of a run, oldest first. */
   listRunJobs(runId: string): Promise<Job[]>;
 }

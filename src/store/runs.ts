@@ -49,6 +49,11 @@ export interface RunStore {
    * Throws RUN_INVALID_STATE if `ownerId` no longer owns the run.
    */
   transitionRun(input: TransitionRun): Promise<Run>;
+  /**
+   * Deletes a run in one of `fromStatuses` (terminal ones) with its events and jobs, in one
+   * transaction. Returns false when there is no such run in such a status.
+   */
+  deleteRun(runId: string, fromStatuses: readonly RunStatus[]): Promise<boolean>;
 }
 
 export interface NewRun {
@@ -81,6 +86,10 @@ export interface AcquireRun {
   fromStatuses: readonly RunStatus[];
   status: RunStatus;
   previousOwner?: string | null;
+  /** A resume: clears the run's `error` and any cancel request left from before it ended. */
+  resume?: boolean;
+  /** Replaces the run's definition snapshot (a resume runs the workflow as its file now reads). */
+  definition?: unknown;
   events: readonly NewRunEvent[];
 }
 

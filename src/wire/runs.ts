@@ -106,6 +106,15 @@ export const runOperationResponseSchema = z.object({
 });
 export type RunOperationResponse = z.infer<typeof runOperationResponseSchema>;
 
+/** `POST …/abandon`: the operation's answer plus the contract's two facts about child runs. */
+export const runAbandonResponseSchema = runOperationResponseSchema.extend({
+  /** Descendant runs that could not be reached to cancel (0: Cairn has no child runs yet). */
+  cascadeFailures: z.number().int().nonnegative(),
+  /** The paused parent this run's abandonment strands, when it was a child run (null: none). */
+  blockedParentRunId: z.string().nullable(),
+});
+export type RunAbandonResponse = z.infer<typeof runAbandonResponseSchema>;
+
 /** Attempts per `logs` answer unless `limit` says otherwise, and the most one answer holds. */
 export const RUN_LOGS_DEFAULT_LIMIT = 10;
 export const RUN_LOGS_MAX_LIMIT = 50;

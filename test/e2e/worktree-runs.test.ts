@@ -204,3 +204,17 @@ it("binds a run attached to a project conversation to that conversation's codeba
   expect(run).toMatchObject({ status: 'completed', codebase_id: codebaseId, conversation_id: conversationId });
   expect(run.working_path).toBe(join(home.paths.workspaces, 'acme', 'widget', 'worktrees', started.runId));
 });
+
+it("deleting a finished run on a codebase removes its artifacts folder and keeps its worktree and branch", async () => {
+  await writeHomeWorkflow(home, 'mark', 'name: mark\ndescription: writes an artifact\nnodes:\n  - id: a\n    bash: "echo hi > \\"$ARTIFACTS_DIR/out.txt\\"; echo work > work.txt"\n');
+  const started = await startRun(server.url, 'mark', { codebaseId });
+  const run = await waitForStatus(started.runId, ['completed', 'failed']);
+  expect(run.status).toBe('completed');
+  const artifacts = join(home.paths.workspaces, 'acme', 'widget', 'artifacts', 'runs', started.runId);
+  expect(existsSync(join(artifacts, 'out.txt'))).toBe(true);
+  const res = await fetch(`${server.url}/api/workflows/runs/${started.runId}`, { method: 'DELETE' });
+  expect(res.status).toBe(200);
+  expect(existsSync(artifacts)).toBe(false);
+  expect(existsSync(join(run.working_path as string, 'work.txt'))).toBe(true);
+  expect(git(clone, 'branch', '--list', `cairn/mark-${started.runId.slice(0, 8)}`)).toContain('cairn/mark-');
+});

@@ -23,6 +23,7 @@ describe('the documented examples', () => {
     expect(listing.workflows.map((w) => w.workflow.name)).toEqual([
       'archon-review-block',
       'build-and-check',
+      'build-then-report',
       'check-and-report',
       'classify-then-fix',
       'count-and-fetch',

@@ -35,7 +35,12 @@ export interface RunRoutesOptions {
 export const runErrorText = {
   notFound: 'Workflow run not found',
   noWorkerRun: 'No workflow run found for this worker',
+  invalidId: 'Invalid run id',
   cannotCancel: (status: string) => `Cannot cancel workflow in '${status}' status`,
+  cannotResume: (status: string) => `Cannot resume workflow in '${status}' status`,
+  cannotAbandon: (status: string) =>
+    `Cannot abandon run with status '${status}'. Only running, paused, or failed runs can be abandoned.`,
+  cannotDelete: (status: string) => `Cannot delete workflow in '${status}' status — cancel it first`,
 } as const;
 
 async function requireRun(store: Store, runId: string): Promise<Run> {

@@ -4,7 +4,9 @@ import { z } from 'zod';
  * A job is a request from the API process to the supervisor. The API never changes run state
  * itself: it writes a job, and the supervisor that claims it acts.
  */
-export const jobKindSchema = z.enum(['start_run', 'cancel_run', 'chat_turn', 'workflow_result']);
+export const jobKindSchema = z.enum(['start_run', 'cancel_run', 'resume_run', 'abandon_run', 'delete_run', 'chat_turn', 'workflow_result']);
+/** Kinds whose claim records a cancel request on the run: whoever drives the run next ends it. */
+export const cancellingJobKinds: readonly JobKind[] = ['cancel_run', 'abandon_run'];
 export type JobKind = z.infer<typeof jobKindSchema>;
 
 export const jobStatusSchema = z.enum(['queued', 'claimed', 'done']);

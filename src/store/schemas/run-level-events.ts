@@ -39,7 +39,12 @@ export type WorkflowCancelledData = z.infer<typeof workflowCancelledDataSchema>;
 /** Named by the upstream clients; written once pausing (approval gates) and resume land. */
 export const workflowPausedDataSchema = z.looseObject({ reason: z.string().optional() });
 export type WorkflowPausedData = z.infer<typeof workflowPausedDataSchema>;
-export const workflowResumedDataSchema = z.looseObject({});
+/** `error`: the run's error that the resume cleared (upstream's key); `resumedFrom`: the status it left. */
+export const workflowResumedDataSchema = z.looseObject({
+  error: z.string().optional(),
+  resumedFrom: z.string().optional(),
+  supervisorId: z.string().optional(),
+});
 export type WorkflowResumedData = z.infer<typeof workflowResumedDataSchema>;
 
 /** Each run-level event type with the schema of its `data`. */

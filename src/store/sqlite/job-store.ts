@@ -1,4 +1,5 @@
 import type { JobStore } from '../jobs.js';
+import { cancellingJobKinds } from '../schemas/job.js';
 import { jobStatements } from './jobs-sql.js';
 import { runStatements } from './runs-sql.js';
 import type { SqliteSession } from './session.js';
@@ -17,7 +18,7 @@ export function sqliteJobStore(session: SqliteSession): JobStore {
       return session.write('claim a job', () => {
         const now = session.now();
         const job = jobs.claim(ownerId, session.now(leaseMs), now);
-        if (job?.kind === 'cancel_run' && job.run_id !== null) runs.requestCancel(job.run_id, now);
+        if (job && job.run_id !== null && cancellingJobKinds.includes(job.kind)) runs.requestCancel(job.run_id, now);
         return job;
       });
     },
@@ -38,6 +39,8 @@ export function sqliteJobStore(session: SqliteSession): JobStore {
 
     requeueJobsOf: async (ownerIds) =>
       ownerIds.length === 0 ? 0 : session.write('requeue the jobs of gone supervisors', () => jobs.requeue(ownerIds)),
+
+    getJob: (jobId) => session.read('read a job', () => jobs.get(jobId)),
 
     listRunJobs: (runId) => session.read('list the jobs of a run', () => jobs.listByRun(runId)),
   };

@@ -53,6 +53,7 @@ export function jobStatements(db: Database.Database) {
      WHERE status = 'claimed' AND lease_owner IN (SELECT value FROM json_each(?))`,
   );
   const byRun = db.prepare('SELECT * FROM jobs WHERE run_id = ? ORDER BY id');
+  const byId = db.prepare('SELECT * FROM jobs WHERE id = ?');
 
   return {
     insert(kind: JobKind, runId: string | null, payload: Record<string, unknown>, now: string, conversationId: string | null = null): Job {
@@ -93,6 +94,10 @@ export function jobStatements(db: Database.Database) {
     requeue(owners: readonly string[]): number {
       if (owners.length === 0) return 0;
       return requeue.run(JSON.stringify(owners)).changes;
+    },
+    get(jobId: number): Job | undefined {
+      const row = byId.get(jobId);
+      return row ? toJob(row as Record<string, unknown>) : undefined;
     },
     listByRun(runId: string): Job[] {
       return byRun.all(runId).map((r) => toJob(r as Record<string, unknown>));

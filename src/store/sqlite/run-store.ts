@@ -56,6 +56,8 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
           fromStatuses: input.fromStatuses,
           status: input.status,
           previousOwner: input.previousOwner ?? null,
+          resume: input.resume ?? false,
+          definition: input.definition,
         });
         if (run) {
           events.append(input.events, now);
@@ -76,6 +78,9 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
       session.read('list runs to take over', () => runs.listNotLeasedBy(ownerId, status, session.now())),
 
     getCancelRequestedAt: (runId) => session.read('read the cancel request of a run', () => runs.cancelRequestedAt(runId)),
+
+    deleteRun: (runId, fromStatuses) =>
+      session.write('delete a run', () => runs.remove(runId, fromStatuses)),
 
     transitionRun: (input) =>
       session.write('change the state of a run', () => {

@@ -37,6 +37,9 @@ export function runStatements(db: Database.Database) {
     `UPDATE workflow_runs SET cancel_requested_at = COALESCE(cancel_requested_at, ?)
      WHERE id = ? AND status NOT IN ${terminal}`,
   );
+  const deleteEvents = db.prepare('DELETE FROM events WHERE run_id = ?');
+  const deleteJobs = db.prepare('DELETE FROM jobs WHERE run_id = ?');
+  const deleteRun = db.prepare('DELETE FROM workflow_runs WHERE id = ?');
   const cancelRequestedAt = db.prepare('SELECT cancel_requested_at FROM workflow_runs WHERE id = ?');
 
   return {
@@ -83,20 +86,27 @@ export function runStatements(db: Database.Database) {
     acquire(p: {
       runId: string; ownerId: string; leaseUntil: string; now: string;
       fromStatuses: readonly RunStatus[]; status: RunStatus; previousOwner: string | null;
+      resume?: boolean; definition?: unknown;
     }): Run | undefined {
       const placeholders = p.fromStatuses.map(() => '?').join(', ');
+      const extra = [
+        ...(p.resume ? ['error = NULL', 'cancel_requested_at = NULL'] : []),
+        ...(p.definition !== undefined ? ['definition = ?'] : []),
+      ];
       const row = db
         .prepare(
           `UPDATE workflow_runs
            SET owner_id = ?, lease_expires_at = ?, status = ?,
                started_at = COALESCE(started_at, ?), last_activity_at = ?,
                completed_at = CASE WHEN ? IN ${terminal} THEN ? ELSE NULL END
+               ${extra.map((set) => `, ${set}`).join('')}
            WHERE id = ? AND status IN (${placeholders})
              AND (owner_id IS NULL OR owner_id = ? OR owner_id = ? OR lease_expires_at < ?)
            RETURNING *`,
         )
         .get(
           p.ownerId, p.leaseUntil, p.status, p.now, p.now, p.status, p.now,
+          ...(p.definition !== undefined ? [JSON.stringify(p.definition)] : []),
           p.runId, ...p.fromStatuses, p.ownerId, p.previousOwner ?? p.ownerId, p.now,
         );
       return row ? toRun(row as Record<string, unknown>) : undefined;
@@ -137,6 +147,16 @@ export function runStatements(db: Database.Database) {
     },
     listNotLeasedBy(ownerId: string, status: RunStatus, now: string): Run[] {
       return notLeasedBy.all({ status, owner: ownerId, now }).map((r) => toRun(r as Record<string, unknown>));
+    },
+    /** Deletes the run, its events and its jobs when its status is one of `fromStatuses`. */
+    remove(runId: string, fromStatuses: readonly RunStatus[]): boolean {
+      const placeholders = fromStatuses.map(() => '?').join(', ');
+      const found = db.prepare(`SELECT 1 FROM workflow_runs WHERE id = ? AND status IN (${placeholders})`).get(runId, ...fromStatuses);
+      if (!found) return false;
+      // Children first: the foreign keys cascade too, but the delete must not depend on the pragma.
+      deleteEvents.run(runId);
+      deleteJobs.run(runId);
+      return deleteRun.run(runId).changes > 0;
     },
     requestCancel(runId: string, now: string): void {
       requestCancel.run(now, runId);

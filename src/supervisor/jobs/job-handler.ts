@@ -1,5 +1,6 @@
 import type { ChatDeps } from '../../conversations/chat/turn-context.js';
 import type { Logger } from '../../shared/log.js';
+import type { HomePaths } from '../../shared/paths.js';
 import type { Job } from '../../store/schemas/job.js';
 import type { Store } from '../../store/store.js';
 import type { RunRegistry } from '../process/run-registry.js';
@@ -12,6 +13,8 @@ export interface JobContext {
   log: Logger;
   /** What chat turns need (the workflow catalog); a supervisor built without it gives up chat jobs. */
   chat?: Pick<ChatDeps, 'catalog' | 'clock'>;
+  /** The home's paths (a deleted run's folder is removed from them). */
+  paths: HomePaths;
 }
 
 /**

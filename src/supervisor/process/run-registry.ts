@@ -63,6 +63,14 @@ export class RunRegistry {
   }
 
   /**
+   * Starts driving a run this supervisor has just moved from failed or paused back to running:
+   * its state is rebuilt from its events, the last `workflow_resumed` starting the new pass.
+   */
+  resume(run: Run): Promise<RunScheduler | undefined> {
+    return this.drive(run, () => this.deps.factory.resumed(run));
+  }
+
+  /**
    * Takes over every running run whose owner is gone (see isOwnerGone), while `keepGoing()`.
    * That includes a run this supervisor owns but no longer drives, once its lease has run out.
    */

@@ -48,6 +48,7 @@ export function createSupervisorRuntime(opts: {
     limiter,
     perRunLimit: settings.perRunConcurrency,
     log,
+    paths: settings.paths,
     schedulers: createSchedulerFactory({
       store, storeConfig: opts.storeConfig, pool, limiter, settings, log, lockLeaseMs: opts.runLeaseMs ?? RUN_LEASE_MS,
     }),

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '../../shared/log.js';
 import type { Job } from '../../store/schemas/job.js';
+import type { HomePaths } from '../../shared/paths.js';
 import type { Store } from '../../store/store.js';
 import { JobRunner, type JobRunnerOptions } from '../jobs/job-runner.js';
 import type { JobContext } from '../jobs/job-handler.js';
@@ -23,6 +24,8 @@ export interface SupervisorDeps {
   limiter: AttemptLimiter;
   perRunLimit: number;
   log: Logger;
+  /** The home's paths: a deleted run's folder is removed from them. */
+  paths: HomePaths;
   id?: string;
   /** Lease lengths and job attempts; the defaults suit production, tests shorten them. */
   timing?: { runLeaseMs?: number; heartbeatMs?: number; jobs?: JobRunnerOptions };
@@ -60,7 +63,7 @@ export class Supervisor {
       ...(deps.timing?.runLeaseMs ? { leaseMs: deps.timing.runLeaseMs } : {}),
     });
     this.jobs = new JobRunner(
-      { store: deps.store, runs: this.runs, supervisorId: this.id, log: deps.log, ...(deps.chat ? { chat: deps.chat } : {}) },
+      { store: deps.store, runs: this.runs, supervisorId: this.id, log: deps.log, paths: deps.paths, ...(deps.chat ? { chat: deps.chat } : {}) },
       deps.timing?.jobs,
     );
   }

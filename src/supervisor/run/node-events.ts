@@ -1,12 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import {
+  buildCacheRecord,
   buildExecutionRecord,
+  cacheEventOf,
   conditionParseErrorSkip,
   conditionSkip,
   failedState,
   nodeEventOf,
   notApplicableSpend,
   triggerRuleSkip,
+  type CacheDecisionInput,
+  type OutputInput,
+  type ReusableOutput,
 } from '../../records/index.js';
 import type { Lifecycle } from '../../records/schemas/node-lifecycle.js';
 import type { NewRunEvent } from '../../store/schemas/event.js';
@@ -31,6 +36,26 @@ export class NodeEventFactory {
     return this.decided(node, 0, failedState(error, { failureKind: 'config' }));
   }
 
+  /** A resumed run reuses the node's prior success (`node_skipped_prior_success`). */
+  replayed(node: PlannedNode, prior: ReusableOutput): NewRunEvent {
+    return this.cache(node, { action: 'replayed', output: outputOf(prior) });
+  }
+
+  /** An `always_run` node discards its prior success and runs again (`node_always_run_reset`). */
+  reset(node: PlannedNode, prior: ReusableOutput): NewRunEvent {
+    return this.cache(node, { action: 'reset', prior: outputOf(prior) });
+  }
+
+  /** A dependency ran again with another output: the prior success is stale (`node_prior_cache_invalidated`). */
+  invalidated(node: PlannedNode, prior: ReusableOutput, invalidatingDeps: string[]): NewRunEvent {
+    return this.cache(node, { action: 'invalidated', prior: outputOf(prior), invalidatingDeps });
+  }
+
+  private cache(node: PlannedNode, cache: CacheDecisionInput): NewRunEvent {
+    const record = buildCacheRecord({ runId: this.run.id, path: node.id, node: node.descriptor, cache });
+    return { ...cacheEventOf(record), conversation_id: this.run.conversation_id };
+  }
+
   private decided(node: PlannedNode, durationMs: number | undefined, lifecycle: Lifecycle): NewRunEvent {
     const now = new Date().toISOString();
     const record = buildExecutionRecord({
@@ -45,6 +70,16 @@ export class NodeEventFactory {
     });
     return { ...nodeEventOf(record), conversation_id: this.run.conversation_id };
   }
+}
+
+/** A prior success as a record's output: the stored text with its truncation and spill facts kept. */
+function outputOf(prior: ReusableOutput): OutputInput {
+  return {
+    text: prior.text,
+    ...(prior.structured !== undefined ? { structured: prior.structured } : {}),
+    ...(prior.declaredOutputPaths !== undefined ? { declaredOutputPaths: prior.declaredOutputPaths } : {}),
+    ...(prior.persisted !== undefined ? { persisted: prior.persisted } : {}),
+  };
 }
 
 function skipLifecycle(skip: SkipDecision): Lifecycle {

@@ -1,3 +1,4 @@
+import type { ReusableOutput } from '../../records/index.js';
 import type { ProducerState } from '../../workflow/resolve-output.js';
 import type { PlannedNode, RunPlan } from './run-plan.js';
 
@@ -21,6 +22,18 @@ export interface NodeEntry {
   output?: string;
   /** Epoch ms when a node restored in the middle of its retry delay may run again. */
   retryAt?: number;
+  /**
+   * A resumed run: the node's prior success, reused (`replayed`) when it is decided unless it is
+   * `always_run` (`reset`) or a dependency ran again with another output (`invalidated`).
+   */
+  prior?: ReusableOutput;
+  /** The fingerprint of a prior success that was reset or invalidated: its new output is compared with it. */
+  priorFingerprint?: string;
+  /**
+   * The node ended in this pass of the run with another outcome than a prior success it had (it
+   * ran, failed or was skipped; a replay is unchanged): a cached dependant is invalidated.
+   */
+  changed: boolean;
   /** Dependencies that are not terminal yet: the node is decided when this reaches 0, so a
    * join over N dependencies costs O(1) per finished dependency, not a rescan of all N. */
   unfinishedDeps: number;
@@ -35,6 +48,8 @@ export interface RestoredNode {
   output?: string;
   /** Set when the node was waiting out a retry delay: epoch ms when it may run again. */
   retryAt?: number;
+  /** A resumed run: the prior success of a node that is pending again (see NodeEntry.prior). */
+  prior?: ReusableOutput;
 }
 
 export function isTerminal(status: NodeStatus): status is TerminalStatus {
@@ -65,9 +80,12 @@ export class NodeTable {
         status: prior?.status ?? 'pending',
         attempts: prior?.attempts ?? 0,
         unfinishedDeps: 0,
+        // Restored terminal nodes ended in this pass already; only a completion counts as unchanged.
+        changed: prior !== undefined && prior.status !== 'completed' && prior.status !== 'pending',
         ...(prior?.invocation ? { invocation: prior.invocation } : {}),
         ...(prior?.error !== undefined ? { error: prior.error } : {}),
         ...(prior?.retryAt !== undefined ? { retryAt: prior.retryAt } : {}),
+        ...(prior?.prior !== undefined ? { prior: prior.prior } : {}),
         ...(prior?.output !== undefined && plan.referencedOutputs.has(node.id) ? { output: prior.output } : {}),
       };
       if (isTerminal(entry.status)) this.terminalCount++;
@@ -120,9 +138,15 @@ export class NodeTable {
    * Records a node's final status. Returns the dependants for which it was the last unfinished
    * dependency: the nodes that can now be decided.
    */
-  settle(entry: NodeEntry, status: TerminalStatus, detail: { error?: string; output?: string } = {}): NodeEntry[] {
+  settle(
+    entry: NodeEntry,
+    status: TerminalStatus,
+    detail: { error?: string; output?: string; changed?: boolean } = {},
+  ): NodeEntry[] {
     if (isTerminal(entry.status)) throw new Error(`node '${entry.path}' is already ${entry.status}`);
     entry.status = status;
+    entry.changed = detail.changed ?? true;
+    delete entry.prior;
     if (detail.error !== undefined) entry.error = detail.error;
     // Only outputs a later node references stay in memory; the rest live in the event log.
     if (detail.output !== undefined && this.referenced.has(entry.path)) entry.output = detail.output;

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import {
   attemptEndedEvent,
+  cacheActionOfEventType,
   isInterrupted,
   rebuildRunSnapshot,
   type AttemptRef,
@@ -39,6 +40,13 @@ const SUPERVISOR_LOST_KEY = 'supervisor_lost';
  * of its retry delay. A node that was running at each of its last MAX_SUPERVISOR_LOSSES
  * supervisor deaths fails instead of running again. When the run's cancel was requested, in-flight
  * attempts are closed as cancelled (the user's cancel is final), not as interrupted.
+ *
+ * Resume uses the same reading. The run's last `workflow_resumed` event starts a new pass: a node
+ * whose latest row is older than it is pending again in this pass. If that row was a success
+ * (or a replay of one), the node carries it as `prior`, for the scheduler to replay, reset or
+ * invalidate when the node is decided; a failed or skipped node simply runs (is decided) again,
+ * as a new invocation. Rows after the boundary (a supervisor died during the resumed pass) are
+ * read as for any take-over. Failed rows add usage to the snapshot but never become reusable.
  */
 export async function restoreRun(
   run: Pick<Run, 'id' | 'conversation_id'>,
@@ -52,6 +60,7 @@ export async function restoreRun(
   },
 ): Promise<RestoredRun> {
   const snapshot = rebuildRunSnapshot(events);
+  const passStart = lastResumeSeq(events);
   const bySeq = new Map(events.map((e) => [e.seq, e]));
   const nodes = new Map<string, RestoredNode>();
   const closing: NewRunEvent[] = [];
@@ -59,6 +68,10 @@ export async function restoreRun(
   for (const node of plan.nodes) {
     const snap = snapshot.nodes.get(node.id);
     if (!snap) continue;
+    if (snap.lastSeq < passStart && !snap.inFlight) {
+      nodes.set(node.id, await fromEarlierPass(snap, plan.referencedOutputs.has(node.id)));
+      continue;
+    }
     const state: RestoredNode = {
       status: 'pending',
       attempts: snap.attemptsStarted,
@@ -96,6 +109,10 @@ export async function restoreRun(
       state.status = 'completed';
       // Only an output a later node references is read back (a spill file may be large).
       if (plan.referencedOutputs.has(node.id)) state.output = await fullOutput(snap);
+    } else if (cacheActionOfEventType(snap.lastEventType) !== undefined) {
+      // Reset or invalidated in this pass and not run since: it runs, as a new invocation.
+      Object.assign(state, { attempts: 0 });
+      delete state.invocation;
     } else if (snap.status === 'completed') {
       state.status = 'completed';
     } else if (snap.status === 'skipped') {
@@ -117,6 +134,24 @@ export async function restoreRun(
   // Every orphaned group at once: a take-over waits one kill grace period, not one per node.
   await Promise.all(kills);
   return { nodes, events: closing };
+}
+
+/** The seq of the run's last `workflow_resumed` event (0 when it was never resumed). */
+function lastResumeSeq(events: readonly RunEvent[]): number {
+  for (let i = events.length - 1; i >= 0; i--) {
+    if (events[i]!.event_type === 'workflow_resumed') return events[i]!.seq;
+  }
+  return 0;
+}
+
+/** A node settled before the resumed pass began: pending again, carrying a prior success if it had one. */
+async function fromEarlierPass(snap: NodeSnapshot, referenced: boolean): Promise<RestoredNode> {
+  const state: RestoredNode = { status: 'pending', attempts: 0 };
+  if (snap.reusable && (snap.status === 'completed' || snap.reusable.replayed)) {
+    state.prior = snap.reusable;
+    if (referenced) state.output = await fullOutput(snap);
+  }
+  return state;
 }
 
 /** Closes an attempt whose supervisor died while it ran (its process group already killed). */

@@ -20,6 +20,8 @@ export interface PlannedNode {
   /** How the node executes; `unsupported` nodes fail with a clear configuration error. */
   action: ExecAction | UnsupportedAction;
   retry: RetryPolicy | undefined;
+  /** `always_run: true`: on resume, a prior success is discarded (`reset`) and the node runs again. */
+  alwaysRun: boolean;
 }
 
 export interface ExecAction {
@@ -96,6 +98,7 @@ function planNode(node: WorkflowNode): PlannedNode {
             onError: node.retry.on_error ?? 'transient',
           }
         : undefined,
+    alwaysRun: 'always_run' in node && node.always_run === true,
   };
 }
 

@@ -30,6 +30,11 @@ export interface SchedulerFactory {
    * caller to `cancel()`.
    */
   takeover(run: Run, previousOwner: string | null, opts?: { cancelling?: boolean }): Promise<RunScheduler>;
+  /**
+   * A run just moved from failed or paused back to running: its state is rebuilt from the event
+   * log as at a take-over, the last `workflow_resumed` event starting the new pass (restoreRun).
+   */
+  resumed(run: Run): Promise<RunScheduler>;
 }
 
 export interface SchedulerFactoryDeps {
@@ -100,6 +105,7 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
   };
   return {
     fresh: (run) => build(run, undefined),
+    resumed: (run) => build(run, { previousOwner: null }),
     takeover: (run, previousOwner, opts) => build(run, { previousOwner, cancelling: opts?.cancelling ?? false }),
   };
 }

@@ -12,6 +12,7 @@ import type { NodeEntry, NodeTable } from './node-table.js';
 import { ReadyQueue } from './ready-queue.js';
 import { decideRetry } from './retry-policy.js';
 import { summariseOutcome } from './run-outcome.js';
+import { fingerprintOfPrior, fingerprintOfText } from './output-fingerprint.js';
 import type { RunPlan } from './run-plan.js';
 import { commitTerminalTransition } from './terminal-transition.js';
 import { evaluateTriggerRule, type TerminalOutcome } from './trigger-rule.js';
@@ -176,6 +177,7 @@ export class RunScheduler {
     while ((entry = this.candidates.shift())) {
       if (entry.status !== 'pending') continue;
       const node = entry.plan;
+      if (entry.prior && this.decideCached(entry, events)) continue;
       const deps = node.dependsOn.map((dep) => ({ id: dep, outcome: this.table.get(dep)!.status as TerminalOutcome }));
       const verdict = evaluateTriggerRule(node.triggerRule, deps);
       const decision = verdict.run
@@ -193,6 +195,32 @@ export class RunScheduler {
       }
     }
     return events;
+  }
+
+  /**
+   * A resumed run's node with a prior success, now that its dependencies are terminal: replayed
+   * (settled completed with the prior output; returns true) unless it is `always_run` (reset) or
+   * a dependency ended differently in this pass (invalidated, naming those dependencies). A reset
+   * or invalidated node is then decided like any other (returns false).
+   */
+  private decideCached(entry: NodeEntry, events: NewRunEvent[]): boolean {
+    const prior = entry.prior!;
+    const node = entry.plan;
+    if (!node.alwaysRun) {
+      const stale = node.dependsOn.filter((dep) => this.table.get(dep)!.changed);
+      if (stale.length === 0) {
+        events.push(this.deps.events.replayed(node, prior));
+        this.candidates.push(...this.table.settle(entry, 'completed', { output: entry.output, changed: false }));
+        return true;
+      }
+      events.push(this.deps.events.invalidated(node, prior, stale));
+    } else {
+      events.push(this.deps.events.reset(node, prior));
+    }
+    entry.priorFingerprint = fingerprintOfPrior(prior);
+    delete entry.prior;
+    delete entry.output;
+    return false;
   }
 
   private launchReady(): void {
@@ -236,9 +264,13 @@ export class RunScheduler {
 
   private onOutcome(entry: NodeEntry, outcome: AttemptOutcome): void {
     switch (outcome.status) {
-      case 'completed':
-        this.candidates.push(...this.table.settle(entry, 'completed', { output: outcome.output }));
+      case 'completed': {
+        // A node that had a prior success and produced the same output again leaves its cached
+        // dependants valid.
+        const changed = entry.priorFingerprint === undefined || fingerprintOfText(outcome.output) !== entry.priorFingerprint;
+        this.candidates.push(...this.table.settle(entry, 'completed', { output: outcome.output, changed }));
         return;
+      }
       case 'not_started':
         entry.attempts -= 1;
         entry.status = 'pending';

@@ -40,7 +40,7 @@ export async function startTimedSupervisor(
   const limiter = new AttemptLimiter(settings.maxConcurrency);
   const schedulers = createSchedulerFactory({ store, storeConfig: sqliteStoreConfig(home.paths.database), pool, limiter, settings, log });
   const supervisor = new Supervisor({
-    store, schedulers, limiter, perRunLimit: settings.perRunConcurrency, log, id: opts.id,
+    store, schedulers, limiter, perRunLimit: settings.perRunConcurrency, log, paths: settings.paths, id: opts.id,
     ...(opts.timing ? { timing: opts.timing } : {}),
   });
   await supervisor.start();

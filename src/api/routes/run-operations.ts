@@ -1,0 +1,179 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { CairnError } from '../../shared/errors.js';
+import type { JobKind } from '../../store/schemas/job.js';
+import { terminalRunStatuses, type Run, type RunStatus } from '../../store/schemas/run.js';
+import type { Store } from '../../store/store.js';
+import type { WorkflowCatalog } from '../../workflow/catalog.js';
+import { errorBodySchema } from '../../wire/error-body.js';
+import { runAbandonResponseSchema, runIdParamsSchema, runOperationResponseSchema } from '../../wire/runs.js';
+import { awaitJob, JOB_ANSWER_WAIT_MS } from '../await-job.js';
+import { lookupWorkflow } from '../workflow-lookup.js';
+import { runErrorText } from './runs.js';
+
+export interface RunOperationRoutesOptions {
+  store: Store;
+  catalog: WorkflowCatalog;
+  /** How long an answer waits for the supervisor to carry the operation out (tests shorten it). */
+  answerWaitMs?: number;
+}
+
+/** Run ids are UUIDs; anything that is not one plain path segment is refused before any lookup. */
+const runIdPattern = /^[A-Za-z0-9_-]+$/;
+
+const resumable: readonly RunStatus[] = ['failed', 'paused'];
+const abandonable: readonly RunStatus[] = ['running', 'paused', 'failed'];
+
+/**
+ * Resume, abandon and delete. Each checks that the operation applies to the run's status (a 4xx
+ * naming the status when it does not), queues a job, and answers once the supervisor has carried
+ * it out (at most `answerWaitMs`; past that the job stays queued and the answer says so). The API
+ * never changes run state itself.
+ */
+export const runOperationRoutes: FastifyPluginAsyncZod<RunOperationRoutesOptions> = async (app, opts) => {
+  const { store } = opts;
+  const waitMs = opts.answerWaitMs ?? JOB_ANSWER_WAIT_MS;
+
+  async function requireRun(runId: string): Promise<Run> {
+    if (!runIdPattern.test(runId)) throw new CairnError('VALIDATION_FAILED', runErrorText.invalidId);
+    const run = await store.getRun(runId);
+    if (!run) throw new CairnError('RUN_NOT_FOUND', runErrorText.notFound);
+    return run;
+  }
+
+  /**
+   * Queues the job and waits for it. A job the supervisor ignored (the run changed state in the
+   * meantime) is refused as the status check would have refused it, with the status it has now.
+   */
+  async function carryOut(
+    kind: JobKind,
+    run: Run,
+    payload: Record<string, unknown>,
+    refusal: (status: string) => string,
+  ): Promise<'done' | 'queued'> {
+    const job = await store.enqueueJob(kind, run.id, payload);
+    const outcome = await awaitJob(store, job.id, waitMs);
+    if (outcome.state === 'open') return 'queued';
+    if (outcome.state === 'gone') return 'done';
+    if (outcome.result.startsWith('ignored')) {
+      const now = await store.getRun(run.id);
+      if (!now) throw new CairnError('RUN_NOT_FOUND', runErrorText.notFound);
+      throw new CairnError('RUN_INVALID_STATE', refusal(now.status));
+    }
+    if (outcome.result.startsWith('failed')) {
+      const now = await store.getRun(run.id);
+      throw new CairnError('INTERNAL', `The supervisor could not carry out the ${kind.replace('_run', '')}: ${now?.error ?? outcome.result}`);
+    }
+    return 'done';
+  }
+
+  /**
+   * The definition a resume runs: the workflow's file as it reads now (the user may have fixed
+   * it), found as the run request found it; the run's stored snapshot when no file declares the
+   * name any more. A file that no longer loads is refused with its problems.
+   */
+  async function currentDefinition(run: Run): Promise<unknown> {
+    try {
+      const entry = await lookupWorkflow(opts.catalog, run.workflow_name, run.working_path ? { cwd: run.working_path } : {});
+      return entry.workflow;
+    } catch (err) {
+      if (err instanceof CairnError && err.code === 'WORKFLOW_NOT_FOUND') return undefined;
+      throw err;
+    }
+  }
+
+  const responses = { 400: errorBodySchema, 404: errorBodySchema, 500: errorBodySchema };
+
+  app.post(
+    '/api/workflows/runs/:runId/resume',
+    {
+      schema: {
+        tags: ['runs'],
+        summary: 'Resume a failed or paused run',
+        description:
+          'Continues the same run id. Nodes with a durable success are not run again (each gets a ' +
+          'node_skipped_prior_success event with its output); always_run nodes are reset and run; a ' +
+          'node whose dependency ran again with another output is invalidated and runs; failed and ' +
+          'skipped nodes run (are decided) again. The workflow is read from its file as it is now ' +
+          '(the stored definition when the file is gone); inputs and run metadata of the first start ' +
+          'are reused, and the request takes no body. 400 when the run is not failed or paused.',
+        params: runIdParamsSchema,
+        response: { 200: runOperationResponseSchema, ...responses },
+      },
+    },
+    async (req) => {
+      const run = await requireRun(req.params.runId);
+      if (!resumable.includes(run.status)) throw new CairnError('RUN_INVALID_STATE', runErrorText.cannotResume(run.status));
+      const definition = await currentDefinition(run);
+      const done = await carryOut('resume_run', run, definition === undefined ? {} : { definition }, runErrorText.cannotResume);
+      req.log.info({ runId: run.id, from: run.status, done }, 'run.resume_requested');
+      return {
+        success: true as const,
+        message:
+          done === 'done'
+            ? `Resumed workflow ${run.workflow_name}: nodes that already succeeded are not run again.`
+            : `Resume of workflow ${run.workflow_name} queued: the supervisor resumes it when it is running.`,
+      };
+    },
+  );
+
+  app.post(
+    '/api/workflows/runs/:runId/abandon',
+    {
+      schema: {
+        tags: ['runs'],
+        summary: 'Abandon a running, paused or failed run',
+        description:
+          'Ends the run for good: its status becomes cancelled, so it can no longer be resumed. A ' +
+          'running run is stopped as a cancel stops it (its nodes’ process groups are killed first). ' +
+          'cascadeFailures counts descendant runs that could not be cancelled and blockedParentRunId ' +
+          'names a paused parent the run strands; Cairn has no child runs yet, so they are 0 and null.',
+        params: runIdParamsSchema,
+        response: { 200: runAbandonResponseSchema, ...responses },
+      },
+    },
+    async (req) => {
+      const run = await requireRun(req.params.runId);
+      if (!abandonable.includes(run.status)) throw new CairnError('RUN_INVALID_STATE', runErrorText.cannotAbandon(run.status));
+      const done = await carryOut('abandon_run', run, {}, runErrorText.cannotAbandon);
+      req.log.info({ runId: run.id, from: run.status, done }, 'run.abandon_requested');
+      return {
+        success: true as const,
+        message:
+          done === 'done'
+            ? `Abandoned workflow ${run.workflow_name}: the run is cancelled.`
+            : `Abandon of workflow ${run.workflow_name} queued: the run is cancelled once the supervisor has stopped it.`,
+        cascadeFailures: 0,
+        blockedParentRunId: null,
+      };
+    },
+  );
+
+  app.delete(
+    '/api/workflows/runs/:runId',
+    {
+      schema: {
+        tags: ['runs'],
+        summary: 'Delete a finished run',
+        description:
+          'Removes a completed, failed or cancelled run with its events and its folder under the ' +
+          'Cairn home (scratch working directory and artifacts); a project directory the run worked ' +
+          'in is left alone. 400 while the run is pending, running or paused: cancel it first.',
+        params: runIdParamsSchema,
+        response: { 200: runOperationResponseSchema, ...responses },
+      },
+    },
+    async (req) => {
+      const run = await requireRun(req.params.runId);
+      if (!terminalRunStatuses.includes(run.status)) throw new CairnError('RUN_INVALID_STATE', runErrorText.cannotDelete(run.status));
+      const done = await carryOut('delete_run', run, {}, runErrorText.cannotDelete);
+      req.log.info({ runId: run.id, status: run.status, done }, 'run.delete_requested');
+      return {
+        success: true as const,
+        message:
+          done === 'done'
+            ? `Deleted workflow run ${run.id} (${run.workflow_name}) and its events.`
+            : `Delete of workflow run ${run.id} queued: the supervisor removes it when it is running.`,
+      };
+    },
+  );
+};

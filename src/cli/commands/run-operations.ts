@@ -1,0 +1,74 @@
+import { runAbandonResponseSchema, runOperationResponseSchema } from '../../wire/runs.js';
+import { expectPositionals, parseCommandArgs } from '../args.js';
+import { writeLine } from '../context.js';
+import { runPath } from '../run-detail-pages.js';
+import { MIN_RUN_ID_PREFIX, resolveRunId } from '../run-id.js';
+import { printHelp, printJson, serverOptionsHelp, type Command } from './command.js';
+import { clientFor, urlOption } from './server-flags.js';
+
+const idHelp = `<id> is the whole run id or its first ${MIN_RUN_ID_PREFIX} or more characters, as for \`cairn run get\`.`;
+
+/** One run operation: resolve the id (prefixes too), send the request, print the server's message. */
+function operation(name: string, summary: string, help: string, send: (id: string) => { method: 'POST' | 'DELETE'; path: string }): Command {
+  return {
+    name,
+    summary,
+    help,
+    async run(argv, ctx) {
+      const { values, positionals } = parseCommandArgs(this.name, argv, { json: { type: 'boolean' }, ...urlOption });
+      if (values.help) return printHelp(ctx, this.help);
+      const [given] = expectPositionals(this.name, positionals, ['id']) as [string];
+      const client = clientFor(ctx, values.url);
+      const id = await resolveRunId(client, given, this.name);
+      const { method, path } = send(id);
+      const schema = name === 'run abandon' ? runAbandonResponseSchema : runOperationResponseSchema;
+      const { raw, body } = await client.request(method, path, schema);
+      if (values.json) return printJson(ctx, raw);
+      writeLine(ctx.stdout, body.message);
+      return 0;
+    },
+  };
+}
+
+const options = `Options:
+  --json             print the server's JSON response
+${serverOptionsHelp}`;
+
+export const runResumeCommand = operation(
+  'run resume',
+  'continue a failed or paused run, skipping the nodes that already succeeded',
+  `Usage: cairn run resume <id> [--json] [--url <url>]
+
+Continue a failed or paused run under the same id. Nodes that already succeeded are not run
+again (their output is reused); always_run nodes, nodes whose dependency ran again with another
+output, and the failed and skipped nodes run. The workflow is read from its file as it is now, so
+a fix to the file applies; the inputs of the first start are reused. ${idHelp}
+
+${options}`,
+  (id) => ({ method: 'POST', path: `${runPath(id)}/resume` }),
+);
+
+export const runAbandonCommand = operation(
+  'run abandon',
+  'end a running, paused or failed run for good (it becomes cancelled)',
+  `Usage: cairn run abandon <id> [--json] [--url <url>]
+
+End a run that is running, paused or failed: its running nodes are stopped (their whole process
+group is killed) and the run ends as cancelled, so it can no longer be resumed. ${idHelp}
+
+${options}`,
+  (id) => ({ method: 'POST', path: `${runPath(id)}/abandon` }),
+);
+
+export const runDeleteCommand = operation(
+  'run delete',
+  'delete a finished run, its events and its artifacts',
+  `Usage: cairn run delete <id> [--json] [--url <url>]
+
+Delete a completed, failed or cancelled run: the run, its events and its folder under the Cairn
+home (scratch directory and artifacts). A project directory the run worked in is not touched. A
+run that is still pending, running or paused is refused: cancel it first. ${idHelp}
+
+${options}`,
+  (id) => ({ method: 'DELETE', path: runPath(id) }),
+);

@@ -1,0 +1,45 @@
+import type { NewRunEvent } from '../../store/schemas/event.js';
+import type { Run, RunStatus } from '../../store/schemas/run.js';
+import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
+import { runIdOf, type JobHandler } from './job-handler.js';
+
+/** The statuses a run can be resumed from (upstream: RESUMABLE_WORKFLOW_STATUSES). */
+export const resumableRunStatuses: readonly RunStatus[] = ['failed', 'paused'];
+
+/**
+ * `resume_run`: moves a failed or paused run back to running under this supervisor, in one
+ * transition that also writes `workflow_resumed` (the boundary restoreRun reads a new pass
+ * from) and, when the API found the workflow's file, the definition as it now reads. Then the
+ * run's scheduler starts from the table rebuilt from the run's events: nodes with a prior success
+ * are replayed, reset or invalidated as they are decided, the others run again.
+ *
+ * Handled twice (its supervisor died after the transition), the job finds the run running and
+ * leaves it to the take-over, which reads the same boundary.
+ */
+export const resumeRunJob: JobHandler = {
+  mode: 'inline',
+  async handle(job, { store, runs, supervisorId }) {
+    const runId = runIdOf(job);
+    if (await runs.driving(runId)) return 'ignored: run is running';
+    const run = await store.getRun(runId);
+    if (!run) return 'ignored: run is gone';
+    if (!resumableRunStatuses.includes(run.status)) return `ignored: run is ${run.status}`;
+    const definition = job.payload.definition;
+    const resumed = await store.acquireRun({
+      runId, ownerId: supervisorId, leaseMs: runs.leaseMs, fromStatuses: [run.status], status: 'running',
+      resume: true,
+      ...(definition !== undefined ? { definition } : {}),
+      events: [resumedEvent(run, supervisorId)],
+    });
+    if (!resumed) return 'ignored: run changed state';
+    return (await runs.resume(resumed)) ? 'resumed' : 'failed to resume';
+  },
+};
+
+function resumedEvent(run: Run, supervisorId: string): NewRunEvent {
+  return newRunLevelEvent(run, 'workflow_resumed', {
+    resumedFrom: run.status,
+    supervisorId,
+    ...(run.error !== null ? { error: run.error } : {}),
+  });
+}
