@@ -38,6 +38,8 @@ export const execAttemptTaskSchema = z.object({
   cwd: z.string(),
   /** Added to the worker's environment for the child (inputs, user-controlled variables). */
   env: z.record(z.string(), z.string()),
+  /** `block`: runtimes that load the cwd's `.env` files on their own (bun) are told not to (the env-leak gate). */
+  envFiles: z.enum(['load', 'block']).default('load'),
   timeoutMs: z.number().int().positive(),
   killGraceMs: z.number().int().nonnegative(),
   /** Where the full output is written when it is longer than an event row's preview (the

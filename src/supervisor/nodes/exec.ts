@@ -29,6 +29,8 @@ export interface ExecHandlerDeps {
   workingPath: string;
   /** The run's artifacts directory: long outputs are spilled under it. */
   artifactsDir: string;
+  /** The env-leak gate's decision for the run (codebases/env-gate.ts). */
+  envFiles: 'load' | 'block';
   killGraceMs: number;
   log: Logger;
 }
@@ -65,6 +67,7 @@ export class ExecNodeHandler implements NodeHandler {
       deps: [...node.action.deps],
       cwd: this.deps.workingPath,
       env: prepared.env,
+      envFiles: this.deps.envFiles,
       timeoutMs: node.action.timeoutMs,
       killGraceMs: this.deps.killGraceMs,
       outputSpillDir: join(this.deps.artifactsDir, '.cairn', 'node-outputs'),

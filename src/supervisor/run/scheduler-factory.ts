@@ -12,6 +12,7 @@ import { createRunContext } from './node-context.js';
 import { NodeEventFactory } from './node-events.js';
 import { NodeTable } from './node-table.js';
 import { restoreRun } from './restore-run.js';
+import { decideEnvGate } from '../../codebases/env-gate.js';
 import { placeRun } from './run-isolation.js';
 import { RUN_LEASE_MS } from '../process/run-registry.js';
 import { compileRunPlan } from './run-plan.js';
@@ -61,6 +62,15 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
     const { run, workingPath, artifactsDir } = await placeRun(acquired, definition, {
       store: deps.store, paths, leaseMs: deps.lockLeaseMs ?? RUN_LEASE_MS, log: deps.log,
     });
+    const gate = await decideEnvGate(
+      run.codebase_id === null ? undefined : await deps.store.getCodebase(run.codebase_id), workingPath, () => new Date().toISOString(),
+    );
+    if (gate.policy === 'block') {
+      deps.log.warn(
+        { runId: run.id, codebaseId: run.codebase_id, path: workingPath, files: gate.scan?.files, keys: gate.scan?.keys },
+        'run.env_files_blocked',
+      );
+    }
     const events = new NodeEventFactory(run);
     const restored = takeover
       ? await restoreRun(run, plan, await deps.store.listRunEvents(run.id), {
@@ -84,6 +94,7 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
         prepare,
         workingPath,
         artifactsDir,
+        envFiles: gate.policy,
         killGraceMs: KILL_GRACE_MS,
         log,
       }),

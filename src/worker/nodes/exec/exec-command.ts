@@ -19,6 +19,8 @@ export interface ExecCommandInput {
   script: string;
   deps: readonly string[];
   cwd: string;
+  /** `block`: bun runs with `--no-env-file`, so the cwd's `.env` files stay out of the script's environment. */
+  envFiles?: 'load' | 'block' | undefined;
 }
 
 /**
@@ -38,7 +40,8 @@ function runtimeArgs(input: ExecCommandInput): string[] {
       return ['-c', input.script];
     case 'bun': {
       const file = scriptFile(input, /\.(?:[cm]?[jt]s|[jt]sx)$/);
-      return file ? ['run', file] : ['-e', input.script];
+      const noEnvFile = input.envFiles === 'block' ? ['--no-env-file'] : [];
+      return file ? [...noEnvFile, 'run', file] : [...noEnvFile, '-e', input.script];
     }
     case 'uv': {
       const withDeps = input.deps.flatMap((dep) => ['--with', dep]);
