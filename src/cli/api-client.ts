@@ -15,7 +15,7 @@ export interface ApiResult<T> {
 export interface ApiClient {
   readonly address: ServerAddress;
   request<S extends z.ZodType>(
-    method: 'GET' | 'POST' | 'DELETE',
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
     path: string,
     schema: S,
     opts?: { body?: unknown; signal?: AbortSignal },

@@ -98,16 +98,20 @@ function parseOutputMode(command: string, raw: string | undefined): OutputMode {
 export const workflowRunCommand: Command = {
   name: 'workflow run',
   summary: 'run a workflow and follow its nodes live',
-  help: `Usage: cairn workflow run <name> [--input key=value ...] [--message <text>] [--cwd <dir>] [--json] [--url <url>]
+  help: `Usage: cairn workflow run <name> [--input key=value ...] [--message <text>] [--cwd <dir> | --codebase <id>] [--branch <name>] [--json] [--url <url>]
 
 Start a run of a workflow on the server and show its nodes as they start and finish. The
 workflow is looked up in the project (<cwd>/.cairn/workflows), then $CAIRN_HOME/workflows, then
-the bundled ones. Ctrl-C cancels the run.
+the bundled ones. When the directory is a registered codebase's checkout (\`cairn codebase add\`),
+or --codebase names one, the run works in a git worktree of its own on a branch of its own.
+Ctrl-C cancels the run.
 
 Options:
   --input key=value  a value for one of the workflow's inputs; repeat for several
   --message <text>   the task text ($ARGUMENTS / $USER_MESSAGE in the workflow)
   --cwd <dir>        the project directory to run in (default: the current directory)
+  --codebase <id>    run on this registered codebase (owner/repo) from any directory
+  --branch <name>    the branch of the run's worktree (default: cairn/<workflow>-<run id>)
   --output <which>   when the run completes, print the output of the node that finished last
                      (last, the default), of every completed node (all), or nothing (none)
   --json             print the server's JSON: the start response, then one stream event per line
@@ -120,6 +124,8 @@ Exit status: 0 when the run completes, 1 when it fails or is cancelled, 2 on a u
       input: { type: 'string', multiple: true },
       message: { type: 'string' },
       cwd: { type: 'string' },
+      codebase: { type: 'string' },
+      branch: { type: 'string' },
       json: { type: 'boolean' },
       output: { type: 'string' },
       ...urlOption,
@@ -134,8 +140,16 @@ Exit status: 0 when the run completes, 1 when it fails or is cancelled, 2 on a u
     const client = clientFor(ctx, values.url);
 
     const conversationId = newConversationId();
-    const body = { conversationId, inputs, ...(values.message !== undefined ? { message: values.message } : {}) };
-    const path = `/api/workflows/${encodeURIComponent(name)}/run?cwd=${encodeURIComponent(cwd)}`;
+    const body = {
+      conversationId,
+      inputs,
+      ...(values.message !== undefined ? { message: values.message } : {}),
+      ...(values.codebase !== undefined ? { codebaseId: values.codebase } : {}),
+      ...(values.branch !== undefined ? { branch: values.branch } : {}),
+    };
+    // --codebase alone runs on the codebase from anywhere: the current directory is not sent.
+    const query = values.codebase !== undefined && values.cwd === undefined ? '' : `?cwd=${encodeURIComponent(cwd)}`;
+    const path = `/api/workflows/${encodeURIComponent(name)}/run${query}`;
     const started = await client.request('POST', path, runStartResponseSchema, { body });
     const { runId } = started.body;
     const startedAt = Date.now();
