@@ -218,3 +218,20 @@ it("deleting a finished run on a codebase removes its artifacts folder and keeps
   expect(existsSync(join(run.working_path as string, 'work.txt'))).toBe(true);
   expect(git(clone, 'branch', '--list', `cairn/mark-${started.runId.slice(0, 8)}`)).toContain('cairn/mark-');
 });
+
+it("resumes a run on a codebase with its project workflow as the checkout now has it (not yet committed, so not in the worktree)", async () => {
+  const dir = join(clone, '.cairn', 'workflows');
+  await mkdir(dir, { recursive: true });
+  const flaky = (body: string) => `name: flaky\ndescription: fails until fixed\nnodes:\n  - id: a\n    bash: "${body}"\n`;
+  await writeFile(join(dir, 'flaky.yaml'), flaky('exit 1'));
+  const started = await startRun(server.url, 'flaky', { codebaseId });
+  expect((await waitForStatus(started.runId, ['completed', 'failed'])).status).toBe('failed');
+
+  await writeFile(join(dir, 'flaky.yaml'), flaky('echo fixed'));
+  const res = await post(`/api/workflows/runs/${started.runId}/resume`, {});
+  expect(res.status).toBe(200);
+  expect((await waitForStatus(started.runId, ['completed', 'failed'])).status).toBe('completed');
+  const { events } = await getRun(server.url, started.runId);
+  const done = events.filter((e) => e.event_type === 'node_completed').map((e) => String(e.data.node_output).trim());
+  expect(done).toEqual(['fixed']);
+});

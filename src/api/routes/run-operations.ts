@@ -8,6 +8,7 @@ import { errorBodySchema } from '../../wire/error-body.js';
 import { runAbandonResponseSchema, runIdParamsSchema, runOperationResponseSchema } from '../../wire/runs.js';
 import { awaitJob, JOB_ANSWER_WAIT_MS } from '../await-job.js';
 import { lookupWorkflow } from '../workflow-lookup.js';
+import { runProjectDir } from '../../codebases/run-project-dir.js';
 import { runErrorText } from './runs.js';
 
 export interface RunOperationRoutesOptions {
@@ -73,7 +74,8 @@ export const runOperationRoutes: FastifyPluginAsyncZod<RunOperationRoutesOptions
    */
   async function currentDefinition(run: Run): Promise<unknown> {
     try {
-      const entry = await lookupWorkflow(opts.catalog, run.workflow_name, run.working_path ? { cwd: run.working_path } : {});
+      const cwd = await runProjectDir(store, run);
+      const entry = await lookupWorkflow(opts.catalog, run.workflow_name, cwd ? { cwd } : {});
       return entry.workflow;
     } catch (err) {
       if (err instanceof CairnError && err.code === 'WORKFLOW_NOT_FOUND') return undefined;
