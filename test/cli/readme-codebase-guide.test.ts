@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, realpath, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,6 +8,7 @@ import { cloneLocally, git, makeBareRemote } from '../api/codebases/git-fixtures
 import { startServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { assertBuilt } from './cli-process.js';
+import { sh } from './shell-line.js';
 
 /**
  * The README's "Register a repository and run a workflow on it", as written: its command block is
@@ -32,17 +32,6 @@ function guideScript(): string {
   const block = section?.match(/```sh\n([\s\S]*?)```/)?.[1];
   if (!block) throw new Error('the README lost its "Register a repository" command block');
   return block;
-}
-
-function sh(line: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    let stdout = '';
-    let stderr = '';
-    const child = spawn('sh', ['-c', line], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 it('registers a checkout and runs a workflow on it in a worktree of its own, as the README says', async () => {

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -7,6 +6,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { assertBuilt } from './cli-process.js';
+import { sh } from './shell-line.js';
 
 /**
  * The README's Quick start, as written: the demo run with `node bin/cairn.js` in the checkout,
@@ -28,18 +28,6 @@ afterEach(async () => {
 function cliEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const { PORT: _port, CAIRN_URL: _url, ...env } = process.env;
   return { ...env, CAIRN_HOME: home.home, NO_COLOR: '1', ...extra };
-}
-
-/** Runs a command line through `sh`, as a user types it, in `cwd`. */
-function sh(line: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    let stdout = '';
-    let stderr = '';
-    const child = spawn('sh', ['-c', line], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 describe('README Quick start', () => {

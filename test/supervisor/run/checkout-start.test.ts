@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Store } from '../../../src/store/store.js';
 import { loadWorkflowText } from '../../../src/workflow/load-workflow.js';
-import { cloneLocally, git, makeBareRemote } from '../../api/codebases/git-fixtures.js';
+import { git, registeredWidgetClone } from '../../api/codebases/git-fixtures.js';
 import { startSupervisor } from '../../helpers/supervisor.js';
 import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';
 import { waitFor } from '../../helpers/wait-for.js';
@@ -14,19 +13,11 @@ import { waitFor } from '../../helpers/wait-for.js';
 /** checkoutStart: one sample per attempt, the invocation keeping its first attempt's (real git, real workers). */
 
 let home: TempHome;
-let root: string;
 let clone: string;
 let store: Store;
 beforeEach(async () => {
   home = await makeTempHome();
-  root = await realpath(await mkdtemp(join(tmpdir(), 'cairn-co-')));
-  home.defer(() => rm(root, { recursive: true, force: true }));
-  clone = cloneLocally(root, makeBareRemote(root, 'acme', 'widget'), 'widget');
-  store = home.openStore();
-  await store.registerCodebase({
-    id: 'acme/widget', name: 'acme/widget', repository_url: null, default_cwd: clone, default_branch: 'main',
-    kind: 'repo', managed: false, env_scan: { status: 'clean', files: [], keys: [], scanned_at: new Date().toISOString() },
-  });
+  ({ clone, store } = await registeredWidgetClone(home, 'cairn-co-'));
 });
 afterEach(async () => {
   await home.close();

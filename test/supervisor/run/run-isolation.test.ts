@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { worktreeRefusalText } from '../../../src/codebases/worktree-adoption.js';
 import type { Store } from '../../../src/store/store.js';
 import { loadWorkflowText } from '../../../src/workflow/load-workflow.js';
-import { cloneLocally, git, makeBareRemote } from '../../api/codebases/git-fixtures.js';
+import { cloneLocally, git, registeredWidgetClone } from '../../api/codebases/git-fixtures.js';
 import { startSupervisor } from '../../helpers/supervisor.js';
 import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';
 import { waitFor } from '../../helpers/wait-for.js';
@@ -20,14 +19,7 @@ let clone: string;
 let store: Store;
 beforeEach(async () => {
   home = await makeTempHome();
-  root = await realpath(await mkdtemp(join(tmpdir(), 'cairn-iso-')));
-  home.defer(() => rm(root, { recursive: true, force: true }));
-  clone = cloneLocally(root, makeBareRemote(root, 'acme', 'widget'), 'widget');
-  store = home.openStore();
-  await store.registerCodebase({
-    id: 'acme/widget', name: 'acme/widget', repository_url: null, default_cwd: clone, default_branch: 'main',
-    kind: 'repo', managed: false, env_scan: { status: 'clean', files: [], keys: [], scanned_at: new Date().toISOString() },
-  });
+  ({ root, clone, store } = await registeredWidgetClone(home, 'cairn-iso-'));
 });
 afterEach(async () => {
   await home.close();
