@@ -19,6 +19,8 @@ const registry: readonly { name: string; load: () => Promise<Command> }[] = [
   { name: 'run get', load: async () => (await import('./commands/run.js')).runGetCommand },
   { name: 'run logs', load: async () => (await import('./commands/run-logs.js')).runLogsCommand },
   { name: 'run cancel', load: async () => (await import('./commands/run.js')).runCancelCommand },
+  { name: 'run approve', load: async () => (await import('./commands/run-gate.js')).runApproveCommand },
+  { name: 'run reject', load: async () => (await import('./commands/run-gate.js')).runRejectCommand },
 ];
 
 /** All commands, loaded (for help texts). */

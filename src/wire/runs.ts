@@ -106,6 +106,12 @@ export const runOperationResponseSchema = z.object({
 });
 export type RunOperationResponse = z.infer<typeof runOperationResponseSchema>;
 
+/** The optional JSON bodies of `…/approve` and `…/reject`. */
+export const gateAnswerBodySchemas = {
+  approve: z.object({ comment: z.string({ error: 'comment must be a string' }).optional() }, { error: 'Request body must be a JSON object, e.g. {"comment": "..."}' }),
+  reject: z.object({ reason: z.string({ error: 'reason must be a string' }).optional() }, { error: 'Request body must be a JSON object, e.g. {"reason": "..."}' }),
+} as const;
+
 /** Attempts per `logs` answer unless `limit` says otherwise, and the most one answer holds. */
 export const RUN_LOGS_DEFAULT_LIMIT = 10;
 export const RUN_LOGS_MAX_LIMIT = 50;

@@ -53,6 +53,9 @@ export function jobStatements(db: Database.Database) {
      WHERE status = 'claimed' AND lease_owner IN (SELECT value FROM json_each(?))`,
   );
   const byRun = db.prepare('SELECT * FROM jobs WHERE run_id = ? ORDER BY id');
+  const openOfKinds = db.prepare(
+    `SELECT * FROM jobs WHERE run_id = ? AND status <> 'done' AND kind IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT 1`,
+  );
 
   return {
     insert(kind: JobKind, runId: string | null, payload: Record<string, unknown>, now: string, conversationId: string | null = null): Job {
@@ -93,6 +96,11 @@ export function jobStatements(db: Database.Database) {
     requeue(owners: readonly string[]): number {
       if (owners.length === 0) return 0;
       return requeue.run(JSON.stringify(owners)).changes;
+    },
+    /** The oldest open (queued or claimed) job of the run of one of `kinds`. */
+    openOfKinds(runId: string, kinds: readonly JobKind[]): Job | undefined {
+      const row = openOfKinds.get(runId, JSON.stringify(kinds));
+      return row ? toJob(row as Record<string, unknown>) : undefined;
     },
     listByRun(runId: string): Job[] {
       return byRun.all(runId).map((r) => toJob(r as Record<string, unknown>));

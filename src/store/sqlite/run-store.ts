@@ -1,5 +1,6 @@
 import { CairnError } from '../../shared/errors.js';
-import type { RunStore } from '../runs.js';
+import type { GateDecisionAnswer, RunStore } from '../runs.js';
+import { gateDecisionJobKinds, type GateDecisionJobKind } from '../schemas/job.js';
 import { eventStatements } from './events-sql.js';
 import { jobStatements } from './jobs-sql.js';
 import { runStatements } from './runs-sql.js';
@@ -54,6 +55,7 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
           fromStatuses: input.fromStatuses,
           status: input.status,
           previousOwner: input.previousOwner ?? null,
+          metadataPatch: input.metadataPatch,
         });
         if (run) {
           events.append(input.events, now);
@@ -93,6 +95,16 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
         events.append(input.events, now);
         reportToChat(run, now);
         return run;
+      }),
+
+    requestGateDecision: (input) =>
+      session.write('queue the answer to a gate', (): GateDecisionAnswer => {
+        const run = runs.get(input.runId);
+        if (!run || run.status !== 'paused') return { queued: false, run };
+        const open = jobs.openOfKinds(run.id, gateDecisionJobKinds);
+        if (open) return { queued: false, run, open: open.kind as GateDecisionJobKind };
+        jobs.insert(input.kind, run.id, input.payload, session.now());
+        return { queued: true, run };
       }),
   };
 }

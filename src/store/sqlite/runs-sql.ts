@@ -82,12 +82,13 @@ export function runStatements(db: Database.Database) {
     acquire(p: {
       runId: string; ownerId: string; leaseUntil: string; now: string;
       fromStatuses: readonly RunStatus[]; status: RunStatus; previousOwner: string | null;
+      metadataPatch?: Record<string, unknown> | undefined;
     }): Run | undefined {
       const placeholders = p.fromStatuses.map(() => '?').join(', ');
       const row = db
         .prepare(
           `UPDATE workflow_runs
-           SET owner_id = ?, lease_expires_at = ?, status = ?,
+           SET metadata = json_patch(metadata, ?), owner_id = ?, lease_expires_at = ?, status = ?,
                started_at = COALESCE(started_at, ?), last_activity_at = ?,
                completed_at = CASE WHEN ? IN ${terminal} THEN ? ELSE NULL END
            WHERE id = ? AND status IN (${placeholders})
@@ -95,7 +96,7 @@ export function runStatements(db: Database.Database) {
            RETURNING *`,
         )
         .get(
-          p.ownerId, p.leaseUntil, p.status, p.now, p.now, p.status, p.now,
+          JSON.stringify(p.metadataPatch ?? {}), p.ownerId, p.leaseUntil, p.status, p.now, p.now, p.status, p.now,
           p.runId, ...p.fromStatuses, p.ownerId, p.previousOwner ?? p.ownerId, p.now,
         );
       return row ? toRun(row as Record<string, unknown>) : undefined;

@@ -1,5 +1,7 @@
 import type { JobKind } from '../../store/schemas/job.js';
+import { approveRunJob } from './approve-run.js';
 import { cancelRunJob } from './cancel-run.js';
+import { rejectRunJob } from './reject-run.js';
 import { chatTurnJob } from './chat-turn.js';
 import type { JobHandler } from './job-handler.js';
 import { startRunJob } from './start-run.js';
@@ -13,4 +15,6 @@ export const jobHandlers: Record<JobKind, JobHandler> = {
   cancel_run: cancelRunJob,
   chat_turn: chatTurnJob,
   workflow_result: workflowResultJob,
+  approve_run: approveRunJob,
+  reject_run: rejectRunJob,
 };

@@ -63,6 +63,14 @@ export class RunRegistry {
   }
 
   /**
+   * Drives a run this supervisor has just moved from paused back to running (a gate's answer):
+   * its scheduler is rebuilt from the run's events, as at a take-over with nobody to take from.
+   */
+  resume(run: Run): Promise<RunScheduler | undefined> {
+    return this.drive(run, () => this.deps.factory.takeover(run, null));
+  }
+
+  /**
    * Takes over every running run whose owner is gone (see isOwnerGone), while `keepGoing()`.
    * That includes a run this supervisor owns but no longer drives, once its lease has run out.
    */

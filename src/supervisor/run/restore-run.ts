@@ -100,6 +100,13 @@ export async function restoreRun(
       state.status = 'completed';
     } else if (snap.status === 'skipped') {
       state.status = 'skipped';
+    } else if (snap.status === 'suspended') {
+      // At a gate or a wait when the run was let go: the same attempt is continued (it asks
+      // again from its records, or wakes at the moment its invocation fixed).
+      const attemptId = (bySeq.get(snap.lastSeq)?.data.execution as { attempt?: { id?: unknown } } | undefined)?.attempt?.id;
+      if (typeof attemptId === 'string' && state.invocation) {
+        state.heldAttempt = { id: attemptId, number: Math.max(1, snap.attemptsStarted) };
+      }
     } else if (snap.status === 'failed' && !isInterrupted(bySeq.get(snap.lastSeq)?.data)) {
       const failure = snap.lifecycle?.status === 'failed' ? snap.lifecycle : undefined;
       const retry = decideRetry(node.retry, { failureKind: failure?.failureKind }, snap.attemptsStarted);
