@@ -27,6 +27,8 @@ export type CliErrorCode = (typeof cliErrorCodes)[number];
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
+/** `cairn workflow run`: the run paused at a gate and waits for `cairn run approve|reject`. */
+export const EXIT_PAUSED = 3;
 /** 128 + SIGINT, what shells report for a command stopped with Ctrl-C. */
 export const EXIT_INTERRUPTED = 130;
 

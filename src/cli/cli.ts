@@ -26,6 +26,8 @@ const registry: readonly { name: string; load: () => Promise<Command> }[] = [
   { name: 'run resume', load: async () => (await import('./commands/run-operations.js')).runResumeCommand },
   { name: 'run abandon', load: async () => (await import('./commands/run-operations.js')).runAbandonCommand },
   { name: 'run delete', load: async () => (await import('./commands/run-operations.js')).runDeleteCommand },
+  { name: 'run approve', load: async () => (await import('./commands/run-gate.js')).runApproveCommand },
+  { name: 'run reject', load: async () => (await import('./commands/run-gate.js')).runRejectCommand },
 ];
 
 /** All commands, loaded (for help texts). */

@@ -7,7 +7,7 @@ import type { RunEventView } from '../wire/runs.js';
  * supervisor's death cut it short, flat key `interrupted: true`; the node runs again when the run
  * continues) or `failed` (the node's own failure).
  */
-export const nodeSummaryStatuses = ['running', 'completed', 'failed', 'cancelled', 'interrupted', 'skipped', 'cached'] as const;
+export const nodeSummaryStatuses = ['running', 'suspended', 'completed', 'failed', 'cancelled', 'interrupted', 'skipped', 'cached'] as const;
 export type NodeSummaryStatus = (typeof nodeSummaryStatuses)[number];
 
 export interface NodeSummary {
@@ -24,11 +24,19 @@ type SummarisedEvent = Pick<RunEventView, 'event_type' | 'step_name' | 'data'>;
 
 const statusByEventType: Record<string, NodeSummaryStatus> = {
   node_started: 'running',
+  node_suspended: 'suspended',
   node_completed: 'completed',
   node_failed: 'failed',
   node_skipped: 'skipped',
   node_skipped_prior_success: 'cached',
 };
+
+/** What a suspended node waits for: a person's answer, or the moment a wait wakes. */
+function suspendedReason(data: Record<string, unknown>): string {
+  if (data.suspend_point === 'wait') return `waiting until ${text(data.wake_at) ?? 'its moment'}`;
+  if (data.suspend_point === 'approval') return 'waiting for approval (cairn run approve|reject)';
+  return `waiting (${text(data.suspend_point) ?? 'suspended'})`;
+}
 
 function text(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
@@ -63,6 +71,7 @@ export function createNodeSummary() {
         if (error && (status === 'failed' || status === 'cancelled' || status === 'interrupted')) summary.error = error;
         const reason = text(data.reason);
         if (reason && (status === 'skipped' || status === 'cached')) summary.reason = reason;
+        if (status === 'suspended') summary.reason = suspendedReason(data);
         const interruptions = (previous?.interruptions ?? 0) + (previous?.status === 'interrupted' ? 1 : 0);
         if (interruptions > 0) summary.interruptions = interruptions;
         // Map.set on an existing key keeps its position: a re-run node stays where it first appeared.

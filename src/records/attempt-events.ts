@@ -2,12 +2,12 @@ import type { NewRunEvent } from '../store/schemas/event.js';
 import { buildExecutionRecord, type ExecutionRecordInput } from './build-record.js';
 import { nodeEventOf } from './event-data.js';
 import { markInterrupted } from './interrupted.js';
-import { completedState, failedState, startedState } from './lifecycle.js';
+import { completedState, failedState, startedState, suspendedState } from './lifecycle.js';
 import type { OutputInput } from './output-preview.js';
 import type { CheckoutObservation } from './schemas/checkout-observation.js';
-import type { Invocation } from './schemas/execution-record.js';
+import type { Diagnostics, Invocation } from './schemas/execution-record.js';
 import type { NodeDescriptor } from './schemas/node-descriptor.js';
-import type { FailureKind } from './schemas/node-lifecycle.js';
+import type { FailureKind, SuspensionPoint } from './schemas/node-lifecycle.js';
 import { notApplicableSpend } from './spend.js';
 import { persistedStream, STDERR_DATA_KEY, type StreamInput } from './stream-log.js';
 
@@ -40,9 +40,10 @@ export interface AttemptRef {
  * before failing, kept for debugging and never reused as a result.
  */
 export type AttemptEnding =
-  | { status: 'completed'; output: OutputInput; stderr?: StreamInput }
+  | { status: 'completed'; output: OutputInput; stderr?: StreamInput; diagnostics?: Diagnostics }
   | {
       status: 'failed';
+      diagnostics?: Diagnostics;
       error: string;
       output?: OutputInput;
       stderr?: StreamInput;
@@ -62,7 +63,7 @@ export function attemptStartedEvent(ref: AttemptRef, extras: { pid?: number } = 
 /** The attempt's terminal event: `node_completed` with its output, or `node_failed`. The store
  * keeps only the first terminal event of an attempt (`ends_attempt`). */
 export function attemptEndedEvent(ref: AttemptRef, ending: AttemptEnding, durationMs?: number): NewRunEvent {
-  const base = recordBase(ref, durationMs);
+  const base = { ...recordBase(ref, durationMs), ...(ending.diagnostics ? { diagnostics: ending.diagnostics } : {}) };
   if (ending.status === 'completed') {
     const record = buildExecutionRecord({ ...base, lifecycle: completedState(), output: ending.output });
     return withStderr({ ...nodeEventOf(record), conversation_id: ref.conversationId, ends_attempt: ref.attemptId }, ending.stderr);
@@ -77,6 +78,25 @@ export function attemptEndedEvent(ref: AttemptRef, ending: AttemptEnding, durati
     ends_attempt: ref.attemptId,
   };
   return withStderr(ending.interrupted ? markInterrupted(event) : event, ending.stderr);
+}
+
+/**
+ * `node_suspended`: the attempt waits at `point` (a gate for a person, a wait for its moment).
+ * Not terminal: the same attempt ends later with `node_completed` or `node_failed`. `extra`
+ * flat keys sit beside the record (a wait's `wake_at`).
+ */
+export function attemptSuspendedEvent(
+  ref: AttemptRef,
+  point: SuspensionPoint,
+  opts: { diagnostics?: Diagnostics; extra?: Record<string, unknown> } = {},
+): NewRunEvent {
+  const record = buildExecutionRecord({
+    ...recordBase(ref),
+    lifecycle: suspendedState(point),
+    ...(opts.diagnostics ? { diagnostics: opts.diagnostics } : {}),
+  });
+  const event = { ...nodeEventOf(record), conversation_id: ref.conversationId };
+  return opts.extra ? { ...event, data: { ...event.data, ...opts.extra } } : event;
 }
 
 function withStderr(event: NewRunEvent, stderr: StreamInput | undefined): NewRunEvent {

@@ -2,6 +2,7 @@ import type { RunMetadata } from './schemas/run-metadata.js';
 import type { NewRunEvent } from './schemas/event.js';
 import type { Run, RunStatus } from './schemas/run.js';
 import type { NewConversation } from './schemas/conversation.js';
+import type { GateDecisionJobKind } from './schemas/job.js';
 
 /**
  * Workflow runs: the API process creates and reads them; the supervisor owns them under a lease
@@ -54,7 +55,24 @@ export interface RunStore {
    * transaction. Returns false when there is no such run in such a status.
    */
   deleteRun(runId: string, fromStatuses: readonly RunStatus[]): Promise<boolean>;
+  /**
+   * Queues the answer to a paused run's gate (approve or reject), in one transaction with the
+   * checks that make it apply: the run is paused, and no other answer to it is still open. So
+   * two answers sent together are one accepted and one refused, never two jobs.
+   */
+  requestGateDecision(input: GateDecisionRequest): Promise<GateDecisionAnswer>;
 }
+
+export interface GateDecisionRequest {
+  runId: string;
+  kind: GateDecisionJobKind;
+  payload: Record<string, unknown>;
+}
+
+/** `queued`, or why not: the run as it is, and the kind of the answer already open (if any). */
+export type GateDecisionAnswer =
+  | { queued: true; run: Run }
+  | { queued: false; run: Run | undefined; open?: GateDecisionJobKind };
 
 export interface NewRun {
   id: string;
@@ -90,6 +108,8 @@ export interface AcquireRun {
   resume?: boolean;
   /** Replaces the run's definition snapshot (a resume runs the workflow as its file now reads). */
   definition?: unknown;
+  /** Merged into the run's metadata in the same transaction (JSON merge patch: null removes a key). */
+  metadataPatch?: Record<string, unknown>;
   events: readonly NewRunEvent[];
 }
 

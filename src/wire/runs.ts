@@ -114,6 +114,11 @@ export const runAbandonResponseSchema = runOperationResponseSchema.extend({
   blockedParentRunId: z.string().nullable(),
 });
 export type RunAbandonResponse = z.infer<typeof runAbandonResponseSchema>;
+/** The optional JSON bodies of `…/approve` and `…/reject`. */
+export const gateAnswerBodySchemas = {
+  approve: z.object({ comment: z.string({ error: 'comment must be a string' }).optional() }, { error: 'Request body must be a JSON object, e.g. {"comment": "..."}' }),
+  reject: z.object({ reason: z.string({ error: 'reason must be a string' }).optional() }, { error: 'Request body must be a JSON object, e.g. {"reason": "..."}' }),
+} as const;
 
 /** Attempts per `logs` answer unless `limit` says otherwise, and the most one answer holds. */
 export const RUN_LOGS_DEFAULT_LIMIT = 10;

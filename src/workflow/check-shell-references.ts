@@ -36,6 +36,9 @@ function shellBodies(node: DefinitionNode): [string, string][] {
   const bodies: [string, string][] = [];
   if ('bash' in node) bodies.push(['bash', node.bash]);
   if ('loop' in node && node.loop.until_bash !== undefined) bodies.push(['loop.until_bash', node.loop.until_bash]);
+  if ('approval' in node && node.approval.on_reject?.bash !== undefined) {
+    bodies.push(['approval.on_reject.bash', node.approval.on_reject.bash]);
+  }
   if ('loop_group' in node && node.loop_group.until_bash !== undefined) {
     bodies.push(['loop_group.until_bash', node.loop_group.until_bash]);
   }

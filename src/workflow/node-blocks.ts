@@ -52,7 +52,10 @@ export const approvalSchema = z
     capture_response: z.boolean().optional(),
     on_reject: z
       .object({
-        prompt: z.string().trim().min(1, "'approval.on_reject.prompt' must not be empty"),
+        /** The rework, read by a model: the reviewer's reason is `$REJECTION_REASON`. */
+        prompt: z.string().trim().min(1, "'approval.on_reject.prompt' must not be empty").optional(),
+        /** Cairn: a shell rework instead of a prompt (the reason reaches it as `$REJECTION_REASON`). */
+        bash: z.string().trim().min(1, "'approval.on_reject.bash' must not be empty").optional(),
         max_attempts: z.number().int().min(1).max(10).optional(),
       })
       .optional(),
@@ -69,6 +72,13 @@ export const approvalSchema = z
   .superRefine((block, ctx) => {
     if (block.decisions && !block.decisions.some((d) => d.id === 'approve')) {
       ctx.addIssue({ code: 'custom', path: ['decisions'], message: "'approval.decisions' must include 'approve'" });
+    }
+    if (block.on_reject && (block.on_reject.prompt === undefined) === (block.on_reject.bash === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['on_reject'],
+        message: "'approval.on_reject' needs exactly one of 'prompt' (a rework by a model) or 'bash' (a shell rework)",
+      });
     }
     if (block.decisions && block.on_reject) {
       ctx.addIssue({

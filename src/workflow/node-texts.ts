@@ -34,7 +34,15 @@ export function mapNodeTexts<N extends DefinitionNode>(node: N, map: TextMapper)
     out.approval = {
       ...n.approval,
       message: apply(n.approval.message, 'approval.message', true),
-      ...(onReject ? { on_reject: { ...onReject, prompt: apply(onReject.prompt, 'approval.on_reject.prompt', true) } } : {}),
+      ...(onReject
+        ? {
+            on_reject: withoutUndefined({
+              ...onReject,
+              prompt: onReject.prompt === undefined ? undefined : apply(onReject.prompt, 'approval.on_reject.prompt', true),
+              bash: applyOptional(onReject.bash, 'approval.on_reject.bash'),
+            }),
+          }
+        : {}),
     };
   }
   if ('loop' in n) {

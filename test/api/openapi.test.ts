@@ -74,8 +74,13 @@ it('describes the run list query and the run detail events from the schemas that
   expect(detail.responses['200'].content['application/json'].schema.required).toEqual(['run', 'events', 'nextAfterSeq']);
   const metadata = doc.components.schemas.WorkflowRun.properties.metadata;
   expect(Object.keys(metadata.properties)).toEqual([
-    'workflow_source', 'workflow_filename', 'parse_warnings', 'isolation', 'overrides', 'parent_conversation_id', 'unreadable',
+    'workflow_source', 'workflow_filename', 'parse_warnings', 'isolation', 'overrides', 'parent_conversation_id', 'approval', 'rejections',
+    'unreadable',
   ]);
+  for (const op of ['approve', 'reject']) {
+    const answer = doc.paths[`/api/workflows/runs/{runId}/${op}`].post;
+    expect(Object.keys(answer.responses)).toEqual(expect.arrayContaining(['200', '400', '404']));
+  }
   const event = doc.components.schemas.RunEvent;
   expect(event.properties.cost_scope.enum).toEqual(['own', 'total']);
   const stream = doc.paths['/api/stream/{conversationId}'].get;

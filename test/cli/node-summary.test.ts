@@ -12,6 +12,19 @@ const event = (event_type: string, step_name: string | null, data: Record<string
 });
 
 describe('per-node summary of a run', () => {
+  it('shows a node suspended at a gate or a wait with what it waits for', () => {
+    const nodes = summariseNodes([
+      event('node_started', 'review'),
+      event('node_suspended', 'review', { suspend_point: 'approval' }),
+      event('node_started', 'hold'),
+      event('node_suspended', 'hold', { suspend_point: 'wait', wake_at: '2030-01-01T09:00:00.000Z' }),
+    ]);
+    expect(nodes).toEqual([
+      { node: 'review', status: 'suspended', reason: 'waiting for approval (cairn run approve|reject)' },
+      { node: 'hold', status: 'suspended', reason: 'waiting until 2030-01-01T09:00:00.000Z' },
+    ]);
+  });
+
   it('shows each node once, in order of appearance, with its last status, duration, error or reason', () => {
     const nodes = summariseNodes([
       event('workflow_started', null),

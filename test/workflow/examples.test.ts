@@ -40,6 +40,7 @@ describe('the documented examples', () => {
       'review-files',
       'review-files-all-done',
       'review-one-file',
+      'shell-review',
       'triage',
     ]);
     for (const entry of listing.workflows) {

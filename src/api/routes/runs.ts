@@ -21,6 +21,7 @@ import {
 } from '../../wire/runs.js';
 import { toEventView } from '../event-view.js';
 import { toRunView } from '../run-view.js';
+import { runGateRoutes } from './run-gate.js';
 import { runLogRoutes } from './run-logs.js';
 import type { HomePaths } from '../../shared/paths.js';
 import { runArtifactsDir } from '../../codebases/workspace-paths.js';
@@ -51,6 +52,7 @@ async function requireRun(store: Store, runId: string): Promise<Run> {
 
 /** Reading runs and asking for a cancel. The API never changes run state itself. */
 export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, { store, paths }) => {
+  await app.register(runGateRoutes, { store });
   await app.register(runLogRoutes, {
     store,
     requireRun: (runId: string) => requireRun(store, runId),

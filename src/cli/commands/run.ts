@@ -15,7 +15,7 @@ const statuses = runStatusSchema.options;
 function colourStatus(status: string, style: Style): string {
   if (status === 'completed') return style.green(status);
   if (status === 'failed' || status === 'cancelled') return style.red(status);
-  if (status === 'paused' || status === 'interrupted') return style.yellow(status);
+  if (status === 'paused' || status === 'interrupted' || status === 'suspended') return style.yellow(status);
   return style.cyan(status);
 }
 
@@ -96,7 +96,7 @@ export const runGetCommand: Command = {
 
 Show a run: its status, timing and error, and one line per node (status, duration, error or
 skip reason) derived from the run's event log. The log is read page by page, however long it is.
-A node's status is running, completed, failed, cancelled (by a cancel of the run), interrupted
+A node's status is running, suspended (at a gate or a wait), completed, failed, cancelled (by a cancel of the run), interrupted
 (cut short by a server stop; it runs again when the run continues), skipped or cached. <id> is
 the whole run id or its first ${MIN_RUN_ID_PREFIX} or more characters, when only one recent run starts so.
 

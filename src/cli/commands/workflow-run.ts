@@ -5,7 +5,8 @@ import { runStartResponseSchema } from '../../wire/run-request.js';
 import { runOperationResponseSchema } from '../../wire/runs.js';
 import { streamPayloadSchema } from '../../wire/stream-frames.js';
 import { expectPositionals, parseCommandArgs, parseInputs } from '../args.js';
-import { CliError, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, usageError } from '../cli-error.js';
+import { CliError, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_PAUSED, usageError } from '../cli-error.js';
+import { gateCommands } from './run-gate.js';
 import { isColorWanted, writeLine, type CliContext } from '../context.js';
 import { followStream } from '../follow-stream.js';
 import { createStyle, formatDuration, type Style } from '../format.js';
@@ -22,6 +23,8 @@ export function newConversationId(now: number = Date.now()): string {
 
 interface FollowResult {
   outcome: RunOutcome | undefined;
+  /** The run paused at a gate: what it waits for. */
+  paused?: { reason: string | undefined };
   interrupted: boolean;
 }
 
@@ -40,6 +43,7 @@ async function followRun(
   });
   const progress = createRunProgress({ runId: run.runId, out: ctx.stdout, style: opts.style });
   let outcome: RunOutcome | undefined;
+  let paused: FollowResult['paused'];
   try {
     await followStream({
       client,
@@ -57,7 +61,9 @@ async function followRun(
         if (!frame.success) return false;
         if (!opts.json) progress.print(frame.data);
         outcome = outcomeOf(frame.data, run.runId);
-        return outcome !== undefined;
+        const data = frame.data;
+        if (data.type === 'workflow_status' && data.runId === run.runId && data.status === 'paused') paused = { reason: data.reason };
+        return outcome !== undefined || paused !== undefined;
       },
       onReconnect({ lastEventId, attempt, error }) {
         if (attempt !== 1) return;
@@ -70,7 +76,7 @@ async function followRun(
   } finally {
     removeInterrupt();
   }
-  return { outcome, interrupted };
+  return { outcome, interrupted, ...(paused ? { paused } : {}) };
 }
 
 /** After Ctrl-C: asks the server to cancel the run and says so. A second Ctrl-C stops waiting. */
@@ -117,8 +123,12 @@ Options:
   --json             print the server's JSON: the start response, then one stream event per line
 ${serverOptionsHelp}
 
+When the run pauses at an approval gate, the command prints the gate's message and the exact
+\`cairn run approve\` / \`cairn run reject\` commands that answer it, and exits (the run stays
+paused, costing nothing, until it is answered).
+
 Exit status: 0 when the run completes, 1 when it fails or is cancelled, 2 on a usage error,
-130 when interrupted with Ctrl-C (the run is cancelled).`,
+3 when the run paused at a gate, 130 when interrupted with Ctrl-C (the run is cancelled).`,
   async run(argv, ctx) {
     const { values, positionals } = parseCommandArgs(this.name, argv, {
       input: { type: 'string', multiple: true },
@@ -166,6 +176,15 @@ Exit status: 0 when the run completes, 1 when it fails or is cancelled, 2 on a u
       } finally {
         remove();
       }
+    }
+    if (result.paused) {
+      const commands = gateCommands(runId);
+      if (!json) {
+        writeLine(ctx.stdout, style.yellow(`Run ${runId} is paused${result.paused.reason ? `: ${result.paused.reason}` : '.'}`));
+        writeLine(ctx.stdout, `Approve it with:  ${commands.approve}`);
+        writeLine(ctx.stdout, `Reject it with:   ${commands.reject}`);
+      }
+      return EXIT_PAUSED;
     }
     const outcome = result.outcome;
     if (outcome?.status === 'completed') {

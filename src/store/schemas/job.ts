@@ -4,10 +4,16 @@ import { z } from 'zod';
  * A job is a request from the API process to the supervisor. The API never changes run state
  * itself: it writes a job, and the supervisor that claims it acts.
  */
-export const jobKindSchema = z.enum(['start_run', 'cancel_run', 'resume_run', 'abandon_run', 'delete_run', 'chat_turn', 'workflow_result']);
+export const jobKindSchema = z.enum([
+  'start_run', 'cancel_run', 'resume_run', 'abandon_run', 'delete_run', 'approve_run', 'reject_run', 'chat_turn', 'workflow_result',
+]);
 /** Kinds whose claim records a cancel request on the run: whoever drives the run next ends it. */
 export const cancellingJobKinds: readonly JobKind[] = ['cancel_run', 'abandon_run'];
 export type JobKind = z.infer<typeof jobKindSchema>;
+
+/** The answers to a paused run's gate: at most one of them is open per run at a time. */
+export const gateDecisionJobKinds = ['approve_run', 'reject_run'] as const satisfies readonly JobKind[];
+export type GateDecisionJobKind = (typeof gateDecisionJobKinds)[number];
 
 export const jobStatusSchema = z.enum(['queued', 'claimed', 'done']);
 export type JobStatus = z.infer<typeof jobStatusSchema>;

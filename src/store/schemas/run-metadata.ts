@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { workflowSourceSchema } from '../../workflow/locations.js';
 import { runOverridesSchema } from './run-overrides.js';
+import { approvalContextSchema, rejectionsSchema } from './approval.js';
 
 /**
  * A run's `metadata`: what the API records when it queues the run, read by the API (run views),
@@ -25,6 +26,12 @@ export const runMetadataSchema = z.looseObject({
     .string()
     .optional()
     .describe('The conversation (platform id) a chat /workflow run was dispatched from; the result is posted there'),
+  approval: approvalContextSchema
+    .optional()
+    .describe('While the run is paused: the gate it waits at (node, message, what an answer does); `resolved` once answered'),
+  rejections: rejectionsSchema
+    .optional()
+    .describe('Per gate with `on_reject`: how many times it was rejected, and the last reason ($REJECTION_REASON)'),
   unreadable: z
     .record(z.string(), z.string())
     .optional()

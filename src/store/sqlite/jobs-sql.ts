@@ -54,6 +54,9 @@ export function jobStatements(db: Database.Database) {
   );
   const byRun = db.prepare('SELECT * FROM jobs WHERE run_id = ? ORDER BY id');
   const byId = db.prepare('SELECT * FROM jobs WHERE id = ?');
+  const openOfKinds = db.prepare(
+    `SELECT * FROM jobs WHERE run_id = ? AND status <> 'done' AND kind IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT 1`,
+  );
 
   return {
     insert(kind: JobKind, runId: string | null, payload: Record<string, unknown>, now: string, conversationId: string | null = null): Job {
@@ -97,6 +100,11 @@ export function jobStatements(db: Database.Database) {
     },
     get(jobId: number): Job | undefined {
       const row = byId.get(jobId);
+      return row ? toJob(row as Record<string, unknown>) : undefined;
+    },
+    /** The oldest open (queued or claimed) job of the run of one of `kinds`. */
+    openOfKinds(runId: string, kinds: readonly JobKind[]): Job | undefined {
+      const row = openOfKinds.get(runId, JSON.stringify(kinds));
       return row ? toJob(row as Record<string, unknown>) : undefined;
     },
     listByRun(runId: string): Job[] {

@@ -1,5 +1,6 @@
 import { CairnError } from '../../shared/errors.js';
-import type { RunStore } from '../runs.js';
+import type { GateDecisionAnswer, RunStore } from '../runs.js';
+import { gateDecisionJobKinds, type GateDecisionJobKind } from '../schemas/job.js';
 import { eventStatements } from './events-sql.js';
 import { isolationStatements } from './isolation-sql.js';
 import { jobStatements } from './jobs-sql.js';
@@ -58,6 +59,7 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
           previousOwner: input.previousOwner ?? null,
           resume: input.resume ?? false,
           definition: input.definition,
+          metadataPatch: input.metadataPatch,
         });
         if (run) {
           events.append(input.events, now);
@@ -102,6 +104,16 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
         // A run that ended holds no environment: its worktree stays, unlocked.
         if (input.status && terminalRunStatuses.includes(input.status)) isolation.release(input.runId, now);
         return run;
+      }),
+
+    requestGateDecision: (input) =>
+      session.write('queue the answer to a gate', (): GateDecisionAnswer => {
+        const run = runs.get(input.runId);
+        if (!run || run.status !== 'paused') return { queued: false, run };
+        const open = jobs.openOfKinds(run.id, gateDecisionJobKinds);
+        if (open) return { queued: false, run, open: open.kind as GateDecisionJobKind };
+        jobs.insert(input.kind, run.id, input.payload, session.now());
+        return { queued: true, run };
       }),
   };
 }

@@ -87,6 +87,7 @@ export function runStatements(db: Database.Database) {
       runId: string; ownerId: string; leaseUntil: string; now: string;
       fromStatuses: readonly RunStatus[]; status: RunStatus; previousOwner: string | null;
       resume?: boolean; definition?: unknown;
+      metadataPatch?: Record<string, unknown> | undefined;
     }): Run | undefined {
       const placeholders = p.fromStatuses.map(() => '?').join(', ');
       const extra = [
@@ -96,7 +97,7 @@ export function runStatements(db: Database.Database) {
       const row = db
         .prepare(
           `UPDATE workflow_runs
-           SET owner_id = ?, lease_expires_at = ?, status = ?,
+           SET metadata = json_patch(metadata, ?), owner_id = ?, lease_expires_at = ?, status = ?,
                started_at = COALESCE(started_at, ?), last_activity_at = ?,
                completed_at = CASE WHEN ? IN ${terminal} THEN ? ELSE NULL END
                ${extra.map((set) => `, ${set}`).join('')}
@@ -105,7 +106,7 @@ export function runStatements(db: Database.Database) {
            RETURNING *`,
         )
         .get(
-          p.ownerId, p.leaseUntil, p.status, p.now, p.now, p.status, p.now,
+          JSON.stringify(p.metadataPatch ?? {}), p.ownerId, p.leaseUntil, p.status, p.now, p.now, p.status, p.now,
           ...(p.definition !== undefined ? [JSON.stringify(p.definition)] : []),
           p.runId, ...p.fromStatuses, p.ownerId, p.previousOwner ?? p.ownerId, p.now,
         );

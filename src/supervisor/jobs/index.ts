@@ -1,6 +1,8 @@
 import type { JobKind } from '../../store/schemas/job.js';
 import { abandonRunJob } from './abandon-run.js';
+import { approveRunJob } from './approve-run.js';
 import { cancelRunJob } from './cancel-run.js';
+import { rejectRunJob } from './reject-run.js';
 import { chatTurnJob } from './chat-turn.js';
 import { deleteRunJob } from './delete-run.js';
 import type { JobHandler } from './job-handler.js';
@@ -19,4 +21,6 @@ export const jobHandlers: Record<JobKind, JobHandler> = {
   resume_run: resumeRunJob,
   abandon_run: abandonRunJob,
   delete_run: deleteRunJob,
+  approve_run: approveRunJob,
+  reject_run: rejectRunJob,
 };

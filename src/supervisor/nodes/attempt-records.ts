@@ -11,7 +11,7 @@ export function attemptRefOf(run: Pick<Run, 'id' | 'conversation_id'>, attempt: 
     conversationId: run.conversation_id,
     path: attempt.path,
     node: attempt.node.descriptor,
-    invocation: { ...attempt.identity.invocation, loopPath: [] },
+    invocation: { ...attempt.identity.invocation, loopPath: [...(attempt.loopPath ?? [])] },
     attemptId: attempt.identity.attempt.id,
     startedAt,
   };

@@ -8,6 +8,7 @@ import type { Store } from '../../store/store.js';
 import type { AttemptResult, ExecAttemptTask } from '../../worker/attempt-protocol.js';
 import type { AttemptOutcome, NodeAttempt, NodeHandler } from '../run/node-handler.js';
 import type { PlannedNode } from '../run/run-plan.js';
+import type { VariableValues } from '../../workflow/variables.js';
 import { attemptRefOf, recordRefusedAttempt } from './attempt-records.js';
 
 /** Runs one exec attempt in a worker (the Piscina pool in production). */
@@ -18,6 +19,8 @@ export interface AttemptRunner {
 /** Turns an exec node's source into what the worker runs, or explains why it cannot run. */
 export type PrepareExec = (
   node: PlannedNode,
+  /** Variables only this body sees ($REJECTION_REASON in a gate's rework, $LOOP_PREV_OUTPUT in a loop). */
+  extra?: VariableValues,
 ) => { ok: true; script: string; env: Record<string, string> } | { ok: false; error: string };
 
 export interface ExecHandlerDeps {
@@ -48,7 +51,7 @@ export class ExecNodeHandler implements NodeHandler {
   async runAttempt(attempt: NodeAttempt): Promise<AttemptOutcome> {
     const { node, identity } = attempt;
     if (node.action.type !== 'exec') throw new Error(`node '${node.id}' is not an exec node`);
-    const prepared = this.deps.prepare(node);
+    const prepared = this.deps.prepare(node, attempt.variables);
     if (!prepared.ok) {
       return recordRefusedAttempt(this.deps.store, this.deps.run, attempt, { error: prepared.error, failureKind: 'config' });
     }
@@ -61,7 +64,7 @@ export class ExecNodeHandler implements NodeHandler {
       nodeId: node.id,
       runtime: node.action.runtime,
       legacyType: node.action.legacyType,
-      invocation: { ...identity.invocation, loopPath: [], ...this.firstCheckoutOf(identity.invocation.id) },
+      invocation: { ...identity.invocation, loopPath: [...(attempt.loopPath ?? [])], ...this.firstCheckoutOf(identity.invocation.id) },
       attempt: identity.attempt,
       script: prepared.script,
       deps: [...node.action.deps],

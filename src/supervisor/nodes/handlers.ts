@@ -1,8 +1,12 @@
 import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
+import type { SubstituteText } from '../run/node-context.js';
 import type { NodeHandler, NodeHandlerSet } from '../run/node-handler.js';
 import type { PlannedNode } from '../run/run-plan.js';
+import { GateNodeHandler } from './gate.js';
+import { HaltNodeHandler } from './halt.js';
 import { UnsupportedNodeHandler } from './unsupported.js';
+import { WaitNodeHandler } from './wait.js';
 
 /**
  * One handler per node action. Adding a node kind means adding its handler here and an action
@@ -11,12 +15,16 @@ import { UnsupportedNodeHandler } from './unsupported.js';
 export function createNodeHandlers(deps: {
   exec: NodeHandler;
   store: Store;
-  run: Pick<Run, 'id' | 'conversation_id'>;
+  run: Pick<Run, 'id' | 'conversation_id' | 'metadata'>;
+  substituteText: SubstituteText;
 }): NodeHandlerSet {
-  const unsupported = new UnsupportedNodeHandler({ store: deps.store, run: deps.run });
+  const { store, run, substituteText } = deps;
   const byAction: Record<PlannedNode['action']['type'], NodeHandler> = {
     exec: deps.exec,
-    unsupported,
+    gate: new GateNodeHandler({ store, run, substituteText, exec: deps.exec }),
+    halt: new HaltNodeHandler({ store, run, substituteText }),
+    wait: new WaitNodeHandler({ store, run, substituteText }),
+    unsupported: new UnsupportedNodeHandler({ store, run }),
   };
   return { handlerFor: (node) => byAction[node.action.type] };
 }

@@ -63,8 +63,9 @@ export class RunRegistry {
   }
 
   /**
-   * Starts driving a run this supervisor has just moved from failed or paused back to running:
-   * its state is rebuilt from its events, the last `workflow_resumed` starting the new pass.
+   * Starts driving a run this supervisor has just moved from failed or paused back to running (a
+   * resume, or a gate's answer): its state is rebuilt from its events, as at a take-over with
+   * nobody to take from; a resume's `workflow_resumed` starts a new pass (see restoreRun).
    */
   resume(run: Run): Promise<RunScheduler | undefined> {
     return this.drive(run, () => this.deps.factory.resumed(run));

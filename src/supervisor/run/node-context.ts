@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Run } from '../../store/schemas/run.js';
 import { decideWhen } from '../../workflow/condition-evaluate.js';
-import { bodyEnvironment, conditionLookup, substituteShell, type SubstitutionContext } from '../../workflow/substitute.js';
+import { bodyEnvironment, conditionLookup, substitutePrompt, substituteShell, type SubstitutionContext } from '../../workflow/substitute.js';
 import type { VariableValues } from '../../workflow/variables.js';
 import type { PrepareExec } from '../nodes/exec.js';
 import type { NodeTable } from './node-table.js';
@@ -13,6 +13,9 @@ import type { SkipDecision } from './skip-decision.js';
 /** Evaluates a node's `when` condition against upstream outputs: undefined means "run it", a
  * skip decision skips it, `{ fail }` fails it (a reference to a failed producer, say). */
 export type CheckCondition = (node: PlannedNode) => SkipDecision | { fail: string } | undefined;
+
+/** A node's text (an approval message, a wait moment) with its references filled in as plain text. */
+export type SubstituteText = (node: PlannedNode, text: string) => { ok: true; text: string } | { ok: false; error: string };
 
 export interface RunContextInput {
   run: Pick<Run, 'id' | 'user_message' | 'inputs' | 'working_path'>;
@@ -29,15 +32,15 @@ export interface RunContextInput {
 export function createRunContext(
   input: RunContextInput,
   table: NodeTable,
-): { prepare: PrepareExec; checkCondition: CheckCondition } {
+): { prepare: PrepareExec; checkCondition: CheckCondition; substituteText: SubstituteText } {
   const variables: VariableValues = {
     ARGUMENTS: input.run.user_message,
     USER_MESSAGE: input.run.user_message,
     WORKFLOW_ID: input.run.id,
     ARTIFACTS_DIR: input.artifactsDir,
   };
-  const context = (consumer: string): SubstitutionContext => ({
-    variables,
+  const context = (consumer: string, extra: VariableValues = {}): SubstitutionContext => ({
+    variables: { ...variables, ...extra },
     inputs: input.run.inputs,
     declaredInputs: input.declaredInputs,
     outputs: (id) => table.producer(id),
@@ -50,10 +53,10 @@ export function createRunContext(
     },
   });
 
-  const prepare: PrepareExec = (node) => {
+  const prepare: PrepareExec = (node, extra) => {
     if (node.action.type !== 'exec') return { ok: false, error: `Node '${node.id}' is not executable` };
     const { runtime, source } = node.action;
-    const ctx = context(node.id);
+    const ctx = context(node.id, extra);
     if (runtime !== 'sh') {
       const file = resolveScriptFile(source, runtime, { cwd: input.run.working_path, homeScripts: input.homeScripts });
       if (file) return { ok: true, script: file, env: bodyEnvironment(ctx) };
@@ -74,5 +77,10 @@ export function createRunContext(
       : { reason: 'when_condition_parse_error', cause: { kind: 'condition_parse_error', expr: decision.skip.expr } };
   };
 
-  return { prepare, checkCondition };
+  const substituteText: SubstituteText = (node, text) => {
+    const result = substitutePrompt(text, context(node.id));
+    return result.ok ? { ok: true, text: result.text } : { ok: false, error: `Node '${node.id}': ${result.error.message}` };
+  };
+
+  return { prepare, checkCondition, substituteText };
 }

@@ -1,4 +1,7 @@
+import type { ApprovalContext } from '../../store/schemas/approval.js';
 import type { PlannedNode } from './run-plan.js';
+import type { VariableValues } from '../../workflow/variables.js';
+import type { LoopFrame } from '../../records/schemas/execution-record.js';
 
 /** Which invocation and attempt of a node an attempt is. */
 export interface AttemptIdentity {
@@ -14,10 +17,17 @@ export interface NodeAttempt {
   readonly identity: AttemptIdentity;
   /** Aborted on cancel (`'cancelled'`) or shutdown (`{ reason: 'shutdown' }`). */
   readonly signal: AbortSignal;
+  /** The enclosing loop groups and their iterations (empty or absent at the top level). */
+  readonly loopPath?: readonly LoopFrame[];
+  /** Variables only this body sees ($REJECTION_REASON in a gate's rework, $LOOP_PREV_OUTPUT in a loop). */
+  readonly variables?: VariableValues;
+  /** Set when this call continues an attempt that answered `waiting` (same identity): its timer fired. */
+  readonly continued?: boolean;
 }
 
 /**
- * How an attempt ended, as a value. `cancelled`: stopped by a cancel or a shutdown, its record
+ * How an attempt ended, as a value. `suspended`, `waiting` and `halted` have their records
+ * written (node_started and node_suspended, or node_completed) when the handler returns. `cancelled`: stopped by a cancel or a shutdown, its record
  * written. `not_started`: stopped before anything ran, nothing recorded. Every outcome but
  * `not_started` has its attempt records written when the handler returns.
  */
@@ -25,7 +35,13 @@ export type AttemptOutcome =
   | { status: 'completed'; output: string }
   | { status: 'failed'; error: string; failureKind: string }
   | { status: 'cancelled' }
-  | { status: 'not_started' };
+  | { status: 'not_started' }
+  /** Waits for a person (an approval gate, an interactive loop): the run pauses once nothing else can run. */
+  | { status: 'suspended'; approval: ApprovalContext }
+  /** A durable timer (a `wait` node): the attempt is continued at `wakeAt` (epoch ms), holding no slot meanwhile. */
+  | { status: 'waiting'; wakeAt: number }
+  /** The node completed and ends the run `cancelled` with its reason (a `cancel` node). */
+  | { status: 'halted'; reason: string; output: string };
 
 /**
  * Runs the attempts of one node kind. The scheduler knows nothing of kinds: it asks the handler

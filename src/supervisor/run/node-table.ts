@@ -6,7 +6,18 @@ import type { PlannedNode, RunPlan } from './run-plan.js';
  * The scheduler's state of one node of a run. `queued` and `running` are both "an attempt is
  * on its way" (waiting for a global slot, or executing); `retry_wait` holds no slot.
  */
-export type NodeStatus = 'pending' | 'ready' | 'running' | 'retry_wait' | 'completed' | 'failed' | 'skipped';
+export type NodeStatus =
+  | 'pending'
+  | 'ready'
+  | 'running'
+  | 'retry_wait'
+  /** A `wait` node whose timer has not fired: no slot held. */
+  | 'waiting'
+  /** At a gate, waiting for a person's answer: the run pauses once nothing else can run. */
+  | 'suspended'
+  | 'completed'
+  | 'failed'
+  | 'skipped';
 export type TerminalStatus = Extract<NodeStatus, 'completed' | 'failed' | 'skipped'>;
 
 export interface NodeEntry {
@@ -34,6 +45,8 @@ export interface NodeEntry {
    * ran, failed or was skipped; a replay is unchanged): a cached dependant is invalidated.
    */
   changed: boolean;
+  /** The attempt a `waiting` node continues when its timer fires (same invocation and attempt). */
+  heldAttempt?: { id: string; number: number };
   /** Dependencies that are not terminal yet: the node is decided when this reaches 0, so a
    * join over N dependencies costs O(1) per finished dependency, not a rescan of all N. */
   unfinishedDeps: number;
@@ -50,6 +63,8 @@ export interface RestoredNode {
   retryAt?: number;
   /** A resumed run: the prior success of a node that is pending again (see NodeEntry.prior). */
   prior?: ReusableOutput;
+  /** Set when its last attempt was suspended (a gate, a wait): that attempt is continued, not a new one started. */
+  heldAttempt?: { id: string; number: number };
 }
 
 export function isTerminal(status: NodeStatus): status is TerminalStatus {
@@ -86,6 +101,7 @@ export class NodeTable {
         ...(prior?.error !== undefined ? { error: prior.error } : {}),
         ...(prior?.retryAt !== undefined ? { retryAt: prior.retryAt } : {}),
         ...(prior?.prior !== undefined ? { prior: prior.prior } : {}),
+        ...(prior?.heldAttempt !== undefined ? { heldAttempt: prior.heldAttempt } : {}),
         ...(prior?.output !== undefined && plan.referencedOutputs.has(node.id) ? { output: prior.output } : {}),
       };
       if (isTerminal(entry.status)) this.terminalCount++;

@@ -117,6 +117,13 @@ export async function restoreRun(
       state.status = 'completed';
     } else if (snap.status === 'skipped') {
       state.status = 'skipped';
+    } else if (snap.status === 'suspended') {
+      // At a gate or a wait when the run was let go: the same attempt is continued (it asks
+      // again from its records, or wakes at the moment its invocation fixed).
+      const attemptId = (bySeq.get(snap.lastSeq)?.data.execution as { attempt?: { id?: unknown } } | undefined)?.attempt?.id;
+      if (typeof attemptId === 'string' && state.invocation) {
+        state.heldAttempt = { id: attemptId, number: Math.max(1, snap.attemptsStarted) };
+      }
     } else if (snap.status === 'failed' && !isInterrupted(bySeq.get(snap.lastSeq)?.data)) {
       const failure = snap.lifecycle?.status === 'failed' ? snap.lifecycle : undefined;
       const retry = decideRetry(node.retry, { failureKind: failure?.failureKind }, snap.attemptsStarted);
@@ -136,10 +143,15 @@ export async function restoreRun(
   return { nodes, events: closing };
 }
 
-/** The seq of the run's last `workflow_resumed` event (0 when it was never resumed). */
+/**
+ * The seq of the run's last resume (0 when it was never resumed): a `workflow_resumed` written by
+ * `resume_run`, which names the status it resumed from. The one a gate's answer writes carries no
+ * `resumedFrom`: the run continues the same pass.
+ */
 function lastResumeSeq(events: readonly RunEvent[]): number {
   for (let i = events.length - 1; i >= 0; i--) {
-    if (events[i]!.event_type === 'workflow_resumed') return events[i]!.seq;
+    const event = events[i]!;
+    if (event.event_type === 'workflow_resumed' && typeof event.data.resumedFrom === 'string') return event.seq;
   }
   return 0;
 }

@@ -2,7 +2,7 @@ import type { NodeDescriptor } from '../../records/schemas/node-descriptor.js';
 import { describeNode } from '../../workflow/describe-node.js';
 import { topologicalOrder } from '../../workflow/graph.js';
 import { scanReferences } from '../../workflow/references.js';
-import { DEFAULT_RETRY_DELAY_MS, type TriggerRule } from '../../workflow/node-blocks.js';
+import { DEFAULT_ON_REJECT_MAX_ATTEMPTS, DEFAULT_RETRY_DELAY_MS, type TriggerRule } from '../../workflow/node-blocks.js';
 import type { WorkflowNode } from '../../workflow/node-schema.js';
 import type { WorkflowDefinition } from '../../workflow/workflow-schema.js';
 
@@ -18,7 +18,7 @@ export interface PlannedNode {
   triggerRule: TriggerRule;
   when: string | undefined;
   /** How the node executes; `unsupported` nodes fail with a clear configuration error. */
-  action: ExecAction | UnsupportedAction;
+  action: NodeAction;
   retry: RetryPolicy | undefined;
   /** `always_run: true`: on resume, a prior success is discarded (`reset`) and the node runs again. */
   alwaysRun: boolean;
@@ -33,6 +33,33 @@ export interface ExecAction {
   deps: readonly string[];
   timeoutMs: number;
 }
+
+/** An `approval:` gate: suspends for a person's answer (see supervisor/nodes/gate.ts). */
+export interface GateAction {
+  type: 'gate';
+  /** The message before substitution (`$node.output` references are filled in when it is reached). */
+  message: string;
+  captureResponse: boolean;
+  onReject?: { body: { kind: 'bash' | 'prompt'; source: string }; maxAttempts: number };
+  decisions?: readonly { id: string; label?: string }[];
+}
+
+/** A `cancel:` node: ends the run cancelled with its reason. */
+export interface HaltAction {
+  type: 'halt';
+  reason: string;
+}
+
+/** A `wait:` node: a durable timer. */
+export interface WaitAction {
+  type: 'wait';
+  durationMs?: number;
+  /** An ISO-8601 moment, or a `$node.output[.field]` reference to one (substituted when reached). */
+  until?: string;
+  message?: string;
+}
+
+export type NodeAction = ExecAction | GateAction | HaltAction | WaitAction | UnsupportedAction;
 
 export interface UnsupportedAction {
   type: 'unsupported';
@@ -102,7 +129,7 @@ function planNode(node: WorkflowNode): PlannedNode {
   };
 }
 
-function actionOf(node: WorkflowNode, descriptor: NodeDescriptor): ExecAction | UnsupportedAction {
+function actionOf(node: WorkflowNode, descriptor: NodeDescriptor): NodeAction {
   if ('bash' in node) {
     return { type: 'exec', runtime: 'sh', legacyType: 'bash', source: node.bash, deps: [], timeoutMs: node.timeout ?? DEFAULT_EXEC_TIMEOUT_MS };
   }
@@ -110,6 +137,33 @@ function actionOf(node: WorkflowNode, descriptor: NodeDescriptor): ExecAction | 
     return {
       type: 'exec', runtime: node.runtime, legacyType: 'script', source: node.script,
       deps: node.deps ?? [], timeoutMs: node.timeout ?? DEFAULT_EXEC_TIMEOUT_MS,
+    };
+  }
+  if ('approval' in node) {
+    const { message, capture_response: capture, on_reject: onReject, decisions } = node.approval;
+    return {
+      type: 'gate',
+      message,
+      captureResponse: capture === true,
+      ...(onReject
+        ? {
+            onReject: {
+              body: onReject.bash !== undefined ? { kind: 'bash', source: onReject.bash } : { kind: 'prompt', source: onReject.prompt ?? '' },
+              maxAttempts: onReject.max_attempts ?? DEFAULT_ON_REJECT_MAX_ATTEMPTS,
+            },
+          }
+        : {}),
+      ...(decisions ? { decisions: decisions.map((d) => (d.label !== undefined ? { id: d.id, label: d.label } : { id: d.id })) } : {}),
+    };
+  }
+  if ('cancel' in node) return { type: 'halt', reason: node.cancel };
+  if ('wait' in node) {
+    const { duration_ms: durationMs, until, message } = node.wait;
+    return {
+      type: 'wait',
+      ...(durationMs !== undefined ? { durationMs } : {}),
+      ...(until !== undefined ? { until } : {}),
+      ...(message !== undefined ? { message } : {}),
     };
   }
   const what = descriptor.kind === 'agent' ? 'AI (prompt/command) nodes' : `'${descriptor.kind}' nodes`;

@@ -80,7 +80,7 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
         })
       : undefined;
     const table = new NodeTable(plan, restored?.nodes);
-    const { prepare, checkCondition } = createRunContext(
+    const { prepare, checkCondition, substituteText } = createRunContext(
       { run, declaredInputs: Object.keys(definition.inputs ?? {}), artifactsDir, homeScripts: paths.scripts },
       table,
     );
@@ -100,6 +100,7 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
       }),
       store: deps.store,
       run,
+      substituteText,
     });
     const scheduler = new RunScheduler(run, plan, table, {
       store: deps.store,

@@ -14,7 +14,9 @@ import { decideRetry } from './retry-policy.js';
 import { summariseOutcome } from './run-outcome.js';
 import { fingerprintOfPrior, fingerprintOfText } from './output-fingerprint.js';
 import type { RunPlan } from './run-plan.js';
+import { approvalPatch } from './approval-patch.js';
 import { commitTerminalTransition } from './terminal-transition.js';
+import type { ApprovalContext } from '../../store/schemas/approval.js';
 import { evaluateTriggerRule, type TerminalOutcome } from './trigger-rule.js';
 
 export interface SchedulerDeps {
@@ -47,6 +49,10 @@ export class RunScheduler {
   private readonly ready = new ReadyQueue<NodeEntry>();
   private readonly inflight = new Set<Promise<void>>();
   private readonly retryTimers = new Map<NodeEntry, NodeJS.Timeout>();
+  /** `wait` nodes whose timer has not fired: they hold no slot. */
+  private readonly waitTimers = new Map<NodeEntry, NodeJS.Timeout>();
+  /** Nodes at a gate, in the order they reached it: the first is what the paused run asks about. */
+  private readonly suspended = new Map<NodeEntry, ApprovalContext>();
   private readonly queueAbort = new AbortController();
   private readonly attemptAbort = new AbortController();
   private stopping: StopMode | undefined;
@@ -92,14 +98,23 @@ export class RunScheduler {
   /** Cancels the run: drops queued nodes, kills running ones (confirming their processes are
    * gone), then records the run `cancelled`. Resolves once the run's final state is committed. */
   async cancel(reason = 'Cancelled by user'): Promise<void> {
-    if (!this.ending && !this.finished) {
-      this.stop('cancel');
-      await this.settleInflight();
-      // Skip records of the last pass are committed before the run's terminal event.
-      await this.pumpIdle();
-      await this.finish('cancelled', null, [newRunLevelEvent(this.run, 'workflow_cancelled', { reason })]);
-    }
+    await this.endCancelled(reason, null);
     await this.done;
+  }
+
+  /** A `cancel:` node was reached: the run ends cancelled with the node's reason. */
+  private async halt(nodeId: string, reason: string): Promise<void> {
+    this.deps.log.info({ nodeId, reason }, 'run.halted');
+    await this.endCancelled(reason, `Workflow cancelled (node '${nodeId}'): ${reason}`);
+  }
+
+  private async endCancelled(reason: string, error: string | null): Promise<void> {
+    if (this.ending || this.finished) return;
+    this.stop('cancel');
+    await this.settleInflight();
+    // Skip records of the last pass are committed before the run's terminal event.
+    await this.pumpIdle();
+    await this.finish('cancelled', error, [newRunLevelEvent(this.run, 'workflow_cancelled', { reason })]);
   }
 
   /** Shutdown: with `drain`, in-flight attempts finish and nothing new starts; without, they are
@@ -135,6 +150,13 @@ export class RunScheduler {
       entry.status = 'pending';
     }
     this.retryTimers.clear();
+    // So does a waiting node: its record holds the moment it wakes, and whoever drives the run
+    // next continues it then.
+    for (const [entry, timer] of this.waitTimers) {
+      clearTimeout(timer);
+      entry.status = 'pending';
+    }
+    this.waitTimers.clear();
     if (mode !== 'drain') this.attemptAbort.abort(mode === 'shutdown' ? { reason: 'shutdown' } : 'cancelled');
   }
 
@@ -250,12 +272,18 @@ export class RunScheduler {
   /** One attempt through the node's handler. A handler that throws is a bug: the attempt is a
    * transient failure, logged, and goes through the retry policy like any other. */
   private async runAttempt(entry: NodeEntry): Promise<AttemptOutcome> {
-    entry.attempts += 1;
+    const held = entry.heldAttempt;
+    delete entry.heldAttempt;
+    if (!held) entry.attempts += 1;
     entry.invocation ??= { id: randomUUID(), startedAt: new Date().toISOString() };
-    const identity = { invocation: entry.invocation, attempt: { id: randomUUID(), number: entry.attempts } };
+    const identity = { invocation: entry.invocation, attempt: held ?? { id: randomUUID(), number: entry.attempts } };
     try {
       const handler = this.deps.handlers.handlerFor(entry.plan);
-      return await handler.runAttempt({ node: entry.plan, path: entry.path, identity, signal: this.attemptAbort.signal });
+      const outcome = await handler.runAttempt({
+        node: entry.plan, path: entry.path, identity, signal: this.attemptAbort.signal, ...(held ? { continued: true } : {}),
+      });
+      if (outcome.status === 'waiting') entry.heldAttempt = identity.attempt;
+      return outcome;
     } catch (err) {
       this.deps.log.error({ err, nodeId: entry.plan.id }, 'node.attempt_crashed');
       return { status: 'failed', error: `the attempt crashed: ${(err as Error).message}`, failureKind: 'transient' };
@@ -271,6 +299,21 @@ export class RunScheduler {
         this.candidates.push(...this.table.settle(entry, 'completed', { output: outcome.output, changed }));
         return;
       }
+      case 'halted':
+        this.candidates.push(...this.table.settle(entry, 'completed', { output: outcome.output }));
+        void this.halt(entry.plan.id, outcome.reason).catch((err: unknown) => this.deps.log.error({ err }, 'run.halt_failed'));
+        return;
+      case 'suspended':
+        entry.status = 'suspended';
+        this.suspended.set(entry, outcome.approval);
+        return;
+      case 'waiting':
+        if (this.stopping) {
+          entry.status = 'pending';
+          return;
+        }
+        this.waitUntil(entry, outcome.wakeAt);
+        return;
       case 'not_started':
         entry.attempts -= 1;
         entry.status = 'pending';
@@ -305,9 +348,24 @@ export class RunScheduler {
     this.retryTimers.set(entry, timer);
   }
 
+  /** A `wait` node's timer: off the queue, holding no slot, until `wakeAt`; then the same attempt continues. */
+  private waitUntil(entry: NodeEntry, wakeAt: number): void {
+    entry.status = 'waiting';
+    const timer = setTimeout(() => {
+      this.waitTimers.delete(entry);
+      entry.status = 'ready';
+      this.ready.push(entry);
+      this.kick();
+    }, Math.max(0, wakeAt - Date.now()));
+    this.waitTimers.set(entry, timer);
+  }
+
   private async maybeFinish(): Promise<void> {
     if (this.finished || this.ending || this.inflight.size || (this.stopping && !this.settled)) return;
-    if (!this.table.allTerminal()) return;
+    if (!this.table.allTerminal()) {
+      if (this.suspended.size && !this.ready.length && !this.retryTimers.size && !this.waitTimers.size) await this.pause();
+      return;
+    }
     const outcome = summariseOutcome(this.plan.workflowName, this.table.values());
     // From the run's first start, across take-overs and restarts.
     const durationMs = Date.now() - Date.parse(this.run.started_at ?? this.run.created_at);
@@ -316,6 +374,18 @@ export class RunScheduler {
         ? newRunLevelEvent(this.run, 'workflow_completed', { duration_ms: durationMs })
         : newRunLevelEvent(this.run, 'workflow_failed', { error: outcome.error, duration_ms: durationMs });
     await this.finish(outcome.status, outcome.error, [event]);
+  }
+
+  /**
+   * Every node that can run has run, and a gate waits for a person: the run is recorded paused
+   * with what it waits for, and let go. A paused run holds nothing here (no scheduler, no timer,
+   * no lease); the answer's job rebuilds it from its events.
+   */
+  private async pause(): Promise<void> {
+    const [entry, approval] = this.suspended.entries().next().value!;
+    const reason = `Approval required at '${entry.path}': ${approval.message}`;
+    const event = newRunLevelEvent(this.run, 'workflow_paused', { reason, nodeId: entry.path, type: approval.type });
+    await this.finish('paused', null, [event], approvalPatch(approval, this.run.metadata.rejections?.[entry.path]));
   }
 
   private async failRun(error: string): Promise<void> {
@@ -327,11 +397,11 @@ export class RunScheduler {
   }
 
   /** Commits the run's terminal state, retrying until it commits; only then is the run done. */
-  private finish(status: RunStatus, error: string | null, events: NewRunEvent[]): Promise<void> {
+  private finish(status: RunStatus, error: string | null, events: NewRunEvent[], metadataPatch?: Record<string, unknown>): Promise<void> {
     this.ending ??= (async () => {
       const committed = await commitTerminalTransition(
         this.deps.store,
-        { runId: this.run.id, ownerId: this.deps.ownerId, status, error, release: true, events },
+        { runId: this.run.id, ownerId: this.deps.ownerId, status, error, release: true, events, ...(metadataPatch ? { metadataPatch } : {}) },
         this.deps.log,
       );
       this.finished = true;

@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import { attemptStartedEvent, attemptSuspendedEvent } from '../../records/index.js';
+import { approvalRequestedEvent, type ApprovalContext } from '../../store/schemas/approval.js';
+import type { Run } from '../../store/schemas/run.js';
+import type { Store } from '../../store/store.js';
+import type { SubstituteText } from '../run/node-context.js';
+import type { AttemptOutcome, NodeAttempt, NodeHandler } from '../run/node-handler.js';
+import type { GateAction, PlannedNode } from '../run/run-plan.js';
+import { attemptRefOf, recordRefusedAttempt } from './attempt-records.js';
+
+export interface GateHandlerDeps {
+  store: Store;
+  /** The run as it was acquired: its metadata says whether a gate owes its `on_reject` rework. */
+  run: Pick<Run, 'id' | 'conversation_id' | 'metadata'>;
+  substituteText: SubstituteText;
+  /** Runs the shell body of a rework (the exec handler). */
+  exec: NodeHandler;
+}
+
+/** The id of a gate's rework body in node paths: `<gate>/on_reject`. */
+export const REWORK_NODE_ID = 'on_reject';
+
+/**
+ * `approval:` gates. Reaching one records the attempt `node_started` then `node_suspended`
+ * (point `approval`) and `approval_requested` with the message, and answers `suspended`: the
+ * run pauses once nothing else can run. The answer (approve/reject jobs) ends the same attempt.
+ *
+ * A gate rejected with `on_reject` first runs its rework body (a sub-attempt at
+ * `<gate>/on_reject` that sees the reason as `$REJECTION_REASON`), then asks again, continuing
+ * the same attempt.
+ */
+export class GateNodeHandler implements NodeHandler {
+  constructor(private readonly deps: GateHandlerDeps) {}
+
+  async runAttempt(attempt: NodeAttempt): Promise<AttemptOutcome> {
+    const { node, path } = attempt;
+    const action = node.action as GateAction;
+    const rejection = this.deps.run.metadata.rejections?.[path];
+    if (action.onReject && rejection?.reworkPending) {
+      const rework = await this.rework(attempt, action.onReject.body, rejection.reason);
+      if (rework) return rework;
+    } else if (attempt.continued) {
+      // Taken over while it waited (its records are written): it keeps waiting.
+      const message = this.deps.substituteText(node, action.message);
+      return { status: 'suspended', approval: contextOf(path, action, message.ok ? message.text : action.message) };
+    }
+    const message = this.deps.substituteText(node, action.message);
+    if (!message.ok) return recordRefusedAttempt(this.deps.store, this.deps.run, attempt, { error: message.error, failureKind: 'config' });
+    const approval = contextOf(path, action, message.text);
+    const ref = attemptRefOf(this.deps.run, attempt, new Date().toISOString());
+    await this.deps.store.appendEvents([
+      ...(attempt.continued ? [] : [attemptStartedEvent(ref)]),
+      attemptSuspendedEvent(ref, 'approval'),
+      approvalRequestedEvent(this.deps.run, approval),
+    ]);
+    return { status: 'suspended', approval };
+  }
+
+  /**
+   * Runs the rework body; undefined when it completed (the gate then asks again), otherwise the
+   * gate's outcome: a failed rework fails the gate, an interrupted one is run again later.
+   */
+  private async rework(
+    attempt: NodeAttempt,
+    body: NonNullable<GateAction['onReject']>['body'],
+    reason: string,
+  ): Promise<AttemptOutcome | undefined> {
+    const { node } = attempt;
+    if (body.kind === 'prompt') {
+      const error =
+        `Node '${node.id}': 'approval.on_reject.prompt' needs an AI provider, and AI nodes cannot run yet in this version ` +
+        `of Cairn; use 'approval.on_reject.bash' for a shell rework, or remove 'on_reject'.`;
+      return recordRefusedAttempt(this.deps.store, this.deps.run, attempt, { error, failureKind: 'config' });
+    }
+    const reworkNode: PlannedNode = {
+      id: REWORK_NODE_ID,
+      descriptor: { id: REWORK_NODE_ID, kind: 'exec', runtime: 'sh' },
+      dependsOn: [],
+      triggerRule: 'all_success',
+      when: undefined,
+      action: { type: 'exec', runtime: 'sh', legacyType: 'bash', source: body.source, deps: [], timeoutMs: 120_000 },
+      retry: undefined,
+      alwaysRun: false,
+    };
+    const now = new Date().toISOString();
+    const outcome = await this.deps.exec.runAttempt({
+      node: reworkNode,
+      path: `${attempt.path}/${REWORK_NODE_ID}`,
+      identity: { invocation: { id: randomUUID(), startedAt: now }, attempt: { id: randomUUID(), number: 1 } },
+      signal: attempt.signal,
+      variables: { REJECTION_REASON: reason },
+      ...(attempt.loopPath ? { loopPath: attempt.loopPath } : {}),
+    });
+    switch (outcome.status) {
+      case 'completed':
+        return undefined;
+      case 'failed': {
+        const error = `Node '${node.id}': the on_reject rework failed: ${outcome.error}`;
+        return recordRefusedAttempt(this.deps.store, this.deps.run, attempt, { error, failureKind: 'exec_failed' });
+      }
+      default:
+        return outcome.status === 'cancelled' || outcome.status === 'not_started' ? outcome : undefined;
+    }
+  }
+}
+
+function contextOf(path: string, action: GateAction, message: string): ApprovalContext {
+  return {
+    type: 'approval',
+    nodeId: path,
+    message,
+    captureResponse: action.captureResponse,
+    ...(action.onReject ? { onRejectMaxAttempts: action.onReject.maxAttempts } : {}),
+    ...(action.decisions ? { decisions: action.decisions.map((d) => ({ ...d })) } : {}),
+  };
+}

@@ -1,0 +1,73 @@
+import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../helpers/server.js';
+import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { getRun, writeHomeWorkflow } from '../helpers/workflows.js';
+import { assertBuilt, runCli } from './cli-process.js';
+
+let home: TempHome;
+let server: RunningServer;
+beforeAll(assertBuilt);
+beforeEach(async () => {
+  home = await makeTempHome();
+  server = await startServer(home);
+});
+afterEach(async () => {
+  await home.close();
+});
+
+const cliEnv = () => {
+  const { PORT: _port, CAIRN_URL: _url, ...env } = process.env;
+  return { ...env, CAIRN_HOME: home.home, NO_COLOR: '1' };
+};
+const cli = (...argv: string[]) => runCli(argv, { env: cliEnv(), cwd: home.home });
+
+const gated = `name: gated
+description: a gate, then the work
+nodes:
+  - id: review
+    approval:
+      message: "Ship it?"
+      capture_response: true
+  - id: work
+    depends_on: [review]
+    bash: 'printf "%s" "$review.output"'
+`;
+
+it('workflow run stops at a paused gate and prints the exact command that approves it; run approve continues the run', async () => {
+  await writeHomeWorkflow(home, 'gated', gated);
+  const started = await cli('workflow', 'run', 'gated');
+  expect(started.code).toBe(3);
+  const runId = /Run (\S+) of workflow gated started/.exec(started.stdout)?.[1];
+  expect(runId).toBeDefined();
+  expect(started.stdout).toContain(`Run ${runId} is paused: Approval required at 'review': Ship it?`);
+  const approveLine = started.stdout.split('\n').find((l) => l.startsWith('Approve it with:'))!;
+  expect(approveLine).toContain(`cairn run approve ${runId} --comment`);
+
+  const hostile = `it's "fine" $(touch pwned)\nsecond line`;
+  const approved = await cli('run', 'approve', runId!, '--comment', hostile);
+  expect(approved.code).toBe(0);
+  expect(approved.stdout).toContain("Approved gate 'review' of workflow gated");
+  const done = await waitFor(async () => {
+    const detail = await getRun(server.url, runId!);
+    return detail.run.status === 'completed' ? detail : undefined;
+  }, { what: 'the run to complete' });
+  expect(done.events.find((e) => e.step_name === 'work' && e.event_type === 'node_completed')?.data.node_output).toBe(hostile);
+
+  const again = await cli('run', 'approve', runId!);
+  expect(again.code).toBe(1);
+  expect(again.stderr).toContain("Cannot approve workflow in 'completed' status");
+});
+
+it('run reject cancels a run paused at a plain gate', async () => {
+  await writeHomeWorkflow(home, 'gated', gated);
+  const started = await cli('workflow', 'run', 'gated');
+  const runId = /Run (\S+) of workflow gated started/.exec(started.stdout)![1]!;
+  const rejected = await cli('run', 'reject', runId, '--reason', 'not now');
+  expect(rejected.code).toBe(0);
+  const shown = await waitFor(async () => {
+    const got = await cli('run', 'get', runId);
+    return got.stdout.includes('cancelled') ? got : undefined;
+  }, { what: 'the run to be cancelled' });
+  expect(shown.code).toBe(0);
+});
