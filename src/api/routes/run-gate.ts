@@ -1,27 +1,15 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CairnError } from '../../shared/errors.js';
-import { approvalContextSchema } from '../../store/schemas/approval.js';
-import type { GateDecisionJobKind } from '../../store/schemas/job.js';
-import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
 import { errorBodySchema } from '../../wire/error-body.js';
+import { gateErrorText } from '../../runs/run-texts.js';
+import { requestGateAnswer } from '../../runs/run-operations.js';
 import { gateAnswerBodySchemas, runIdParamsSchema, runOperationResponseSchema } from '../../wire/runs.js';
 
-/** Upstream's texts: clients match on them. */
-export const gateErrorText = {
-  notFound: 'Workflow run not found',
-  cannot: (verb: 'approve' | 'reject', status: string) => `Cannot ${verb} workflow in '${status}' status`,
-  missingContext: 'Workflow run is paused but missing approval context',
-  alreadyAnswered: (answer: 'approved' | 'rejected') => `Workflow run was already ${answer} — resume in progress`,
-  notJson: (field: 'comment' | 'reason') => `Request body is not valid JSON — send {"${field}": "..."} or no body`,
-} as const;
-
 const operations = [
-  { verb: 'approve', kind: 'approve_run', field: 'comment', summary: 'Approve the gate a paused run waits at' },
-  { verb: 'reject', kind: 'reject_run', field: 'reason', summary: 'Reject the gate a paused run waits at' },
+  { verb: 'approve', field: 'comment', summary: 'Approve the gate a paused run waits at' },
+  { verb: 'reject', field: 'reason', summary: 'Reject the gate a paused run waits at' },
 ] as const;
-
-const answerOfKind: Record<GateDecisionJobKind, 'approved' | 'rejected'> = { approve_run: 'approved', reject_run: 'rejected' };
 
 /**
  * The body of an answer: none, or a JSON object with an optional string `comment` (approve) or
@@ -42,14 +30,6 @@ function readAnswerBody(raw: unknown, op: (typeof operations)[number]): Record<s
     throw new CairnError('VALIDATION_FAILED', body.error.issues.map((i) => i.message).join('; '));
   }
   return body.data;
-}
-
-/** Why an answer does not apply to the run as it is. */
-function refusal(op: (typeof operations)[number], run: Run | undefined, open?: GateDecisionJobKind): CairnError {
-  if (!run) return new CairnError('RUN_NOT_FOUND', gateErrorText.notFound);
-  if (open) return new CairnError('RUN_INVALID_STATE', gateErrorText.alreadyAnswered(answerOfKind[open]));
-  if (run.status !== 'paused') return new CairnError('RUN_INVALID_STATE', gateErrorText.cannot(op.verb, run.status));
-  return new CairnError('RUN_INVALID_STATE', gateErrorText.missingContext);
 }
 
 /**
@@ -78,15 +58,8 @@ export const runGateRoutes: FastifyPluginAsyncZod<{ store: Store }> = async (app
       },
       async (req) => {
         const body = readAnswerBody(req.body, op);
-        const run = await store.getRun(req.params.runId);
-        if (!run || run.status !== 'paused') throw refusal(op, run);
-        const approval = approvalContextSchema.safeParse(run.metadata.approval);
-        if (!approval.success) throw refusal(op, run);
-        if (approval.data.resolved) throw new CairnError('RUN_INVALID_STATE', gateErrorText.alreadyAnswered(approval.data.resolved));
-        const answer = await store.requestGateDecision({ runId: run.id, kind: op.kind, payload: body });
-        if (!answer.queued) throw refusal(op, answer.run, answer.open);
-        req.log.info({ runId: run.id, gate: approval.data.nodeId }, `run.${op.verb}_requested`);
-        const gate = approval.data.nodeId;
+        const { run, gate } = await requestGateAnswer(store, req.params.runId, op.verb, body);
+        req.log.info({ runId: run.id, gate }, `run.${op.verb}_requested`);
         const message =
           op.verb === 'approve'
             ? `Approved gate '${gate}' of workflow ${run.workflow_name}; the run continues.`

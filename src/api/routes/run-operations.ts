@@ -1,15 +1,15 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CairnError } from '../../shared/errors.js';
 import type { JobKind } from '../../store/schemas/job.js';
-import { terminalRunStatuses, type Run, type RunStatus } from '../../store/schemas/run.js';
+import { terminalRunStatuses, type Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
 import type { WorkflowCatalog } from '../../workflow/catalog.js';
 import { errorBodySchema } from '../../wire/error-body.js';
 import { runAbandonResponseSchema, runIdParamsSchema, runOperationResponseSchema } from '../../wire/runs.js';
 import { awaitJob, JOB_ANSWER_WAIT_MS } from '../await-job.js';
 import { lookupWorkflow } from '../workflow-lookup.js';
-import { runProjectDir } from '../../codebases/run-project-dir.js';
-import { runErrorText } from './runs.js';
+import { runErrorText } from '../../runs/run-texts.js';
+import { abandonableRunStatuses, resumableRunStatuses, resumeDefinition } from '../../runs/run-operations.js';
 
 export interface RunOperationRoutesOptions {
   store: Store;
@@ -21,8 +21,6 @@ export interface RunOperationRoutesOptions {
 /** Run ids are UUIDs; anything that is not one plain path segment is refused before any lookup. */
 const runIdPattern = /^[A-Za-z0-9_-]+$/;
 
-const resumable: readonly RunStatus[] = ['failed', 'paused'];
-const abandonable: readonly RunStatus[] = ['running', 'paused', 'failed'];
 
 /**
  * Resume, abandon and delete. Each checks that the operation applies to the run's status (a 4xx
@@ -67,22 +65,6 @@ export const runOperationRoutes: FastifyPluginAsyncZod<RunOperationRoutesOptions
     return 'done';
   }
 
-  /**
-   * The definition a resume runs: the workflow's file as it reads now (the user may have fixed
-   * it), found as the run request found it; the run's stored snapshot when no file declares the
-   * name any more. A file that no longer loads is refused with its problems.
-   */
-  async function currentDefinition(run: Run): Promise<unknown> {
-    try {
-      const cwd = await runProjectDir(store, run);
-      const entry = await lookupWorkflow(opts.catalog, run.workflow_name, cwd ? { cwd } : {});
-      return entry.workflow;
-    } catch (err) {
-      if (err instanceof CairnError && err.code === 'WORKFLOW_NOT_FOUND') return undefined;
-      throw err;
-    }
-  }
-
   const responses = { 400: errorBodySchema, 404: errorBodySchema, 500: errorBodySchema };
 
   app.post(
@@ -104,8 +86,8 @@ export const runOperationRoutes: FastifyPluginAsyncZod<RunOperationRoutesOptions
     },
     async (req) => {
       const run = await requireRun(req.params.runId);
-      if (!resumable.includes(run.status)) throw new CairnError('RUN_INVALID_STATE', runErrorText.cannotResume(run.status));
-      const definition = await currentDefinition(run);
+      if (!resumableRunStatuses.includes(run.status)) throw new CairnError('RUN_INVALID_STATE', runErrorText.cannotResume(run.status));
+      const definition = await resumeDefinition(store, (name, query) => lookupWorkflow(opts.catalog, name, query), run);
       const done = await carryOut('resume_run', run, definition === undefined ? {} : { definition }, runErrorText.cannotResume);
       req.log.info({ runId: run.id, from: run.status, done }, 'run.resume_requested');
       return {
@@ -135,7 +117,7 @@ export const runOperationRoutes: FastifyPluginAsyncZod<RunOperationRoutesOptions
     },
     async (req) => {
       const run = await requireRun(req.params.runId);
-      if (!abandonable.includes(run.status)) throw new CairnError('RUN_INVALID_STATE', runErrorText.cannotAbandon(run.status));
+      if (!abandonableRunStatuses.includes(run.status)) throw new CairnError('RUN_INVALID_STATE', runErrorText.cannotAbandon(run.status));
       const done = await carryOut('abandon_run', run, {}, runErrorText.cannotAbandon);
       req.log.info({ runId: run.id, from: run.status, done }, 'run.abandon_requested');
       return {

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CairnError } from '../../shared/errors.js';
+import { runErrorText } from '../../runs/run-texts.js';
 import { cancellableRunStatuses, type Run } from '../../store/schemas/run.js';
 import { isRunEvent } from '../../store/schemas/event.js';
 import type { Store } from '../../store/store.js';
@@ -32,17 +33,6 @@ export interface RunRoutesOptions {
   paths: HomePaths;
 }
 
-/** Upstream's texts: clients and the CLI match on them. */
-export const runErrorText = {
-  notFound: 'Workflow run not found',
-  noWorkerRun: 'No workflow run found for this worker',
-  invalidId: 'Invalid run id',
-  cannotCancel: (status: string) => `Cannot cancel workflow in '${status}' status`,
-  cannotResume: (status: string) => `Cannot resume workflow in '${status}' status`,
-  cannotAbandon: (status: string) =>
-    `Cannot abandon run with status '${status}'. Only running, paused, or failed runs can be abandoned.`,
-  cannotDelete: (status: string) => `Cannot delete workflow in '${status}' status — cancel it first`,
-} as const;
 
 async function requireRun(store: Store, runId: string): Promise<Run> {
   const run = await store.getRun(runId);

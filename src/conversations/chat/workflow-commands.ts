@@ -1,13 +1,13 @@
 import { CairnError } from '../../shared/errors.js';
 import { terminalRunStatuses, type Run } from '../../store/schemas/run.js';
 import { resolveRunInputs } from '../../workflow/run-inputs.js';
+import { abandonableRunStatuses, requestGateAnswer, resumableRunStatuses, resumeDefinition, type GateVerb } from '../../runs/run-operations.js';
+import { runErrorText } from '../../runs/run-texts.js';
 import { queueRun } from '../queue-run.js';
 import { answer, type ChatAnswer, type ChatDeps, type ChatTurn } from './turn-context.js';
 
-const USAGE = 'Usage: /workflow list | run <name> [message] | status | cancel <id> | resume|abandon|approve|reject <id>';
-
-/** Run operations this version has no route for yet: answered honestly, nothing is queued. */
-const NOT_YET = new Set(['resume', 'abandon', 'approve', 'reject']);
+const USAGE =
+  'Usage: /workflow list | run <name> [message] | status | cancel <id> | resume <id> | abandon <id> | approve <id> [comment] | reject <id> [reason]';
 
 /** The directory the conversation works in: its override, else its codebase's checkout. */
 export async function projectCwd(deps: ChatDeps, turn: ChatTurn): Promise<string | undefined> {
@@ -68,13 +68,58 @@ async function status(deps: ChatDeps, turn: ChatTurn): Promise<ChatAnswer> {
   return answer(['Workflows of this conversation:', ...runs.map((r) => `- ${r.id} **${r.workflow_name}** — ${r.status}`)].join('\n'));
 }
 
+/** The run a command names, or the answer saying it does not exist. */
+async function runNamed(deps: ChatDeps, verb: string, runId: string | undefined): Promise<Run | ChatAnswer> {
+  if (!runId) return answer(`Usage: /workflow ${verb} <run id>`);
+  return (await deps.store.getRun(runId)) ?? answer(`${runErrorText.notFound}: ${runId}`);
+}
+
+const isAnswer = (value: Run | ChatAnswer): value is ChatAnswer => 'persist' in value;
+
 async function cancel(deps: ChatDeps, runId: string | undefined): Promise<ChatAnswer> {
-  if (!runId) return answer('Usage: /workflow cancel <run id>');
-  const run = await deps.store.getRun(runId);
-  if (!run) return answer(`Workflow run not found: ${runId}`);
-  if (terminalRunStatuses.includes(run.status)) return answer(`Cannot cancel workflow in '${run.status}' status`);
+  const run = await runNamed(deps, 'cancel', runId);
+  if (isAnswer(run)) return run;
+  if (terminalRunStatuses.includes(run.status)) return answer(runErrorText.cannotCancel(run.status));
   await deps.store.enqueueJob('cancel_run', run.id);
   return answer(`Cancelling workflow run ${run.id} (**${run.workflow_name}**).`);
+}
+
+/** `/workflow resume <id>`: queued for the supervisor with the workflow as its file reads now. */
+async function resume(deps: ChatDeps, runId: string | undefined): Promise<ChatAnswer> {
+  const run = await runNamed(deps, 'resume', runId);
+  if (isAnswer(run)) return run;
+  if (!resumableRunStatuses.includes(run.status)) return answer(runErrorText.cannotResume(run.status));
+  let definition: unknown;
+  try {
+    definition = await resumeDefinition(deps.store, (name, query) => deps.catalog.getAsync(name, query), run);
+  } catch (err) {
+    if (err instanceof CairnError && err.code !== 'STORE_UNAVAILABLE') return answer(`Cannot resume workflow run ${run.id}: ${err.message}`);
+    throw err;
+  }
+  await deps.store.enqueueJob('resume_run', run.id, definition === undefined ? {} : { definition });
+  return answer(`Resuming workflow run ${run.id} (**${run.workflow_name}**): nodes that already succeeded are not run again.`);
+}
+
+/** `/workflow abandon <id>`: the run ends cancelled, its running nodes stopped first. */
+async function abandon(deps: ChatDeps, runId: string | undefined): Promise<ChatAnswer> {
+  const run = await runNamed(deps, 'abandon', runId);
+  if (isAnswer(run)) return run;
+  if (!abandonableRunStatuses.includes(run.status)) return answer(runErrorText.cannotAbandon(run.status));
+  await deps.store.enqueueJob('abandon_run', run.id);
+  return answer(`Abandoning workflow run ${run.id} (**${run.workflow_name}**): it ends cancelled.`);
+}
+
+/** `/workflow approve|reject <id> [text]`: the answer to the gate the run waits at. */
+async function answerGate(deps: ChatDeps, verb: GateVerb, runId: string | undefined, text: string): Promise<ChatAnswer> {
+  if (!runId) return answer(`Usage: /workflow ${verb} <run id> [${verb === 'approve' ? 'comment' : 'reason'}]`);
+  const payload = text === '' ? {} : verb === 'approve' ? { comment: text } : { reason: text };
+  try {
+    const { run, gate } = await requestGateAnswer(deps.store, runId, verb, payload);
+    return answer(`${verb === 'approve' ? 'Approved' : 'Rejected'} gate '${gate}' of workflow run ${run.id} (**${run.workflow_name}**).`);
+  } catch (err) {
+    if (err instanceof CairnError && err.code !== 'STORE_UNAVAILABLE') return answer(err.message);
+    throw err;
+  }
 }
 
 /** `/workflow …`. `rest` is the text after the subcommand (the run's message). */
@@ -90,13 +135,14 @@ export async function workflowCommand(deps: ChatDeps, turn: ChatTurn, args: stri
       return status(deps, turn);
     case 'cancel':
       return cancel(deps, first);
+    case 'resume':
+      return resume(deps, first);
+    case 'abandon':
+      return abandon(deps, first);
+    case 'approve':
+    case 'reject':
+      return answerGate(deps, sub, first, rest.replace(/^\S+\s+\S+\s*/, ''));
     default:
-      if (sub && NOT_YET.has(sub)) {
-        return answer(
-          `/workflow ${sub} is not supported by this version of Cairn yet; nothing was changed. ` +
-            'Use /workflow cancel <id> to stop a run, or /workflow status to see the runs of this conversation.',
-        );
-      }
       return answer(USAGE);
   }
 }

@@ -1,10 +1,9 @@
 import type { NewRunEvent } from '../../store/schemas/event.js';
-import type { Run, RunStatus } from '../../store/schemas/run.js';
+import type { Run } from '../../store/schemas/run.js';
 import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
+import { resumableRunStatuses } from '../../runs/run-operations.js';
 import { runIdOf, type JobHandler } from './job-handler.js';
 
-/** The statuses a run can be resumed from (upstream: RESUMABLE_WORKFLOW_STATUSES). */
-export const resumableRunStatuses: readonly RunStatus[] = ['failed', 'paused'];
 
 /**
  * `resume_run`: moves a failed or paused run back to running under this supervisor, in one

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -45,6 +45,11 @@ async function ask(id: string, message: string): Promise<string> {
     return all.length > before ? all : undefined;
   });
   return replies.at(-1)!.content;
+}
+
+async function assistantTexts(id: string): Promise<string[]> {
+  const messages = await t.store.listMessages((await t.store.getConversation(id))!.id, 500);
+  return messages.filter((m) => m.role === 'assistant').map((m) => m.content);
 }
 
 async function registerFolder(id: string): Promise<string> {
@@ -176,7 +181,7 @@ describe('chat turns', () => {
     expect(event).toMatchObject({ conversationId: 'web-1-abc', path: '/nowhere/at-all', isolationEnvId: 'env-9' });
   });
 
-  it('/workflow list, run (hidden worker conversation, dispatch then result), status, cancel, and the ops not yet supported', async () => {
+  it('/workflow list, run (hidden worker conversation, dispatch then result), status, cancel, and refusals by status', async () => {
     await startSupervisor(home);
     const id = await newConversation();
     expect(await ask(id, '/workflow list')).toContain('**plain**');
@@ -203,8 +208,67 @@ describe('chat turns', () => {
     expect(await ask(id, '/workflow status')).toBe('No workflows running for this conversation.');
     expect(await ask(id, `/workflow cancel ${byWorker.run.id}`)).toBe("Cannot cancel workflow in 'completed' status");
     expect(await ask(id, '/workflow cancel nope')).toBe('Workflow run not found: nope');
-    for (const op of ['resume', 'abandon', 'approve', 'reject']) {
-      expect(await ask(id, `/workflow ${op} ${byWorker.run.id}`)).toContain(`/workflow ${op} is not supported by this version of Cairn yet`);
-    }
+    expect(await ask(id, `/workflow resume ${byWorker.run.id}`)).toBe("Cannot resume workflow in 'completed' status");
+    expect(await ask(id, `/workflow abandon ${byWorker.run.id}`)).toBe(
+      "Cannot abandon run with status 'completed'. Only running, paused, or failed runs can be abandoned.",
+    );
+    expect(await ask(id, `/workflow approve ${byWorker.run.id}`)).toBe("Cannot approve workflow in 'completed' status");
+    expect(await ask(id, `/workflow reject ${byWorker.run.id} no`)).toBe("Cannot reject workflow in 'completed' status");
+    expect(await ask(id, '/workflow resume')).toBe('Usage: /workflow resume <run id>');
+  });
+
+  it('/workflow approve, reject, resume and abandon carry out what the run routes do', async () => {
+    await startSupervisor(home);
+    const control = join(home.home, 'may-pass');
+    await writeHomeWorkflow(home, 'gated', `name: gated
+description: a gate, then work that fails until a control file exists
+nodes:
+  - id: review
+    approval:
+      message: "Go?"
+      capture_response: true
+  - id: work
+    depends_on: [review]
+    bash: 'test -e "${control}" && printf "%s" "$review.output"'
+`);
+    const id = await newConversation();
+    const sse = await openSse(`${url}/api/stream/${id}`);
+    home.defer(() => sse.close());
+    await ask(id, '/workflow run gated');
+    await sse.until((frames) => frames.some((f) => f.data.type === 'workflow_dispatch'));
+    const worker = sse.frames.find((f) => f.data.type === 'workflow_dispatch')!.data.workerConversationId as string;
+    const runId = ((await (await fetch(`${url}/api/workflows/runs/by-worker/${worker}`)).json()) as { run: { id: string } }).run.id;
+    const statusOf = async () => (await t.store.getRun(runId))!.status;
+    await waitFor(async () => (await statusOf()) === 'paused', { what: 'the run to pause at its gate' });
+
+    // The comment is hostile text: it reaches the shell body only through the environment.
+    const comment = `ok "$(touch ${join(home.home, 'pwned')})" 'x'`;
+    await ask(id, `/workflow approve ${runId} ${comment}`);
+    expect(await assistantTexts(id)).toContain(`Approved gate 'review' of workflow run ${runId} (**gated**).`);
+    await waitFor(async () => (await statusOf()) === 'failed', { what: 'the work node to fail' });
+    await writeFile(control, '');
+    await ask(id, `/workflow resume ${runId}`);
+    expect(await assistantTexts(id)).toContain(`Resuming workflow run ${runId} (**gated**): nodes that already succeeded are not run again.`);
+    await waitFor(async () => (await statusOf()) === 'completed', { what: 'the resumed run to complete' });
+    const events = await t.store.listRunEvents(runId);
+    expect(events.filter((e) => e.event_type === 'node_completed' && e.step_name === 'work').map((e) => e.data.node_output)).toEqual([comment]);
+    expect(existsSync(join(home.home, 'pwned'))).toBe(false);
+
+    await ask(id, '/workflow run gated');
+    const second = await waitFor(async () => (await t.store.listRuns({ limit: 10 })).find((r) => r.id !== runId && r.status === 'paused'), {
+      what: 'a second run to pause',
+    });
+    // A run's workflow_result message may land right after the answer: look among the replies.
+    await ask(id, `/workflow reject ${second.id} not now`);
+    expect(await assistantTexts(id)).toContain(`Rejected gate 'review' of workflow run ${second.id} (**gated**).`);
+    await waitFor(async () => (await t.store.getRun(second.id))!.status === 'cancelled', { what: 'the rejected run to end cancelled' });
+
+    await ask(id, '/workflow run gated');
+    const third = await waitFor(async () => (await t.store.listRuns({ limit: 10 })).find((r) => r.id !== runId && r.id !== second.id && r.status === 'paused'), {
+      what: 'a third run to pause',
+    });
+    await ask(id, `/workflow abandon ${third.id}`);
+    expect(await assistantTexts(id)).toContain(`Abandoning workflow run ${third.id} (**gated**): it ends cancelled.`);
+    await waitFor(async () => (await t.store.getRun(third.id))!.status === 'cancelled', { what: 'the abandoned run to end cancelled' });
   });
 });

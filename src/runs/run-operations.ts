@@ -1,0 +1,70 @@
+import { runProjectDir } from '../codebases/run-project-dir.js';
+import { CairnError } from '../shared/errors.js';
+import { approvalContextSchema } from '../store/schemas/approval.js';
+import type { GateDecisionJobKind } from '../store/schemas/job.js';
+import type { Run, RunStatus } from '../store/schemas/run.js';
+import type { Store } from '../store/store.js';
+import type { WorkflowEntry } from '../workflow/discover-workflows.js';
+import { gateErrorText } from './run-texts.js';
+
+/**
+ * The rules of operations on a run, as the routes and the chat both ask for them: which statuses
+ * each applies to, and the requests that check and queue in one step. The supervisor carries
+ * every operation out (a job); nothing here changes a run's state.
+ */
+
+/** The statuses a run can be resumed from (upstream: RESUMABLE_WORKFLOW_STATUSES). */
+export const resumableRunStatuses: readonly RunStatus[] = ['failed', 'paused'];
+export const abandonableRunStatuses: readonly RunStatus[] = ['running', 'paused', 'failed'];
+
+export type GateVerb = 'approve' | 'reject';
+
+const kindOfVerb: Record<GateVerb, GateDecisionJobKind> = { approve: 'approve_run', reject: 'reject_run' };
+const answerOfKind: Record<GateDecisionJobKind, 'approved' | 'rejected'> = { approve_run: 'approved', reject_run: 'rejected' };
+
+/** Why an answer does not apply to the run as it is. */
+function gateRefusal(verb: GateVerb, run: Run | undefined, open?: GateDecisionJobKind): CairnError {
+  if (!run) return new CairnError('RUN_NOT_FOUND', gateErrorText.notFound);
+  if (open) return new CairnError('RUN_INVALID_STATE', gateErrorText.alreadyAnswered(answerOfKind[open]));
+  if (run.status !== 'paused') return new CairnError('RUN_INVALID_STATE', gateErrorText.cannot(verb, run.status));
+  return new CairnError('RUN_INVALID_STATE', gateErrorText.missingContext);
+}
+
+/**
+ * Queues the answer to the gate a paused run waits at, when it applies (the run is paused at a
+ * gate nobody has answered yet), atomically; throws the refusal naming why otherwise. Answers
+ * the run and the gate's node id.
+ */
+export async function requestGateAnswer(
+  store: Store,
+  runId: string,
+  verb: GateVerb,
+  payload: { comment?: string; reason?: string },
+): Promise<{ run: Run; gate: string }> {
+  const run = await store.getRun(runId);
+  if (!run || run.status !== 'paused') throw gateRefusal(verb, run);
+  const approval = approvalContextSchema.safeParse(run.metadata.approval);
+  if (!approval.success) throw gateRefusal(verb, run);
+  if (approval.data.resolved) throw new CairnError('RUN_INVALID_STATE', gateErrorText.alreadyAnswered(approval.data.resolved));
+  const answer = await store.requestGateDecision({ runId: run.id, kind: kindOfVerb[verb], payload });
+  if (!answer.queued) throw gateRefusal(verb, answer.run, answer.open);
+  return { run, gate: approval.data.nodeId };
+}
+
+/** Finds a workflow by name in a project (the catalog's `getAsync`, or the API's lookup that words load failures). */
+export type WorkflowLookup = (name: string, query: { cwd?: string }) => Promise<WorkflowEntry>;
+
+/**
+ * The definition a resume runs: the workflow's file as it reads now (the user may have fixed it),
+ * found as the run request found it; undefined (the run's stored snapshot) when no file declares
+ * the name any more. A file that no longer loads throws the lookup's error.
+ */
+export async function resumeDefinition(store: Store, lookup: WorkflowLookup, run: Run): Promise<unknown> {
+  const cwd = await runProjectDir(store, run);
+  try {
+    return (await lookup(run.workflow_name, cwd ? { cwd } : {})).workflow;
+  } catch (err) {
+    if (err instanceof CairnError && err.code === 'WORKFLOW_NOT_FOUND') return undefined;
+    throw err;
+  }
+}

@@ -1,0 +1,22 @@
+/**
+ * The upstream's texts for operations on runs that do not apply (clients, the CLI and the chat
+ * match on them), used by the HTTP routes and the chat's /workflow commands alike.
+ */
+export const runErrorText = {
+  notFound: 'Workflow run not found',
+  noWorkerRun: 'No workflow run found for this worker',
+  invalidId: 'Invalid run id',
+  cannotCancel: (status: string) => `Cannot cancel workflow in '${status}' status`,
+  cannotResume: (status: string) => `Cannot resume workflow in '${status}' status`,
+  cannotAbandon: (status: string) =>
+    `Cannot abandon run with status '${status}'. Only running, paused, or failed runs can be abandoned.`,
+  cannotDelete: (status: string) => `Cannot delete workflow in '${status}' status — cancel it first`,
+} as const;
+
+export const gateErrorText = {
+  notFound: runErrorText.notFound,
+  cannot: (verb: 'approve' | 'reject', status: string) => `Cannot ${verb} workflow in '${status}' status`,
+  missingContext: 'Workflow run is paused but missing approval context',
+  alreadyAnswered: (answer: 'approved' | 'rejected') => `Workflow run was already ${answer} — resume in progress`,
+  notJson: (field: 'comment' | 'reason') => `Request body is not valid JSON — send {"${field}": "..."} or no body`,
+} as const;
