@@ -131,7 +131,7 @@ export function formatValidationIssues(issues: readonly ValidationIssue[], conte
       const path = (issue.instancePath ?? '').split('/').filter(Boolean);
       const message = issue.message ?? 'is invalid';
       const field = path[0];
-      if (field === undefined) return context === 'body' || !context ? message : `${context}: ${message}`;
+      if (field === undefined) return context === 'body' || context === 'querystring' || !context ? message : `${context}: ${message}`;
       return mentions(message, field) ? message : `${path.join('.')}: ${message}`;
     })
     .join('; ');

@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { OpenAPIV3 } from 'openapi-types';
 import { createJsonSchemaTransformObject, jsonSchemaTransform } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { runMultipartBodySchema } from '../wire/run-request.js';
 
 /**
  * OpenAPI 3.0, generated from the zod schemas every route validates with: the transform turns
@@ -25,14 +27,17 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       tags: [
         { name: 'health', description: 'Liveness, database and supervisor status' },
         { name: 'workflows', description: 'Workflow definitions and commands: list, get, validate, save, delete, run' },
-        { name: 'runs', description: 'Reading and cancelling runs' },
+        { name: 'runs', description: 'Reading, paging and operating on runs; their artifacts; the dashboard' },
+        { name: 'conversations', description: 'Chat threads and their messages' },
+        { name: 'system', description: 'Update check' },
         { name: 'streams', description: 'Server-Sent Events of run events' },
         { name: 'codebases', description: 'Registered repositories and folders, env-key consent, isolation environments' },
         { name: 'providers', description: 'The AI providers a workflow may name' },
       ],
     },
     transform: jsonSchemaTransform,
-    transformObject: (input) => markOptionalBodies(addComponents(input) as OpenApiDocument),
+    transformObject: (input) =>
+      addQueryRefusals(addMultipartRunBody(markOptionalBodies(addComponents(input) as OpenApiDocument))),
   });
 }
 
@@ -53,6 +58,36 @@ function markOptionalBodies(doc: OpenApiDocument): OpenApiDocument {
       const schema = body?.content['application/json']?.schema as OpenAPIV3.SchemaObject | undefined;
       if (body && schema?.nullable === true) body.required = false;
     }
+  }
+  return doc;
+}
+
+/**
+ * Every route refuses a query parameter it does not read with a 400 (`strict-query.ts`), so every
+ * operation can answer 400; routes whose schema lists no 400 of their own get it here, as JSON
+ * (the stream routes' `produces` would otherwise mark it text/event-stream).
+ */
+function addQueryRefusals(doc: OpenApiDocument): OpenApiDocument {
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const operation of Object.values(item ?? {})) {
+      if (typeof operation !== 'object' || operation === null || !('responses' in operation)) continue;
+      const responses = (operation as OpenAPIV3.OperationObject).responses;
+      responses['400'] ??= {
+        description: 'An unknown query parameter, or a parameter of the wrong type',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      };
+    }
+  }
+  return doc;
+}
+
+/** The run route also takes multipart/form-data (with attachments); described from its own zod schema. */
+function addMultipartRunBody(doc: OpenApiDocument): OpenApiDocument {
+  const body = doc.paths?.['/api/workflows/{name}/run']?.post?.requestBody as OpenAPIV3.RequestBodyObject | undefined;
+  if (body) {
+    const schema = z.toJSONSchema(runMultipartBodySchema, { target: 'openapi-3.0' }) as Record<string, unknown>;
+    delete schema.$schema;
+    body.content['multipart/form-data'] = { schema: schema as OpenAPIV3.SchemaObject };
   }
   return doc;
 }

@@ -6,7 +6,13 @@ import type { Store } from '../store/store.js';
 import { WorkflowCatalog } from '../workflow/catalog.js';
 import { errorHandlingOptions, registerErrorHandling, type RequestLimits } from './errors.js';
 import { openApiRoutes, registerOpenApi } from './openapi.js';
-import { readPackageVersion } from './package-version.js';
+import { readPackageName, readPackageVersion } from './package-version.js';
+import { refuseUnknownQueryParameters } from './strict-query.js';
+import { recordRouteTable } from './route-table.js';
+import { DEFAULT_NPM_REGISTRY, isPackagedBuild, UpdateChecker } from './update-check.js';
+import { artifactRoutes } from './routes/artifacts.js';
+import { dashboardRoutes } from './routes/dashboard.js';
+import { systemRoutes } from './routes/system.js';
 import { CodebaseRegistry } from '../codebases/codebase-registry.js';
 import { homePaths } from '../shared/paths.js';
 import { codebaseRoutes } from './routes/codebases.js';
@@ -35,6 +41,11 @@ export interface ApiDeps {
   sse?: Partial<SseOptions>;
   /** Where workflows are found; defaults to the home's catalog with the bundled workflows. */
   catalog?: WorkflowCatalog;
+  /**
+   * `/api/update-check`: whether this is a packaged build (default: no `src/` beside `dist/`) and
+   * the npm registry it asks (default `CAIRN_UPDATE_REGISTRY`, else registry.npmjs.org).
+   */
+  updateCheck?: { packaged?: boolean; registry?: string };
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -72,6 +83,8 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   app.setSerializerCompiler(serializerCompiler);
   acceptJsonBodiesOnly(app);
   registerErrorHandling(app, log, limits);
+  refuseUnknownQueryParameters(app);
+  recordRouteTable(app);
   app.addHook('onResponse', async (req, reply) => {
     log.debug({ method: req.method, url: req.url, status: reply.statusCode }, 'api.request_completed');
   });
@@ -87,13 +100,25 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(workflowEditRoutes, { catalog });
   await app.register(commandRoutes, { catalog });
   await app.register(providerRoutes);
-  await app.register(workflowRunRoutes, { store: deps.store, catalog, clock });
+  await app.register(workflowRunRoutes, { store: deps.store, catalog, clock, paths: homePaths(deps.settings.home), bodyLimit: limits.bodyLimit });
   await app.register(runOperationRoutes, { store: deps.store, catalog });
   await app.register(runRoutes, { store: deps.store, paths: homePaths(deps.settings.home) });
   await app.register(streamRoutes, { hub, events: deps.store });
   const registry = new CodebaseRegistry({ store: deps.store, paths: homePaths(deps.settings.home), log, clock });
   await app.register(codebaseRoutes, { registry, clock });
   await app.register(conversationRoutes, { store: deps.store, clock });
+  await app.register(artifactRoutes, { store: deps.store, paths: homePaths(deps.settings.home) });
+  await app.register(dashboardRoutes, { store: deps.store });
+  const updates = new UpdateChecker({
+    currentVersion: version,
+    packageName: readPackageName(),
+    packaged: deps.updateCheck?.packaged ?? isPackagedBuild(),
+    registry: deps.updateCheck?.registry ?? (process.env.CAIRN_UPDATE_REGISTRY?.trim() || DEFAULT_NPM_REGISTRY),
+    cacheFile: homePaths(deps.settings.home).updateCheck,
+    clock,
+    log,
+  });
+  await app.register(systemRoutes, { updates });
   return app;
 }
 

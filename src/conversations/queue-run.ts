@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Run } from '../store/schemas/run.js';
 import type { RunMetadata } from '../store/schemas/run-metadata.js';
+import { resolveRunModelBindings } from '../store/schemas/model-bindings.js';
+import type { RunAttachment } from '../store/schemas/run-attachment.js';
 import type { RunOverrides } from '../store/schemas/run-overrides.js';
 import type { Store } from '../store/store.js';
 import type { WorkflowEntry } from '../workflow/discover-workflows.js';
@@ -16,7 +18,12 @@ export interface QueueRunRequest {
   conversationId?: string | undefined;
   /** The worker conversation's id form: `web-<ms>-<6>` (the run route) or `web-worker-<ms>-<6>` (chat dispatch). */
   workerIdForm?: 'web' | 'web-worker';
+  /** From `pickRunOverrides` (config.env reduced to its names). */
   overrides?: RunOverrides | undefined;
+  /** The run's id, when the caller had to know it first (attachments are placed in its folder before it exists). */
+  runId?: string;
+  /** Files sent with the request, already in the run's `$ATTACHMENTS_DIR`. */
+  attachments?: readonly RunAttachment[];
   /** A chat that dispatched the run: its result is posted there when the run ends. */
   parentConversationId?: string | undefined;
   /** The codebase the run works on (its worktree is made when the run starts); also the new conversation's. */
@@ -35,6 +42,9 @@ export async function queueRun(store: Store, request: QueueRunRequest): Promise<
   const { entry } = request;
   const metadata: RunMetadata = { workflow_source: entry.source, workflow_filename: entry.filename };
   if (request.overrides) metadata.overrides = request.overrides;
+  const bindings = resolveRunModelBindings(request.overrides);
+  if (bindings) metadata.model_bindings = bindings;
+  if (request.attachments?.length) metadata.attachments = [...request.attachments];
   if (entry.parseWarnings) metadata.parse_warnings = entry.parseWarnings;
   if (request.parentConversationId) metadata.parent_conversation_id = request.parentConversationId;
   if (request.branch !== undefined) metadata.isolation = { branch: request.branch };
@@ -43,7 +53,7 @@ export async function queueRun(store: Store, request: QueueRunRequest): Promise<
   const conversationId =
     request.conversationId ?? (request.workerIdForm === 'web-worker' ? newWorkerConversationId(now) : newConversationId(now));
   return store.createRun({
-    id: randomUUID(),
+    id: request.runId ?? randomUUID(),
     workflowName: entry.workflow.name,
     conversationId,
     workingPath: request.workingPath,

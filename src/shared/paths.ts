@@ -20,6 +20,10 @@ export function homePaths(home: string) {
     supervisorPid: join(home, 'run', 'supervisor.pid'),
     /** Where the running server listens (`{ url, pid, startedAt }`), for the CLI. */
     serverFile: join(home, 'run', 'server.json'),
+    /** The last answer of the npm registry to `/api/update-check` (packaged builds only). */
+    updateCheck: join(home, 'run', 'update-check.json'),
+    /** Multipart uploads being received, before their run exists (moved into the run, or removed). */
+    uploads: join(home, 'tmp', 'uploads'),
     workspaces: join(home, 'workspaces'),
     /** The shared workspace of one `owner/repo` codebase (its clone and, later, its worktrees). */
     codebaseWorkspace: (owner: string, repo: string) => join(home, 'workspaces', owner, repo),

@@ -3,6 +3,7 @@ import type { NewRunEvent } from './schemas/event.js';
 import type { Run, RunStatus } from './schemas/run.js';
 import type { NewConversation } from './schemas/conversation.js';
 import type { GateDecisionJobKind } from './schemas/job.js';
+import type { DashboardCounts, DashboardRun, RunCursor } from './schemas/run-page.js';
 
 /**
  * Workflow runs: the API process creates and reads them; the supervisor owns them under a lease
@@ -19,6 +20,13 @@ export interface RunStore {
   /** The definition snapshot taken when the run was created. */
   getRunDefinition(id: string): Promise<unknown>;
   listRuns(query: RunListQuery): Promise<Run[]>;
+  /**
+   * One page of runs, newest first, after `cursor` (the previous page's `nextCursor`). Pages are
+   * keyed by the run's creation, so runs created while a client pages never shift later pages.
+   */
+  listRunPage(query: RunListQuery & { cursor?: RunCursor }): Promise<{ runs: Run[]; nextCursor: RunCursor | null }>;
+  /** The dashboard's page: runs with their facts, how many match, and counts per status. */
+  listDashboardRuns(query: DashboardRunQuery): Promise<{ runs: DashboardRun[]; total: number; counts: DashboardCounts }>;
   countRuns(status: RunStatus): Promise<number>;
 
   // ── run ownership and state, as the supervisor sees them ─────────────────────────────
@@ -94,7 +102,20 @@ export interface RunListQuery {
   status?: RunStatus;
   conversationId?: string;
   workflowName?: string;
+  codebaseId?: string;
   limit: number;
+}
+
+export interface DashboardRunQuery {
+  status?: RunStatus;
+  codebaseId?: string;
+  /** Case-insensitive substring of the workflow name or the run's message. */
+  search?: string;
+  /** ISO times: runs created at or after `after`, and before `before`. */
+  after?: string;
+  before?: string;
+  limit: number;
+  offset: number;
 }
 
 export interface AcquireRun {

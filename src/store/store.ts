@@ -18,7 +18,9 @@ export type {
 export type { EventFilter, EventStore } from './events.js';
 export type { HeartbeatStore } from './heartbeats.js';
 export type { JobStore } from './jobs.js';
-export type { AcquireRun, GateDecisionAnswer, GateDecisionRequest, NewRun, RunListQuery, RunStore, TransitionRun } from './runs.js';
+export type {
+  AcquireRun, DashboardRunQuery, GateDecisionAnswer, GateDecisionRequest, NewRun, RunListQuery, RunStore, TransitionRun,
+} from './runs.js';
 
 /**
  * The one narrow, asynchronous door to the database, composed of one interface per aggregate.

@@ -116,6 +116,27 @@ export const runRequestBodySchema = z
   .nullish();
 export type RunRequestBody = z.infer<typeof runRequestBodySchema>;
 
+/**
+ * The multipart form of the run request, for `/api/openapi.json`: the JSON body's fields as form
+ * fields (the object-valued ones JSON-encoded in one field each) and the attachments. The route
+ * decodes the form into the JSON body's shape and checks it with `runRequestBodySchema`.
+ */
+export const runMultipartBodySchema = z.object({
+  message: z.string().optional().describe('The task text'),
+  conversationId: z.string().optional().describe('Conversation to attach the run to'),
+  inputs: z.string().optional().describe('JSON-encoded object of string values, e.g. {"version":"1.2"}'),
+  config: z.string().optional().describe('JSON-encoded inline config (same keys as the JSON body’s config)'),
+  tiers: z.string().optional().describe('JSON-encoded tiers map'),
+  aliases: z.string().optional().describe('JSON-encoded aliases map'),
+  codebaseId: z.string().optional(),
+  branch: z.string().optional(),
+  files: z
+    .array(z.string().meta({ format: 'binary' }))
+    .max(5)
+    .optional()
+    .describe('Attachments: at most 5 files, at most 10 MB each, kept in the run’s $ATTACHMENTS_DIR'),
+});
+
 export const runStartResponseSchema = z.object({
   accepted: z.literal(true),
   runId: z.string().describe('Id of the new run (status pending until the supervisor starts it)'),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { costScopeSchema } from '../records/schemas/run-usage.js';
 import { runEventSchema } from '../store/schemas/event.js';
 import { runSchema, runStatusSchema } from '../store/schemas/run.js';
+import { runCursorTextSchema } from './run-cursor.js';
 
 /**
  * The run read and cancel routes (`/api/workflows/runs...`): what the API validates and answers
@@ -16,6 +17,14 @@ export const runListQuerySchema = z.object({
   status: runStatusSchema.optional().catch(undefined).describe('Only runs in this status (an unknown status is ignored)'),
   conversationId: z.string().min(1).optional().describe('Only runs of this conversation'),
   workflow: z.string().min(1).optional().describe('Only runs of this workflow name'),
+  codebaseId: z.string().min(1).max(300).optional().describe('Only runs on this codebase (owner/repo)'),
+  cursor: runCursorTextSchema
+    .optional()
+    .describe('The nextCursor of the previous answer: the page after it (stable while runs are being added)'),
+  mine: z
+    .string()
+    .optional()
+    .describe('Accepted for upstream clients and ignored: Cairn has no users, every run is yours'),
   limit: z.coerce
     .number()
     .int()
@@ -81,7 +90,13 @@ export const runEventViewSchema = runEventSchema
   .meta({ id: 'RunEvent' });
 export type RunEventView = z.infer<typeof runEventViewSchema>;
 
-export const runListResponseSchema = z.object({ runs: z.array(workflowRunSchema) });
+export const runListResponseSchema = z.object({
+  runs: z.array(workflowRunSchema),
+  nextCursor: z
+    .string()
+    .nullable()
+    .describe('Pass as cursor for the next page; null when this page holds the oldest matching runs'),
+});
 export type RunListResponse = z.infer<typeof runListResponseSchema>;
 
 export const runByWorkerResponseSchema = z.object({ run: workflowRunSchema });

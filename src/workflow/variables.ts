@@ -14,6 +14,8 @@ export const variableNames = [
   'WORKFLOW_ID',
   /** The run's artifact directory (outside the checkout). */
   'ARTIFACTS_DIR',
+  /** Files sent with the run request: `$ARTIFACTS_DIR/attachments` (it may not exist). */
+  'ATTACHMENTS_DIR',
   /** A per-project directory shared across runs. */
   'STATE_DIR',
   /** The base branch of the run's checkout. */

@@ -50,7 +50,10 @@ it('describes the run request body, its optional query and its answers', async (
     'assistant', 'defaultAssistant', 'assistants', 'tiers', 'aliases', 'workflows', 'docs', 'env',
   ]);
   expect(start.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`).sort()).toEqual(['path:name', 'query:cwd']);
-  expect(Object.keys(start.responses).sort()).toEqual(['200', '400', '404', '413']);
+  expect(Object.keys(start.responses).sort()).toEqual(['200', '400', '404', '413', '415']);
+  const multipart = start.requestBody.content['multipart/form-data'].schema;
+  expect(Object.keys(multipart.properties)).toEqual(['message', 'conversationId', 'inputs', 'config', 'tiers', 'aliases', 'codebaseId', 'branch', 'files']);
+  expect(multipart.properties.files.items).toMatchObject({ type: 'string', format: 'binary' });
   expect(start.responses['200'].content['application/json'].schema.required).toEqual(['accepted', 'runId', 'conversationId', 'status']);
 });
 
@@ -59,8 +62,11 @@ it('describes the run list query and the run detail events from the schemas that
   const doc = (await app.inject({ url: '/api/openapi.json' })).json();
   const list = doc.paths['/api/workflows/runs'].get;
   expect(list.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`).sort()).toEqual([
+    'query:codebaseId',
     'query:conversationId',
+    'query:cursor',
     'query:limit',
+    'query:mine',
     'query:status',
     'query:workflow',
   ]);
@@ -74,8 +80,8 @@ it('describes the run list query and the run detail events from the schemas that
   expect(detail.responses['200'].content['application/json'].schema.required).toEqual(['run', 'events', 'nextAfterSeq']);
   const metadata = doc.components.schemas.WorkflowRun.properties.metadata;
   expect(Object.keys(metadata.properties)).toEqual([
-    'workflow_source', 'workflow_filename', 'parse_warnings', 'isolation', 'overrides', 'parent_conversation_id', 'approval', 'rejections',
-    'unreadable',
+    'workflow_source', 'workflow_filename', 'parse_warnings', 'isolation', 'overrides', 'model_bindings', 'attachments',
+    'parent_conversation_id', 'approval', 'rejections', 'unreadable',
   ]);
   for (const op of ['approve', 'reject']) {
     const answer = doc.paths[`/api/workflows/runs/{runId}/${op}`].post;
@@ -121,4 +127,37 @@ it('lists the workflow-definition, command and provider routes with their schema
   const provider = paths['/api/providers'].get.responses['200'].content['application/json'].schema.properties.providers.items;
   expect(Object.keys(provider.properties)).toEqual(['id', 'displayName', 'capabilities', 'builtIn']);
   expect(doc.components.schemas.Error.properties.errors.type).toBe('array');
+});
+
+it('lists every route fastify registered, with its path parameters and error answers', async () => {
+  const { app } = await makeTestApp(home);
+  const doc = (await app.inject({ url: '/api/openapi.json' })).json();
+  const missing: string[] = [];
+  const undocumentedErrors: string[] = [];
+  expect(app.routeTable.length).toBeGreaterThan(30);
+  for (const route of app.routeTable) {
+    if (route.hidden) {
+      expect(route.url).toBe('/api/openapi.json');
+      continue;
+    }
+    // fastify's /:name and /* become OpenAPI's /{name} and /{*}.
+    const path = route.url.replace(/:(\w+)/g, '{$1}').replace(/\*$/, '{*}');
+    const operation = doc.paths[path]?.[route.method.toLowerCase()];
+    if (!operation) {
+      missing.push(`${route.method} ${path}`);
+      continue;
+    }
+    const statuses = Object.keys(operation.responses);
+    if (!statuses.some((s) => s.startsWith('2'))) undocumentedErrors.push(`${route.method} ${path}: no 2xx`);
+    const takesInput = (operation.parameters ?? []).length > 0 || operation.requestBody !== undefined;
+    if (takesInput && !statuses.some((s) => s.startsWith('4'))) undocumentedErrors.push(`${route.method} ${path}: no 4xx`);
+    for (const name of [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1])) {
+      if (!operation.parameters?.some((p: { in: string; name: string }) => p.in === 'path' && p.name === name)) {
+        missing.push(`${route.method} ${path}: path parameter ${name}`);
+      }
+    }
+  }
+  expect(missing).toEqual([]);
+  expect(undocumentedErrors).toEqual([]);
+  expect(openApi30Problems(doc)).toEqual([]);
 });

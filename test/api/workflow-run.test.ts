@@ -91,22 +91,59 @@ describe('POST /api/workflows/{name}/run', () => {
     expect(await t.store.getRunDefinition(run!.id)).toMatchObject({ nodes: [{ id: 'project-node' }] });
   });
 
-  it('keeps tiers, aliases and inline config in the run metadata, and never shows env values back', async () => {
+  it('keeps tiers, aliases and inline config in the run metadata, and config.env only by its names', async () => {
     const res = await post('plain', {
       tiers: { large: { provider: 'claude', model: 'opus' } },
       aliases: { '@fast': 'claude/haiku' },
-      config: { assistant: 'claude', docs: { path: 'documentation/' }, env: { API_TOKEN: 'sekret' } },
+      config: {
+        assistant: 'claude',
+        docs: { path: 'documentation/' },
+        env: { API_TOKEN: 'sekret' },
+        tiers: { large: 'claude/sonnet', small: 'claude/haiku' },
+        aliases: { '@fast': 'x/y', '@deep': 'claude/opus' },
+      },
     });
     expect(res.statusCode).toBe(200);
     const stored = await t.store.getRun(res.json().runId);
     expect(stored?.metadata.overrides).toEqual({
       tiers: { large: { provider: 'claude', model: 'opus' } },
       aliases: { '@fast': 'claude/haiku' },
-      config: { assistant: 'claude', docs: { path: 'documentation/' }, env: { API_TOKEN: 'sekret' } },
+      config: {
+        assistant: 'claude',
+        docs: { path: 'documentation/' },
+        tiers: { large: 'claude/sonnet', small: 'claude/haiku' },
+        aliases: { '@fast': 'x/y', '@deep': 'claude/opus' },
+      },
+      env_names: ['API_TOKEN'],
     });
+    // The explicit fields are the final layer: they replace only the names they give.
+    expect(stored?.metadata.model_bindings).toEqual({
+      assistant: 'claude',
+      tiers: { large: { provider: 'claude', model: 'opus' }, small: 'claude/haiku' },
+      aliases: { '@fast': 'claude/haiku', '@deep': 'claude/opus' },
+      source: { 'tiers.large': 'request', 'tiers.small': 'config', 'aliases.@fast': 'request', 'aliases.@deep': 'config', assistant: 'config' },
+    });
+    const row = await t.store.getRun(res.json().runId);
+    expect(JSON.stringify(row)).not.toContain('sekret');
     const detail = await t.app.inject({ url: `/api/workflows/runs/${res.json().runId}` });
     expect(detail.body).not.toContain('sekret');
-    expect(detail.json().run.metadata.overrides.config.env).toEqual({ API_TOKEN: '[redacted]' });
+    expect(detail.json().run.metadata.overrides.config.env).toBeUndefined();
+  });
+
+  it('stores no model_bindings for a run that rebinds nothing', async () => {
+    const res = await post('plain', { config: { docs: { path: 'd/' } } });
+    expect(res.statusCode).toBe(200);
+    expect((await t.store.getRun(res.json().runId))?.metadata.model_bindings).toBeUndefined();
+  });
+
+  it('refuses config keys that have no effect on one run, and two different default assistants', async () => {
+    const ineffective = await post('plain', { config: { concurrency: { maxConversations: 2 } } });
+    expect(ineffective.statusCode).toBe(400);
+    expect(ineffective.json().error).toContain("key 'concurrency' has no effect on one run");
+    const both = await post('plain', { config: { assistant: 'claude', defaultAssistant: 'codex' } });
+    expect(both.statusCode).toBe(400);
+    expect(both.json().error).toContain('config.assistant and config.defaultAssistant');
+    expect(await t.store.listRuns({ limit: 5 })).toEqual([]);
   });
 });
 

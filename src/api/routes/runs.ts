@@ -20,6 +20,7 @@ import {
   runOperationResponseSchema,
   workerParamsSchema,
 } from '../../wire/runs.js';
+import { encodeRunCursor } from '../../wire/run-cursor.js';
 import { toEventView } from '../event-view.js';
 import { toRunView } from '../run-view.js';
 import { runGateRoutes } from './run-gate.js';
@@ -53,20 +54,25 @@ export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, { 
     {
       schema: {
         tags: ['runs'],
-        summary: 'List runs, newest first',
+        summary: 'List runs, newest first, a page at a time',
+        description:
+          'Filters combine (AND). Pass each answer’s nextCursor as cursor until it is null; pages are ' +
+          'keyed by run creation, so runs created while you page appear on no later page and shift nothing.',
         querystring: runListQuerySchema,
-        response: { 200: runListResponseSchema },
+        response: { 200: runListResponseSchema, 400: errorBodySchema },
       },
     },
     async (req) => {
-      const { status, conversationId, workflow, limit } = req.query;
-      const runs = await store.listRuns({
+      const { status, conversationId, workflow, codebaseId, cursor, limit } = req.query;
+      const page = await store.listRunPage({
         status,
         conversationId,
         workflowName: workflow,
+        codebaseId,
+        cursor,
         limit: clampRunListLimit(limit),
       });
-      return { runs: runs.map(toRunView) };
+      return { runs: page.runs.map(toRunView), nextCursor: page.nextCursor ? encodeRunCursor(page.nextCursor) : null };
     },
   );
 

@@ -1,13 +1,21 @@
+import { randomUUID } from 'node:crypto';
+import fastifyMultipart from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { pickRunOverrides } from '../../store/schemas/run-overrides.js';
+import type { RunAttachment } from '../../store/schemas/run-attachment.js';
 import type { Store } from '../../store/store.js';
 import type { WorkflowCatalog } from '../../workflow/catalog.js';
 import { queueRun } from '../../conversations/queue-run.js';
 import { errorBodySchema } from '../../wire/error-body.js';
 import { checkBranchName } from '../../codebases/branch-name.js';
+import { runArtifactsDir } from '../../codebases/workspace-paths.js';
 import { CairnError } from '../../shared/errors.js';
+import type { HomePaths } from '../../shared/paths.js';
+import { formatValidationIssues } from '../errors.js';
 import { resolveRunCodebase, runCodebaseText } from '../run-codebase.js';
 import { resolveRunCwd } from '../run-cwd.js';
+import { placeAttachments } from '../run-attachments.js';
+import { discardUpload, receiveUpload, uploadLimits, type ReceivedUpload } from '../run-upload.js';
 import { lookupWorkflow } from '../workflow-lookup.js';
 import { resolveRunInputs } from '../../workflow/run-inputs.js';
 import {
@@ -15,72 +23,123 @@ import {
   runRequestBodySchema,
   runStartResponseSchema,
   workflowNameParamsSchema,
+  type RunRequestBody,
 } from '../../wire/run-request.js';
 
 export interface WorkflowRunRoutesOptions {
   store: Store;
   catalog: WorkflowCatalog;
   clock: () => number;
+  paths: HomePaths;
+  /** The largest JSON body, and so the largest text field of a multipart request. */
+  bodyLimit: number;
+}
+
+/** A multipart request's fields, checked with the schema a JSON body is checked with. */
+function parseUploadBody(upload: ReceivedUpload): NonNullable<RunRequestBody> {
+  const parsed = runRequestBodySchema.safeParse(upload.body);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => ({ instancePath: `/${issue.path.join('/')}`, message: issue.message }));
+    throw new CairnError('VALIDATION_FAILED', formatValidationIssues(issues, 'body'));
+  }
+  return parsed.data ?? {};
 }
 
 /**
- * `POST /api/workflows/{name}/run`. Everything is checked first (cwd, workflow, inputs, config);
- * then one transaction writes the pending run with the definition it will execute and the
- * `start_run` job. The supervisor does the rest.
+ * `POST /api/workflows/{name}/run`, as JSON or multipart. Everything is checked first (fields,
+ * cwd, codebase, workflow, inputs, config) before anything costs: the attachments wait in a
+ * temporary folder meanwhile. Then the attachments move into the new run's `$ATTACHMENTS_DIR`,
+ * and one transaction writes the pending run with the definition it will execute and its
+ * `start_run` job. A refusal at any step leaves no run, no job and no file. The supervisor does the rest.
  */
 export const workflowRunRoutes: FastifyPluginAsyncZod<WorkflowRunRoutesOptions> = async (app, opts) => {
+  // Scoped to this plugin: every other route still answers a multipart body with 415.
+  await app.register(fastifyMultipart, { limits: uploadLimits(opts.bodyLimit), throwFileSizeLimit: true });
+
   app.post(
     '/api/workflows/:name/run',
     {
       schema: {
         tags: ['workflows'],
-        summary: 'Start a run of a workflow',
+        summary: 'Start a run of a workflow (JSON, or multipart with attachments)',
         description:
           'Finds the workflow by name (project under cwd, then home, then bundled), checks inputs ' +
           '(undeclared names and missing required inputs are refused; omitted ones take their ' +
           'default; {} equals omission) and the inline config, then queues the run. The answer ' +
           'comes before the run starts: follow it with GET /api/workflows/runs/{runId} or the ' +
-          'stream /api/stream/{conversationId}. tiers, aliases and config are validated and kept ' +
-          'in the run metadata (metadata.overrides); binding them to models comes with the AI ' +
-          'engine in a later version. A run on a registered codebase (codebaseId, or a cwd that is its ' +
+          'stream /api/stream/{conversationId}. tiers, aliases and config are kept in the run ' +
+          'metadata (metadata.overrides, and the run’s binding layer in metadata.model_bindings, ' +
+          'reused on resume); config.env is checked and only its names are kept. The body may ' +
+          'instead be multipart/form-data: the same fields as form fields (inputs, config, tiers ' +
+          'and aliases JSON-encoded, one field each) and up to 5 file parts of at most 10 MB each, ' +
+          'kept in the run’s $ATTACHMENTS_DIR ($ARTIFACTS_DIR/attachments) and listed in ' +
+          'metadata.attachments. A run on a registered codebase (codebaseId, or a cwd that is its ' +
           'checkout) gets its own git worktree on its own branch, made by the supervisor when the run ' +
           'starts (see docs/worktrees.md).',
         params: workflowNameParamsSchema,
         querystring: runQuerySchema,
         body: runRequestBodySchema,
-        response: { 200: runStartResponseSchema, 400: errorBodySchema, 404: errorBodySchema, 413: errorBodySchema },
+        response: {
+          200: runStartResponseSchema,
+          400: errorBodySchema,
+          404: errorBodySchema,
+          413: errorBodySchema,
+          415: errorBodySchema,
+        },
       },
     },
     async (req) => {
-      const body = req.body ?? {};
-      const cwd = await resolveRunCwd(req.query.cwd);
-      const codebase = await resolveRunCodebase(opts.store, { cwd, codebaseId: body.codebaseId, conversationId: body.conversationId });
-      // A run named by codebaseId alone finds the codebase's project workflows, as with its cwd.
-      const projectDir = cwd ?? codebase?.checkout;
-      const entry = await lookupWorkflow(opts.catalog, req.params.name, { cwd: projectDir });
-      const workflow = entry.workflow;
-      const inputs = resolveRunInputs(workflow.name, workflow.inputs, body.inputs);
-      if (body.branch !== undefined) {
-        if (!codebase) throw new CairnError('BRANCH_NAME_INVALID', runCodebaseText.branchWithoutCodebase);
-        await checkBranchName(body.branch);
+      const upload = req.isMultipart() ? await receiveUpload(req, opts.paths.uploads, opts.bodyLimit) : undefined;
+      let undo: (() => Promise<void>) | undefined;
+      try {
+        const body = upload ? parseUploadBody(upload) : (req.body ?? {});
+        const cwd = await resolveRunCwd(req.query.cwd);
+        const codebase = await resolveRunCodebase(opts.store, { cwd, codebaseId: body.codebaseId, conversationId: body.conversationId });
+        // A run named by codebaseId alone finds the codebase's project workflows, as with its cwd.
+        const projectDir = cwd ?? codebase?.checkout;
+        const entry = await lookupWorkflow(opts.catalog, req.params.name, { cwd: projectDir });
+        const workflow = entry.workflow;
+        const inputs = resolveRunInputs(workflow.name, workflow.inputs, body.inputs);
+        if (body.branch !== undefined) {
+          if (!codebase) throw new CairnError('BRANCH_NAME_INVALID', runCodebaseText.branchWithoutCodebase);
+          await checkBranchName(body.branch);
+        }
+        const runId = randomUUID();
+        const codebaseId = codebase?.codebaseId ?? null;
+        let attachments: RunAttachment[] | undefined;
+        if (upload && upload.files.length > 0) {
+          const artifactsDir = runArtifactsDir(opts.paths, { id: runId, codebase_id: codebaseId });
+          const placed = await placeAttachments(upload, artifactsDir, codebaseId ? artifactsDir : opts.paths.runFolder(runId));
+          ({ attachments, undo } = placed);
+        }
+        const run = await queueRun(opts.store, {
+          entry,
+          runId,
+          inputs,
+          message: body.message ?? '',
+          workingPath: codebase?.checkout ?? cwd ?? null,
+          codebaseId,
+          ...(body.branch !== undefined ? { branch: body.branch } : {}),
+          conversationId: body.conversationId,
+          overrides: pickRunOverrides(body),
+          ...(attachments ? { attachments } : {}),
+          clock: opts.clock,
+        });
+        const conversationId = run.conversation_id;
+        req.log.info(
+          {
+            runId: run.id, workflow: workflow.name, source: entry.source, conversationId, cwd: cwd ?? null, codebaseId,
+            attachments: attachments?.length ?? 0,
+          },
+          'run.start_requested',
+        );
+        return { accepted: true as const, runId: run.id, conversationId, status: 'pending' as const };
+      } catch (err) {
+        await undo?.();
+        throw err;
+      } finally {
+        await discardUpload(upload);
       }
-      const run = await queueRun(opts.store, {
-        entry,
-        inputs,
-        message: body.message ?? '',
-        workingPath: codebase?.checkout ?? cwd ?? null,
-        codebaseId: codebase?.codebaseId ?? null,
-        ...(body.branch !== undefined ? { branch: body.branch } : {}),
-        conversationId: body.conversationId,
-        overrides: pickRunOverrides(body),
-        clock: opts.clock,
-      });
-      const conversationId = run.conversation_id;
-      req.log.info(
-        { runId: run.id, workflow: workflow.name, source: entry.source, conversationId, cwd: cwd ?? null, codebaseId: codebase?.codebaseId ?? null },
-        'run.start_requested',
-      );
-      return { accepted: true as const, runId: run.id, conversationId, status: 'pending' as const };
     },
   );
 };

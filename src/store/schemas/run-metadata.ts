@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { workflowSourceSchema } from '../../workflow/locations.js';
+import { modelBindingsSchema } from './model-bindings.js';
+import { runAttachmentSchema } from './run-attachment.js';
 import { runOverridesSchema } from './run-overrides.js';
 import { approvalContextSchema, rejectionsSchema } from './approval.js';
 
@@ -21,7 +23,14 @@ export const runMetadataSchema = z.looseObject({
     .describe('What the request asked of the run’s worktree: the branch it named (omitted: cairn/<workflow>-<run id>)'),
   overrides: runOverridesSchema
     .optional()
-    .describe('The request’s tiers, aliases and inline config, kept for the engine (config.env values redacted when shown)'),
+    .describe('The request’s tiers, aliases and inline config, kept for the engine; config.env only by its names (env_names)'),
+  model_bindings: modelBindingsSchema
+    .optional()
+    .describe('The run’s own layer of model bindings, resolved when it was queued and reused unchanged on resume'),
+  attachments: z
+    .array(runAttachmentSchema)
+    .optional()
+    .describe('Files sent with a multipart run request, kept in $ATTACHMENTS_DIR ($ARTIFACTS_DIR/attachments)'),
   parent_conversation_id: z
     .string()
     .optional()

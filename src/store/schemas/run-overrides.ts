@@ -79,10 +79,23 @@ export const runConfigKeys = [
   'env',
 ] as const;
 
+/**
+ * Keys of a config file that mean nothing for one run (server, chat or install settings): refused
+ * as ineffective, saying so, rather than accepted and silently ignored.
+ */
+const ineffectiveConfigKeys = new Set([
+  'botName', 'streaming', 'concurrency', 'defaults', 'port', 'database', 'worktree', 'commands',
+  'recommendedWorkflows', 'paths', 'baseBranch', 'copyDefaults', 'loadDefaultCommands', 'loadDefaultWorkflows',
+]);
+
 function unknownConfigKeyMessage(keys: readonly PropertyKey[]): string {
   const names = keys.map(String);
   if (names.includes('configPath')) {
     return 'config.configPath is not accepted: a run cannot point at another config file; put the settings inline';
+  }
+  const ineffective = names.find((name) => ineffectiveConfigKeys.has(name));
+  if (ineffective !== undefined) {
+    return `config: key '${ineffective}' has no effect on one run (it is a server or project setting); accepted keys are ${runConfigKeys.join(', ')} (docs.path only)`;
   }
   const list = names.map((k) => `'${k}'`).join(', ');
   return `config: unknown key ${list}; accepted keys are ${runConfigKeys.join(', ')} (docs.path only)`;
@@ -136,25 +149,48 @@ export const runConfigSchema = z
         iss.code === 'unrecognized_keys' ? unknownConfigKeyMessage(iss.keys) : 'config must be an object',
     },
   )
+  .superRefine((config, ctx) => {
+    if (config.assistant !== undefined && config.defaultAssistant !== undefined && config.assistant !== config.defaultAssistant) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['defaultAssistant'],
+        message: 'config.assistant and config.defaultAssistant name different assistants; they are one setting, give one of them',
+      });
+    }
+  })
   .describe(
     'Sparse runtime config for this run only. Keys: assistant or defaultAssistant, assistants, ' +
       'tiers, aliases, workflows, docs.path, env. configPath is always rejected.',
   );
 export type RunConfig = z.infer<typeof runConfigSchema>;
 
-/** `metadata.overrides`: the request's tiers, aliases and inline config, kept for the engine. */
+/**
+ * `metadata.overrides`: the request's tiers, aliases and inline config, kept for the engine.
+ * `config.env` values are secrets and are never stored: only their names, in `env_names`.
+ */
 export const runOverridesSchema = z.looseObject({
   tiers: tiersSchema('overrides.tiers').optional(),
   aliases: aliasesSchema('overrides.aliases').optional(),
   config: runConfigSchema.optional(),
+  env_names: z
+    .array(z.string())
+    .optional()
+    .describe('The names of config.env; the values were checked and are never stored, shown or logged'),
 });
 export type RunOverrides = z.infer<typeof runOverridesSchema>;
 
-/** The overrides a request actually gave (tiers, aliases, config), or undefined when none. */
-export function pickRunOverrides(request: RunOverrides): RunOverrides | undefined {
+/**
+ * The overrides a request actually gave (tiers, aliases, config), or undefined when none, with
+ * `config.env` reduced to its names: nothing that may hold a secret goes into run metadata.
+ */
+export function pickRunOverrides(request: Pick<RunOverrides, 'tiers' | 'aliases' | 'config'> & Record<string, unknown>): RunOverrides | undefined {
   const overrides: RunOverrides = {};
   if (request.tiers !== undefined) overrides.tiers = request.tiers;
   if (request.aliases !== undefined) overrides.aliases = request.aliases;
-  if (request.config !== undefined) overrides.config = request.config;
+  if (request.config !== undefined) {
+    const { env, ...config } = request.config;
+    overrides.config = config;
+    if (env !== undefined) overrides.env_names = Object.keys(env);
+  }
   return Object.keys(overrides).length > 0 ? overrides : undefined;
 }

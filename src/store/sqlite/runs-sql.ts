@@ -72,6 +72,7 @@ export function runStatements(db: Database.Database) {
       if (query.status) (where.push('status = ?'), params.push(query.status));
       if (query.conversationId) (where.push('conversation_id = ?'), params.push(query.conversationId));
       if (query.workflowName) (where.push('workflow_name = ?'), params.push(query.workflowName));
+      if (query.codebaseId) (where.push('codebase_id = ?'), params.push(query.codebaseId));
       const sql = `SELECT * FROM workflow_runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
                    ORDER BY created_at DESC, rowid DESC LIMIT ?`;
       return db

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Run } from '../../store/schemas/run.js';
+import { ATTACHMENTS_FOLDER } from '../../store/schemas/run-attachment.js';
 import { decideWhen } from '../../workflow/condition-evaluate.js';
 import { bodyEnvironment, conditionLookup, substitutePrompt, substituteShell, type SubstitutionContext } from '../../workflow/substitute.js';
 import type { VariableValues } from '../../workflow/variables.js';
@@ -38,6 +39,7 @@ export function createRunContext(
     USER_MESSAGE: input.run.user_message,
     WORKFLOW_ID: input.run.id,
     ARTIFACTS_DIR: input.artifactsDir,
+    ATTACHMENTS_DIR: join(input.artifactsDir, ATTACHMENTS_FOLDER),
   };
   const context = (consumer: string, extra: VariableValues = {}): SubstitutionContext => ({
     variables: { ...variables, ...extra },

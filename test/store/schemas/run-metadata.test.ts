@@ -62,4 +62,10 @@ describe('pickRunOverrides', () => {
     expect(pickRunOverrides({ message: 'hi', inputs: {} })).toBeUndefined();
     expect(pickRunOverrides({ message: 'hi', tiers: { small: 'haiku' } })).toEqual({ tiers: { small: 'haiku' } });
   });
+
+  it('keeps the names of config.env and never its values', () => {
+    const picked = pickRunOverrides({ config: { assistant: 'claude', env: { API_TOKEN: 'sekret', B: '' } } });
+    expect(picked).toEqual({ config: { assistant: 'claude' }, env_names: ['API_TOKEN', 'B'] });
+    expect(JSON.stringify(picked)).not.toContain('sekret');
+  });
 });

@@ -1,0 +1,160 @@
+import type Database from 'better-sqlite3';
+import type { DashboardRunQuery, RunListQuery } from '../runs.js';
+import { runStatusSchema, type Run } from '../schemas/run.js';
+import type { DashboardCounts, DashboardRun, DashboardRunFacts, RunCursor } from '../schemas/run-page.js';
+import { toRun } from './rows.js';
+
+/**
+ * Pages of `workflow_runs`, newest first. Every filter is an equality with an index ending in
+ * `created_at` (migration 9), so a page walks an index range in order and stops at its limit:
+ * 100,000 runs cost a page no more than 100 do. Only `search` (a substring) reads every row it
+ * filters. The dashboard's per-status counts come from `workflow_run_counts` (kept by triggers)
+ * when only status filters, else from one GROUP BY over the filtered runs.
+ */
+
+type Row = Record<string, unknown>;
+interface Filter {
+  where: string[];
+  params: Record<string, unknown>;
+}
+
+/** `%`, `_` and `\` in a search are literal characters, not LIKE patterns. */
+function likePattern(search: string): string {
+  return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function runFilter(query: Partial<RunListQuery & DashboardRunQuery>, opts: { status: boolean }): Filter {
+  const where: string[] = [];
+  const params: Record<string, unknown> = {};
+  const add = (sql: string, name: string, value: unknown) => {
+    if (value === undefined) return;
+    where.push(sql);
+    params[name] = value;
+  };
+  if (opts.status) add('status = @status', 'status', query.status);
+  add('conversation_id = @conversationId', 'conversationId', query.conversationId);
+  add('workflow_name = @workflowName', 'workflowName', query.workflowName);
+  add('codebase_id = @codebaseId', 'codebaseId', query.codebaseId);
+  add('created_at >= @after', 'after', query.after);
+  add('created_at < @before', 'before', query.before);
+  if (query.search !== undefined && query.search !== '') {
+    where.push("(workflow_name LIKE @search ESCAPE '\\' OR user_message LIKE @search ESCAPE '\\')");
+    params.search = likePattern(query.search);
+  }
+  return { where, params };
+}
+
+const whereClause = (filter: Filter) => (filter.where.length ? `WHERE ${filter.where.join(' AND ')}` : '');
+
+const nodeEventStatus: Record<string, DashboardRunFacts['current_step_status']> = {
+  node_started: 'running',
+  node_completed: 'completed',
+  node_failed: 'failed',
+  node_skipped: 'skipped',
+  node_skipped_prior_success: 'skipped',
+};
+const nodeEventTypes = Object.keys(nodeEventStatus).map((type) => `'${type}'`).join(', ');
+
+export function runPageStatements(db: Database.Database) {
+  const prepared = new Map<string, Database.Statement>();
+  // Statements differ only by which filters are present: a handful of shapes, each prepared once.
+  const statement = (sql: string) => {
+    let stmt = prepared.get(sql);
+    if (!stmt) prepared.set(sql, (stmt = db.prepare(sql)));
+    return stmt;
+  };
+  const latestNodeEvent = db.prepare(
+    `SELECT step_name, event_type FROM events
+     WHERE run_id = ? AND step_name IS NOT NULL AND event_type IN (${nodeEventTypes})
+     ORDER BY seq DESC LIMIT 1`,
+  );
+  // Each node's latest terminal event (SQLite takes the bare event_type from the MAX(seq) row).
+  const nodeOutcomes = db.prepare(
+    `SELECT SUM(event_type IN ('node_completed', 'node_skipped_prior_success')) AS completed,
+            SUM(event_type = 'node_failed') AS failed
+     FROM (SELECT event_type, MAX(seq) FROM events
+           WHERE run_id = ? AND step_name IS NOT NULL
+             AND event_type IN ('node_completed', 'node_failed', 'node_skipped_prior_success')
+           GROUP BY step_name)`,
+  );
+
+  function facts(row: Row, run: Run): DashboardRunFacts {
+    const latest = latestNodeEvent.get(run.id) as { step_name: string; event_type: string } | undefined;
+    const outcomes = nodeOutcomes.get(run.id) as { completed: number | null; failed: number | null };
+    const total = Number(row.total_steps ?? 0);
+    return {
+      codebase_name: (row.codebase_name as string | null) ?? null,
+      platform_type: (row.platform_type as string | null) ?? null,
+      worker_platform_id: run.conversation_id,
+      parent_platform_id: run.metadata.parent_conversation_id ?? null,
+      current_step_name: latest?.step_name ?? null,
+      current_step_status: latest ? (nodeEventStatus[latest.event_type] ?? null) : null,
+      total_steps: total,
+      agents_completed: outcomes.completed ?? 0,
+      agents_failed: outcomes.failed ?? 0,
+      agents_total: total,
+    };
+  }
+
+  return {
+    /** One page after `cursor`, and the cursor of its last run when another page may follow. */
+    page(query: RunListQuery & { cursor?: RunCursor }): { runs: Run[]; nextCursor: RunCursor | null } {
+      const filter = runFilter(query, { status: true });
+      if (query.cursor) {
+        // Spelled as a range on created_at, so the index serves it; rowid breaks ties in a millisecond.
+        filter.where.push('created_at <= @cursorAt AND (created_at < @cursorAt OR rowid < @cursorRowid)');
+        filter.params.cursorAt = query.cursor.createdAt;
+        filter.params.cursorRowid = query.cursor.rowid;
+      }
+      const rows = statement(
+        `SELECT rowid AS page_rowid, * FROM workflow_runs ${whereClause(filter)}
+         ORDER BY created_at DESC, rowid DESC LIMIT @limit`,
+      ).all({ ...filter.params, limit: query.limit + 1 }) as Row[];
+      const more = rows.length > query.limit;
+      const kept = rows.slice(0, query.limit);
+      const last = kept.at(-1);
+      return {
+        runs: kept.map(toRun),
+        nextCursor: more && last ? { createdAt: last.created_at as string, rowid: last.page_rowid as number } : null,
+      };
+    },
+
+    dashboard(query: DashboardRunQuery): { runs: DashboardRun[]; total: number; counts: DashboardCounts } {
+      const filter = runFilter(query, { status: true });
+      // The page's row ids come from the index alone; only those rows are read and joined.
+      const rows = statement(
+        `WITH page AS (
+           SELECT rowid AS page_rowid FROM workflow_runs ${whereClause(filter)}
+           ORDER BY created_at DESC, rowid DESC LIMIT @limit OFFSET @offset)
+         SELECT r.*, c.name AS codebase_name, conv.platform_type AS platform_type,
+                COALESCE(json_array_length(r.definition, '$.nodes'), 0) AS total_steps
+         FROM page JOIN workflow_runs r ON r.rowid = page.page_rowid
+         LEFT JOIN codebases c ON c.id = r.codebase_id
+         LEFT JOIN conversations conv ON conv.platform_conversation_id = r.conversation_id
+         ORDER BY r.created_at DESC, r.rowid DESC`,
+      ).all({ ...filter.params, limit: query.limit, offset: query.offset }) as Row[];
+
+      const countFilter = runFilter(query, { status: false });
+      // Without filters (the status one aside) the trigger-kept counts answer; otherwise count the subset.
+      const byStatus = (
+        countFilter.where.length === 0
+          ? statement('SELECT status, n FROM workflow_run_counts').all()
+          : statement(`SELECT status, COUNT(*) AS n FROM workflow_runs ${whereClause(countFilter)} GROUP BY status`).all(countFilter.params)
+      ) as { status: string; n: number }[];
+      const counts = { all: 0, ...Object.fromEntries(runStatusSchema.options.map((s) => [s, 0])) } as DashboardCounts;
+      for (const { status, n } of byStatus) {
+        counts.all += n;
+        if (Object.hasOwn(counts, status)) counts[status as keyof DashboardCounts] = n;
+      }
+      const total = query.status ? counts[query.status] : counts.all;
+      return {
+        runs: rows.map((row) => {
+          const run = toRun(row);
+          return { ...run, ...facts(row, run) };
+        }),
+        total,
+        counts,
+      };
+    },
+  };
+}

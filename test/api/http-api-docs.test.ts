@@ -1,0 +1,51 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { makeTestApp, type TestApp } from '../helpers/app.js';
+import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
+import { newRun } from '../store/fixtures.js';
+
+/** The examples of docs/http-api.md for the run-start, dashboard, artifacts and update-check answers have the real answers' keys. */
+
+const doc = readFileSync(new URL('../../docs/http-api.md', import.meta.url), 'utf8');
+
+/** The first ```json block after `heading`. */
+function example(heading: string): Record<string, any> {
+  const at = doc.indexOf(heading);
+  expect(at, heading).toBeGreaterThan(-1);
+  const match = /```json\n([\s\S]*?)\n```/.exec(doc.slice(at));
+  return JSON.parse(match![1]!.replace(/"…": "every run field",\s*/, '')) as Record<string, any>;
+}
+
+let home: TempHome;
+let t: TestApp;
+beforeEach(async () => {
+  home = await makeTempHome();
+  t = await makeTestApp(home, { version: '0.1.0' });
+});
+afterEach(async () => {
+  await home.close();
+});
+
+it('shows the update-check answer of a source build exactly', async () => {
+  expect((await t.app.inject({ url: '/api/update-check' })).json()).toEqual(example('### `GET /api/update-check`'));
+});
+
+it('shows the dashboard answer with the real keys of a run, its facts, and the counts', async () => {
+  await t.writer.createRun(newRun());
+  const real = (await t.app.inject({ url: '/api/dashboard/runs' })).json();
+  const shown = example('### `GET /api/dashboard/runs`');
+  expect(Object.keys(shown).sort()).toEqual(Object.keys(real).sort());
+  expect(Object.keys(shown.counts).sort()).toEqual(Object.keys(real.counts).sort());
+  const facts = Object.keys(shown.runs[0]).filter((k) => !['id', 'workflow_name', 'status'].includes(k));
+  expect(Object.keys(real.runs[0])).toEqual(expect.arrayContaining(facts));
+});
+
+it('shows the artifacts listing and the run-start answer with the real keys', async () => {
+  const listing = example('### `GET /api/runs/{runId}/artifacts`');
+  expect(Object.keys(listing.files[0]).sort()).toEqual(['modifiedAt', 'path', 'size']);
+  await import('../helpers/workflows.js').then(({ writeHomeWorkflow }) =>
+    writeHomeWorkflow(home, 'plain', 'name: plain\ndescription: p\nnodes:\n  - id: a\n    bash: "true"\n'),
+  );
+  const started = (await t.app.inject({ method: 'POST', url: '/api/workflows/plain/run', payload: {} })).json();
+  expect(Object.keys(example('Answer (every field always present):')).sort()).toEqual(Object.keys(started).sort());
+});
