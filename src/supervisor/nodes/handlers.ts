@@ -10,12 +10,14 @@ import { UnsupportedNodeHandler } from './unsupported.js';
  */
 export function createNodeHandlers(deps: {
   exec: NodeHandler;
+  agent: NodeHandler;
   store: Store;
   run: Pick<Run, 'id' | 'conversation_id'>;
 }): NodeHandlerSet {
   const unsupported = new UnsupportedNodeHandler({ store: deps.store, run: deps.run });
   const byAction: Record<PlannedNode['action']['type'], NodeHandler> = {
     exec: deps.exec,
+    agent: deps.agent,
     unsupported,
   };
   return { handlerFor: (node) => byAction[node.action.type] };

@@ -2,7 +2,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Run } from '../../store/schemas/run.js';
 import { decideWhen } from '../../workflow/condition-evaluate.js';
-import { bodyEnvironment, conditionLookup, substituteShell, type SubstitutionContext } from '../../workflow/substitute.js';
+import { bodyEnvironment, conditionLookup, substitutePrompt, substituteShell, type SubstitutionContext } from '../../workflow/substitute.js';
+import { loadCommand } from '../../workflow/commands.js';
+import { defaultLocations } from '../../workflow/locations.js';
+import { resolveHome } from '../../shared/paths.js';
+import type { PreparePrompt } from '../nodes/agent.js';
 import type { VariableValues } from '../../workflow/variables.js';
 import type { PrepareExec } from '../nodes/exec.js';
 import type { NodeTable } from './node-table.js';
@@ -19,6 +23,8 @@ export interface RunContextInput {
   declaredInputs: readonly string[];
   artifactsDir: string;
   homeScripts: string;
+  /** `$CAIRN_HOME`, where command files are looked up after the project's (default: resolved from the environment). */
+  home?: string;
 }
 
 /**
@@ -29,7 +35,7 @@ export interface RunContextInput {
 export function createRunContext(
   input: RunContextInput,
   table: NodeTable,
-): { prepare: PrepareExec; checkCondition: CheckCondition } {
+): { prepare: PrepareExec; preparePrompt: PreparePrompt; checkCondition: CheckCondition } {
   const variables: VariableValues = {
     ARGUMENTS: input.run.user_message,
     USER_MESSAGE: input.run.user_message,
@@ -64,6 +70,23 @@ export function createRunContext(
       : { ok: false, error: `Node '${node.id}': ${result.error.message}` };
   };
 
+  // A command node's prompt is its command file, read at each attempt (project, home, bundled),
+  // then substituted like an inline prompt: every reference becomes plain text.
+  const preparePrompt: PreparePrompt = (node) => {
+    if (node.action.type !== 'agent') return { ok: false, error: `Node '${node.id}' is not an AI node` };
+    const source = node.action.source;
+    let text: string;
+    if (source.kind === 'inline') {
+      text = source.prompt;
+    } else {
+      const loaded = loadCommand(defaultLocations(input.home ?? resolveHome()), input.run.working_path ?? undefined, source.name);
+      if (!loaded.ok) return { ok: false, error: `Node '${node.id}': ${loaded.message}` };
+      text = loaded.text;
+    }
+    const result = substitutePrompt(text, context(node.id));
+    return result.ok ? { ok: true, prompt: result.text } : { ok: false, error: `Node '${node.id}': ${result.error.message}` };
+  };
+
   const checkCondition: CheckCondition = (node) => {
     if (node.when === undefined) return undefined;
     const decision = decideWhen(node.when, conditionLookup(context(node.id)));
@@ -74,5 +97,5 @@ export function createRunContext(
       : { reason: 'when_condition_parse_error', cause: { kind: 'condition_parse_error', expr: decision.skip.expr } };
   };
 
-  return { prepare, checkCondition };
+  return { prepare, preparePrompt, checkCondition };
 }
