@@ -25,7 +25,9 @@ export const concurrencyViewSchema = z.object({
   active: z.number().int().describe('Node attempts in flight now'),
   queued: z.number().int().describe('Ready node attempts waiting for a slot'),
   runs: z.number().int().describe('Runs the supervisor is driving'),
-  perProvider: z.record(z.string(), z.object({ active: z.number().int(), queued: z.number().int() })),
+  perProvider: z
+    .record(z.string(), z.object({ active: z.number().int(), queued: z.number().int(), limit: z.number().int().optional() }))
+    .describe('Per provider: attempts in flight, nodes waiting for a slot, and the limit from concurrency.providers.<id> (absent: none)'),
   supervisor: supervisorStatusSchema,
   activeConversationIds: z.array(z.string()).describe('Conversations (platform ids) with a chat turn being carried out'),
   queuedTotal: z.number().int().describe('Chat turns waiting (behind a turn of their conversation, or for a slot)'),

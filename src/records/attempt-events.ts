@@ -5,9 +5,10 @@ import { markInterrupted } from './interrupted.js';
 import { completedState, failedState, startedState, suspendedState } from './lifecycle.js';
 import type { OutputInput } from './output-preview.js';
 import type { CheckoutObservation } from './schemas/checkout-observation.js';
-import type { Diagnostics, Invocation } from './schemas/execution-record.js';
+import type { Binding, Diagnostics, Invocation } from './schemas/execution-record.js';
 import type { NodeDescriptor } from './schemas/node-descriptor.js';
-import type { FailureKind, SuspensionPoint } from './schemas/node-lifecycle.js';
+import type { FailureKind, ProviderFailure, SuspensionPoint } from './schemas/node-lifecycle.js';
+import type { Spend } from './schemas/node-spend.js';
 import { notApplicableSpend } from './spend.js';
 import { persistedStream, STDERR_DATA_KEY, type StreamInput } from './stream-log.js';
 
@@ -32,6 +33,12 @@ export interface AttemptRef {
   startedAt: string;
   /** The checkout as this attempt found it (`attempt.checkoutStart`); the invocation's is on `invocation`. */
   attemptCheckout?: CheckoutObservation;
+  /** Provider and model facts of an AI attempt; omitted: no provider (`{}`). */
+  binding?: Binding;
+  /** The attempt's spend; omitted: no provider call (every value `not_applicable`). */
+  spend?: Spend;
+  /** The provider's full session id: in the record, never in its public metadata. */
+  sessionId?: string;
 }
 
 /**
@@ -52,6 +59,8 @@ export type AttemptEnding =
       retryable?: boolean;
       /** Cut short by a shutdown or a supervisor's death: the node runs again later. */
       interrupted?: boolean;
+      /** The provider's own account of the failure (AI attempts). */
+      providerFailure?: ProviderFailure;
     };
 
 /** `node_started`; `pid` (the child's process group) lets a later supervisor kill an orphan. */
@@ -71,6 +80,7 @@ export function attemptEndedEvent(ref: AttemptRef, ending: AttemptEnding, durati
   const lifecycle = failedState(ending.error, {
     ...(ending.retryable === false ? { retryable: false as const } : {}),
     ...(ending.failureKind !== undefined ? { failureKind: ending.failureKind } : {}),
+    ...(ending.providerFailure !== undefined ? { providerFailure: ending.providerFailure } : {}),
   });
   const event: NewRunEvent = {
     ...nodeEventOf(buildExecutionRecord({ ...base, lifecycle, ...(ending.output !== undefined ? { output: ending.output } : {}) })),
@@ -116,7 +126,9 @@ function recordBase(ref: AttemptRef, durationMs?: number): Omit<ExecutionRecordI
       ...(ref.attemptCheckout !== undefined ? { checkoutStart: ref.attemptCheckout } : {}),
     },
     timing: durationMs === undefined ? { startedAt: ref.startedAt } : { startedAt: ref.startedAt, durationMs },
-    spend: notApplicableSpend(),
+    spend: ref.spend ?? notApplicableSpend(),
     accounting: 'node',
+    ...(ref.binding !== undefined ? { binding: ref.binding } : {}),
+    ...(ref.sessionId !== undefined ? { sessionId: ref.sessionId } : {}),
   };
 }

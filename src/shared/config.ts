@@ -3,6 +3,7 @@ import { parse } from 'yaml';
 import { z } from 'zod';
 import { loadAddressSettings, positiveIntFromEnv, type AddressSettings } from './env-settings.js';
 import { CairnError } from './errors.js';
+import { assistantConfigSchema, resolveProviderSettings, type ProviderSettings } from './providers/provider-settings.js';
 
 export { DEFAULT_PORT } from './env-settings.js';
 
@@ -13,9 +14,13 @@ const installConfigSchema = z
       .object({
         max: z.number().int().positive().optional(),
         perRun: z.number().int().positive().optional(),
+        /** Attempts in flight per provider id, at most (on top of the global and per-run limits). */
+        providers: z.record(z.string(), z.number().int().positive()).optional(),
       })
       .partial()
       .optional(),
+    defaultAssistant: z.string().trim().min(1).optional(),
+    assistants: z.record(z.string(), assistantConfigSchema).optional(),
   })
   .loose();
 
@@ -24,6 +29,8 @@ export const DEFAULT_MAX_CONCURRENCY = 8;
 export interface Settings extends AddressSettings {
   maxConcurrency: number;
   perRunConcurrency: number;
+  /** AI providers: default assistant, models, connections, per-provider limits, watchdogs. */
+  providers: ProviderSettings;
 }
 
 function readInstallConfig(path: string): z.infer<typeof installConfigSchema> {
@@ -60,5 +67,13 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     ...address,
     maxConcurrency,
     perRunConcurrency: Math.min(perRun, maxConcurrency),
+    providers: resolveProviderSettings(
+      {
+        ...(file.defaultAssistant !== undefined ? { defaultAssistant: file.defaultAssistant } : {}),
+        ...(file.assistants !== undefined ? { assistants: file.assistants } : {}),
+        ...(file.concurrency?.providers !== undefined ? { providerLimits: file.concurrency.providers } : {}),
+      },
+      env,
+    ),
   };
 }

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { checkoutObservationSchema } from '../records/schemas/checkout-observation.js';
 import { execRuntimeSchema } from '../records/schemas/node-descriptor.js';
+import { effortSchema } from '../records/schemas/execution-record.js';
+import { providerFailureSchema } from '../records/schemas/node-lifecycle.js';
+import { providerIdSchema } from '../shared/providers/registry.js';
 import { storeConfigSchema } from '../store/store-config.js';
 
 /**
@@ -50,8 +53,50 @@ export const execAttemptTaskSchema = z.object({
 });
 export type ExecAttemptTask = z.input<typeof execAttemptTaskSchema>;
 
-export const attemptTaskSchema = execAttemptTaskSchema;
-export type AttemptTask = ExecAttemptTask;
+/** One attempt of an AI node (`prompt` / `command`), its prompt substituted and its binding resolved. */
+export const agentAttemptTaskSchema = z.object({
+  kind: z.literal('agent'),
+  store: storeConfigSchema,
+  runId: z.string(),
+  conversationId: z.string(),
+  path: z.string(),
+  nodeId: z.string(),
+  /** `inline` for a prompt node, `command` (with its file's name) for a command node. */
+  source: z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('inline') }),
+    z.object({ kind: z.literal('command'), name: z.string() }),
+  ]),
+  invocation: execAttemptTaskSchema.shape.invocation,
+  attempt: execAttemptTaskSchema.shape.attempt,
+  prompt: z.string(),
+  provider: providerIdSchema,
+  /** The model asked for, as resolved from node, workflow and config; absent: the provider's default. */
+  model: z.string().optional(),
+  effort: effortSchema.optional(),
+  outputFormat: z.record(z.string(), z.unknown()).optional(),
+  systemPrompt: z.string().optional(),
+  cwd: z.string(),
+  /** How to reach the provider. Holds the credential: never logged, never recorded. */
+  connection: z.object({
+    baseUrl: z.string().optional(),
+    apiKey: z.string().optional(),
+    binaryPath: z.string().optional(),
+    env: z.record(z.string(), z.string()).optional(),
+  }),
+  /** The first-event watchdog: no chunk from the provider this long after the start fails the attempt. */
+  firstEventTimeoutMs: z.number().int().positive(),
+  /** The idle watchdog: no chunk for this long after the first fails the attempt. */
+  idleTimeoutMs: z.number().int().positive(),
+  killGraceMs: z.number().int().nonnegative(),
+  outputSpillDir: z.string(),
+  artifactsDir: z.string().optional(),
+  /** The attempt's own folder (its prompt file), under the run's artifacts. */
+  scratchDir: z.string(),
+});
+export type AgentAttemptTask = z.input<typeof agentAttemptTaskSchema>;
+
+export const attemptTaskSchema = z.discriminatedUnion('kind', [execAttemptTaskSchema, agentAttemptTaskSchema]);
+export type AttemptTask = ExecAttemptTask | AgentAttemptTask;
 
 /**
  * `completed` / `failed`: the attempt ran to its own end. `cancelled`: it was stopped by a user's
@@ -89,6 +134,8 @@ export const attemptResultSchema = z.object({
   interrupted: z.boolean().optional(),
   /** The checkout as this attempt found it (recorded as its `checkoutStart`). */
   checkoutStart: checkoutObservationSchema.optional(),
+  /** AI attempts: the provider's own account of a failure (its `retryAfterMs` delays the retry). */
+  providerFailure: providerFailureSchema.optional(),
 });
 export type AttemptResult = z.infer<typeof attemptResultSchema>;
 

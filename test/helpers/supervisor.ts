@@ -28,8 +28,11 @@ export interface SupervisorHarness {
 }
 
 /** A real supervisor (real store, real Piscina pool over the built task file) in this process. */
-export async function startSupervisor(home: TempHome, opts: { limit?: number; id?: string } = {}): Promise<SupervisorHarness> {
-  const settings = { ...loadSettings({ CAIRN_HOME: home.home }), maxConcurrency: opts.limit ?? 4, perRunConcurrency: opts.limit ?? 4 };
+export async function startSupervisor(
+  home: TempHome,
+  opts: { limit?: number; id?: string; env?: Record<string, string> } = {},
+): Promise<SupervisorHarness> {
+  const settings = { ...loadSettings({ CAIRN_HOME: home.home, ...opts.env }), maxConcurrency: opts.limit ?? 4, perRunConcurrency: opts.limit ?? 4 };
   const store = home.openStore();
   const { supervisor, pool } = createSupervisorRuntime({
     store,

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readProjectWorktreeEnabled } from '../../src/workflow/project-worktree.js';
+import { loadSettings } from '../../src/shared/config.js';
 import { docYamlBlocks, isMapping, isSubset, rawNodes } from './doc-yaml-blocks.js';
 import { makeTempProject, workflowYaml, type TempProject } from './temp-project.js';
 
@@ -23,6 +24,9 @@ const fixtureNodes = fixtures.flatMap((f) => rawNodes(f.raw));
 const blocks = docYamlBlocks(docs, 'docs');
 
 const isConfigBlock = (v: Record<string, unknown>) => Object.keys(v).every((k) => ['workflows', 'commands'].includes(k));
+/** An install config block of docs/providers.md (`$CAIRN_HOME/config.yaml`). */
+const isProviderConfigBlock = (v: Record<string, unknown>, where: string) =>
+  where.startsWith('docs/providers.md') && Object.keys(v).every((k) => ['defaultAssistant', 'assistants', 'concurrency'].includes(k));
 /** A project config block of docs/worktrees.md: `worktree.enabled` only. */
 const isWorktreeConfigBlock = (v: Record<string, unknown>, where: string) =>
   where.startsWith('docs/worktrees.md') && Object.keys(v).length === 1 && 'worktree' in v && !('name' in v);
@@ -58,6 +62,17 @@ describe('the yaml blocks of docs/', () => {
       const enabled = (part.worktree as { enabled?: unknown }).enabled;
       expect(typeof enabled).toBe('boolean');
       expect(await readProjectWorktreeEnabled(t.cwd)).toBe(enabled);
+      return;
+    }
+    if (isProviderConfigBlock(part, where)) {
+      // An install config example: it loads, and says what the page says it does.
+      writeFileSync(join(t.cwd, 'config.yaml'), block.text);
+      const settings = loadSettings({ CAIRN_HOME: t.cwd });
+      expect(settings.providers.defaultAssistant).toBe(part.defaultAssistant);
+      expect(settings.providers.limits).toEqual((part.concurrency as { providers?: unknown }).providers ?? {});
+      expect(settings.providers.connections['openai-compatible']?.baseUrl).toBe(
+        (part.assistants as Record<string, { baseUrl?: string }>)['openai-compatible']?.baseUrl,
+      );
       return;
     }
     if (isConfigBlock(part)) {

@@ -7,7 +7,8 @@ export const concurrencySnapshotSchema = z.object({
   active: z.number().int().nonnegative(),
   queued: z.number().int().nonnegative(),
   runs: z.number().int().nonnegative(),
-  perProvider: z.record(z.string(), z.object({ active: z.number().int(), queued: z.number().int() })),
+  /** Per provider: attempts in flight, nodes waiting in line, and the configured limit (absent: none). */
+  perProvider: z.record(z.string(), z.object({ active: z.number().int(), queued: z.number().int(), limit: z.number().int().optional() })),
 });
 export type ConcurrencySnapshot = z.infer<typeof concurrencySnapshotSchema>;
 

@@ -5,15 +5,15 @@ import type { Logger } from '../../shared/log.js';
 import type { StoreConfig } from '../../store/store-config.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
-import type { AttemptResult, ExecAttemptTask } from '../../worker/attempt-protocol.js';
+import type { AttemptResult, AttemptTask, ExecAttemptTask } from '../../worker/attempt-protocol.js';
 import type { AttemptOutcome, NodeAttempt, NodeHandler } from '../run/node-handler.js';
 import type { PlannedNode } from '../run/run-plan.js';
 import type { VariableValues } from '../../workflow/variables.js';
 import { attemptRefOf, recordRefusedAttempt } from './attempt-records.js';
 
-/** Runs one exec attempt in a worker (the Piscina pool in production). */
+/** Runs one attempt in a worker (the Piscina pool in production). */
 export interface AttemptRunner {
-  runAttempt(task: ExecAttemptTask, opts: { signal: AbortSignal }): Promise<AttemptResult>;
+  runAttempt(task: AttemptTask, opts: { signal: AbortSignal }): Promise<AttemptResult>;
 }
 
 /** Turns an exec node's source into what the worker runs, or explains why it cannot run. */

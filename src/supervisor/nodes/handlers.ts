@@ -14,6 +14,7 @@ import { WaitNodeHandler } from './wait.js';
  */
 export function createNodeHandlers(deps: {
   exec: NodeHandler;
+  agent: NodeHandler;
   store: Store;
   run: Pick<Run, 'id' | 'conversation_id' | 'metadata'>;
   substituteText: SubstituteText;
@@ -24,6 +25,7 @@ export function createNodeHandlers(deps: {
     gate: new GateNodeHandler({ store, run, substituteText, exec: deps.exec }),
     halt: new HaltNodeHandler({ store, run, substituteText }),
     wait: new WaitNodeHandler({ store, run, substituteText }),
+    agent: deps.agent,
     unsupported: new UnsupportedNodeHandler({ store, run }),
   };
   return { handlerFor: (node) => byAction[node.action.type] };

@@ -5,6 +5,7 @@ import type { Store, StoreConfig } from '../../store/open-store.js';
 import { createWorkerPool, type WorkerPool } from '../../worker/pool/pool.js';
 import { createSchedulerFactory } from '../run/scheduler-factory.js';
 import { AttemptLimiter } from './limits.js';
+import { ProviderSlots } from './provider-limits.js';
 import { RUN_LEASE_MS } from './run-registry.js';
 import { Supervisor } from './supervisor.js';
 
@@ -43,14 +44,16 @@ export function createSupervisorRuntime(opts: {
     log,
   });
   const limiter = new AttemptLimiter(limit);
+  const providerSlots = new ProviderSlots(settings.providers.limits);
   const supervisor = new Supervisor({
     store,
     limiter,
+    providerSlots,
     perRunLimit: settings.perRunConcurrency,
     log,
     paths: settings.paths,
     schedulers: createSchedulerFactory({
-      store, storeConfig: opts.storeConfig, pool, limiter, settings, log, lockLeaseMs: opts.runLeaseMs ?? RUN_LEASE_MS,
+      store, storeConfig: opts.storeConfig, pool, limiter, providerSlots, settings, log, lockLeaseMs: opts.runLeaseMs ?? RUN_LEASE_MS,
     }),
     // In-process: chat turns are few and short, and the supervisor keeps no catalog thread.
     chat: { catalog: WorkflowCatalog.forHome(settings.home, { threadFile: null }), clock: Date.now },

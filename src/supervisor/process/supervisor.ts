@@ -8,6 +8,7 @@ import { JobRunner, type JobRunnerOptions } from '../jobs/job-runner.js';
 import type { JobContext } from '../jobs/job-handler.js';
 import type { SchedulerFactory } from '../run/scheduler-factory.js';
 import { AttemptLimiter } from './limits.js';
+import type { ProviderSlots } from './provider-limits.js';
 import { goneSupervisors, livenessHere } from './liveness.js';
 import { RunRegistry } from './run-registry.js';
 
@@ -22,6 +23,8 @@ export interface SupervisorDeps {
   store: Store;
   schedulers: SchedulerFactory;
   limiter: AttemptLimiter;
+  /** Per-provider limits (their live figures go into the heartbeat). */
+  providerSlots?: ProviderSlots;
   perRunLimit: number;
   log: Logger;
   /** The home's paths: a deleted run's folder is removed from them. */
@@ -196,7 +199,7 @@ export class Supervisor {
         // Attempts waiting for a global slot, plus ready nodes held back by their run's own limit.
         queued: limiter.queued + this.runs.all().reduce((sum, run) => sum + run.queuedNodes, 0),
         runs: this.runs.size,
-        perProvider: {},
+        perProvider: this.deps.providerSlots?.stats() ?? {},
       },
     });
   }

@@ -4,6 +4,10 @@ import type { Run } from '../../store/schemas/run.js';
 import { ATTACHMENTS_FOLDER } from '../../store/schemas/run-attachment.js';
 import { decideWhen } from '../../workflow/condition-evaluate.js';
 import { bodyEnvironment, conditionLookup, substitutePrompt, substituteShell, type SubstitutionContext } from '../../workflow/substitute.js';
+import { loadCommand } from '../../workflow/commands.js';
+import { defaultLocations } from '../../workflow/locations.js';
+import { resolveHome } from '../../shared/paths.js';
+import type { PreparePrompt } from '../nodes/agent.js';
 import type { VariableValues } from '../../workflow/variables.js';
 import type { PrepareExec } from '../nodes/exec.js';
 import type { NodeTable } from './node-table.js';
@@ -23,6 +27,8 @@ export interface RunContextInput {
   declaredInputs: readonly string[];
   artifactsDir: string;
   homeScripts: string;
+  /** `$CAIRN_HOME`, where command files are looked up after the project's (default: resolved from the environment). */
+  home?: string;
 }
 
 /**
@@ -33,7 +39,7 @@ export interface RunContextInput {
 export function createRunContext(
   input: RunContextInput,
   table: NodeTable,
-): { prepare: PrepareExec; checkCondition: CheckCondition; substituteText: SubstituteText } {
+): { prepare: PrepareExec; preparePrompt: PreparePrompt; checkCondition: CheckCondition; substituteText: SubstituteText } {
   const variables: VariableValues = {
     ARGUMENTS: input.run.user_message,
     USER_MESSAGE: input.run.user_message,
@@ -69,6 +75,23 @@ export function createRunContext(
       : { ok: false, error: `Node '${node.id}': ${result.error.message}` };
   };
 
+  // A command node's prompt is its command file, read at each attempt (project, home, bundled),
+  // then substituted like an inline prompt: every reference becomes plain text.
+  const preparePrompt: PreparePrompt = (node) => {
+    if (node.action.type !== 'agent') return { ok: false, error: `Node '${node.id}' is not an AI node` };
+    const source = node.action.source;
+    let text: string;
+    if (source.kind === 'inline') {
+      text = source.prompt;
+    } else {
+      const loaded = loadCommand(defaultLocations(input.home ?? resolveHome()), input.run.working_path ?? undefined, source.name);
+      if (!loaded.ok) return { ok: false, error: `Node '${node.id}': ${loaded.message}` };
+      text = loaded.text;
+    }
+    const result = substitutePrompt(text, context(node.id));
+    return result.ok ? { ok: true, prompt: result.text } : { ok: false, error: `Node '${node.id}': ${result.error.message}` };
+  };
+
   const checkCondition: CheckCondition = (node) => {
     if (node.when === undefined) return undefined;
     const decision = decideWhen(node.when, conditionLookup(context(node.id)));
@@ -84,5 +107,5 @@ export function createRunContext(
     return result.ok ? { ok: true, text: result.text } : { ok: false, error: `Node '${node.id}': ${result.error.message}` };
   };
 
-  return { prepare, checkCondition, substituteText };
+  return { prepare, preparePrompt, checkCondition, substituteText };
 }

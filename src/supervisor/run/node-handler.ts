@@ -33,7 +33,15 @@ export interface NodeAttempt {
  */
 export type AttemptOutcome =
   | { status: 'completed'; output: string }
-  | { status: 'failed'; error: string; failureKind: string }
+  | {
+      status: 'failed';
+      error: string;
+      failureKind: string;
+      /** `false`: never retried, whatever the policy (bad credentials, no quota ...). */
+      retryable?: boolean;
+      /** The provider asked to wait this long before trying again. */
+      retryAfterMs?: number;
+    }
   | { status: 'cancelled' }
   | { status: 'not_started' }
   /** Waits for a person (an approval gate, an interactive loop): the run pauses once nothing else can run. */

@@ -126,7 +126,11 @@ export async function restoreRun(
       }
     } else if (snap.status === 'failed' && !isInterrupted(bySeq.get(snap.lastSeq)?.data)) {
       const failure = snap.lifecycle?.status === 'failed' ? snap.lifecycle : undefined;
-      const retry = decideRetry(node.retry, { failureKind: failure?.failureKind }, snap.attemptsStarted);
+      const retry = decideRetry(
+        node.retry,
+        { failureKind: failure?.failureKind, retryable: failure?.retryable, retryAfterMs: failure?.providerFailure?.retryAfterMs },
+        snap.attemptsStarted,
+      );
       if (retry.retry) {
         // It was waiting out its retry delay when its supervisor stopped: it waits what is left.
         const failedAt = Date.parse(bySeq.get(snap.lastSeq)?.created_at ?? '') || Date.now();

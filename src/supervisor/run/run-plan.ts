@@ -4,6 +4,7 @@ import { topologicalOrder } from '../../workflow/graph.js';
 import { scanReferences } from '../../workflow/references.js';
 import { DEFAULT_ON_REJECT_MAX_ATTEMPTS, DEFAULT_RETRY_DELAY_MS, type TriggerRule } from '../../workflow/node-blocks.js';
 import type { WorkflowNode } from '../../workflow/node-schema.js';
+import type { Effort } from '../../workflow/node-blocks.js';
 import type { WorkflowDefinition } from '../../workflow/workflow-schema.js';
 
 /**
@@ -34,6 +35,21 @@ export interface ExecAction {
   timeoutMs: number;
 }
 
+/** A `prompt:` or `command:` node: one provider call per attempt (supervisor/nodes/agent.ts). */
+export interface AgentAction {
+  type: 'agent';
+  /** The prompt text (before substitution), or the command file to load. */
+  source: { kind: 'inline'; prompt: string } | { kind: 'command'; name: string };
+  /** The node's own `provider` / `model` (the binding is resolved with the workflow's and config's). */
+  provider: string | undefined;
+  model: string | undefined;
+  effort: Effort | undefined;
+  outputFormat: Record<string, unknown> | undefined;
+  systemPrompt: string | undefined;
+  /** The node's `idle_timeout`, when it sets one. */
+  idleTimeoutMs: number | undefined;
+}
+
 /** An `approval:` gate: suspends for a person's answer (see supervisor/nodes/gate.ts). */
 export interface GateAction {
   type: 'gate';
@@ -59,7 +75,7 @@ export interface WaitAction {
   message?: string;
 }
 
-export type NodeAction = ExecAction | GateAction | HaltAction | WaitAction | UnsupportedAction;
+export type NodeAction = ExecAction | AgentAction | GateAction | HaltAction | WaitAction | UnsupportedAction;
 
 export interface UnsupportedAction {
   type: 'unsupported';
@@ -85,6 +101,12 @@ export interface RunPlan {
 }
 
 export const DEFAULT_EXEC_TIMEOUT_MS = 120_000;
+
+/**
+ * AI nodes without a `retry:` block still retry what retrying can fix (transient, rate-limited
+ * and overloaded failures): 3 attempts in all, 3 s base delay doubling, as upstream.
+ */
+export const DEFAULT_AI_RETRY: RetryPolicy = { maxAttempts: 3, delayMs: DEFAULT_RETRY_DELAY_MS, onError: 'transient' };
 
 /** Compiles the definition snapshot of a run (already validated when the run was created). */
 export function compileRunPlan(definition: WorkflowDefinition): RunPlan {
@@ -124,12 +146,26 @@ function planNode(node: WorkflowNode): PlannedNode {
             delayMs: node.retry.delay_ms ?? DEFAULT_RETRY_DELAY_MS,
             onError: node.retry.on_error ?? 'transient',
           }
-        : undefined,
+        : 'prompt' in node || 'command' in node
+          ? DEFAULT_AI_RETRY
+          : undefined,
     alwaysRun: 'always_run' in node && node.always_run === true,
   };
 }
 
 function actionOf(node: WorkflowNode, descriptor: NodeDescriptor): NodeAction {
+  if ('prompt' in node || 'command' in node) {
+    return {
+      type: 'agent',
+      source: 'prompt' in node ? { kind: 'inline', prompt: node.prompt } : { kind: 'command', name: node.command },
+      provider: node.provider,
+      model: node.model,
+      effort: node.effort,
+      outputFormat: node.output_format,
+      systemPrompt: node.systemPrompt,
+      idleTimeoutMs: node.idle_timeout,
+    };
+  }
   if ('bash' in node) {
     return { type: 'exec', runtime: 'sh', legacyType: 'bash', source: node.bash, deps: [], timeoutMs: node.timeout ?? DEFAULT_EXEC_TIMEOUT_MS };
   }

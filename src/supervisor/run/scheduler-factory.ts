@@ -7,6 +7,8 @@ import { validateStoredDefinition } from '../../workflow/validate-definition.js'
 import type { WorkflowDefinition } from '../../workflow/workflow-schema.js';
 import { ExecNodeHandler, type AttemptRunner } from '../nodes/exec.js';
 import { createNodeHandlers } from '../nodes/handlers.js';
+import { AgentNodeHandler, bindingOf } from '../nodes/agent.js';
+import type { ProviderSlots } from '../process/provider-limits.js';
 import type { AttemptLimiter } from '../process/limits.js';
 import { createRunContext } from './node-context.js';
 import { NodeEventFactory } from './node-events.js';
@@ -43,6 +45,8 @@ export interface SchedulerFactoryDeps {
   storeConfig: StoreConfig;
   pool: AttemptRunner;
   limiter: AttemptLimiter;
+  /** Per-provider limits, shared by every run of the supervisor. */
+  providerSlots?: ProviderSlots;
   settings: Settings;
   log: Logger;
   /** The lease of a run's worktree lock: the run lease (RUN_LEASE_MS by default); the heartbeat renews both. */
@@ -80,11 +84,12 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
         })
       : undefined;
     const table = new NodeTable(plan, restored?.nodes);
-    const { prepare, checkCondition, substituteText } = createRunContext(
-      { run, declaredInputs: Object.keys(definition.inputs ?? {}), artifactsDir, homeScripts: paths.scripts },
+    const { prepare, preparePrompt, checkCondition, substituteText } = createRunContext(
+      { run, declaredInputs: Object.keys(definition.inputs ?? {}), artifactsDir, homeScripts: paths.scripts, home: paths.home },
       table,
     );
     const log = deps.log.child({ runId: run.id });
+    const workflow = { provider: definition.provider, model: definition.model };
     const handlers = createNodeHandlers({
       exec: new ExecNodeHandler({
         store: deps.store,
@@ -98,11 +103,29 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
         killGraceMs: KILL_GRACE_MS,
         log,
       }),
+      agent: new AgentNodeHandler({
+        store: deps.store,
+        storeConfig: deps.storeConfig,
+        run,
+        pool: deps.pool,
+        preparePrompt,
+        workflow,
+        providers: deps.settings.providers,
+        workingPath,
+        artifactsDir,
+        killGraceMs: KILL_GRACE_MS,
+        log,
+      }),
       store: deps.store,
       run,
       substituteText,
     });
+    const providerOf = (node: Parameters<typeof bindingOf>[0]) => {
+      const binding = bindingOf(node, workflow, deps.settings.providers);
+      return binding?.ok ? binding.provider : undefined;
+    };
     const scheduler = new RunScheduler(run, plan, table, {
+      ...(deps.providerSlots ? { providerSlots: deps.providerSlots, providerOf } : {}),
       store: deps.store,
       limiter: deps.limiter,
       handlers,

@@ -5,6 +5,7 @@ import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
 import type { Run, RunStatus } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
 import type { AttemptLimiter } from '../process/limits.js';
+import type { ProviderSlots } from '../process/provider-limits.js';
 import type { CheckCondition } from './node-context.js';
 import type { NodeEventFactory } from './node-events.js';
 import type { AttemptOutcome, NodeHandlerSet } from './node-handler.js';
@@ -27,6 +28,9 @@ export interface SchedulerDeps {
   checkCondition: CheckCondition;
   ownerId: string;
   perRunLimit: number;
+  /** Per-provider limits shared by all runs; with `providerOf`, which provider a node calls (undefined: none). */
+  providerSlots?: ProviderSlots;
+  providerOf?: (node: NodeEntry['plan']) => string | undefined;
   /** The run's own logger (bound to its runId): calls do not repeat the runId. */
   log: Logger;
 }
@@ -47,6 +51,8 @@ export class RunScheduler {
   /** Nodes whose last unfinished dependency just became terminal: the only ones a pass decides. */
   private readonly candidates = new ReadyQueue<NodeEntry>();
   private readonly ready = new ReadyQueue<NodeEntry>();
+  /** Ready nodes waiting in line for a slot of their provider (they hold no other slot). */
+  private providerParked: NodeEntry[] = [];
   private readonly inflight = new Set<Promise<void>>();
   private readonly retryTimers = new Map<NodeEntry, NodeJS.Timeout>();
   /** `wait` nodes whose timer has not fired: they hold no slot. */
@@ -80,7 +86,7 @@ export class RunScheduler {
 
   /** Ready nodes waiting for a slot of this run's own limit (not yet asking the global one). */
   get queuedNodes(): number {
-    return this.ready.length;
+    return this.ready.length + this.providerParked.length;
   }
 
   /**
@@ -157,6 +163,11 @@ export class RunScheduler {
       entry.status = 'pending';
     }
     this.waitTimers.clear();
+    for (const entry of this.providerParked) {
+      this.deps.providerSlots?.forget(this.deps.providerOf!(entry.plan)!, entry);
+      entry.status = 'pending';
+    }
+    this.providerParked = [];
     if (mode !== 'drain') this.attemptAbort.abort(mode === 'shutdown' ? { reason: 'shutdown' } : 'cancelled');
   }
 
@@ -246,8 +257,39 @@ export class RunScheduler {
   }
 
   private launchReady(): void {
+    // Nodes parked for their provider were ready first: they are looked at first, in order.
+    const parked = this.providerParked;
+    this.providerParked = [];
     let entry: NodeEntry | undefined;
-    while (this.inflight.size < this.deps.perRunLimit && (entry = this.ready.shift())) {
+    while (this.inflight.size < this.deps.perRunLimit && (entry = parked.shift() ?? this.ready.shift())) {
+      const provider = this.deps.providerOf?.(entry.plan);
+      if (provider !== undefined && this.deps.providerSlots && !this.takeProviderSlot(entry, provider)) continue;
+      this.launch(entry, provider);
+    }
+    this.providerParked.unshift(...parked);
+  }
+
+  /** Takes the node's provider slot, or parks the node in line (recording its place once). */
+  private takeProviderSlot(entry: NodeEntry, provider: string): boolean {
+    const slots = this.deps.providerSlots!;
+    const answer = slots.tryAcquire(provider, entry, () => this.kick());
+    if (answer.acquired) return true;
+    this.providerParked.push(entry);
+    if (answer.newlyQueued) {
+      const event = {
+        run_id: this.run.id,
+        conversation_id: this.run.conversation_id,
+        step_name: entry.path,
+        event_type: 'provider_queued',
+        data: { node_id: entry.plan.id, provider, position: answer.position, limit: slots.limitOf(provider) ?? null },
+      };
+      void this.deps.store.appendEvents([event]).catch((err: unknown) => this.deps.log.warn({ err }, 'node.queued_record_failed'));
+    }
+    return false;
+  }
+
+  private launch(entry: NodeEntry, provider: string | undefined): void {
+    {
       const node = entry;
       node.status = 'running';
       const task = this.deps.limiter
@@ -262,6 +304,7 @@ export class RunScheduler {
           this.onOutcome(node, { status: 'failed', error: (err as Error).message, failureKind: 'transient' });
         })
         .finally(() => {
+          if (provider !== undefined) this.deps.providerSlots?.release(provider);
           this.inflight.delete(task);
           this.kick();
         });

@@ -12,7 +12,7 @@ import {
 } from '../attempt-protocol.js';
 import type { Store } from '../../store/store.js';
 import { cancelledFailure, cancelReasonOf } from '../cancel-reason.js';
-import { execFinishedEvent } from '../nodes/exec/exec-records.js';
+import { attemptClosedEvent } from './closed-record.js';
 import { AttemptTracker } from './attempt-tracker.js';
 
 export interface WorkerPoolOptions {
@@ -103,7 +103,7 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
       if (settled.kind === 'result') return attemptResultSchema.parse(settled.value);
       const result = settled.kind === 'stopped' ? settled.result : await afterWorkerError(attemptId, settled.error);
       // The thread could not write this attempt's end: the pool does, through the same factory.
-      await opts.store.appendEvents([execFinishedEvent(task, dispatchedAt, result)]);
+      await opts.store.appendEvents([attemptClosedEvent(task, dispatchedAt, result)]);
       return result;
     } finally {
       tracker.end(attemptId);

@@ -4,13 +4,14 @@ import { BroadcastChannel, threadId } from 'node:worker_threads';
 import {
   ATTEMPT_CONTROL_CHANNEL,
   attemptControlSchema,
-  execAttemptTaskSchema,
+  attemptTaskSchema,
   type AttemptNotice,
   type AttemptResult,
 } from '../attempt-protocol.js';
 import { openStore, type Store, type StoreConfig } from '../../store/open-store.js';
 import { execFinishedEvent, execStartedEvent, spillStreams } from '../nodes/exec/exec-records.js';
 import { runExec } from '../nodes/exec/exec.js';
+import { runAgentAttempt } from '../nodes/agent/agent-attempt.js';
 import { observeCheckout } from '../../codebases/checkout-state.js';
 
 /**
@@ -77,7 +78,7 @@ function notify(notice: AttemptNotice): void {
 /** Runs one attempt and returns its outcome; the attempt's events are written before it returns
  * (none for an attempt stopped before it spawned: `not_started`). */
 export default async function runAttemptTask(input: unknown): Promise<AttemptResult> {
-  const task = execAttemptTaskSchema.parse(input);
+  const task = attemptTaskSchema.parse(input);
   const attemptId = task.attempt.id;
   const store = storeFor(task.store);
   controlChannel();
@@ -99,6 +100,9 @@ export default async function runAttemptTask(input: unknown): Promise<AttemptRes
       artifactsDir: task.artifactsDir,
       manifestPath: join('.cairn', 'checkout', encodeURIComponent(task.path), `${attemptId}.jsonl`),
     });
+    if (task.kind === 'agent') {
+      return await runAgentAttempt(task, { store, signal: controller.signal, checkout, notify, threadId });
+    }
     const outcome = await runExec(task, {
       signal: controller.signal,
       // The child waits at its gate until its node_started row (with the pid) is committed, so a

@@ -121,11 +121,12 @@ nodes:
   expect(attempts.size).toBe(2);
 });
 
-it('fails nodes of kinds that cannot run yet with a configuration error, never a silent success', async () => {
+it('fails AI nodes whose provider has no adapter with a configuration error, never a silent success', async () => {
   const run = await sup.createRun(`name: agentic
 description: an AI node
 nodes:
   - id: think
+    provider: codex
     prompt: "Say hi"
   - id: after
     depends_on: [think]
@@ -135,7 +136,7 @@ nodes:
   const events = await sup.events(run.id);
   const failed = events.find((e) => e.step_name === 'think' && e.event_type === 'node_failed');
   expect(failed?.data.execution.lifecycle).toMatchObject({ failureKind: 'config' });
-  expect(failed?.data.error).toMatch(/AI \(prompt\/command\) nodes cannot run yet/);
+  expect(failed?.data.error).toMatch(/provider 'codex' has no adapter in this version of Cairn/);
   expect(nodeTimeline(events)).toEqual(['node_failed:think', 'node_skipped:after']);
   expect(done.error).toMatch(/failed: node\(s\) think failed/);
 });

@@ -12,7 +12,7 @@ import {
 import type { CheckoutObservation } from '../../../records/schemas/checkout-observation.js';
 import type { FailureKind } from '../../../records/schemas/node-lifecycle.js';
 import type { NewRunEvent } from '../../../store/schemas/event.js';
-import type { AttemptResult, AttemptTask } from '../../attempt-protocol.js';
+import type { AttemptResult, ExecAttemptTask as AttemptTask } from '../../attempt-protocol.js';
 
 /**
  * The events of an exec attempt, through the records module's one attempt factory. An exec node

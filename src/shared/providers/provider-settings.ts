@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { positiveIntFromEnv } from '../env-settings.js';
+
+/**
+ * What the install config (`$CAIRN_HOME/config.yaml`) and the environment say about AI
+ * providers: the default assistant, each assistant's model and connection, per-provider
+ * concurrency limits and the watchdogs. Config keys override environment variables.
+ */
+
+export const assistantConfigSchema = z
+  .object({
+    model: z.string().trim().min(1).optional(),
+    /** Claude Code: the CLI executable (CLAUDE_BIN_PATH wins over it). */
+    claudeBinaryPath: z.string().trim().min(1).optional(),
+    /** API providers and CLIs pointed at another server: overrides *_BASE_URL. */
+    baseUrl: z.string().trim().min(1).optional(),
+    /** Overrides *_API_KEY. Never logged, never recorded. */
+    apiKey: z.string().trim().min(1).optional(),
+  })
+  .loose();
+export type AssistantConfig = z.infer<typeof assistantConfigSchema>;
+
+export const providerConfigSchema = z.object({
+  defaultAssistant: z.string().trim().min(1).optional(),
+  assistants: z.record(z.string(), assistantConfigSchema).optional(),
+  /** `concurrency.providers.<id>`: attempts of that provider in flight, at most. */
+  providerLimits: z.record(z.string(), z.number().int().positive()).optional(),
+});
+
+/** The first-event watchdog's default (contract: 60 s, raised through an environment variable in ms). */
+export const DEFAULT_FIRST_EVENT_TIMEOUT_MS = 60_000;
+/** The idle watchdog's default when a node sets no `idle_timeout`: 30 minutes, as upstream. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60_000;
+
+export interface ProviderConnectionSettings {
+  baseUrl?: string;
+  apiKey?: string;
+  binaryPath?: string;
+}
+
+export interface ProviderSettings {
+  defaultAssistant: string | undefined;
+  assistants: Readonly<Record<string, AssistantConfig>>;
+  limits: Readonly<Record<string, number>>;
+  firstEventTimeoutMs: number;
+  idleTimeoutMs: number;
+  /** How each provider is reached: config over environment. */
+  connections: Readonly<Record<string, ProviderConnectionSettings>>;
+}
+
+/** Builds the provider settings from the parsed config keys and the environment. */
+export function resolveProviderSettings(
+  file: z.infer<typeof providerConfigSchema>,
+  env: NodeJS.ProcessEnv,
+): ProviderSettings {
+  const assistants = file.assistants ?? {};
+  const pick = (...values: (string | undefined)[]) => values.find((v) => v !== undefined && v.trim() !== '');
+  const compact = (c: ProviderConnectionSettings): ProviderConnectionSettings =>
+    Object.fromEntries(Object.entries(c).filter(([, v]) => v !== undefined)) as ProviderConnectionSettings;
+  const claude = assistants.claude ?? {};
+  const anthropic = assistants.anthropic ?? {};
+  const openai = assistants['openai-compatible'] ?? {};
+  return {
+    defaultAssistant: env.CAIRN_DEFAULT_ASSISTANT?.trim() || file.defaultAssistant,
+    assistants,
+    limits: file.providerLimits ?? {},
+    firstEventTimeoutMs:
+      positiveIntFromEnv('CAIRN_PROVIDER_FIRST_EVENT_TIMEOUT_MS', env.CAIRN_PROVIDER_FIRST_EVENT_TIMEOUT_MS) ?? DEFAULT_FIRST_EVENT_TIMEOUT_MS,
+    idleTimeoutMs: positiveIntFromEnv('CAIRN_PROVIDER_IDLE_TIMEOUT_MS', env.CAIRN_PROVIDER_IDLE_TIMEOUT_MS) ?? DEFAULT_IDLE_TIMEOUT_MS,
+    connections: {
+      // The CLI reads ANTHROPIC_* from the environment passed through to it; config keys are added on top.
+      claude: compact({ binaryPath: pick(env.CLAUDE_BIN_PATH, claude.claudeBinaryPath), baseUrl: claude.baseUrl, apiKey: claude.apiKey }),
+      anthropic: compact({ baseUrl: pick(anthropic.baseUrl, env.ANTHROPIC_BASE_URL), apiKey: pick(anthropic.apiKey, env.ANTHROPIC_API_KEY) }),
+      'openai-compatible': compact({ baseUrl: pick(openai.baseUrl, env.OPENAI_BASE_URL), apiKey: pick(openai.apiKey, env.OPENAI_API_KEY) }),
+    },
+  };
+}

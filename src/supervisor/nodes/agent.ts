@@ -1,0 +1,132 @@
+import { join } from 'node:path';
+import { attemptEndedEvent } from '../../records/index.js';
+import type { ProviderSettings } from '../../shared/providers/provider-settings.js';
+import type { Logger } from '../../shared/log.js';
+import type { StoreConfig } from '../../store/store-config.js';
+import type { Run } from '../../store/schemas/run.js';
+import type { Store } from '../../store/store.js';
+import type { AgentAttemptTask, AttemptResult } from '../../worker/attempt-protocol.js';
+import { providersWithAdapter } from '../../worker/providers/available.js';
+import { resolveModelBinding, type ModelBinding } from '../../workflow/model-binding.js';
+import type { AttemptOutcome, NodeAttempt, NodeHandler } from '../run/node-handler.js';
+import type { PlannedNode } from '../run/run-plan.js';
+import { attemptRefOf, recordRefusedAttempt } from './attempt-records.js';
+import type { AttemptRunner } from './exec.js';
+
+/** Turns an AI node's prompt (inline or its command file) into the text sent, or says why it cannot be. */
+export type PreparePrompt = (node: PlannedNode) => { ok: true; prompt: string } | { ok: false; error: string };
+
+export interface AgentHandlerDeps {
+  store: Store;
+  storeConfig: StoreConfig;
+  run: Pick<Run, 'id' | 'conversation_id'>;
+  pool: AttemptRunner;
+  preparePrompt: PreparePrompt;
+  /** The workflow's own `provider` / `model` defaults. */
+  workflow: { provider?: string | undefined; model?: string | undefined };
+  providers: ProviderSettings;
+  workingPath: string;
+  artifactsDir: string;
+  killGraceMs: number;
+  log: Logger;
+}
+
+/** The provider and model a node runs with (model-binding.ts), from the handler's settings. */
+export function bindingOf(node: PlannedNode, workflow: AgentHandlerDeps['workflow'], providers: ProviderSettings): ModelBinding | undefined {
+  if (node.action.type !== 'agent') return undefined;
+  return resolveModelBinding({
+    node: { provider: node.action.provider, model: node.action.model },
+    workflow,
+    config: { defaultAssistant: providers.defaultAssistant, assistants: providers.assistants },
+  });
+}
+
+/**
+ * `prompt` and `command` nodes: the prompt is substituted and the binding resolved here, then
+ * the attempt runs in a worker thread through the provider's adapter, which writes its records
+ * (or the pool does, when the thread could not). A node that cannot be sent (an unknown or
+ * adapter-less provider, a missing command file, a reference that cannot be resolved) fails at
+ * once with a configuration error and no provider call.
+ */
+export class AgentNodeHandler implements NodeHandler {
+  constructor(private readonly deps: AgentHandlerDeps) {}
+
+  async runAttempt(attempt: NodeAttempt): Promise<AttemptOutcome> {
+    const { node, identity } = attempt;
+    if (node.action.type !== 'agent') throw new Error(`node '${node.id}' is not an AI node`);
+    const action = node.action;
+    const refuse = (error: string) =>
+      recordRefusedAttempt(this.deps.store, this.deps.run, attempt, { error, failureKind: 'config' }).then((o) => ({ ...o, retryable: false }));
+    const binding = bindingOf(node, this.deps.workflow, this.deps.providers)!;
+    if (!binding.ok) return refuse(`Node '${node.id}': ${binding.error}`);
+    if (!providersWithAdapter.includes(binding.provider)) {
+      return refuse(
+        `Node '${node.id}': provider '${binding.provider}' has no adapter in this version of Cairn (available: ${providersWithAdapter.join(', ')}); set the node's or the workflow's provider`,
+      );
+    }
+    const prepared = this.deps.preparePrompt(node);
+    if (!prepared.ok) return refuse(prepared.error);
+    const connection = this.deps.providers.connections[binding.provider] ?? {};
+    const task: AgentAttemptTask = {
+      kind: 'agent',
+      store: this.deps.storeConfig,
+      runId: this.deps.run.id,
+      conversationId: this.deps.run.conversation_id,
+      path: attempt.path,
+      nodeId: node.id,
+      source: action.source.kind === 'inline' ? { kind: 'inline' } : { kind: 'command', name: action.source.name },
+      invocation: { ...identity.invocation, loopPath: [] },
+      attempt: identity.attempt,
+      prompt: prepared.prompt,
+      provider: binding.provider,
+      ...(binding.model !== undefined ? { model: binding.model } : {}),
+      ...(action.effort !== undefined ? { effort: action.effort } : {}),
+      ...(action.outputFormat !== undefined ? { outputFormat: action.outputFormat } : {}),
+      ...(action.systemPrompt !== undefined ? { systemPrompt: action.systemPrompt } : {}),
+      cwd: this.deps.workingPath,
+      connection,
+      firstEventTimeoutMs: this.deps.providers.firstEventTimeoutMs,
+      idleTimeoutMs: Math.ceil(action.idleTimeoutMs ?? this.deps.providers.idleTimeoutMs),
+      killGraceMs: this.deps.killGraceMs,
+      outputSpillDir: join(this.deps.artifactsDir, '.cairn', 'node-outputs'),
+      artifactsDir: this.deps.artifactsDir,
+      scratchDir: join(this.deps.artifactsDir, '.cairn', 'attempts', encodeURIComponent(attempt.path), identity.attempt.id),
+    };
+    let result: AttemptResult;
+    try {
+      result = await this.deps.pool.runAttempt(task, { signal: attempt.signal });
+    } catch (err) {
+      return this.closeBrokenAttempt(attempt, err);
+    }
+    return outcomeOf(result);
+  }
+
+  /** The pool threw (a bug, or a store that refused the record): the attempt still ends, transient. */
+  private async closeBrokenAttempt(attempt: NodeAttempt, err: unknown): Promise<AttemptOutcome> {
+    const error = `the attempt failed in its worker: ${(err as Error).message}`;
+    this.deps.log.error({ err, nodeId: attempt.node.id, attemptId: attempt.identity.attempt.id }, 'node.attempt_crashed');
+    const ending = { status: 'failed', error, failureKind: 'transient' } as const;
+    await this.deps.store
+      .appendEvents([attemptEndedEvent(attemptRefOf(this.deps.run, attempt, new Date().toISOString()), ending)])
+      .catch((writeErr: unknown) => this.deps.log.error({ err: writeErr }, 'node.attempt_record_failed'));
+    return ending;
+  }
+}
+
+function outcomeOf(result: AttemptResult): AttemptOutcome {
+  switch (result.status) {
+    case 'completed':
+      return { status: 'completed', output: result.output };
+    case 'failed':
+      return {
+        status: 'failed',
+        error: result.error ?? 'failed',
+        failureKind: result.failureKind ?? 'unknown',
+        ...(result.retryable !== undefined ? { retryable: result.retryable } : {}),
+        ...(result.providerFailure?.retryAfterMs !== undefined ? { retryAfterMs: result.providerFailure.retryAfterMs } : {}),
+      };
+    case 'cancelled':
+    case 'not_started':
+      return { status: result.status };
+  }
+}

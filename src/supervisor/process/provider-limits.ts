@@ -1,0 +1,93 @@
+/**
+ * Per-provider limits (`concurrency.providers.<id>` in config), shared by every run of the
+ * supervisor, on top of the global and per-run limits. A node takes its provider's slot before
+ * it asks for a global one and gives it back when its attempt has ended, so "a limit of 2" means
+ * two calls of that provider in flight, never three. Nodes waiting for a slot wait in line, in
+ * the order they first asked, and hold no other slot: each run's scheduler parks them and is
+ * woken when a slot frees.
+ */
+
+export interface ProviderSlotStats {
+  active: number;
+  queued: number;
+  /** Absent when the provider has no limit. */
+  limit?: number;
+}
+
+export type SlotAnswer = { acquired: true } | { acquired: false; position: number; newlyQueued: boolean };
+
+interface Waiter {
+  key: object;
+  wake: () => void;
+}
+
+export class ProviderSlots {
+  private readonly active = new Map<string, number>();
+  private readonly lines = new Map<string, Waiter[]>();
+
+  constructor(private readonly limits: Readonly<Record<string, number>> = {}) {}
+
+  limitOf(provider: string): number | undefined {
+    return this.limits[provider];
+  }
+
+  /**
+   * Takes a slot for `key` (a node) if one is free and nobody is ahead of it in line; otherwise
+   * puts it in line (once) and answers its position, 1 being next. `wake` is called when a
+   * slot may have freed for it.
+   */
+  tryAcquire(provider: string, key: object, wake: () => void): SlotAnswer {
+    const limit = this.limits[provider];
+    const active = this.active.get(provider) ?? 0;
+    const line = this.lines.get(provider) ?? [];
+    const index = line.findIndex((w) => w.key === key);
+    // Those ahead in line keep the slots they are about to take: a free slot goes to the first.
+    const ahead = index >= 0 ? index : line.length;
+    if (limit === undefined || active + ahead < limit) {
+      if (index >= 0) line.splice(index, 1);
+      this.active.set(provider, active + 1);
+      return { acquired: true };
+    }
+    if (index >= 0) return { acquired: false, position: index + 1, newlyQueued: false };
+    line.push({ key, wake });
+    this.lines.set(provider, line);
+    return { acquired: false, position: line.length, newlyQueued: true };
+  }
+
+  /** Gives a slot back and wakes the waiters that may now take one. */
+  release(provider: string): void {
+    const active = Math.max(0, (this.active.get(provider) ?? 1) - 1);
+    this.active.set(provider, active);
+    const limit = this.limits[provider];
+    const line = this.lines.get(provider) ?? [];
+    const free = limit === undefined ? line.length : limit - active;
+    for (const waiter of line.slice(0, Math.max(0, free))) waiter.wake();
+  }
+
+  /** Takes `key` out of line (its run stopped, or it was dropped). */
+  forget(provider: string, key: object): void {
+    const line = this.lines.get(provider);
+    if (!line) return;
+    const index = line.findIndex((w) => w.key === key);
+    if (index < 0) return;
+    line.splice(index, 1);
+    const limit = this.limits[provider];
+    const active = this.active.get(provider) ?? 0;
+    if (limit !== undefined && index === 0 && line.length > 0 && active < limit) line[0]!.wake();
+  }
+
+  /** Live figures per provider that has had a call or a limit (for the heartbeat and /api/health). */
+  stats(): Record<string, ProviderSlotStats> {
+    const out: Record<string, ProviderSlotStats> = {};
+    const providers = new Set([...Object.keys(this.limits), ...this.active.keys(), ...this.lines.keys()]);
+    for (const provider of providers) {
+      const limit = this.limits[provider];
+      out[provider] = {
+        active: this.active.get(provider) ?? 0,
+        queued: this.lines.get(provider)?.length ?? 0,
+        ...(limit !== undefined ? { limit } : {}),
+      };
+    }
+    return out;
+  }
+}

@@ -1,0 +1,91 @@
+import type { CheckoutObservation } from '../../../records/schemas/checkout-observation.js';
+import type { Store } from '../../../store/store.js';
+import type { AttemptNotice, AttemptResult } from '../../attempt-protocol.js';
+import { adapterFor } from '../../providers/adapters.js';
+import type { ProviderAdapter } from '../../providers/provider-adapter.js';
+import { spillLongOutput } from '../exec/exec-records.js';
+import { runAgent, type AgentOutcome, type AgentTask } from './agent.js';
+import { agentFinishedEvent, agentStartedEvent, chunkEvent } from './agent-records.js';
+
+export interface AgentAttemptDeps {
+  store: Store;
+  signal: AbortSignal;
+  checkout: CheckoutObservation | undefined;
+  notify: (notice: AttemptNotice) => void;
+  threadId: number;
+  /** Overrides the registered adapter (tests of the thread side). */
+  adapter?: ProviderAdapter;
+}
+
+/**
+ * One AI attempt inside a worker thread, with its records: `node_started` before the provider
+ * is called (for a CLI, once its process is forked and before it runs, with its group id), the
+ * kept chunks as they arrive, then the terminal record with the spend, whatever the outcome.
+ */
+export async function runAgentAttempt(task: AgentTask, deps: AgentAttemptDeps): Promise<AttemptResult> {
+  const { store, checkout } = deps;
+  const startedAt = new Date().toISOString();
+  const t0 = performance.now();
+  const adapter = deps.adapter ?? adapterFor(task.provider);
+  let started = false;
+  let spawnedPid: number | undefined;
+  // Chunk events are written in order, off the stream's path; the terminal record waits for them.
+  let writes: Promise<unknown> = Promise.resolve();
+  const writeStarted = async (pid: number | undefined) => {
+    started = true;
+    await store.appendEvents([agentStartedEvent(task, startedAt, pid, checkout)]);
+  };
+
+  let outcome: AgentOutcome;
+  if (!adapter) {
+    outcome = {
+      status: 'failed',
+      output: '',
+      error: `provider '${task.provider}' has no adapter in this version of Cairn`,
+      failureKind: 'config',
+      retryable: false,
+      end: { type: 'end', called: false, observations: {} },
+    };
+  } else {
+    // A CLI adapter records its start with the process group, before the process runs.
+    const spawns = task.provider === 'claude' || task.provider === 'codex';
+    if (!spawns && !deps.signal.aborted) await writeStarted(undefined);
+    outcome = await runAgent(task, adapter, {
+      signal: deps.signal,
+      async onSpawned(pid) {
+        spawnedPid = pid;
+        deps.notify({ type: 'spawned', attemptId: task.attempt.id, pid, threadId: deps.threadId });
+        await writeStarted(pid);
+      },
+      onChunk(chunk) {
+        const event = chunkEvent(task, chunk);
+        if (event) writes = writes.then(() => store.appendEvents([event])).catch(() => {});
+      },
+    }).finally(() => {
+      if (spawnedPid !== undefined) deps.notify({ type: 'exited', attemptId: task.attempt.id });
+    });
+  }
+  await writes;
+  const result: AttemptResult = {
+    status: outcome.status,
+    output: outcome.output,
+    ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+    ...(outcome.failureKind !== undefined ? { failureKind: outcome.failureKind } : {}),
+    ...(outcome.retryable !== undefined ? { retryable: outcome.retryable } : {}),
+    ...(outcome.interrupted ? { interrupted: true } : {}),
+    ...(outcome.providerFailure !== undefined ? { providerFailure: outcome.providerFailure } : {}),
+    startedAt,
+    durationMs: performance.now() - t0,
+    exitCode: null,
+    signal: null,
+    ...(spawnedPid !== undefined ? { pid: spawnedPid } : {}),
+    ...(checkout !== undefined ? { checkoutStart: checkout } : {}),
+  };
+  // Stopped before anything was recorded: nothing ran.
+  if (outcome.status === 'cancelled' && !started) return { ...result, status: 'not_started' };
+  const spillPath = await spillLongOutput(task, outcome.output);
+  const output = { text: outcome.output, ...(outcome.structured !== undefined ? { structured: outcome.structured } : {}), ...(spillPath ? { spillPath } : {}) };
+  const finished = agentFinishedEvent(task, startedAt, result, outcome.end, output);
+  await store.appendEvents(started ? [finished] : [agentStartedEvent(task, startedAt, undefined, checkout), finished]);
+  return result;
+}

@@ -1,0 +1,148 @@
+import {
+  attemptEndedEvent,
+  attemptStartedEvent,
+  finishResolvedModel,
+  finishSpend,
+  initialResolvedModel,
+  initialSpend,
+  notApplicableSpend,
+  unavailable,
+  type AttemptEnding,
+  type AttemptRef,
+  type OutputInput,
+} from '../../../records/index.js';
+import type { CheckoutObservation } from '../../../records/schemas/checkout-observation.js';
+import type { Binding } from '../../../records/schemas/execution-record.js';
+import type { FailureKind } from '../../../records/schemas/node-lifecycle.js';
+import type { Spend } from '../../../records/schemas/node-spend.js';
+import { getProvider } from '../../../shared/providers/registry.js';
+import type { NewRunEvent } from '../../../store/schemas/event.js';
+import type { AgentAttemptTask, AttemptResult } from '../../attempt-protocol.js';
+import type { ProviderChunk, ProviderEnd } from '../../providers/provider-adapter.js';
+
+/**
+ * The events of an AI attempt, through the records module's one attempt factory: `node_started`
+ * with the binding and the spend each measurement starts from (the provider's declared
+ * capabilities), and the terminal record with what the provider reported. Between them, the
+ * chunks worth keeping: tool calls and results, and rate-limit notices.
+ */
+
+type TaskFacts = Pick<AgentAttemptTask, 'runId' | 'conversationId' | 'path' | 'nodeId' | 'source' | 'invocation' | 'attempt' | 'provider' | 'model' | 'effort'>;
+
+function reportsOf(task: TaskFacts) {
+  return getProvider(task.provider)!.capabilities.reports;
+}
+
+function refOf(task: TaskFacts, startedAt: string, extra: Partial<AttemptRef> = {}, checkout?: CheckoutObservation): AttemptRef {
+  const { checkoutStart: first, ...invocation } = task.invocation;
+  const invocationCheckout = first ?? (task.attempt.number === 1 ? checkout : undefined);
+  return {
+    runId: task.runId,
+    conversationId: task.conversationId,
+    path: task.path,
+    node: { id: task.nodeId, kind: 'agent', source: task.source },
+    invocation: { ...invocation, loopPath: invocation.loopPath ?? [], ...(invocationCheckout !== undefined ? { checkoutStart: invocationCheckout } : {}) },
+    attemptId: task.attempt.id,
+    startedAt,
+    ...(checkout !== undefined ? { attemptCheckout: checkout } : {}),
+    ...extra,
+  };
+}
+
+/** The binding before the provider has said anything: the resolved model starts unavailable. */
+function bindingOf(task: TaskFacts, resolved = initialResolvedModel(reportsOf(task)), session?: string): Binding {
+  return {
+    provider: task.provider,
+    model: { ...(task.model !== undefined ? { requested: task.model } : {}), resolved },
+    ...(task.effort !== undefined ? { effort: task.effort } : {}),
+    // Every attempt starts its own session: sessions are never shared between runs or attempts.
+    sessionOrigin: 'fresh',
+    // Display only: enough to tell sessions apart, never the whole id.
+    ...(session !== undefined ? { sessionPreview: `${session.slice(0, 8)}…` } : {}),
+  };
+}
+
+/** `node_started`, with the CLI's process group when one was spawned. */
+export function agentStartedEvent(task: TaskFacts, startedAt: string, pid: number | undefined, checkout?: CheckoutObservation): NewRunEvent {
+  const ref = refOf(task, startedAt, { binding: bindingOf(task), spend: initialSpend(reportsOf(task)) }, checkout);
+  return attemptStartedEvent(ref, pid !== undefined ? { pid } : {});
+}
+
+/** Spend when the attempt ended: `not_applicable` if no call reached the provider. */
+export function spendOf(task: TaskFacts, end: ProviderEnd | undefined): Spend {
+  if (end === undefined) return initialSpend(reportsOf(task));
+  if (!end.called) return notApplicableSpend();
+  return finishSpend(initialSpend(reportsOf(task)), end.observations);
+}
+
+/** The terminal record. `end` is what the provider said; undefined when the pool closes an attempt its thread could not. */
+export function agentFinishedEvent(
+  task: TaskFacts,
+  startedAt: string,
+  result: AttemptResult,
+  end: ProviderEnd | undefined,
+  output: OutputInput | undefined,
+): NewRunEvent {
+  const resolved =
+    end === undefined
+      ? initialResolvedModel(reportsOf(task))
+      : end.called
+        ? finishResolvedModel(initialResolvedModel(reportsOf(task)), end.resolvedModel)
+        : unavailable('not_applicable');
+  const ref = refOf(
+    task,
+    startedAt,
+    {
+      binding: bindingOf(task, resolved, end?.sessionId),
+      spend: spendOf(task, end),
+      ...(end?.sessionId !== undefined ? { sessionId: end.sessionId } : {}),
+    },
+    result.checkoutStart,
+  );
+  return attemptEndedEvent(ref, endingOf(result, output), result.durationMs);
+}
+
+function endingOf(result: AttemptResult, output: OutputInput | undefined): AttemptEnding {
+  if (result.status === 'completed') return { status: 'completed', output: output ?? { text: result.output } };
+  return {
+    status: 'failed',
+    ...(result.output !== '' ? { output: output ?? { text: result.output } } : {}),
+    error: result.error ?? `agent attempt ${result.status}`,
+    ...(result.retryable === false ? { retryable: false } : {}),
+    ...(result.failureKind !== undefined ? { failureKind: result.failureKind as FailureKind } : {}),
+    ...(result.interrupted ? { interrupted: true } : {}),
+    ...(result.providerFailure !== undefined ? { providerFailure: result.providerFailure } : {}),
+  };
+}
+
+/** Longest text kept of a tool's input or output in its event. */
+const TOOL_TEXT_MAX = 2_000;
+
+/** The event of a chunk worth keeping, or undefined (text and thinking live in the output). */
+export function chunkEvent(task: TaskFacts, chunk: ProviderChunk): NewRunEvent | undefined {
+  const base = { run_id: task.runId, conversation_id: task.conversationId, step_name: task.path };
+  switch (chunk.type) {
+    case 'tool_call':
+      return { ...base, event_type: 'tool_called', data: { node_id: task.nodeId, tool_name: chunk.name, ...(chunk.id ? { tool_call_id: chunk.id } : {}), input: cut(JSON.stringify(chunk.input ?? null)) } };
+    case 'tool_result':
+      return { ...base, event_type: 'tool_completed', data: { node_id: task.nodeId, ...(chunk.id ? { tool_call_id: chunk.id } : {}), output: cut(chunk.output), ...(chunk.isError ? { is_error: true } : {}) } };
+    case 'rate_limit':
+      return {
+        ...base,
+        event_type: 'provider_rate_limited',
+        data: {
+          node_id: task.nodeId,
+          provider: task.provider,
+          message: chunk.message,
+          ...(chunk.status !== undefined ? { status: chunk.status } : {}),
+          ...(chunk.retryAfterMs !== undefined ? { retry_after_ms: chunk.retryAfterMs } : {}),
+        },
+      };
+    default:
+      return undefined;
+  }
+}
+
+function cut(text: string): string {
+  return text.length > TOOL_TEXT_MAX ? `${text.slice(0, TOOL_TEXT_MAX)}…` : text;
+}

@@ -1,0 +1,153 @@
+import type { z } from 'zod';
+import type { FailureKind, ProviderFailure, ProviderFailureClass } from '../../../records/schemas/node-lifecycle.js';
+import type { agentAttemptTaskSchema } from '../../attempt-protocol.js';
+import { cancelledFailure, cancelReasonOf } from '../../cancel-reason.js';
+import { isPermanentClass } from '../../providers/failure-class.js';
+import type { ProviderAdapter, ProviderChunk, ProviderEnd } from '../../providers/provider-adapter.js';
+import { checkOutputContract } from './output-contract.js';
+
+/** An agent attempt as the worker sees it, after parsing. */
+export type AgentTask = z.output<typeof agentAttemptTaskSchema>;
+
+/** How one AI attempt ended, with everything its record needs. */
+export interface AgentOutcome {
+  status: 'completed' | 'failed' | 'cancelled';
+  output: string;
+  structured?: unknown;
+  error?: string;
+  failureKind?: FailureKind;
+  retryable?: boolean;
+  interrupted?: true;
+  providerFailure?: ProviderFailure;
+  /** What the provider's last chunk said (spend observations, model, session). */
+  end: ProviderEnd;
+}
+
+export interface AgentRunOptions {
+  signal: AbortSignal;
+  onSpawned?: (pid: number) => Promise<void>;
+  /** Each chunk as it arrives (the `end` chunk excluded). */
+  onChunk?: (chunk: ProviderChunk) => void;
+}
+
+type Watchdog = { kind: 'first_event' | 'idle'; ms: number };
+
+/**
+ * Drives one AI attempt through its adapter under two watchdogs: the first chunk must arrive
+ * within `firstEventTimeoutMs`, and no gap between chunks may exceed `idleTimeoutMs`. A watchdog
+ * that fires aborts the adapter (which kills its process group before it ends) and the attempt
+ * fails with `failureKind: timeout`; a timeout is never a success. A user's cancel ends it as
+ * cancelled. The adapter's stream is always drained to its `end` chunk, so nothing it started
+ * outlives the attempt.
+ */
+export async function runAgent(task: AgentTask, adapter: ProviderAdapter, opts: AgentRunOptions): Promise<AgentOutcome> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(opts.signal.reason);
+  opts.signal.addEventListener('abort', onAbort, { once: true });
+  if (opts.signal.aborted) onAbort();
+  let fired: Watchdog | undefined;
+  let end: ProviderEnd | undefined;
+  let text = '';
+  try {
+    const iterator = adapter
+      .run(
+        {
+          provider: task.provider,
+          prompt: task.prompt,
+          ...(task.model !== undefined ? { model: task.model } : {}),
+          ...(task.outputFormat !== undefined ? { outputFormat: task.outputFormat } : {}),
+          ...(task.systemPrompt !== undefined ? { systemPrompt: task.systemPrompt } : {}),
+          cwd: task.cwd,
+          connection: task.connection,
+          sessionKey: `${task.runId}:${task.attempt.id}`,
+          scratchDir: task.scratchDir,
+        },
+        { signal: controller.signal, ...(opts.onSpawned ? { onSpawned: opts.onSpawned } : {}) },
+      )
+      [Symbol.asyncIterator]();
+    let watchdog: Watchdog = { kind: 'first_event', ms: task.firstEventTimeoutMs };
+    for (;;) {
+      const next = fired ? await iterator.next() : await raceWatchdog(iterator.next(), watchdog.ms);
+      if (next === 'timeout') {
+        fired = watchdog;
+        controller.abort('timeout');
+        continue;
+      }
+      if (next.done) break;
+      const chunk = next.value;
+      if (chunk.type === 'end') {
+        end = chunk;
+        continue;
+      }
+      if (chunk.type === 'text') text += chunk.text;
+      opts.onChunk?.(chunk);
+      watchdog = { kind: 'idle', ms: task.idleTimeoutMs };
+    }
+  } finally {
+    opts.signal.removeEventListener('abort', onAbort);
+  }
+  end ??= { type: 'end', called: false, observations: {}, failure: { message: 'the provider adapter ended without a result', provider: { class: 'unknown', evidence: 'no end chunk' } } };
+  if (opts.signal.aborted) {
+    return { status: 'cancelled', output: end.text ?? text, end, ...cancelledFailure(cancelReasonOf(opts.signal.reason)) };
+  }
+  if (fired) return timedOut(fired, end, text);
+  if (end.failure) return providerFailed(end, text);
+  const output = end.text ?? text;
+  if (task.outputFormat !== undefined) {
+    const contract = checkOutputContract(task.outputFormat, end.structured, output);
+    if (!contract.ok) {
+      return { status: 'failed', output, end, error: contract.error, failureKind: 'output_contract', retryable: false };
+    }
+    return { status: 'completed', output: JSON.stringify(contract.value), structured: contract.value, end };
+  }
+  return { status: 'completed', output, end };
+}
+
+function raceWatchdog<T>(next: Promise<T>, ms: number): Promise<T | 'timeout'> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => resolve('timeout'), ms);
+    next.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}
+
+function timedOut(fired: Watchdog, end: ProviderEnd, text: string): AgentOutcome {
+  const what =
+    fired.kind === 'first_event'
+      ? `no event from the provider within ${fired.ms} ms (first-event watchdog; CAIRN_PROVIDER_FIRST_EVENT_TIMEOUT_MS raises it)`
+      : `no event from the provider for ${fired.ms} ms (idle watchdog; the node's idle_timeout raises it)`;
+  return { status: 'failed', output: text, end, error: `timed out: ${what}; its processes were stopped`, failureKind: 'timeout' };
+}
+
+const failureKindByClass: Readonly<Record<ProviderFailureClass, FailureKind>> = {
+  auth: 'fatal',
+  quota_exhausted: 'fatal',
+  budget_exceeded: 'fatal',
+  misconfigured: 'config',
+  rate_limited: 'rate_limited',
+  overloaded: 'overloaded',
+  transient: 'transient',
+  unknown: 'unknown',
+};
+
+function providerFailed(end: ProviderEnd, text: string): AgentOutcome {
+  const failure = end.failure!;
+  const cls = failure.provider.class;
+  return {
+    status: 'failed',
+    output: end.text ?? text,
+    end,
+    error: failure.message,
+    failureKind: failureKindByClass[cls],
+    ...(isPermanentClass(cls) ? { retryable: false } : {}),
+    providerFailure: failure.provider,
+  };
+}

@@ -1,0 +1,19 @@
+import type { ProviderId } from '../../shared/providers/registry.js';
+import { anthropicAdapter } from './anthropic.js';
+import { claudeAdapter } from './claude.js';
+import { openAiCompatibleAdapter } from './openai-compatible.js';
+import type { ProviderAdapter } from './provider-adapter.js';
+
+/**
+ * The adapters this version has. A registered provider without one (codex, opencode, pi,
+ * copilot) fails its nodes with a configuration error before anything is called.
+ */
+const adapters: Partial<Record<ProviderId, ProviderAdapter>> = {
+  claude: claudeAdapter,
+  anthropic: anthropicAdapter,
+  'openai-compatible': openAiCompatibleAdapter,
+};
+
+export function adapterFor(id: ProviderId): ProviderAdapter | undefined {
+  return adapters[id];
+}

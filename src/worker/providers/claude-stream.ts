@@ -1,0 +1,161 @@
+import type { SpendObservations } from '../../records/spend.js';
+import { adapterFailure, classifyFailure } from './failure-class.js';
+import type { AdapterFailure, ProviderChunk } from './provider-adapter.js';
+
+/**
+ * The Claude Code CLI's `--output-format stream-json --verbose` lines, read one at a time into
+ * chunks and the final facts. Pure: the process side is in claude.ts.
+ *
+ * Lines it reads: `system/init` (session id), `assistant` (text, thinking, tool_use blocks;
+ * the API's own model name), `user` (tool_result blocks), `system/api_retry` (each retry of an
+ * API call with its HTTP status and error class), and the final `result` (usage, cost, turns,
+ * stop reason, structured output).
+ */
+
+/** What one line means to the attempt. `stop`: end the process now with this failure. */
+export interface LineReading {
+  chunks: ProviderChunk[];
+  stop?: AdapterFailure;
+}
+
+/** Retry notices of errors that retrying cannot fix: the CLI would retry a 401 for minutes. */
+const hopelessRetry = new Set(['authentication_failed', 'billing_error', 'invalid_request']);
+
+export class ClaudeStreamState {
+  text = '';
+  resultText: string | undefined;
+  structured: unknown;
+  sessionId: string | undefined;
+  resolvedModel: string | undefined;
+  observations: SpendObservations = {};
+  /** The `result` line arrived. */
+  finished = false;
+  /** An `is_error` result, classified. */
+  resultFailure: AdapterFailure | undefined;
+  /** Any line at all arrived (an empty stream is a transient failure). */
+  sawLine = false;
+  /** The API answered (a message, or an error the CLI retries): a call reached the provider. */
+  answered = false;
+
+  read(line: string): LineReading {
+    let msg: any;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      return { chunks: [] };
+    }
+    if (!msg || typeof msg !== 'object') return { chunks: [] };
+    this.sawLine = true;
+    switch (msg.type) {
+      case 'system':
+        return this.readSystem(msg);
+      case 'assistant':
+        return { chunks: this.readAssistant(msg) };
+      case 'user':
+        return { chunks: readToolResults(msg) };
+      case 'result':
+        this.readResult(msg);
+        return { chunks: [] };
+      default:
+        return { chunks: [] };
+    }
+  }
+
+  private readSystem(msg: any): LineReading {
+    if (msg.subtype === 'init' && typeof msg.session_id === 'string') {
+      this.sessionId = msg.session_id;
+      return { chunks: [{ type: 'session', sessionId: msg.session_id }] };
+    }
+    if (msg.subtype !== 'api_retry') return { chunks: [] };
+    this.answered = true;
+    const status = typeof msg.error_status === 'number' ? msg.error_status : undefined;
+    const errorClass = typeof msg.error === 'string' ? msg.error : 'unknown';
+    const evidence = `api_retry attempt ${msg.attempt}/${msg.max_retries}: HTTP ${status ?? 'none'} ${errorClass}`;
+    if (hopelessRetry.has(errorClass) || status === 401 || status === 403) {
+      return { chunks: [], stop: adapterFailure(classifyFailure(status, errorClass), evidence) };
+    }
+    if (errorClass === 'rate_limit' || status === 429 || status === 529) {
+      const delay = typeof msg.retry_delay_ms === 'number' ? Math.round(msg.retry_delay_ms) : undefined;
+      return {
+        chunks: [{
+          type: 'rate_limit',
+          ...(status !== undefined ? { status } : {}),
+          ...(delay !== undefined ? { retryAfterMs: delay } : {}),
+          message: status === 529 ? 'the provider is overloaded; Claude Code retries' : 'rate limited; Claude Code retries',
+        }],
+      };
+    }
+    return { chunks: [] };
+  }
+
+  private readAssistant(msg: any): ProviderChunk[] {
+    const message = msg.message ?? {};
+    if (typeof message.model === 'string' && message.model !== '' && message.model !== '<synthetic>') {
+      this.resolvedModel = message.model;
+      this.answered = true;
+    }
+    const chunks: ProviderChunk[] = [];
+    for (const block of Array.isArray(message.content) ? message.content : []) {
+      if (block?.type === 'text' && typeof block.text === 'string') {
+        this.text += block.text;
+        chunks.push({ type: 'text', text: block.text });
+      } else if (block?.type === 'thinking' && typeof block.thinking === 'string') {
+        chunks.push({ type: 'thinking', text: block.thinking });
+      } else if (block?.type === 'tool_use') {
+        chunks.push({ type: 'tool_call', ...(typeof block.id === 'string' ? { id: block.id } : {}), name: String(block.name), input: block.input });
+      }
+    }
+    return chunks;
+  }
+
+  private readResult(msg: any): void {
+    this.finished = true;
+    if (typeof msg.session_id === 'string') this.sessionId = msg.session_id;
+    if (typeof msg.result === 'string') this.resultText = msg.result;
+    if (msg.structured_output !== undefined) this.structured = msg.structured_output;
+    const o = this.observations;
+    if (msg.usage !== undefined) o.tokens = tokensOf(msg.usage);
+    if (msg.total_cost_usd !== undefined) o.costUsd = msg.total_cost_usd;
+    if (msg.num_turns !== undefined) o.numTurns = msg.num_turns;
+    if (typeof msg.stop_reason === 'string') o.stopReason = msg.stop_reason;
+    if (msg.is_error === true || (typeof msg.subtype === 'string' && msg.subtype.startsWith('error'))) {
+      this.resultFailure = classifyResultError(msg);
+    }
+  }
+}
+
+function readToolResults(msg: any): ProviderChunk[] {
+  const content = msg.message?.content;
+  if (!Array.isArray(content)) return [];
+  return content
+    .filter((b: any) => b?.type === 'tool_result')
+    .map((b: any) => ({
+      type: 'tool_result' as const,
+      ...(typeof b.tool_use_id === 'string' ? { id: b.tool_use_id } : {}),
+      output: typeof b.content === 'string' ? b.content : JSON.stringify(b.content ?? ''),
+      ...(b.is_error === true ? { isError: true } : {}),
+    }));
+}
+
+/** The CLI's usage, as the API counted it: `input_tokens` excludes the cache reads and writes. */
+function tokensOf(usage: any): unknown {
+  if (!usage || typeof usage !== 'object') return usage;
+  return {
+    input: usage.input_tokens,
+    output: usage.output_tokens,
+    ...(usage.cache_read_input_tokens !== undefined ? { cacheRead: usage.cache_read_input_tokens } : {}),
+    ...(usage.cache_creation_input_tokens !== undefined ? { cacheWrite: usage.cache_creation_input_tokens } : {}),
+  };
+}
+
+/** An error result: the CLI writes `API Error: <status> <body>` or its own words. */
+function classifyResultError(msg: any): AdapterFailure {
+  const text = typeof msg.result === 'string' ? msg.result : String(msg.subtype ?? 'error');
+  if (msg.subtype === 'error_max_budget_usd') return adapterFailure('budget_exceeded', text);
+  if (msg.subtype === 'error_max_turns') return adapterFailure('unknown', `stopped at the turn limit: ${text}`);
+  const status = /API Error: (\d{3})/.exec(text)?.[1];
+  const type = /"type":"([a-z_]+_error)"/.exec(text)?.[1];
+  if (/credit balance is too low/i.test(text)) return adapterFailure('quota_exhausted', text);
+  if (/invalid api key|please run \/login/i.test(text)) return adapterFailure('auth', text);
+  return adapterFailure(status || type ? classifyFailure(status ? Number(status) : undefined, type) : 'unknown', text);
+}

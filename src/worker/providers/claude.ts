@@ -1,0 +1,148 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { killProcessGroup } from '../../shared/process-group.js';
+import type { ChildLauncher } from '../spawn/child-launcher.js';
+import { defaultLauncher } from '../spawn/default-launcher.js';
+import { findExecutable } from '../spawn/find-executable.js';
+import { workerEnv } from '../spawn/worker-env.js';
+import { ClaudeStreamState } from './claude-stream.js';
+import { adapterFailure } from './failure-class.js';
+import { LineQueue } from './line-queue.js';
+import type { AdapterContext, AdapterFailure, ProviderAdapter, ProviderChunk, ProviderEnd, ProviderRequest } from './provider-adapter.js';
+
+/**
+ * The Claude Code CLI: `claude -p --output-format stream-json --verbose`, one process group per
+ * attempt. The prompt goes in on stdin from a file of the attempt (never on the command line,
+ * where a prompt starting with `-` would be read as a flag, and never through shell text: the
+ * small `sh -c` wrapper only redirects stdin from a path it reads from its environment).
+ */
+
+/** The contract's text for an executable that is not where the configuration says. */
+export const CLAUDE_NOT_FOUND = 'Claude Code executable was not found at a configured path';
+
+/** Grace between SIGTERM and SIGKILL for the CLI's group. */
+const KILL_GRACE_MS = 2_000;
+
+/** Runs `"$@"` with stdin from the file named by $CAIRN_PROMPT_FILE; the prompt is never shell text. */
+const STDIN_WRAPPER = 'exec "$@" < "$CAIRN_PROMPT_FILE"';
+
+export function createClaudeAdapter(launcher?: ChildLauncher): ProviderAdapter {
+  return { id: 'claude', run: (request, ctx) => runClaude(request, ctx, launcher ?? defaultLauncher()) };
+}
+
+export const claudeAdapter = createClaudeAdapter();
+
+/** Where the CLI is: the configured path (env, then config) or `claude` on PATH; or why not. */
+export function resolveClaudeExecutable(binaryPath: string | undefined, pathEnv: string | undefined): { ok: true; file: string } | { ok: false; error: string } {
+  if (binaryPath !== undefined) {
+    const file = findExecutable(binaryPath, pathEnv);
+    return file ? { ok: true, file } : { ok: false, error: `${CLAUDE_NOT_FOUND}: '${binaryPath}' does not exist (set CLAUDE_BIN_PATH or assistants.claude.claudeBinaryPath)` };
+  }
+  const file = findExecutable('claude', pathEnv);
+  return file
+    ? { ok: true, file }
+    : { ok: false, error: `${CLAUDE_NOT_FOUND}: CLAUDE_BIN_PATH and assistants.claude.claudeBinaryPath are not set and 'claude' is not on PATH` };
+}
+
+async function* runClaude(request: ProviderRequest, ctx: AdapterContext, launcher: ChildLauncher): AsyncGenerator<ProviderChunk> {
+  const env = { ...request.connection.env };
+  const pathEnv = env.PATH ?? workerEnv().PATH;
+  const exe = resolveClaudeExecutable(request.connection.binaryPath, pathEnv);
+  if (!exe.ok) {
+    yield { type: 'end', called: false, observations: {}, failure: adapterFailure('misconfigured', exe.error) };
+    return;
+  }
+  await mkdir(request.scratchDir, { recursive: true });
+  const promptFile = join(request.scratchDir, 'prompt.md');
+  await writeFile(promptFile, request.prompt);
+  if (request.connection.apiKey !== undefined) env.ANTHROPIC_API_KEY = request.connection.apiKey;
+  if (request.connection.baseUrl !== undefined) env.ANTHROPIC_BASE_URL = request.connection.baseUrl;
+  env.CAIRN_PROMPT_FILE = promptFile;
+  // A `.js` entry (the npm package's cli.js) runs under this Node.
+  const command = /\.[cm]?js$/.test(exe.file) ? [process.execPath, exe.file] : [exe.file];
+  const args = [
+    ...command,
+    '-p',
+    '--output-format', 'stream-json',
+    '--verbose',
+    ...(request.model !== undefined ? ['--model', request.model] : []),
+    ...(request.systemPrompt !== undefined ? ['--append-system-prompt', request.systemPrompt] : []),
+    ...(request.outputFormat !== undefined ? ['--json-schema', JSON.stringify(request.outputFormat)] : []),
+  ];
+  const lines = new LineQueue();
+  const stderr: Buffer[] = [];
+  const launched = await launcher.launch(
+    { file: '/bin/sh', args: ['-c', STDIN_WRAPPER, 'cairn-claude', ...args], cwd: request.cwd, env },
+    { stdout: (c) => lines.push(c), stderr: (c) => stderr.push(c) },
+  );
+  if (!launched.ok) {
+    yield { type: 'end', called: false, observations: {}, failure: adapterFailure('misconfigured', `cannot start Claude Code: ${launched.error.message}`) };
+    return;
+  }
+  const child = launched.child;
+  try {
+    await ctx.onSpawned?.(child.pid);
+  } catch (err) {
+    await killProcessGroup(child.pid, { graceMs: 0, signal: 'SIGKILL' });
+    child.release();
+    throw err;
+  }
+  child.start();
+  void child.closed.then(() => lines.end(), () => lines.end());
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await killProcessGroup(child.pid, { graceMs: KILL_GRACE_MS });
+    child.release();
+    lines.end();
+  };
+  const onAbort = () => void stop();
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  if (ctx.signal.aborted) onAbort();
+
+  const state = new ClaudeStreamState();
+  let failure: AdapterFailure | undefined;
+  try {
+    for await (const line of lines) {
+      const reading = state.read(line);
+      for (const chunk of reading.chunks) yield chunk;
+      if (reading.stop) {
+        failure = reading.stop;
+        await stop();
+        break;
+      }
+    }
+    const end = await child.exited.catch(() => ({ code: null, signal: null }));
+    if (ctx.signal.aborted) await stop();
+    failure ??= state.resultFailure ?? exitFailure(state, end.code, Buffer.concat(stderr).toString('utf8'));
+  } finally {
+    ctx.signal.removeEventListener('abort', onAbort);
+    if (!stopped) child.release();
+  }
+  yield endOf(state, failure);
+}
+
+function exitFailure(state: ClaudeStreamState, code: number | null, stderr: string): AdapterFailure | undefined {
+  if (state.finished) return undefined;
+  const tail = stderr.trim().slice(-500);
+  if (!state.sawLine && code === 0) return adapterFailure('transient', 'Claude Code ended without a single event');
+  const how = code === null ? 'was killed' : `exited with code ${code}`;
+  if (/invalid api key|please run \/login|authentication/i.test(tail)) return adapterFailure('auth', `Claude Code ${how}: ${tail}`);
+  return adapterFailure(state.sawLine ? 'transient' : 'unknown', `Claude Code ${how} before its result${tail ? `: ${tail}` : ''}`);
+}
+
+function endOf(state: ClaudeStreamState, failure: AdapterFailure | undefined): ProviderEnd {
+  const text = state.resultText ?? state.text;
+  return {
+    type: 'end',
+    // A paid call happened once the CLI reported an answer or a result.
+    called: state.answered || state.finished,
+    ...(failure === undefined ? { text: state.structured !== undefined ? JSON.stringify(state.structured) : text } : { text }),
+    ...(state.structured !== undefined ? { structured: state.structured } : {}),
+    observations: state.observations,
+    ...(state.resolvedModel !== undefined ? { resolvedModel: state.resolvedModel } : {}),
+    ...(state.sessionId !== undefined ? { sessionId: state.sessionId } : {}),
+    ...(failure !== undefined ? { failure } : {}),
+  };
+}

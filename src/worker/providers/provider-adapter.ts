@@ -1,0 +1,90 @@
+import type { ProviderFailure } from '../../records/schemas/node-lifecycle.js';
+import type { SpendObservations } from '../../records/spend.js';
+import type { ProviderId } from '../../shared/providers/registry.js';
+
+/**
+ * The one interface every provider adapter implements: one node attempt in, a stream of chunks
+ * out, ending with exactly one `end` chunk that carries what the provider reported (and only
+ * that: a value it did not send is left out, never estimated, never zero).
+ */
+
+/** What an adapter is asked to do for one attempt, fully resolved by the supervisor. */
+export interface ProviderRequest {
+  provider: ProviderId;
+  prompt: string;
+  /** The model to ask for; undefined lets the provider choose its default. */
+  model?: string;
+  /** A JSON Schema the answer must satisfy (`output_format`). */
+  outputFormat?: Record<string, unknown>;
+  systemPrompt?: string;
+  /** The working directory of agent CLIs. */
+  cwd: string;
+  /** Connection settings from config and the environment (base URL, key, executable path). */
+  connection: ProviderConnection;
+  /** Per-run-and-attempt session key: never shared between two runs. */
+  sessionKey: string;
+  /** Where a CLI adapter may write the attempt's own files (its prompt, its CODEX_HOME ...). */
+  scratchDir: string;
+}
+
+/** How to reach a provider; every key optional, resolved config → environment → default. */
+export interface ProviderConnection {
+  baseUrl?: string;
+  apiKey?: string;
+  /** CLI adapters: the executable to run. */
+  binaryPath?: string;
+  /** Extra environment for CLI adapters (the server's environment is passed through). */
+  env?: Record<string, string>;
+}
+
+/** A rate-limit or overload notice: the provider is waiting and will try again itself. */
+export interface RateLimitNotice {
+  type: 'rate_limit';
+  status?: number;
+  retryAfterMs?: number;
+  message: string;
+}
+
+export type ProviderChunk =
+  | { type: 'text'; text: string }
+  | { type: 'thinking'; text: string }
+  | { type: 'tool_call'; id?: string; name: string; input: unknown }
+  | { type: 'tool_result'; id?: string; output: string; isError?: boolean }
+  | RateLimitNotice
+  /** The provider named its session (CLI adapters). */
+  | { type: 'session'; sessionId: string }
+  | ProviderEnd;
+
+/** The attempt's last chunk: what the provider reported, and how the call ended. */
+export interface ProviderEnd {
+  type: 'end';
+  /** The answer's text as the provider gave it as final (else the text chunks joined). */
+  text?: string;
+  structured?: unknown;
+  observations: SpendObservations;
+  /** The model the provider says answered; undefined when it did not say. */
+  resolvedModel?: string;
+  sessionId?: string;
+  /** Whether a paid call reached the provider (false: spend is `not_applicable`). */
+  called: boolean;
+  failure?: AdapterFailure;
+}
+
+/** A failed call, classified from what the provider said. */
+export interface AdapterFailure {
+  message: string;
+  provider: ProviderFailure;
+}
+
+export interface AdapterContext {
+  /** Aborted on cancel or by a watchdog; the adapter stops its call (and kills its processes) before it ends. */
+  signal: AbortSignal;
+  /** CLI adapters: called with the child's process group before it is let go. */
+  onSpawned?: (pid: number) => Promise<void>;
+}
+
+export interface ProviderAdapter {
+  readonly id: ProviderId;
+  /** Runs one attempt. The stream always ends with one `end` chunk, also after an abort. */
+  run(request: ProviderRequest, ctx: AdapterContext): AsyncIterable<ProviderChunk>;
+}

@@ -1,0 +1,158 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A local server that speaks the Anthropic Messages API's wire format: `POST /v1/messages`
+ * answered with the SSE stream the real API sends (`message_start`, `content_block_*`,
+ * `message_delta`, `message_stop`), or with the API's error bodies and headers. Tests script
+ * each answer; the real adapters (and the real Claude Code CLI) talk to it.
+ */
+
+export type Block =
+  | { type: 'text'; text: string }
+  | { type: 'thinking'; thinking: string }
+  | { type: 'tool_use'; name: string; input: unknown; id?: string };
+
+/** Usage as the API reports it; a key left out is not sent at all. */
+export interface WireUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_creation_input_tokens?: number;
+  cache_read_input_tokens?: number;
+}
+
+export type MessagesReply =
+  | { kind: 'stream'; model?: string; blocks: Block[]; usage?: WireUsage; stopReason?: string; stallAfterFirst?: boolean; delayMs?: number }
+  /** An HTTP error with the API's `{ type: 'error', error: { type, message } }` body. */
+  | { kind: 'error'; status: number; type: string; message: string; headers?: Record<string, string> }
+  /** An error event in the middle of a 200 stream (the API does this for overload). */
+  | { kind: 'stream_error'; type: string; message: string }
+  /** Headers are sent, then nothing: no event ever arrives. */
+  | { kind: 'hang' }
+  /** A 200 stream that closes without a single event. */
+  | { kind: 'empty' };
+
+export interface RecordedRequest {
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: any;
+}
+
+export interface AnthropicServer {
+  url: string;
+  requests: RecordedRequest[];
+  /** The most Messages requests that were open at once. */
+  maxConcurrent(): number;
+  close(): Promise<void>;
+}
+
+/** Starts the server; `reply` decides each answer (by request, or by its position). */
+export async function startAnthropicServer(reply: (req: RecordedRequest, index: number) => MessagesReply): Promise<AnthropicServer> {
+  const requests: RecordedRequest[] = [];
+  const open = new Set<ServerResponse>();
+  let maxOpen = 0;
+  const server: Server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
+    req.on('end', () => {
+      const recorded: RecordedRequest = { path: req.url ?? '', headers: req.headers, body: safeJson(raw) };
+      if (!(req.url ?? '').startsWith('/v1/messages') || (req.url ?? '').startsWith('/v1/messages/count_tokens')) {
+        // Anything else the CLI asks for (token counts, metadata) gets a small valid answer.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ input_tokens: 1 }));
+        return;
+      }
+      requests.push(recorded);
+      open.add(res);
+      maxOpen = Math.max(maxOpen, open.size);
+      res.on('close', () => open.delete(res));
+      const answerWith = reply(recorded, requests.length - 1);
+      const delay = answerWith.kind === 'stream' ? (answerWith.delayMs ?? 0) : 0;
+      if (delay > 0) setTimeout(() => answer(res, answerWith, recorded.body?.model), delay);
+      else answer(res, answerWith, recorded.body?.model);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    maxConcurrent: () => maxOpen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const res of open) res.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function safeJson(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
+
+function sse(res: ServerResponse, event: string, data: unknown): void {
+  res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+}
+
+function answer(res: ServerResponse, reply: MessagesReply, requestedModel: unknown): void {
+  if (reply.kind === 'error') {
+    res.writeHead(reply.status, { 'content-type': 'application/json', 'request-id': 'req_test', ...reply.headers });
+    res.end(JSON.stringify({ type: 'error', error: { type: reply.type, message: reply.message } }));
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': 'req_test' });
+  if (reply.kind === 'hang') {
+    res.flushHeaders();
+    return;
+  }
+  if (reply.kind === 'empty') {
+    res.end();
+    return;
+  }
+  if (reply.kind === 'stream_error') {
+    sse(res, 'error', { type: 'error', error: { type: reply.type, message: reply.message } });
+    res.end();
+    return;
+  }
+  const usage = reply.usage ?? { input_tokens: 10, output_tokens: 5 };
+  const { output_tokens: outputTokens, ...startUsage } = usage;
+  const model = reply.model ?? (typeof requestedModel === 'string' ? requestedModel : 'claude-test');
+  sse(res, 'message_start', {
+    type: 'message_start',
+    message: {
+      id: 'msg_test', type: 'message', role: 'assistant', content: [], model,
+      stop_reason: null, stop_sequence: null, usage: { ...startUsage, output_tokens: 1 },
+    },
+  });
+  reply.blocks.forEach((block, index) => {
+    if (reply.stallAfterFirst && index > 0) return;
+    if (block.type === 'text') {
+      sse(res, 'content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+      sse(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } });
+    } else if (block.type === 'thinking') {
+      sse(res, 'content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+      sse(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: block.thinking } });
+      sse(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: 'sig' } });
+    } else {
+      const id = block.id ?? `toolu_${index}`;
+      sse(res, 'content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id, name: block.name, input: {} } });
+      sse(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } });
+    }
+    if (!reply.stallAfterFirst) sse(res, 'content_block_stop', { type: 'content_block_stop', index });
+  });
+  // Stalls after the first block's first delta: the stream stays open and silent.
+  if (reply.stallAfterFirst) return;
+  const deltaUsage = outputTokens === undefined ? {} : { output_tokens: outputTokens };
+  sse(res, 'message_delta', {
+    type: 'message_delta',
+    delta: { stop_reason: reply.stopReason ?? (reply.blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn'), stop_sequence: null },
+    usage: deltaUsage,
+  });
+  sse(res, 'message_stop', { type: 'message_stop' });
+  res.end();
+}

@@ -1,0 +1,80 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A local server that speaks the OpenAI Chat Completions API's streaming wire format
+ * (`POST /v1/chat/completions` with `stream: true`: `data: {chat.completion.chunk}` lines, a
+ * usage chunk when `stream_options.include_usage` is set, then `data: [DONE]`), or its error
+ * bodies and headers. Ollama, vLLM and llama.cpp answer the same way.
+ */
+
+export type ChatReply =
+  | {
+      kind: 'stream';
+      model?: string;
+      deltas: string[];
+      reasoning?: string[];
+      finishReason?: string;
+      /** Sent as the usage chunk; `null`: the server sends none (some local servers). */
+      usage?: { prompt_tokens: number; completion_tokens: number; total_tokens?: number; prompt_tokens_details?: { cached_tokens: number } } | null;
+      stallAfterFirst?: boolean;
+    }
+  | { kind: 'error'; status: number; type?: string; code?: string; message: string; headers?: Record<string, string> }
+  | { kind: 'hang' }
+  | { kind: 'empty' };
+
+export interface ChatRequest {
+  headers: IncomingMessage['headers'];
+  body: any;
+}
+
+export interface OpenAiServer {
+  url: string;
+  requests: ChatRequest[];
+  close(): Promise<void>;
+}
+
+export async function startOpenAiServer(reply: (req: ChatRequest, index: number) => ChatReply): Promise<OpenAiServer> {
+  const requests: ChatRequest[] = [];
+  const server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
+    req.on('end', () => {
+      const recorded = { headers: req.headers, body: JSON.parse(raw || '{}') };
+      requests.push(recorded);
+      answer(res, reply(recorded, requests.length - 1), recorded.body.model);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function answer(res: ServerResponse, reply: ChatReply, requestedModel: string): void {
+  if (reply.kind === 'error') {
+    res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
+    res.end(JSON.stringify({ error: { message: reply.message, type: reply.type ?? 'invalid_request_error', param: null, code: reply.code ?? null } }));
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  if (reply.kind === 'hang') return void res.flushHeaders();
+  if (reply.kind === 'empty') return void res.end();
+  const model = reply.model ?? requestedModel;
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+    res.write(`data: ${JSON.stringify({ id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1, model, choices, ...extra })}\n\n`);
+  chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]);
+  if (reply.stallAfterFirst) return;
+  for (const r of reply.reasoning ?? []) chunk([{ index: 0, delta: { reasoning_content: r }, finish_reason: null }]);
+  for (const d of reply.deltas) chunk([{ index: 0, delta: { content: d }, finish_reason: null }]);
+  chunk([{ index: 0, delta: {}, finish_reason: reply.finishReason ?? 'stop' }]);
+  if (reply.usage !== null) chunk([], { usage: reply.usage ?? { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 } });
+  res.end('data: [DONE]\n\n');
+}
