@@ -1,5 +1,6 @@
 import { cpus, totalmem } from 'node:os';
 import { chain, fanOut, firstNode, sseLatency, type FanOutRow } from './scenarios.js';
+import { formatLifecycleTable, lifecycle } from './lifecycle.js';
 import { formatScaleTable, scale, type ScaleRow } from './scale.js';
 import { workflowList } from './workflow-list.js';
 
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
     for (const nodes of [1000, 5000, 10000]) rows.push(await scale(nodes));
     console.log(formatScaleTable(rows));
   }
+  if (want('lifecycle')) console.log(formatLifecycleTable(await lifecycle()));
   const rows: string[] = [];
   if (want('chain')) rows.push(`| 100-node chain, per node (POST → done) | ${fmt((await chain()).msPerNode, 2)} ms |`);
   if (want('first')) {

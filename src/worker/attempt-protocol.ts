@@ -31,6 +31,8 @@ export const execAttemptTaskSchema = z.object({
     checkoutStart: checkoutObservationSchema.optional(),
   }),
   attempt: z.object({ id: z.string(), number: z.number().int().min(1) }),
+  /** Written on the attempt's terminal record (a loop iteration's `iteration` and `maxIterations`). */
+  diagnostics: z.object({ iteration: z.number().int().optional(), maxIterations: z.number().int().optional() }).optional(),
   /** The script body after variable substitution (bash), or the script code / file (bun, uv). */
   script: z.string(),
   /** Dependencies for uv scripts (`deps:`). */

@@ -5,6 +5,7 @@ import { decideWhen } from '../../workflow/condition-evaluate.js';
 import { bodyEnvironment, conditionLookup, substitutePrompt, substituteShell, type SubstitutionContext } from '../../workflow/substitute.js';
 import type { VariableValues } from '../../workflow/variables.js';
 import type { PrepareExec } from '../nodes/exec.js';
+import type { BodyScope } from './node-handler.js';
 import type { NodeTable } from './node-table.js';
 import type { PlannedNode } from './run-plan.js';
 import { resolveScriptFile } from './script-files.js';
@@ -12,7 +13,7 @@ import type { SkipDecision } from './skip-decision.js';
 
 /** Evaluates a node's `when` condition against upstream outputs: undefined means "run it", a
  * skip decision skips it, `{ fail }` fails it (a reference to a failed producer, say). */
-export type CheckCondition = (node: PlannedNode) => SkipDecision | { fail: string } | undefined;
+export type CheckCondition = (node: PlannedNode, scope?: BodyScope) => SkipDecision | { fail: string } | undefined;
 
 /** A node's text (an approval message, a wait moment) with its references filled in as plain text. */
 export type SubstituteText = (node: PlannedNode, text: string) => { ok: true; text: string } | { ok: false; error: string };
@@ -39,11 +40,12 @@ export function createRunContext(
     WORKFLOW_ID: input.run.id,
     ARTIFACTS_DIR: input.artifactsDir,
   };
-  const context = (consumer: string, extra: VariableValues = {}): SubstitutionContext => ({
+  const context = (consumer: string, extra: VariableValues = {}, scope?: BodyScope): SubstitutionContext => ({
     variables: { ...variables, ...extra },
     inputs: input.run.inputs,
     declaredInputs: input.declaredInputs,
-    outputs: (id) => table.producer(id),
+    outputs: scope ? (id) => scope.outputs(id) ?? table.producer(id) : (id) => table.producer(id),
+    ...(scope?.previousIteration ? { previousIteration: scope.previousIteration } : {}),
     // Values too large for a process environment reach the body through files of the run.
     spill: (value, name) => {
       const file = join(input.artifactsDir, '.cairn', 'node-values', consumer, `${name}.txt`);
@@ -53,10 +55,10 @@ export function createRunContext(
     },
   });
 
-  const prepare: PrepareExec = (node, extra) => {
+  const prepare: PrepareExec = (node, extra, scope) => {
     if (node.action.type !== 'exec') return { ok: false, error: `Node '${node.id}' is not executable` };
     const { runtime, source } = node.action;
-    const ctx = context(node.id, extra);
+    const ctx = context(node.id, extra, scope);
     if (runtime !== 'sh') {
       const file = resolveScriptFile(source, runtime, { cwd: input.run.working_path, homeScripts: input.homeScripts });
       if (file) return { ok: true, script: file, env: bodyEnvironment(ctx) };
@@ -67,9 +69,9 @@ export function createRunContext(
       : { ok: false, error: `Node '${node.id}': ${result.error.message}` };
   };
 
-  const checkCondition: CheckCondition = (node) => {
+  const checkCondition: CheckCondition = (node, scope) => {
     if (node.when === undefined) return undefined;
-    const decision = decideWhen(node.when, conditionLookup(context(node.id)));
+    const decision = decideWhen(node.when, conditionLookup(context(node.id, {}, scope)));
     if (decision.run) return undefined;
     if ('error' in decision) return { fail: `Node '${node.id}': when condition failed: ${decision.error}` };
     return decision.skip.reason === 'when_condition'

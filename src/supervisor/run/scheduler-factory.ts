@@ -101,6 +101,8 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
       store: deps.store,
       run,
       substituteText,
+      checkCondition,
+      events,
     });
     const scheduler = new RunScheduler(run, plan, table, {
       store: deps.store,
