@@ -1,5 +1,6 @@
 import { cpus, totalmem } from 'node:os';
 import { chain, fanOut, firstNode, sseLatency, type FanOutRow } from './scenarios.js';
+import { formatLifecycleTable, lifecycle } from './lifecycle.js';
 import { formatScaleTable, scale, type ScaleRow } from './scale.js';
 import { workflowList } from './workflow-list.js';
 import { dashboardPages, formatDashboardTable } from './dashboard.js';
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
     console.log(formatScaleTable(rows));
   }
   if (want('dashboard')) console.log(formatDashboardTable(await dashboardPages()));
+  if (want('lifecycle')) console.log(formatLifecycleTable(await lifecycle()));
   const rows: string[] = [];
   if (want('chain')) rows.push(`| 100-node chain, per node (POST → done) | ${fmt((await chain()).msPerNode, 2)} ms |`);
   if (want('first')) {

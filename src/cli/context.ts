@@ -11,6 +11,8 @@ export interface CliContext {
   env: NodeJS.ProcessEnv;
   /** The directory the user ran the command in. */
   cwd: string;
+  /** The user's input is a terminal: `cairn workflow run` then waits at a paused gate instead of exiting. */
+  stdinIsTTY?: boolean;
   /** Registers a Ctrl-C handler while a command needs one; returns the function that removes it. */
   onInterrupt(handler: () => void): () => void;
 }

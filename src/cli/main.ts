@@ -13,6 +13,7 @@ const context: CliContext = {
   stderr: process.stderr,
   env: process.env,
   cwd: process.cwd(),
+  stdinIsTTY: process.stdin.isTTY === true,
   onInterrupt(handler) {
     interruptHandlers.push(handler);
     if (interruptHandlers.length === 1) process.on('SIGINT', onSigint);

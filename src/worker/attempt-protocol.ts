@@ -34,6 +34,8 @@ export const execAttemptTaskSchema = z.object({
     checkoutStart: checkoutObservationSchema.optional(),
   }),
   attempt: z.object({ id: z.string(), number: z.number().int().min(1) }),
+  /** Written on the attempt's terminal record (a loop iteration's `iteration` and `maxIterations`). */
+  diagnostics: z.object({ iteration: z.number().int().optional(), maxIterations: z.number().int().optional() }).optional(),
   /** The script body after variable substitution (bash), or the script code / file (bun, uv). */
   script: z.string(),
   /** Dependencies for uv scripts (`deps:`). */
@@ -56,6 +58,8 @@ export type ExecAttemptTask = z.input<typeof execAttemptTaskSchema>;
 /** One attempt of an AI node (`prompt` / `command`), its prompt substituted and its binding resolved. */
 export const agentAttemptTaskSchema = z.object({
   kind: z.literal('agent'),
+  /** Written on the attempt's terminal record, as for exec attempts (a loop iteration's). */
+  diagnostics: execAttemptTaskSchema.shape.diagnostics,
   store: storeConfigSchema,
   runId: z.string(),
   conversationId: z.string(),

@@ -35,6 +35,7 @@ export function checkShellReferences(nodes: readonly DefinitionNode[], label: La
 function shellBodies(node: DefinitionNode): [string, string][] {
   const bodies: [string, string][] = [];
   if ('bash' in node) bodies.push(['bash', node.bash]);
+  if ('loop' in node && node.loop.bash !== undefined) bodies.push(['loop.bash', node.loop.bash]);
   if ('loop' in node && node.loop.until_bash !== undefined) bodies.push(['loop.until_bash', node.loop.until_bash]);
   if ('approval' in node && node.approval.on_reject?.bash !== undefined) {
     bodies.push(['approval.on_reject.bash', node.approval.on_reject.bash]);

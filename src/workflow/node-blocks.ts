@@ -119,19 +119,24 @@ export const loopSchema = z
     ...loopControlShape,
     prompt: z.string().optional(),
     command: z.string().trim().optional(),
+    /** Cairn: a shell body instead of a prompt (it reads `$LOOP_PREV_OUTPUT` and `$LOOP_USER_INPUT` from the environment). */
+    bash: z.string().optional(),
     until_field: z.string().trim().min(1).optional(),
     fresh_context: z.boolean().optional(),
   })
   .superRefine((block, ctx) => {
     const hasPrompt = (block.prompt ?? '').trim() !== '';
     const hasCommand = (block.command ?? '') !== '';
-    if (hasPrompt === hasCommand) {
+    const hasBash = (block.bash ?? '').trim() !== '';
+    const bodies = [hasPrompt, hasCommand, hasBash].filter(Boolean).length;
+    if (bodies !== 1) {
       ctx.addIssue({
         code: 'custom',
         path: [],
-        message: hasPrompt
-          ? "'loop.prompt' and 'loop.command' are mutually exclusive"
-          : "loop needs 'loop.prompt' (inline) or 'loop.command' (a command file)",
+        message:
+          bodies > 1
+            ? "'loop.prompt', 'loop.command' and 'loop.bash' are mutually exclusive"
+            : "loop needs 'loop.prompt' (inline), 'loop.command' (a command file) or 'loop.bash' (a shell body)",
       });
     }
     if (hasCommand && !isValidCommandName(block.command ?? '')) {

@@ -49,6 +49,7 @@ export function mapNodeTexts<N extends DefinitionNode>(node: N, map: TextMapper)
     out.loop = withoutUndefined({
       ...n.loop,
       prompt: n.loop.prompt === undefined ? undefined : apply(n.loop.prompt, 'loop.prompt', true),
+      bash: applyOptional(n.loop.bash, 'loop.bash'),
       until_bash: applyOptional(n.loop.until_bash, 'loop.until_bash'),
     });
   }

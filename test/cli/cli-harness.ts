@@ -5,7 +5,7 @@ export interface CapturedStream extends OutputStream {
   text: string;
 }
 
-function capture(): CapturedStream {
+export function capture(): CapturedStream {
   const stream: CapturedStream = {
     text: '',
     isTTY: false,
@@ -24,14 +24,18 @@ export interface CliResult {
 }
 
 /** Runs the CLI in this process with captured output, the given environment and directory. */
-export async function runCliInProcess(argv: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliResult> {
-  const stdout = capture();
+export async function runCliInProcess(
+  argv: string[],
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; stdinIsTTY?: boolean; stdout?: CapturedStream } = {},
+): Promise<CliResult> {
+  const stdout = opts.stdout ?? capture();
   const stderr = capture();
   const ctx: CliContext = {
     stdout,
     stderr,
     env: opts.env ?? {},
     cwd: opts.cwd ?? process.cwd(),
+    ...(opts.stdinIsTTY !== undefined ? { stdinIsTTY: opts.stdinIsTTY } : {}),
     onInterrupt: () => () => undefined,
   };
   const code = await runCli(argv, ctx);

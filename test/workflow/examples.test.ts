@@ -27,6 +27,7 @@ describe('the documented examples', () => {
       'check-and-report',
       'classify-then-fix',
       'count-and-fetch',
+      'count-to-three',
       'countdown',
       'finish-with-review',
       'fix-tests',

@@ -33,7 +33,7 @@ async function followRun(
   ctx: CliContext,
   client: ApiClient,
   run: { runId: string; conversationId: string },
-  opts: { json: boolean; style: Style },
+  opts: { json: boolean; style: Style; waitAtGates: boolean },
 ): Promise<FollowResult> {
   const controller = new AbortController();
   let interrupted = false;
@@ -62,7 +62,10 @@ async function followRun(
         if (!opts.json) progress.print(frame.data);
         outcome = outcomeOf(frame.data, run.runId);
         const data = frame.data;
-        if (data.type === 'workflow_status' && data.runId === run.runId && data.status === 'paused') paused = { reason: data.reason };
+        if (data.type === 'workflow_status' && data.runId === run.runId && data.status === 'paused') {
+          if (!opts.waitAtGates) paused = { reason: data.reason };
+          else if (!opts.json) printPaused(ctx, run.runId, data.reason, opts.style, 'Waiting for the answer (Ctrl-C cancels the run).');
+        }
         return outcome !== undefined || paused !== undefined;
       },
       onReconnect({ lastEventId, attempt, error }) {
@@ -77,6 +80,15 @@ async function followRun(
     removeInterrupt();
   }
   return { outcome, interrupted, ...(paused ? { paused } : {}) };
+}
+
+/** What a paused run waits for and the commands that answer it. */
+function printPaused(ctx: CliContext, runId: string, reason: string | undefined, style: Style, then?: string): void {
+  const commands = gateCommands(runId);
+  writeLine(ctx.stdout, style.yellow(`Run ${runId} is paused${reason ? `: ${reason}` : '.'}`));
+  writeLine(ctx.stdout, `Approve it with:  ${commands.approve}`);
+  writeLine(ctx.stdout, `Reject it with:   ${commands.reject}`);
+  if (then) writeLine(ctx.stdout, then);
 }
 
 /** After Ctrl-C: asks the server to cancel the run and says so. A second Ctrl-C stops waiting. */
@@ -124,11 +136,12 @@ Options:
 ${serverOptionsHelp}
 
 When the run pauses at an approval gate, the command prints the gate's message and the exact
-\`cairn run approve\` / \`cairn run reject\` commands that answer it, and exits (the run stays
-paused, costing nothing, until it is answered).
+\`cairn run approve\` / \`cairn run reject\` commands that answer it. Run from a terminal (stdin
+is a TTY), it then waits for the answer (given from another terminal or the web UI) and goes on
+following the run; otherwise it exits (the run stays paused, costing nothing, until answered).
 
 Exit status: 0 when the run completes, 1 when it fails or is cancelled, 2 on a usage error,
-3 when the run paused at a gate, 130 when interrupted with Ctrl-C (the run is cancelled).`,
+3 when the run paused at a gate (stdin not a terminal), 130 when interrupted with Ctrl-C (the run is cancelled).`,
   async run(argv, ctx) {
     const { values, positionals } = parseCommandArgs(this.name, argv, {
       input: { type: 'string', multiple: true },
@@ -166,7 +179,10 @@ Exit status: 0 when the run completes, 1 when it fails or is cancelled, 2 on a u
     if (json) writeLine(ctx.stdout, JSON.stringify(started.raw));
     else writeLine(ctx.stdout, `Run ${style.bold(runId)} of workflow ${style.bold(name)} started.`);
 
-    const result = await followRun(ctx, client, { runId, conversationId: started.body.conversationId }, { json, style });
+    // Run from a terminal, the command waits at a paused gate for its answer (given from another
+    // terminal or the web UI) and follows the run on; otherwise it exits with EXIT_PAUSED.
+    const waitAtGates = ctx.stdinIsTTY === true;
+    const result = await followRun(ctx, client, { runId, conversationId: started.body.conversationId }, { json, style, waitAtGates });
     if (result.interrupted) {
       // A second Ctrl-C while the cancel request is in flight stops waiting for it.
       const cancelController = new AbortController();
@@ -178,12 +194,7 @@ Exit status: 0 when the run completes, 1 when it fails or is cancelled, 2 on a u
       }
     }
     if (result.paused) {
-      const commands = gateCommands(runId);
-      if (!json) {
-        writeLine(ctx.stdout, style.yellow(`Run ${runId} is paused${result.paused.reason ? `: ${result.paused.reason}` : '.'}`));
-        writeLine(ctx.stdout, `Approve it with:  ${commands.approve}`);
-        writeLine(ctx.stdout, `Reject it with:   ${commands.reject}`);
-      }
+      if (!json) printPaused(ctx, runId, result.paused.reason, style);
       return EXIT_PAUSED;
     }
     const outcome = result.outcome;

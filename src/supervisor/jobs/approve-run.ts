@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { attemptEndedEvent } from '../../records/index.js';
 import { approvalReceivedEvent, DEFAULT_APPROVE_COMMENT } from '../../store/schemas/approval.js';
+import { USER_INPUT_KEY } from '../nodes/loop-history.js';
 import { continuePausedRun, findPausedGate } from './gate-answer.js';
 import { runIdOf, type JobHandler } from './job-handler.js';
 
@@ -20,6 +21,14 @@ export const approveRunJob: JobHandler = {
     if (typeof gate === 'string') return gate;
     const { comment } = approvePayloadSchema.parse(job.payload);
     const { approval } = gate;
+    if (approval.type === 'interactive_loop') {
+      // The loop's attempt goes on: the comment as given is the next iteration's $LOOP_USER_INPUT.
+      const received = approvalReceivedEvent(gate.run, approval, { decision: 'approved', comment: comment ?? DEFAULT_APPROVE_COMMENT });
+      return continuePausedRun(gate, ctx, {
+        events: [{ ...received, data: { ...received.data, [USER_INPUT_KEY]: comment ?? '' } }],
+        metadataPatch: { approval: { resolved: 'approved' } },
+      });
+    }
     const text = comment ?? '';
     const output = approval.decisions
       ? JSON.stringify({ decision: 'approve', text })

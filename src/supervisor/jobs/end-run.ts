@@ -2,6 +2,7 @@ import { CairnError } from '../../shared/errors.js';
 import type { Job } from '../../store/schemas/job.js';
 import type { RunStatus } from '../../store/schemas/run.js';
 import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
+import { closeSuspendedAttempts } from './close-suspended.js';
 import { runIdOf, type JobContext } from './job-handler.js';
 
 export interface EndRunOptions {
@@ -30,9 +31,11 @@ export async function endRun(job: Job, { store, runs, supervisorId }: JobContext
     // Carried out already: by a take-over that honoured the request, or an earlier cancel.
     if (run.status === 'cancelled') return 'cancelled';
     if (opts.idleStatuses.includes(run.status)) {
+      // A paused run's gate (or interactive loop) attempt is closed in the same transaction.
+      const closing = run.status === 'paused' ? closeSuspendedAttempts(run, await store.listRunEvents(runId), opts.reason) : [];
       const cancelled = await store.acquireRun({
         runId, ownerId: supervisorId, leaseMs: runs.leaseMs, fromStatuses: [run.status], status: 'cancelled',
-        events: [newRunLevelEvent(run, 'workflow_cancelled', { reason: opts.reason })],
+        events: [...closing, newRunLevelEvent(run, 'workflow_cancelled', { reason: opts.reason })],
       });
       if (cancelled) await store.releaseRuns(supervisorId, [runId]);
       return cancelled ? 'cancelled' : 'ignored: run changed state';

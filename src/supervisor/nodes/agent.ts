@@ -8,13 +8,18 @@ import type { Store } from '../../store/store.js';
 import type { AgentAttemptTask, AttemptResult } from '../../worker/attempt-protocol.js';
 import { providersWithAdapter } from '../../worker/providers/available.js';
 import { resolveModelBinding, type ModelBinding } from '../../workflow/model-binding.js';
-import type { AttemptOutcome, NodeAttempt, NodeHandler } from '../run/node-handler.js';
+import type { VariableValues } from '../../workflow/variables.js';
+import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandler } from '../run/node-handler.js';
 import type { PlannedNode } from '../run/run-plan.js';
 import { attemptRefOf, recordRefusedAttempt } from './attempt-records.js';
 import type { AttemptRunner } from './exec.js';
 
 /** Turns an AI node's prompt (inline or its command file) into the text sent, or says why it cannot be. */
-export type PreparePrompt = (node: PlannedNode) => { ok: true; prompt: string } | { ok: false; error: string };
+export type PreparePrompt = (
+  node: PlannedNode,
+  variables?: VariableValues,
+  scope?: BodyScope,
+) => { ok: true; prompt: string } | { ok: false; error: string };
 
 export interface AgentHandlerDeps {
   store: Store;
@@ -64,7 +69,7 @@ export class AgentNodeHandler implements NodeHandler {
         `Node '${node.id}': provider '${binding.provider}' has no adapter in this version of Cairn (available: ${providersWithAdapter.join(', ')}); set the node's or the workflow's provider`,
       );
     }
-    const prepared = this.deps.preparePrompt(node);
+    const prepared = this.deps.preparePrompt(node, attempt.variables, attempt.scope);
     if (!prepared.ok) return refuse(prepared.error);
     const connection = this.deps.providers.connections[binding.provider] ?? {};
     const task: AgentAttemptTask = {
@@ -75,7 +80,8 @@ export class AgentNodeHandler implements NodeHandler {
       path: attempt.path,
       nodeId: node.id,
       source: action.source.kind === 'inline' ? { kind: 'inline' } : { kind: 'command', name: action.source.name },
-      invocation: { ...identity.invocation, loopPath: [] },
+      invocation: { ...identity.invocation, loopPath: [...(attempt.loopPath ?? [])] },
+      ...(attempt.diagnostics ? { diagnostics: { ...attempt.diagnostics } } : {}),
       attempt: identity.attempt,
       prompt: prepared.prompt,
       provider: binding.provider,

@@ -6,7 +6,7 @@ import type { StoreConfig } from '../../store/store-config.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
 import type { AttemptResult, AttemptTask, ExecAttemptTask } from '../../worker/attempt-protocol.js';
-import type { AttemptOutcome, NodeAttempt, NodeHandler } from '../run/node-handler.js';
+import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandler } from '../run/node-handler.js';
 import type { PlannedNode } from '../run/run-plan.js';
 import type { VariableValues } from '../../workflow/variables.js';
 import { attemptRefOf, recordRefusedAttempt } from './attempt-records.js';
@@ -21,6 +21,8 @@ export type PrepareExec = (
   node: PlannedNode,
   /** Variables only this body sees ($REJECTION_REASON in a gate's rework, $LOOP_PREV_OUTPUT in a loop). */
   extra?: VariableValues,
+  /** A loop_group body node: where its references read. */
+  scope?: BodyScope,
 ) => { ok: true; script: string; env: Record<string, string> } | { ok: false; error: string };
 
 export interface ExecHandlerDeps {
@@ -51,7 +53,7 @@ export class ExecNodeHandler implements NodeHandler {
   async runAttempt(attempt: NodeAttempt): Promise<AttemptOutcome> {
     const { node, identity } = attempt;
     if (node.action.type !== 'exec') throw new Error(`node '${node.id}' is not an exec node`);
-    const prepared = this.deps.prepare(node, attempt.variables);
+    const prepared = this.deps.prepare(node, attempt.variables, attempt.scope);
     if (!prepared.ok) {
       return recordRefusedAttempt(this.deps.store, this.deps.run, attempt, { error: prepared.error, failureKind: 'config' });
     }
@@ -66,6 +68,7 @@ export class ExecNodeHandler implements NodeHandler {
       legacyType: node.action.legacyType,
       invocation: { ...identity.invocation, loopPath: [...(attempt.loopPath ?? [])], ...this.firstCheckoutOf(identity.invocation.id) },
       attempt: identity.attempt,
+      ...(attempt.diagnostics ? { diagnostics: { ...attempt.diagnostics } } : {}),
       script: prepared.script,
       deps: [...node.action.deps],
       cwd: this.deps.workingPath,

@@ -15,6 +15,8 @@ export interface GateHandlerDeps {
   substituteText: SubstituteText;
   /** Runs the shell body of a rework (the exec handler). */
   exec: NodeHandler;
+  /** Runs the prompt body of a rework (the AI node handler): an attempt as any prompt node's. */
+  agent: NodeHandler;
 }
 
 /** The id of a gate's rework body in node paths: `<gate>/on_reject`. */
@@ -66,24 +68,25 @@ export class GateNodeHandler implements NodeHandler {
     reason: string,
   ): Promise<AttemptOutcome | undefined> {
     const { node } = attempt;
-    if (body.kind === 'prompt') {
-      const error =
-        `Node '${node.id}': 'approval.on_reject.prompt' needs an AI provider, and AI nodes cannot run yet in this version ` +
-        `of Cairn; use 'approval.on_reject.bash' for a shell rework, or remove 'on_reject'.`;
-      return recordRefusedAttempt(this.deps.store, this.deps.run, attempt, { error, failureKind: 'config' });
-    }
     const reworkNode: PlannedNode = {
       id: REWORK_NODE_ID,
-      descriptor: { id: REWORK_NODE_ID, kind: 'exec', runtime: 'sh' },
+      descriptor: body.kind === 'prompt'
+        ? { id: REWORK_NODE_ID, kind: 'agent', source: { kind: 'inline' } }
+        : { id: REWORK_NODE_ID, kind: 'exec', runtime: 'sh' },
       dependsOn: [],
       triggerRule: 'all_success',
       when: undefined,
-      action: { type: 'exec', runtime: 'sh', legacyType: 'bash', source: body.source, deps: [], timeoutMs: 120_000 },
+      action: body.kind === 'prompt'
+        ? {
+            type: 'agent', source: { kind: 'inline', prompt: body.source }, provider: undefined, model: undefined,
+            effort: undefined, outputFormat: undefined, systemPrompt: undefined, idleTimeoutMs: undefined,
+          }
+        : { type: 'exec', runtime: 'sh', legacyType: 'bash', source: body.source, deps: [], timeoutMs: 120_000 },
       retry: undefined,
       alwaysRun: false,
     };
     const now = new Date().toISOString();
-    const outcome = await this.deps.exec.runAttempt({
+    const outcome = await (body.kind === 'prompt' ? this.deps.agent : this.deps.exec).runAttempt({
       node: reworkNode,
       path: `${attempt.path}/${REWORK_NODE_ID}`,
       identity: { invocation: { id: randomUUID(), startedAt: now }, attempt: { id: randomUUID(), number: 1 } },

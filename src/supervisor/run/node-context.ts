@@ -10,6 +10,7 @@ import { resolveHome } from '../../shared/paths.js';
 import type { PreparePrompt } from '../nodes/agent.js';
 import type { VariableValues } from '../../workflow/variables.js';
 import type { PrepareExec } from '../nodes/exec.js';
+import type { BodyScope } from './node-handler.js';
 import type { NodeTable } from './node-table.js';
 import type { PlannedNode } from './run-plan.js';
 import { resolveScriptFile } from './script-files.js';
@@ -17,7 +18,7 @@ import type { SkipDecision } from './skip-decision.js';
 
 /** Evaluates a node's `when` condition against upstream outputs: undefined means "run it", a
  * skip decision skips it, `{ fail }` fails it (a reference to a failed producer, say). */
-export type CheckCondition = (node: PlannedNode) => SkipDecision | { fail: string } | undefined;
+export type CheckCondition = (node: PlannedNode, scope?: BodyScope) => SkipDecision | { fail: string } | undefined;
 
 /** A node's text (an approval message, a wait moment) with its references filled in as plain text. */
 export type SubstituteText = (node: PlannedNode, text: string) => { ok: true; text: string } | { ok: false; error: string };
@@ -47,11 +48,12 @@ export function createRunContext(
     ARTIFACTS_DIR: input.artifactsDir,
     ATTACHMENTS_DIR: join(input.artifactsDir, ATTACHMENTS_FOLDER),
   };
-  const context = (consumer: string, extra: VariableValues = {}): SubstitutionContext => ({
+  const context = (consumer: string, extra: VariableValues = {}, scope?: BodyScope): SubstitutionContext => ({
     variables: { ...variables, ...extra },
     inputs: input.run.inputs,
     declaredInputs: input.declaredInputs,
-    outputs: (id) => table.producer(id),
+    outputs: scope ? (id) => scope.outputs(id) ?? table.producer(id) : (id) => table.producer(id),
+    ...(scope?.previousIteration ? { previousIteration: scope.previousIteration } : {}),
     // Values too large for a process environment reach the body through files of the run.
     spill: (value, name) => {
       const file = join(input.artifactsDir, '.cairn', 'node-values', consumer, `${name}.txt`);
@@ -61,10 +63,10 @@ export function createRunContext(
     },
   });
 
-  const prepare: PrepareExec = (node, extra) => {
+  const prepare: PrepareExec = (node, extra, scope) => {
     if (node.action.type !== 'exec') return { ok: false, error: `Node '${node.id}' is not executable` };
     const { runtime, source } = node.action;
-    const ctx = context(node.id, extra);
+    const ctx = context(node.id, extra, scope);
     if (runtime !== 'sh') {
       const file = resolveScriptFile(source, runtime, { cwd: input.run.working_path, homeScripts: input.homeScripts });
       if (file) return { ok: true, script: file, env: bodyEnvironment(ctx) };
@@ -77,7 +79,7 @@ export function createRunContext(
 
   // A command node's prompt is its command file, read at each attempt (project, home, bundled),
   // then substituted like an inline prompt: every reference becomes plain text.
-  const preparePrompt: PreparePrompt = (node) => {
+  const preparePrompt: PreparePrompt = (node, extra, scope) => {
     if (node.action.type !== 'agent') return { ok: false, error: `Node '${node.id}' is not an AI node` };
     const source = node.action.source;
     let text: string;
@@ -88,13 +90,13 @@ export function createRunContext(
       if (!loaded.ok) return { ok: false, error: `Node '${node.id}': ${loaded.message}` };
       text = loaded.text;
     }
-    const result = substitutePrompt(text, context(node.id));
+    const result = substitutePrompt(text, context(node.id, extra, scope));
     return result.ok ? { ok: true, prompt: result.text } : { ok: false, error: `Node '${node.id}': ${result.error.message}` };
   };
 
-  const checkCondition: CheckCondition = (node) => {
+  const checkCondition: CheckCondition = (node, scope) => {
     if (node.when === undefined) return undefined;
-    const decision = decideWhen(node.when, conditionLookup(context(node.id)));
+    const decision = decideWhen(node.when, conditionLookup(context(node.id, {}, scope)));
     if (decision.run) return undefined;
     if ('error' in decision) return { fail: `Node '${node.id}': when condition failed: ${decision.error}` };
     return decision.skip.reason === 'when_condition'

@@ -13,11 +13,18 @@ import {
   type OutputInput,
   type ReusableOutput,
 } from '../../records/index.js';
+import type { LoopFrame } from '../../records/schemas/execution-record.js';
 import type { Lifecycle } from '../../records/schemas/node-lifecycle.js';
 import type { NewRunEvent } from '../../store/schemas/event.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { PlannedNode } from './run-plan.js';
 import type { SkipDecision } from './skip-decision.js';
+
+/** Where a node decided without an attempt sits, when not at the top level. */
+export interface NodePlace {
+  path: string;
+  loopPath: readonly LoopFrame[];
+}
 
 /**
  * The scheduling events the scheduler writes for a node decided without an attempt: skipped by
@@ -27,13 +34,14 @@ import type { SkipDecision } from './skip-decision.js';
 export class NodeEventFactory {
   constructor(private readonly run: Pick<Run, 'id' | 'conversation_id'>) {}
 
-  skipped(node: PlannedNode, skip: SkipDecision): NewRunEvent {
-    return this.decided(node, undefined, skipLifecycle(skip));
+  /** `at`: a loop_group body node's path and loopPath (a top-level node: its id, no loops). */
+  skipped(node: PlannedNode, skip: SkipDecision, at?: NodePlace): NewRunEvent {
+    return this.decided(node, undefined, skipLifecycle(skip), at);
   }
 
   /** A node that fails before any attempt: its `when` condition could not be evaluated. */
-  refused(node: PlannedNode, error: string): NewRunEvent {
-    return this.decided(node, 0, failedState(error, { failureKind: 'config' }));
+  refused(node: PlannedNode, error: string, at?: NodePlace): NewRunEvent {
+    return this.decided(node, 0, failedState(error, { failureKind: 'config' }), at);
   }
 
   /** A resumed run reuses the node's prior success (`node_skipped_prior_success`). */
@@ -56,13 +64,13 @@ export class NodeEventFactory {
     return { ...cacheEventOf(record), conversation_id: this.run.conversation_id };
   }
 
-  private decided(node: PlannedNode, durationMs: number | undefined, lifecycle: Lifecycle): NewRunEvent {
+  private decided(node: PlannedNode, durationMs: number | undefined, lifecycle: Lifecycle, at?: NodePlace): NewRunEvent {
     const now = new Date().toISOString();
     const record = buildExecutionRecord({
       runId: this.run.id,
-      path: node.id,
+      path: at?.path ?? node.id,
       node: node.descriptor,
-      invocation: { id: randomUUID(), startedAt: now, loopPath: [] },
+      invocation: { id: randomUUID(), startedAt: now, loopPath: [...(at?.loopPath ?? [])] },
       attempt: { id: randomUUID(), startedAt: now },
       timing: durationMs === undefined ? { startedAt: now } : { startedAt: now, durationMs },
       spend: notApplicableSpend(),

@@ -1,7 +1,17 @@
 import type { ApprovalContext } from '../../store/schemas/approval.js';
 import type { PlannedNode } from './run-plan.js';
 import type { VariableValues } from '../../workflow/variables.js';
-import type { LoopFrame } from '../../records/schemas/execution-record.js';
+import type { Diagnostics, LoopFrame } from '../../records/schemas/execution-record.js';
+import type { OutputLookup } from '../../workflow/resolve-output.js';
+
+/**
+ * Where a loop_group body node reads references: the outputs of its own iteration's body nodes
+ * before the run's, and `$LOOP_PREV.<id>.output` from the previous iteration.
+ */
+export interface BodyScope {
+  outputs: OutputLookup;
+  previousIteration?: OutputLookup;
+}
 
 /** Which invocation and attempt of a node an attempt is. */
 export interface AttemptIdentity {
@@ -21,6 +31,10 @@ export interface NodeAttempt {
   readonly loopPath?: readonly LoopFrame[];
   /** Variables only this body sees ($REJECTION_REASON in a gate's rework, $LOOP_PREV_OUTPUT in a loop). */
   readonly variables?: VariableValues;
+  /** A loop_group body node: what its references read (see BodyScope). */
+  readonly scope?: BodyScope;
+  /** Written on the attempt's terminal record (a loop iteration's `iteration` and `maxIterations`). */
+  readonly diagnostics?: Diagnostics;
   /** Set when this call continues an attempt that answered `waiting` (same identity): its timer fired. */
   readonly continued?: boolean;
 }

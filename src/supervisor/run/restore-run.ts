@@ -142,9 +142,50 @@ export async function restoreRun(
     }
     nodes.set(node.id, state);
   }
+  closing.push(...closeLoopBodies(run, plan, snapshot.nodes, kills, opts));
   // Every orphaned group at once: a take-over waits one kill grace period, not one per node.
   await Promise.all(kills);
   return { nodes, events: closing };
+}
+
+/**
+ * Attempts inside loops (a loop's body, a loop_group's body nodes, their completion checks: paths
+ * under a loop node's) that were in flight: their process groups are killed and they are closed
+ * like a top-level attempt, so the loop, continued, runs that iteration's unfinished part again.
+ */
+function closeLoopBodies(
+  run: Pick<Run, 'id' | 'conversation_id'>,
+  plan: RunPlan,
+  snapshots: ReadonlyMap<string, NodeSnapshot>,
+  kills: Promise<void>[],
+  opts: { previousOwner: string | null; killGraceMs: number; cancelling?: boolean },
+): NewRunEvent[] {
+  const loops = plan.nodes.filter((n) => n.action.type === 'loop' || n.action.type === 'loop_group').map((n) => n.id);
+  if (loops.length === 0) return [];
+  const closing: NewRunEvent[] = [];
+  for (const snap of snapshots.values()) {
+    if (!snap.inFlight || !snap.node || !snap.invocation || !loops.some((id) => snap.path.startsWith(`${id}/`))) continue;
+    const startedAt = snap.inFlight.startedAt ?? new Date().toISOString();
+    const pid = snap.inFlight.pid;
+    if (pid !== undefined && startedNoLaterThan(pid, Date.parse(startedAt) + ATTEMPT_SPAWN_SLACK_MS)) {
+      kills.push(killProcessGroup(pid, { graceMs: opts.killGraceMs }));
+    }
+    const ref: AttemptRef = {
+      runId: run.id,
+      conversationId: run.conversation_id,
+      path: snap.path,
+      node: snap.node,
+      invocation: snap.invocation,
+      attemptId: snap.inFlight.attemptId ?? snap.invocation.id,
+      startedAt,
+    };
+    closing.push(
+      opts.cancelling
+        ? attemptEndedEvent(ref, { status: 'failed', error: 'Cancelled by user', failureKind: 'cancelled', retryable: false })
+        : closedBySupervisorLoss(ref, opts.previousOwner),
+    );
+  }
+  return closing;
 }
 
 /**

@@ -75,7 +75,39 @@ export interface WaitAction {
   message?: string;
 }
 
-export type NodeAction = ExecAction | AgentAction | GateAction | HaltAction | WaitAction | UnsupportedAction;
+/** Iteration control shared by `loop` and `loop_group` nodes (see supervisor/nodes/loop-driver.ts). */
+export interface LoopControl {
+  maxIterations: number;
+  /** The completion signal (`<promise>X</promise>`, or X alone on the output's last line). */
+  until?: string;
+  /** A boolean field of the iteration's JSON output: `true` is the completion signal (`loop.until_field`). */
+  untilField?: string;
+  /** The `until_bash` check, planned as a bash node run after an iteration that gave no signal (exit 0 = done). */
+  untilBash?: PlannedNode;
+  interactive: boolean;
+  /** The interactive gate's message before substitution. */
+  gateMessage?: string;
+  signalCompletes: boolean;
+}
+
+/** A `loop:` node: its body (a bash node, or an AI node) runs once per iteration at `<loop>/body`. */
+export interface LoopAction extends LoopControl {
+  type: 'loop';
+  body: PlannedNode;
+  freshContext: boolean;
+}
+
+/** A `loop_group:` node: its body nodes run as a sub-DAG once per iteration, at `<group>/<id>`. */
+export interface LoopGroupAction extends LoopControl {
+  type: 'loop_group';
+  body: RunPlan;
+}
+
+export type NodeAction = ExecAction | AgentAction | GateAction | HaltAction | WaitAction | LoopAction | LoopGroupAction | UnsupportedAction;
+
+/** The path segment of a loop's body (`<loop>/body`) and of the completion check (`<loop>/until_bash`). */
+export const LOOP_BODY_ID = 'body';
+export const UNTIL_BASH_ID = 'until_bash';
 
 export interface UnsupportedAction {
   type: 'unsupported';
@@ -110,12 +142,16 @@ export const DEFAULT_AI_RETRY: RetryPolicy = { maxAttempts: 3, delayMs: DEFAULT_
 
 /** Compiles the definition snapshot of a run (already validated when the run was created). */
 export function compileRunPlan(definition: WorkflowDefinition): RunPlan {
-  const nodes = definition.nodes.map(planNode);
+  return planNodes(definition.name, definition.nodes);
+}
+
+function planNodes(workflowName: string, defined: readonly WorkflowNode[]): RunPlan {
+  const nodes = defined.map(planNode);
   return {
-    workflowName: definition.name,
+    workflowName,
     nodes,
     order: topologicalOrder(nodes.map((n) => ({ id: n.id, depends_on: [...n.dependsOn] }))),
-    referencedOutputs: referencedOutputsOf(definition.nodes),
+    referencedOutputs: referencedOutputsOf(defined),
   };
 }
 
@@ -202,10 +238,48 @@ function actionOf(node: WorkflowNode, descriptor: NodeDescriptor): NodeAction {
       ...(message !== undefined ? { message } : {}),
     };
   }
-  const what = descriptor.kind === 'agent' ? 'AI (prompt/command) nodes' : `'${descriptor.kind}' nodes`;
+  if ('loop' in node) {
+    const { loop } = node;
+    // The body is planned as the node it stands for, so an AI body runs the way an AI node does.
+    const { loop: _loop, ...keys } = node;
+    const bodyNode = (
+      loop.bash !== undefined
+        ? { id: LOOP_BODY_ID, bash: loop.bash }
+        : loop.command !== undefined
+          ? { ...keys, id: LOOP_BODY_ID, command: loop.command }
+          : { ...keys, id: LOOP_BODY_ID, prompt: loop.prompt ?? '' }
+    ) as WorkflowNode;
+    return {
+      type: 'loop',
+      ...loopControlOf(loop, []),
+      ...(loop.until_field !== undefined ? { untilField: loop.until_field } : {}),
+      body: planNode(bodyNode),
+      freshContext: loop.fresh_context === true,
+    };
+  }
+  if ('loop_group' in node) {
+    const group = node.loop_group;
+    return { type: 'loop_group', ...loopControlOf(group, group.nodes.map((n) => n.id)), body: planNodes(node.id, group.nodes) };
+  }
   return {
     type: 'unsupported',
     kind: descriptor.kind,
-    reason: `Node '${node.id}': ${what} cannot run yet in this version of Cairn (no executor for them); only bash and script nodes run. Remove the node or run the workflow where this node kind is supported.`,
+    reason: `Node '${node.id}': '${descriptor.kind}' nodes cannot run yet in this version of Cairn (no executor for them). Remove the node or run the workflow where this node kind is supported.`,
+  };
+}
+
+function loopControlOf(
+  block: { max_iterations: number; until?: string | undefined; until_bash?: string | undefined; interactive?: boolean | undefined; gate_message?: string | undefined; signal_completes?: boolean | undefined },
+  bodyIds: readonly string[],
+): LoopControl {
+  // A body node may be called `until_bash`: the check then takes another segment.
+  const checkId = bodyIds.includes(UNTIL_BASH_ID) ? `${UNTIL_BASH_ID}~check` : UNTIL_BASH_ID;
+  return {
+    maxIterations: block.max_iterations,
+    ...(block.until !== undefined ? { until: block.until } : {}),
+    ...(block.until_bash !== undefined ? { untilBash: planNode({ id: checkId, bash: block.until_bash } as WorkflowNode) } : {}),
+    interactive: block.interactive === true,
+    ...(block.gate_message !== undefined ? { gateMessage: block.gate_message } : {}),
+    signalCompletes: block.signal_completes === true,
   };
 }

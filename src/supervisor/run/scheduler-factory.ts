@@ -119,6 +119,8 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
       store: deps.store,
       run,
       substituteText,
+      checkCondition,
+      events,
     });
     const providerOf = (node: Parameters<typeof bindingOf>[0]) => {
       const binding = bindingOf(node, workflow, deps.settings.providers);

@@ -27,7 +27,7 @@ import type { ProviderChunk, ProviderEnd } from '../../providers/provider-adapte
  * chunks worth keeping: tool calls and results, and rate-limit notices.
  */
 
-type TaskFacts = Pick<AgentAttemptTask, 'runId' | 'conversationId' | 'path' | 'nodeId' | 'source' | 'invocation' | 'attempt' | 'provider' | 'model' | 'effort'>;
+type TaskFacts = Pick<AgentAttemptTask, 'runId' | 'conversationId' | 'path' | 'nodeId' | 'source' | 'invocation' | 'attempt' | 'provider' | 'model' | 'effort' | 'diagnostics'>;
 
 function reportsOf(task: TaskFacts) {
   return getProvider(task.provider)!.capabilities.reports;
@@ -99,7 +99,8 @@ export function agentFinishedEvent(
     },
     result.checkoutStart,
   );
-  return attemptEndedEvent(ref, endingOf(result, output), result.durationMs);
+  const ending = endingOf(result, output);
+  return attemptEndedEvent(ref, task.diagnostics ? { ...ending, diagnostics: task.diagnostics } : ending, result.durationMs);
 }
 
 function endingOf(result: AttemptResult, output: OutputInput | undefined): AttemptEnding {

@@ -66,7 +66,9 @@ export function execFinishedEvent(
   result: AttemptResult,
   spill: SpillPaths = {},
 ): NewRunEvent {
-  return attemptEndedEvent(attemptRefOf(task, startedAt, result.checkoutStart), endingOf(result, spill), result.durationMs);
+  const ending = endingOf(result, spill);
+  const diagnostics = task.diagnostics;
+  return attemptEndedEvent(attemptRefOf(task, startedAt, result.checkoutStart), diagnostics ? { ...ending, diagnostics } : ending, result.durationMs);
 }
 
 /** A spill file's name: `.out` for stdout, `.err` for stderr. */
