@@ -4,6 +4,7 @@ import { formatLifecycleTable, lifecycle } from './lifecycle.js';
 import { formatScaleTable, scale, type ScaleRow } from './scale.js';
 import { workflowList } from './workflow-list.js';
 import { dashboardPages, formatDashboardTable } from './dashboard.js';
+import { aiNodes, formatAiNodesTable } from './ai-nodes.js';
 
 /**
  * `npm run bench`: measures the spine on this machine and prints tables (markdown, so the
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
   }
   if (want('dashboard')) console.log(formatDashboardTable(await dashboardPages()));
   if (want('lifecycle')) console.log(formatLifecycleTable(await lifecycle()));
+  if (want('ai')) console.log(formatAiNodesTable(await aiNodes()));
   const rows: string[] = [];
   if (want('chain')) rows.push(`| 100-node chain, per node (POST → done) | ${fmt((await chain()).msPerNode, 2)} ms |`);
   if (want('first')) {

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { startServer, type RunningServer } from '../test/helpers/server.js';
 import { openSse, type SseClient } from '../test/helpers/sse.js';
 import { makeTempHome, type TempHome } from '../test/helpers/temp-home.js';
@@ -11,8 +11,10 @@ export interface Session {
   close(): Promise<void>;
 }
 
-export async function openSession(env: Record<string, string> = {}): Promise<Session> {
+/** `installConfig`: the text of `$CAIRN_HOME/config.yaml`, written before the server starts. */
+export async function openSession(env: Record<string, string> = {}, installConfig?: string): Promise<Session> {
   const home = await makeTempHome();
+  if (installConfig !== undefined) await writeFile(home.paths.config, installConfig);
   const server = await startServer(home, env);
   return { home, server, close: () => home.close() };
 }

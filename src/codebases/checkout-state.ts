@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { stat, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, parse as parsePath } from 'node:path';
 import { coerceError } from '../shared/errors.js';
@@ -104,11 +105,15 @@ function parseStatus(out: string): { oid: string | undefined; entries: ManifestE
   return { oid, entries };
 }
 
-/** Whether `dir` or a folder above it holds a `.git` entry (a repository's folder or a worktree's pointer file). */
+/**
+ * Whether `dir` or a folder above it holds a `.git` entry (a repository's folder or a worktree's
+ * pointer file). `existsSync`: a few microseconds each in the worker thread, where a rejected
+ * `stat` promise per level built an error object every time.
+ */
 async function insideGitCheckout(dir: string): Promise<boolean> {
   const { root } = parsePath(dir);
   for (let current = dir; ; current = dirname(current)) {
-    if (await stat(join(current, '.git')).then(() => true, () => false)) return true;
+    if (existsSync(join(current, '.git'))) return true;
     if (current === root) return false;
   }
 }

@@ -34,7 +34,11 @@ export interface OpenAiServer {
   close(): Promise<void>;
 }
 
-export async function startOpenAiServer(reply: (req: ChatRequest, index: number) => ChatReply): Promise<OpenAiServer> {
+/** `delayMs`: each answer starts that long after its request arrived (a model's latency, for the bench). */
+export async function startOpenAiServer(
+  reply: (req: ChatRequest, index: number) => ChatReply,
+  opts: { delayMs?: number } = {},
+): Promise<OpenAiServer> {
   const requests: ChatRequest[] = [];
   const server = createServer((req, res) => {
     let raw = '';
@@ -42,7 +46,9 @@ export async function startOpenAiServer(reply: (req: ChatRequest, index: number)
     req.on('end', () => {
       const recorded = { headers: req.headers, body: JSON.parse(raw || '{}') };
       requests.push(recorded);
-      answer(res, reply(recorded, requests.length - 1), recorded.body.model);
+      const chosen = reply(recorded, requests.length - 1);
+      if (opts.delayMs) setTimeout(() => answer(res, chosen, recorded.body.model), opts.delayMs);
+      else answer(res, chosen, recorded.body.model);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

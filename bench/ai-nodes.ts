@@ -1,0 +1,81 @@
+import { readFile } from 'node:fs/promises';
+import { startOpenAiServer } from '../test/helpers/openai-server.js';
+import { addWorkflow, openSession, timeRun, type Session } from './session.js';
+
+/**
+ * AI nodes at scale: N `prompt` nodes on the `openai-compatible` adapter against a local Chat
+ * Completions server that answers each request after a fixed latency, under a global limit. The
+ * server-bound ideal is ceil(N / limit) × latency; the ratio says how close the engine gets. CPU
+ * per node is the supervisor process's (main thread and worker threads) user+system time over
+ * the run, divided by N. Run once without and once with a per-provider limit equal to the global
+ * one, so the difference is the per-provider limiter's cost.
+ */
+
+export interface AiNodesRow {
+  nodes: number;
+  limit: number;
+  latencyMs: number;
+  providerLimit: boolean;
+  ms: number;
+  status: string;
+  idealMs: number;
+  supervisorCpuMsPerNode: number;
+}
+
+function promptFanOut(name: string, count: number): string {
+  const nodes = Array.from({ length: count }, (_, i) => `  - id: p${i}\n    prompt: "item ${i}"`);
+  return `name: ${name}\ndescription: ${count} prompts\nprovider: openai-compatible\nmodel: bench-model\nnodes:\n${nodes.join('\n')}\n`;
+}
+
+/** user + system CPU of a process so far, in ms (Linux /proc; clock ticks of 10 ms). */
+async function cpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+async function runOnce(nodes: number, limit: number, latencyMs: number, providerLimit: boolean): Promise<AiNodesRow> {
+  const server = await startOpenAiServer(() => ({ kind: 'stream', deltas: ['ok'] }), { delayMs: latencyMs });
+  let session: Session | undefined;
+  try {
+    // The install config is read when the server starts: written first, into a fresh home.
+    const config = providerLimit ? `concurrency:\n  providers:\n    openai-compatible: ${limit}\n` : undefined;
+    session = await openSession({ OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'sk-bench', CAIRN_MAX_CONCURRENCY: String(limit) }, config);
+    await addWorkflow(session, 'prompts', promptFanOut('prompts', nodes));
+    const supervisor = await session.server.pid('supervisor');
+    const before = await cpuMs(supervisor);
+    const { ms, status } = await timeRun(session, 'prompts');
+    const after = await cpuMs(supervisor);
+    return {
+      nodes, limit, latencyMs, providerLimit, ms, status,
+      idealMs: Math.ceil(nodes / limit) * latencyMs,
+      supervisorCpuMsPerNode: (after - before) / nodes,
+    };
+  } finally {
+    await session?.close();
+    await server.close();
+  }
+}
+
+export async function aiNodes(): Promise<AiNodesRow[]> {
+  return [await runOnce(1000, 32, 20, false), await runOnce(1000, 32, 20, true)];
+}
+
+export function formatAiNodesTable(rows: readonly AiNodesRow[]): string {
+  const lines = [
+    '## AI nodes: 1000 prompts on openai-compatible, local server answering in 20 ms',
+    '',
+    'Ideal: ceil(N / limit) × latency, what the server alone allows. CPU: the supervisor process',
+    '(main thread and worker threads), user + system, over the run, per node.',
+    '',
+    '| nodes | global limit | per-provider limit | wall ms | ideal ms | ideal / wall | supervisor CPU ms per node |',
+    '|---:|---:|---|---:|---:|---:|---:|',
+  ];
+  for (const r of rows) {
+    const ratio = r.status === 'completed' ? (r.idealMs / r.ms).toFixed(2) : r.status;
+    lines.push(
+      `| ${r.nodes} | ${r.limit} | ${r.providerLimit ? String(r.limit) : 'none'} | ${r.ms.toFixed(0)} | ${r.idealMs} | ${ratio} | ${r.supervisorCpuMsPerNode.toFixed(2)} |`,
+    );
+  }
+  return lines.join('\n') + '\n';
+}
