@@ -48,6 +48,9 @@ export const statusByCode: Record<ErrorCode, number> = {
   WORKTREE_REFUSED: 409,
   WORKTREE_FAILED: 500,
   CODEBASE_BUSY: 409,
+  // Server faults: the install key is the operator's to fix; the request was fine.
+  INSTALL_KEY_INVALID: 500,
+  SECRET_UNREADABLE: 500,
   STORE_UNAVAILABLE: 503,
   RUNTIME_NOT_FOUND: 500,
   INTERNAL: 500,

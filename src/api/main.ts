@@ -41,6 +41,7 @@ async function shutdown(app: FastifyInstance, store: Store, log: Logger, reason:
 async function main(): Promise<void> {
   const log = createLogger({ name: 'api' });
   const settings = loadSettings();
+  settings.installKey(); // a bad TOKEN_ENCRYPTION_KEY or key file stops the process here
   const store = openStore(sqliteStoreConfig(settings.paths.database));
   const app = await buildServer({ store, settings, log });
 

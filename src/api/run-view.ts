@@ -4,8 +4,9 @@ import { parseRunMetadata, type RunMetadata } from '../store/schemas/run-metadat
 /**
  * How a run row is shown over HTTP. Its metadata is read with the one metadata schema, so a key
  * an older version stored in another shape is reported under `metadata.unreadable` instead of
- * failing the answer. Values a user may have put secrets in, `metadata.overrides.config.env`
- * (inline env for one run), are kept for the engine but never leave the server.
+ * failing the answer. Values a user may have put secrets in never leave the server: the sealed
+ * `config.env` values (`metadata.sealed_env`, ciphertext) are left out, and a plain
+ * `metadata.overrides.config.env` an older row may hold is shown by its names only.
  */
 export const REDACTED = '[redacted]';
 
@@ -13,7 +14,8 @@ export function toRunView(run: Run): Run {
   return { ...run, metadata: redactSecrets(parseRunMetadata(run.metadata)) };
 }
 
-function redactSecrets(metadata: RunMetadata): RunMetadata {
+function redactSecrets(stored: RunMetadata): RunMetadata {
+  const { sealed_env: _sealed, ...metadata } = stored;
   const overrides = metadata.overrides;
   const env = overrides?.config?.env;
   if (!overrides?.config || !env) return metadata;

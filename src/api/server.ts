@@ -100,7 +100,9 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(workflowEditRoutes, { catalog });
   await app.register(commandRoutes, { catalog });
   await app.register(providerRoutes);
-  await app.register(workflowRunRoutes, { store: deps.store, catalog, clock, paths: homePaths(deps.settings.home), bodyLimit: limits.bodyLimit });
+  await app.register(workflowRunRoutes, {
+    store: deps.store, catalog, clock, paths: homePaths(deps.settings.home), bodyLimit: limits.bodyLimit, installKey: deps.settings.installKey,
+  });
   await app.register(runOperationRoutes, { store: deps.store, catalog });
   await app.register(runRoutes, { store: deps.store, paths: homePaths(deps.settings.home) });
   await app.register(streamRoutes, { hub, events: deps.store });

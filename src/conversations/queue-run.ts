@@ -5,6 +5,8 @@ import { resolveRunModelBindings } from '../store/schemas/model-bindings.js';
 import type { RunAttachment } from '../store/schemas/run-attachment.js';
 import type { RunOverrides } from '../store/schemas/run-overrides.js';
 import type { Store } from '../store/store.js';
+import { sealRunEnv } from '../runs/run-env.js';
+import type { InstallKey } from '../shared/secrets/install-key.js';
 import type { WorkflowEntry } from '../workflow/discover-workflows.js';
 import { newConversationId, newConversationRowId, newWorkerConversationId } from './conversation-id.js';
 
@@ -20,6 +22,8 @@ export interface QueueRunRequest {
   workerIdForm?: 'web' | 'web-worker';
   /** From `pickRunOverrides` (config.env reduced to its names). */
   overrides?: RunOverrides | undefined;
+  /** The request's `config.env` values: sealed into `metadata.sealed_env` with the install key. */
+  env?: { values: Readonly<Record<string, string>>; key: () => InstallKey } | undefined;
   /** The run's id, when the caller had to know it first (attachments are placed in its folder before it exists). */
   runId?: string;
   /** Files sent with the request, already in the run's `$ATTACHMENTS_DIR`. */
@@ -40,8 +44,12 @@ export interface QueueRunRequest {
  */
 export async function queueRun(store: Store, request: QueueRunRequest): Promise<Run> {
   const { entry } = request;
+  const runId = request.runId ?? randomUUID();
   const metadata: RunMetadata = { workflow_source: entry.source, workflow_filename: entry.filename };
   if (request.overrides) metadata.overrides = request.overrides;
+  if (request.env && Object.keys(request.env.values).length > 0) {
+    metadata.sealed_env = sealRunEnv(request.env.key(), runId, request.env.values);
+  }
   const bindings = resolveRunModelBindings(request.overrides);
   if (bindings) metadata.model_bindings = bindings;
   if (request.attachments?.length) metadata.attachments = [...request.attachments];
@@ -53,7 +61,7 @@ export async function queueRun(store: Store, request: QueueRunRequest): Promise<
   const conversationId =
     request.conversationId ?? (request.workerIdForm === 'web-worker' ? newWorkerConversationId(now) : newConversationId(now));
   return store.createRun({
-    id: request.runId ?? randomUUID(),
+    id: runId,
     workflowName: entry.workflow.name,
     conversationId,
     workingPath: request.workingPath,

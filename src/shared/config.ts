@@ -3,6 +3,7 @@ import { parse } from 'yaml';
 import { z } from 'zod';
 import { loadAddressSettings, positiveIntFromEnv, type AddressSettings } from './env-settings.js';
 import { CairnError } from './errors.js';
+import { lazyInstallKey, type InstallKey } from './secrets/install-key.js';
 import { assistantConfigSchema, resolveProviderSettings, type ProviderSettings } from './providers/provider-settings.js';
 
 export { DEFAULT_PORT } from './env-settings.js';
@@ -31,6 +32,11 @@ export interface Settings extends AddressSettings {
   perRunConcurrency: number;
   /** AI providers: default assistant, models, connections, per-provider limits, watchdogs. */
   providers: ProviderSettings;
+  /**
+   * The install key (shared/secrets), loaded on first call: from TOKEN_ENCRYPTION_KEY, else the
+   * key file, created then. The API and the supervisor call it at start, so a bad key stops them there.
+   */
+  installKey: () => InstallKey;
 }
 
 function readInstallConfig(path: string): z.infer<typeof installConfigSchema> {
@@ -67,6 +73,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     ...address,
     maxConcurrency,
     perRunConcurrency: Math.min(perRun, maxConcurrency),
+    installKey: lazyInstallKey({ env, file: address.paths.installKey }),
     providers: resolveProviderSettings(
       {
         ...(file.defaultAssistant !== undefined ? { defaultAssistant: file.defaultAssistant } : {}),

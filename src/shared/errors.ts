@@ -51,6 +51,10 @@ export const errorCodes = [
   'WORKTREE_FAILED',
   /** A codebase still has a run working in one of its environments. */
   'CODEBASE_BUSY',
+  /** TOKEN_ENCRYPTION_KEY or the install key file is not a 64-hex-character key (a startup error). */
+  'INSTALL_KEY_INVALID',
+  /** A sealed value cannot be opened: another install key sealed it, or it was altered. */
+  'SECRET_UNREADABLE',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 

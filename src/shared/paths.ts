@@ -13,6 +13,8 @@ export function homePaths(home: string) {
     home,
     database: join(home, 'db', 'cairn.sqlite'),
     config: join(home, 'config.yaml'),
+    /** The install key (64 hex characters), made on first start unless TOKEN_ENCRYPTION_KEY is set. */
+    installKey: join(home, 'install.key'),
     workflows: join(home, 'workflows'),
     commands: join(home, 'commands'),
     runDir: join(home, 'run'),

@@ -80,7 +80,7 @@ it('describes the run list query and the run detail events from the schemas that
   expect(detail.responses['200'].content['application/json'].schema.required).toEqual(['run', 'events', 'nextAfterSeq']);
   const metadata = doc.components.schemas.WorkflowRun.properties.metadata;
   expect(Object.keys(metadata.properties)).toEqual([
-    'workflow_source', 'workflow_filename', 'parse_warnings', 'isolation', 'overrides', 'model_bindings', 'attachments',
+    'workflow_source', 'workflow_filename', 'parse_warnings', 'isolation', 'overrides', 'sealed_env', 'model_bindings', 'attachments',
     'parent_conversation_id', 'approval', 'rejections', 'unreadable',
   ]);
   for (const op of ['approve', 'reject']) {

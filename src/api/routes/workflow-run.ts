@@ -11,6 +11,7 @@ import { checkBranchName } from '../../codebases/branch-name.js';
 import { runArtifactsDir } from '../../codebases/workspace-paths.js';
 import { CairnError } from '../../shared/errors.js';
 import type { HomePaths } from '../../shared/paths.js';
+import type { InstallKey } from '../../shared/secrets/install-key.js';
 import { formatValidationIssues } from '../errors.js';
 import { resolveRunCodebase, runCodebaseText } from '../run-codebase.js';
 import { resolveRunCwd } from '../run-cwd.js';
@@ -33,6 +34,8 @@ export interface WorkflowRunRoutesOptions {
   paths: HomePaths;
   /** The largest JSON body, and so the largest text field of a multipart request. */
   bodyLimit: number;
+  /** Seals the request's `config.env` values into the run's metadata. */
+  installKey: () => InstallKey;
 }
 
 /** A multipart request's fields, checked with the schema a JSON body is checked with. */
@@ -69,7 +72,9 @@ export const workflowRunRoutes: FastifyPluginAsyncZod<WorkflowRunRoutesOptions> 
           'comes before the run starts: follow it with GET /api/workflows/runs/{runId} or the ' +
           'stream /api/stream/{conversationId}. tiers, aliases and config are kept in the run ' +
           'metadata (metadata.overrides, and the run’s binding layer in metadata.model_bindings, ' +
-          'reused on resume); config.env is checked and only its names are kept. The body may ' +
+          'reused on resume); config.env values are sealed with the install key (metadata.sealed_env, ' +
+          'never shown) and set in the environment of the run’s nodes; only their names are shown ' +
+          '(metadata.overrides.env_names). The body may ' +
           'instead be multipart/form-data: the same fields as form fields (inputs, config, tiers ' +
           'and aliases JSON-encoded, one field each) and up to 5 file parts of at most 10 MB each, ' +
           'kept in the run’s $ATTACHMENTS_DIR ($ARTIFACTS_DIR/attachments) and listed in ' +
@@ -122,6 +127,7 @@ export const workflowRunRoutes: FastifyPluginAsyncZod<WorkflowRunRoutesOptions> 
           ...(body.branch !== undefined ? { branch: body.branch } : {}),
           conversationId: body.conversationId,
           overrides: pickRunOverrides(body),
+          ...(body.config?.env ? { env: { values: body.config.env, key: opts.installKey } } : {}),
           ...(attachments ? { attachments } : {}),
           clock: opts.clock,
         });

@@ -23,7 +23,14 @@ export const runMetadataSchema = z.looseObject({
     .describe('What the request asked of the run’s worktree: the branch it named (omitted: cairn/<workflow>-<run id>)'),
   overrides: runOverridesSchema
     .optional()
-    .describe('The request’s tiers, aliases and inline config, kept for the engine; config.env only by its names (env_names)'),
+    .describe('The request’s tiers, aliases and inline config, kept for the engine; config.env only by its names (env_names), its values sealed in sealed_env'),
+  sealed_env: z
+    .string()
+    .optional()
+    .describe(
+      'The request’s config.env values, sealed with the install key for this run (shared/secrets); opened by the ' +
+        'supervisor when the run starts and set in its nodes’ environment. Never shown over HTTP; the names are in overrides.env_names',
+    ),
   model_bindings: modelBindingsSchema
     .optional()
     .describe('The run’s own layer of model bindings, resolved when it was queued and reused unchanged on resume'),

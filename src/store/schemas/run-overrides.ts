@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { variableNames } from '../../workflow/variables.js';
 
 /**
  * What one run may rebind for itself: tiers, aliases and an inline sparse config (contract: run
@@ -114,6 +115,44 @@ const docsSchema = z.strictObject(
   },
 );
 
+/** Limits on `config.env`: an entry must fit the kernel's limit on one environment string, with room to spare. */
+export const RUN_ENV_LIMITS = { names: 64, valueBytes: 32 * 1024, totalBytes: 128 * 1024 } as const;
+
+/**
+ * Names `config.env` refuses, and why. Two families: names that let a request take over the
+ * programs Cairn starts (the dynamic loader, Node, the shell's startup files and parsing, which
+ * `bash` or `claude` is found on PATH), and names Cairn itself sets for a node (its variables,
+ * `INPUTS_*`, `CAIRN_*`), which a request could not change (Cairn's win) and so would be ineffective.
+ */
+const refusedEnvNames = new Map<string, string>([
+  ['PATH', 'it decides which bash, bun, uv or AI CLI Cairn starts; extend PATH inside the node instead'],
+  ['NODE_OPTIONS', 'it loads code into every Node process a node starts, the AI CLIs included'],
+  ['BASH_ENV', 'bash runs the file it names before every bash node'],
+  ['ENV', 'sh runs the file it names at start'],
+  ['SHELLOPTS', 'it changes how bash parses every node'],
+  ['BASHOPTS', 'it changes how bash parses every node'],
+  ['IFS', 'it changes how bash splits every node'],
+  ['PS4', 'bash evaluates it when tracing'],
+  ['GCONV_PATH', 'it loads code into programs through the C library'],
+]);
+const refusedEnvPrefixes: readonly (readonly [string, string])[] = [
+  ['LD_', 'the dynamic loader reads LD_* variables (LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT) to load code into every program'],
+  ['DYLD_', 'the macOS loader reads DYLD_* variables to load code into every program'],
+  ['CAIRN_', 'CAIRN_* names are Cairn’s own'],
+  ['INPUTS_', 'INPUTS_* names carry the workflow’s inputs; give them as inputs'],
+];
+const cairnVariableNames = new Set<string>(variableNames);
+
+/** Why `config.env` refuses `name`, or undefined when it takes it. */
+export function refusedEnvName(name: string): string | undefined {
+  const exact = refusedEnvNames.get(name);
+  if (exact) return exact;
+  const prefix = refusedEnvPrefixes.find(([p]) => name.startsWith(p));
+  if (prefix) return prefix[1];
+  if (cairnVariableNames.has(name)) return `Cairn sets $${name} for every node itself`;
+  return undefined;
+}
+
 const envSchema = z
   .record(
     z.string(),
@@ -121,10 +160,42 @@ const envSchema = z
     { error: 'config.env must be an object of string values' },
   )
   .superRefine((env, ctx) => {
-    for (const key of Object.keys(env)) {
+    const names = Object.keys(env);
+    if (names.length > RUN_ENV_LIMITS.names) {
+      ctx.addIssue({ code: 'custom', message: `config.env has ${names.length} names; at most ${RUN_ENV_LIMITS.names} are accepted` });
+      return;
+    }
+    let total = 0;
+    for (const [key, value] of Object.entries(env)) {
       if (!envNamePattern.test(key)) {
-        ctx.addIssue({ code: 'custom', path: [key], message: `config.env key '${key}' is not a valid variable name` });
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `config.env key '${key}' is not a valid variable name`,
+        });
+        continue;
       }
+      const refused = refusedEnvName(key);
+      if (refused) {
+        ctx.addIssue({ code: 'custom', path: [key], message: `config.env key '${key}' is not accepted: ${refused}` });
+        continue;
+      }
+      if (value.includes('\0')) {
+        ctx.addIssue({ code: 'custom', path: [key], message: `config.env value for '${key}' must not contain a NUL byte (\\u0000)` });
+        continue;
+      }
+      const bytes = Buffer.byteLength(value);
+      total += bytes;
+      if (bytes > RUN_ENV_LIMITS.valueBytes) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `config.env value for '${key}' is ${bytes} bytes; a value may be at most ${RUN_ENV_LIMITS.valueBytes} (put larger data in a file or an input)`,
+        });
+      }
+    }
+    if (total > RUN_ENV_LIMITS.totalBytes) {
+      ctx.addIssue({ code: 'custom', message: `config.env values total ${total} bytes; at most ${RUN_ENV_LIMITS.totalBytes} are accepted` });
     }
   });
 
@@ -166,7 +237,8 @@ export type RunConfig = z.infer<typeof runConfigSchema>;
 
 /**
  * `metadata.overrides`: the request's tiers, aliases and inline config, kept for the engine.
- * `config.env` values are secrets and are never stored: only their names, in `env_names`.
+ * `config.env` values are secrets: here only their names, in `env_names`; the values are sealed
+ * with the install key in `metadata.sealed_env`.
  */
 export const runOverridesSchema = z.looseObject({
   tiers: tiersSchema('overrides.tiers').optional(),
@@ -175,13 +247,13 @@ export const runOverridesSchema = z.looseObject({
   env_names: z
     .array(z.string())
     .optional()
-    .describe('The names of config.env; the values were checked and are never stored, shown or logged'),
+    .describe('The names of config.env; the values are sealed in metadata.sealed_env, never shown or logged'),
 });
 export type RunOverrides = z.infer<typeof runOverridesSchema>;
 
 /**
  * The overrides a request actually gave (tiers, aliases, config), or undefined when none, with
- * `config.env` reduced to its names: nothing that may hold a secret goes into run metadata.
+ * `config.env` reduced to its names: its values go only into `metadata.sealed_env`, sealed.
  */
 export function pickRunOverrides(request: Pick<RunOverrides, 'tiers' | 'aliases' | 'config'> & Record<string, unknown>): RunOverrides | undefined {
   const overrides: RunOverrides = {};

@@ -7,8 +7,8 @@ import { toRun } from './rows.js';
 /**
  * Pages of `workflow_runs`, newest first. Every filter is an equality with an index ending in
  * `created_at` (migration 9), so a page walks an index range in order and stops at its limit:
- * 100,000 runs cost a page no more than 100 do. Only `search` (a substring) reads every row it
- * filters. The dashboard's per-status counts come from `workflow_run_counts` (kept by triggers)
+ * 100,000 runs cost a page no more than 100 do. `search` (a substring) reads the runs the trigram
+ * index (migration 9) names, or every run for a search under 3 characters. The dashboard's per-status counts come from `workflow_run_counts` (kept by triggers)
  * when only status filters, else from one GROUP BY over the filtered runs.
  */
 
@@ -23,7 +23,31 @@ function likePattern(search: string): string {
   return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-function runFilter(query: Partial<RunListQuery & DashboardRunQuery>, opts: { status: boolean }): Filter {
+/** The trigram index answers searches of at least this many characters; shorter ones are a LIKE scan. */
+export const MIN_INDEXED_SEARCH = 3;
+
+/** A search the trigram index answers: enough matches make a page walk the date index instead of sorting them. */
+const SORT_MATCHES_AT_MOST = 2_000;
+
+interface IndexedSearch {
+  /** The search as one FTS5 phrase, every character literal (a `"` doubled). */
+  phrase: string;
+  /**
+   * The index folds the case of every letter; LIKE only of A-Z. An ASCII search is answered by
+   * the index alone (the same runs as LIKE); a search with other letters is checked again with
+   * LIKE, so `Ü` still matches only `Ü`, as it always did.
+   */
+  recheck: boolean;
+}
+
+function indexedSearch(search: string | undefined): IndexedSearch | undefined {
+  if (search === undefined || [...search].length < MIN_INDEXED_SEARCH || search.includes('\0')) return undefined;
+  return { phrase: `"${search.replace(/"/g, '""')}"`, recheck: /[^\x00-\x7f]/.test(search) };
+}
+
+const SEARCH_ROWIDS = 'SELECT rowid FROM workflow_runs_search WHERE workflow_runs_search MATCH @searchPhrase';
+
+function runFilter(query: Partial<RunListQuery & DashboardRunQuery>, opts: { status: boolean; walkDates?: boolean }): Filter {
   const where: string[] = [];
   const params: Record<string, unknown> = {};
   const add = (sql: string, name: string, value: unknown) => {
@@ -38,8 +62,17 @@ function runFilter(query: Partial<RunListQuery & DashboardRunQuery>, opts: { sta
   add('created_at >= @after', 'after', query.after);
   add('created_at < @before', 'before', query.before);
   if (query.search !== undefined && query.search !== '') {
-    where.push("(workflow_name LIKE @search ESCAPE '\\' OR user_message LIKE @search ESCAPE '\\')");
-    params.search = likePattern(query.search);
+    const indexed = indexedSearch(query.search);
+    if (indexed) {
+      // `+rowid` keeps the planner on the date index (a walk that stops at the page's end),
+      // for searches with many matches; few matches are read by rowid and sorted.
+      where.push(`${opts.walkDates ? '+rowid' : 'rowid'} IN (${SEARCH_ROWIDS})`);
+      params.searchPhrase = indexed.phrase;
+    }
+    if (!indexed || indexed.recheck) {
+      where.push("(workflow_name LIKE @search ESCAPE '\\' OR user_message LIKE @search ESCAPE '\\')");
+      params.search = likePattern(query.search);
+    }
   }
   return { where, params };
 }
@@ -120,7 +153,27 @@ export function runPageStatements(db: Database.Database) {
     },
 
     dashboard(query: DashboardRunQuery): { runs: DashboardRun[]; total: number; counts: DashboardCounts } {
-      const filter = runFilter(query, { status: true });
+      // Counts first: for a search, how many runs match decides how the page is read.
+      const countFilter = runFilter(query, { status: false });
+      const indexed = indexedSearch(query.search);
+      const searchOnly = indexed !== undefined && !indexed.recheck && countFilter.where.length === 1;
+      // Without filters (the status one aside) the trigger-kept counts answer; a search alone is
+      // counted in the search index (it keeps each run's status); otherwise count the subset.
+      const byStatus = (
+        countFilter.where.length === 0
+          ? statement('SELECT status, n FROM workflow_run_counts').all()
+          : searchOnly
+            ? statement('SELECT status, COUNT(*) AS n FROM workflow_runs_search WHERE workflow_runs_search MATCH @searchPhrase GROUP BY status')
+                .all({ searchPhrase: indexed.phrase })
+            : statement(`SELECT status, COUNT(*) AS n FROM workflow_runs ${whereClause(countFilter)} GROUP BY status`).all(countFilter.params)
+      ) as { status: string; n: number }[];
+      const counts = { all: 0, ...Object.fromEntries(runStatusSchema.options.map((s) => [s, 0])) } as DashboardCounts;
+      for (const { status, n } of byStatus) {
+        counts.all += n;
+        if (Object.hasOwn(counts, status)) counts[status as keyof DashboardCounts] = n;
+      }
+
+      const filter = runFilter(query, { status: true, walkDates: counts.all > SORT_MATCHES_AT_MOST });
       // The page's row ids come from the index alone; only those rows are read and joined.
       const rows = statement(
         `WITH page AS (
@@ -133,19 +186,6 @@ export function runPageStatements(db: Database.Database) {
          LEFT JOIN conversations conv ON conv.platform_conversation_id = r.conversation_id
          ORDER BY r.created_at DESC, r.rowid DESC`,
       ).all({ ...filter.params, limit: query.limit, offset: query.offset }) as Row[];
-
-      const countFilter = runFilter(query, { status: false });
-      // Without filters (the status one aside) the trigger-kept counts answer; otherwise count the subset.
-      const byStatus = (
-        countFilter.where.length === 0
-          ? statement('SELECT status, n FROM workflow_run_counts').all()
-          : statement(`SELECT status, COUNT(*) AS n FROM workflow_runs ${whereClause(countFilter)} GROUP BY status`).all(countFilter.params)
-      ) as { status: string; n: number }[];
-      const counts = { all: 0, ...Object.fromEntries(runStatusSchema.options.map((s) => [s, 0])) } as DashboardCounts;
-      for (const { status, n } of byStatus) {
-        counts.all += n;
-        if (Object.hasOwn(counts, status)) counts[status as keyof DashboardCounts] = n;
-      }
       const total = query.status ? counts[query.status] : counts.all;
       return {
         runs: rows.map((row) => {

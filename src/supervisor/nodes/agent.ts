@@ -30,6 +30,8 @@ export interface AgentHandlerDeps {
   /** The workflow's own `provider` / `model` defaults. */
   workflow: { provider?: string | undefined; model?: string | undefined };
   providers: ProviderSettings;
+  /** The run's own environment (its request's `config.env`, opened), for CLI providers; the connection's own entries win. */
+  runEnv?: Readonly<Record<string, string>>;
   workingPath: string;
   artifactsDir: string;
   killGraceMs: number;
@@ -71,7 +73,10 @@ export class AgentNodeHandler implements NodeHandler {
     }
     const prepared = this.deps.preparePrompt(node, attempt.variables, attempt.scope);
     if (!prepared.ok) return refuse(prepared.error);
-    const connection = this.deps.providers.connections[binding.provider] ?? {};
+    const configured = this.deps.providers.connections[binding.provider] ?? {};
+    const runEnv = this.deps.runEnv;
+    const connection =
+      runEnv && Object.keys(runEnv).length > 0 ? { ...configured, env: { ...runEnv } } : configured;
     const task: AgentAttemptTask = {
       kind: 'agent',
       store: this.deps.storeConfig,

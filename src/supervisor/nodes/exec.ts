@@ -31,6 +31,8 @@ export interface ExecHandlerDeps {
   run: Pick<Run, 'id' | 'conversation_id'>;
   pool: AttemptRunner;
   prepare: PrepareExec;
+  /** The run's own environment (its request's `config.env`, opened); what Cairn sets for the node wins over it. */
+  runEnv?: Readonly<Record<string, string>>;
   workingPath: string;
   /** The run's artifacts directory: long outputs are spilled under it. */
   artifactsDir: string;
@@ -72,7 +74,7 @@ export class ExecNodeHandler implements NodeHandler {
       script: prepared.script,
       deps: [...node.action.deps],
       cwd: this.deps.workingPath,
-      env: prepared.env,
+      env: this.deps.runEnv ? { ...this.deps.runEnv, ...prepared.env } : prepared.env,
       envFiles: this.deps.envFiles,
       timeoutMs: node.action.timeoutMs,
       killGraceMs: this.deps.killGraceMs,

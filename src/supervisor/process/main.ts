@@ -9,6 +9,7 @@ import { onShutdownRequest } from './shutdown.js';
 /** The supervisor process: claims jobs and drives runs. Started by `cairn serve`. */
 async function main(): Promise<void> {
   const settings = loadSettings();
+  settings.installKey(); // a bad TOKEN_ENCRYPTION_KEY or key file stops the process here
   const log = createLogger({ name: 'supervisor' });
   const storeConfig = sqliteStoreConfig(settings.paths.database);
   const store = openStore(storeConfig);

@@ -19,6 +19,7 @@ import { placeRun } from './run-isolation.js';
 import { RUN_LEASE_MS } from '../process/run-registry.js';
 import { compileRunPlan } from './run-plan.js';
 import { RunScheduler } from './scheduler.js';
+import { openRunEnv } from '../../runs/run-env.js';
 
 /** Grace between SIGTERM and SIGKILL when a node's process group is stopped. */
 export const KILL_GRACE_MS = 3_000;
@@ -61,6 +62,9 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
   ): Promise<RunScheduler> => {
     const definition = parseStoredDefinition(await deps.store.getRunDefinition(acquired.id));
     const plan = compileRunPlan(definition);
+    // The request's config.env, opened before anything is made for the run: a value that does not
+    // open (the install key changed) fails the run at its start, saying so.
+    const runEnv = openRunEnv(deps.settings.installKey, acquired.id, acquired.metadata.sealed_env);
     const paths = deps.settings.paths;
     // Before the scheduler starts: a run on a codebase gets its worktree (or its lock on the checkout).
     const { run, workingPath, artifactsDir } = await placeRun(acquired, definition, {
@@ -97,6 +101,7 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
         run,
         pool: deps.pool,
         prepare,
+        runEnv,
         workingPath,
         artifactsDir,
         envFiles: gate.policy,
@@ -111,6 +116,7 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
         preparePrompt,
         workflow,
         providers: deps.settings.providers,
+        runEnv,
         workingPath,
         artifactsDir,
         killGraceMs: KILL_GRACE_MS,
