@@ -70,9 +70,9 @@ describe('the yaml blocks of docs/', () => {
       const settings = loadSettings({ CAIRN_HOME: t.cwd });
       expect(settings.providers.defaultAssistant).toBe(part.defaultAssistant);
       expect(settings.providers.limits).toEqual((part.concurrency as { providers?: unknown }).providers ?? {});
-      expect(settings.providers.connections['openai-compatible']?.baseUrl).toBe(
-        (part.assistants as Record<string, { baseUrl?: string }>)['openai-compatible']?.baseUrl,
-      );
+      for (const id of ['openai-compatible', 'codex', 'gemini']) {
+        expect(settings.providers.connections[id]?.baseUrl).toBe((part.assistants as Record<string, { baseUrl?: string }>)[id]?.baseUrl);
+      }
       return;
     }
     if (isConfigBlock(part)) {

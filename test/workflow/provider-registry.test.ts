@@ -9,7 +9,7 @@ import {
 
 describe('provider registry', () => {
   it('registers the upstream agents and the two API providers, once each', () => {
-    expect(listProviders().map((p) => p.id)).toEqual(['claude', 'codex', 'opencode', 'pi', 'copilot', 'anthropic', 'openai-compatible']);
+    expect(listProviders().map((p) => p.id)).toEqual(['claude', 'codex', 'opencode', 'pi', 'copilot', 'gemini', 'anthropic', 'openai-compatible']);
     expect(new Set(providerIds).size).toBe(providerIds.length);
   });
 
@@ -25,6 +25,8 @@ describe('provider registry', () => {
     // Codex reports tokens only: its cost is `unsupported`, never an estimate or a zero.
     expect(getProvider('codex')?.capabilities.reports).toMatchObject({ tokens: 'supported', costUsd: 'unsupported' });
     expect(getProvider('pi')?.capabilities.structuredOutput).toBe('best_effort');
+    // The Gemini CLI is Cairn's addition: registered, a community provider, tokens only.
+    expect(getProvider('gemini')).toMatchObject({ builtIn: false, vendor: 'google', capabilities: { reports: { tokens: 'supported', costUsd: 'unsupported' } } });
   });
 
   it('maps legacy assistant ids to credential vendors', () => {
@@ -33,7 +35,7 @@ describe('provider registry', () => {
 
   it('names the registered ids when refusing one', () => {
     expect(describeUnknownProvider('gpt')).toBe(
-      "Unknown provider 'gpt'. Registered: claude, codex, opencode, pi, copilot, anthropic, openai-compatible",
+      "Unknown provider 'gpt'. Registered: claude, codex, opencode, pi, copilot, gemini, anthropic, openai-compatible",
     );
   });
 });

@@ -69,7 +69,7 @@ describe('validateWorkflowDefinition: every problem at once', () => {
       "Node 'e': 'runtime' must be 'bun' or 'uv', not 'node'",
       "Node 'b' depends_on unknown node 'ghost'",
       "Node 'b' references unknown node '$nowhere.output'",
-      "Node 'd': unknown provider 'nope'. Registered: claude, codex, opencode, pi, copilot, anthropic, openai-compatible",
+      "Node 'd': unknown provider 'nope'. Registered: claude, codex, opencode, pi, copilot, gemini, anthropic, openai-compatible",
     ]);
   });
 
@@ -104,7 +104,7 @@ describe('validateWorkflowDefinition: every problem at once', () => {
 
   it('reports an unregistered workflow provider with the registered ids', () => {
     expect(errorsOf(wf([{ id: 'a', prompt: 'x' }], { provider: 'gpt' }))).toEqual([
-      "Unknown provider 'gpt'. Registered: claude, codex, opencode, pi, copilot, anthropic, openai-compatible",
+      "Unknown provider 'gpt'. Registered: claude, codex, opencode, pi, copilot, gemini, anthropic, openai-compatible",
     ]);
   });
 });

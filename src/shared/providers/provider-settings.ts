@@ -12,6 +12,10 @@ export const assistantConfigSchema = z
     model: z.string().trim().min(1).optional(),
     /** Claude Code: the CLI executable (CLAUDE_BIN_PATH wins over it). */
     claudeBinaryPath: z.string().trim().min(1).optional(),
+    /** Codex: the CLI executable (CODEX_BIN_PATH wins over it). */
+    codexBinaryPath: z.string().trim().min(1).optional(),
+    /** Gemini CLI: the CLI executable (GEMINI_BIN_PATH wins over it). */
+    geminiBinaryPath: z.string().trim().min(1).optional(),
     /** API providers and CLIs pointed at another server: overrides *_BASE_URL. */
     baseUrl: z.string().trim().min(1).optional(),
     /** Overrides *_API_KEY. Never logged, never recorded. */
@@ -60,6 +64,8 @@ export function resolveProviderSettings(
   const claude = assistants.claude ?? {};
   const anthropic = assistants.anthropic ?? {};
   const openai = assistants['openai-compatible'] ?? {};
+  const codex = assistants.codex ?? {};
+  const gemini = assistants.gemini ?? {};
   return {
     defaultAssistant: env.CAIRN_DEFAULT_ASSISTANT?.trim() || file.defaultAssistant,
     assistants,
@@ -70,6 +76,17 @@ export function resolveProviderSettings(
     connections: {
       // The CLI reads ANTHROPIC_* from the environment passed through to it; config keys are added on top.
       claude: compact({ binaryPath: pick(env.CLAUDE_BIN_PATH, claude.claudeBinaryPath), baseUrl: claude.baseUrl, apiKey: claude.apiKey }),
+      // Codex ignores OPENAI_BASE_URL; the adapter points it at this server through its own config.
+      codex: compact({
+        binaryPath: pick(env.CODEX_BIN_PATH, codex.codexBinaryPath),
+        baseUrl: pick(codex.baseUrl, env.OPENAI_BASE_URL),
+        apiKey: pick(codex.apiKey, env.CODEX_API_KEY, env.OPENAI_API_KEY),
+      }),
+      gemini: compact({
+        binaryPath: pick(env.GEMINI_BIN_PATH, gemini.geminiBinaryPath),
+        baseUrl: pick(gemini.baseUrl, env.GOOGLE_GEMINI_BASE_URL),
+        apiKey: pick(gemini.apiKey, env.GEMINI_API_KEY),
+      }),
       anthropic: compact({ baseUrl: pick(anthropic.baseUrl, env.ANTHROPIC_BASE_URL), apiKey: pick(anthropic.apiKey, env.ANTHROPIC_API_KEY) }),
       'openai-compatible': compact({ baseUrl: pick(openai.baseUrl, env.OPENAI_BASE_URL), apiKey: pick(openai.apiKey, env.OPENAI_API_KEY) }),
     },

@@ -5,8 +5,9 @@ import { z } from 'zod';
  * are shown, and what each can do. Adapters live in `src/worker/providers/`; a provider listed
  * here without an adapter fails its nodes with a configuration error, never a silent success.
  *
- * The five agent ids and their capabilities follow the upstream system; `anthropic` and
- * `openai-compatible` are Cairn's direct API providers.
+ * The five upstream agent ids and their capabilities follow the upstream system; `gemini` (the
+ * Gemini CLI) is Cairn's own addition, and `anthropic` and `openai-compatible` are Cairn's
+ * direct API providers.
  */
 
 /** How a provider holds a node's `output_format`: enforced by the model's decoder, re-asked, or not at all. */
@@ -45,7 +46,7 @@ export const providerCapabilitiesSchema = z.strictObject({
 });
 export type ProviderCapabilities = z.infer<typeof providerCapabilitiesSchema>;
 
-export const providerIds = ['claude', 'codex', 'opencode', 'pi', 'copilot', 'anthropic', 'openai-compatible'] as const;
+export const providerIds = ['claude', 'codex', 'opencode', 'pi', 'copilot', 'gemini', 'anthropic', 'openai-compatible'] as const;
 export const providerIdSchema = z.enum(providerIds);
 export type ProviderId = z.infer<typeof providerIdSchema>;
 
@@ -114,8 +115,9 @@ const providers: readonly Provider[] = z.array(providerSchema).parse([
       sessionResume: true,
       mcp: true,
       effort: true,
-      // Codex turn usage carries token counts only: no cost, stop reason or turn count.
-      reports: { tokens: 'supported', costUsd: 'unsupported', stopReason: 'unsupported', numTurns: 'unsupported', resolvedModel: 'unsupported' },
+      // Codex turn usage carries token counts only: no cost, stop reason or turn count. The model
+      // is the one the server's stream names (the adapter's relay reads it).
+      reports: { tokens: 'supported', costUsd: 'unsupported', stopReason: 'unsupported', numTurns: 'unsupported', resolvedModel: 'supported' },
     },
   },
   {
@@ -167,6 +169,22 @@ const providers: readonly Provider[] = z.array(providerSchema).parse([
       toolRestrictions: true,
       effort: true,
       reports: { tokens: 'undeclared', costUsd: 'unsupported', stopReason: 'undeclared', numTurns: 'unsupported', resolvedModel: 'undeclared' },
+    },
+  },
+  {
+    id: 'gemini',
+    displayName: 'Gemini CLI',
+    transport: 'agent',
+    vendor: 'google',
+    catalog: 'static',
+    builtIn: false,
+    capabilities: {
+      ...none,
+      structuredOutput: 'best_effort',
+      mcp: true,
+      toolRestrictions: true,
+      // `--output-format stream-json` ends with a result whose stats carry token counts only.
+      reports: { tokens: 'supported', costUsd: 'unsupported', stopReason: 'unsupported', numTurns: 'unsupported', resolvedModel: 'undeclared' },
     },
   },
   {

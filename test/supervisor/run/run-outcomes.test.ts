@@ -126,7 +126,7 @@ it('fails AI nodes whose provider has no adapter with a configuration error, nev
 description: an AI node
 nodes:
   - id: think
-    provider: codex
+    provider: opencode
     prompt: "Say hi"
   - id: after
     depends_on: [think]
@@ -136,7 +136,7 @@ nodes:
   const events = await sup.events(run.id);
   const failed = events.find((e) => e.step_name === 'think' && e.event_type === 'node_failed');
   expect(failed?.data.execution.lifecycle).toMatchObject({ failureKind: 'config' });
-  expect(failed?.data.error).toMatch(/provider 'codex' has no adapter in this version of Cairn/);
+  expect(failed?.data.error).toMatch(/provider 'opencode' has no adapter in this version of Cairn/);
   expect(nodeTimeline(events)).toEqual(['node_failed:think', 'node_skipped:after']);
   expect(done.error).toMatch(/failed: node\(s\) think failed/);
 });

@@ -1,0 +1,136 @@
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isProcessGroupAlive } from '../../../src/shared/process-group.js';
+import { GEMINI_NOT_FOUND, geminiAdapter } from '../../../src/worker/providers/gemini.js';
+import { startGeminiServer, type GeminiReply, type GeminiServer } from '../../helpers/gemini-server.js';
+import { agentTask, runAttempt, scratch } from './agent-harness.js';
+
+/**
+ * The real Gemini CLI (npm package @google/gemini-cli, a devDependency that runs on Node 20)
+ * driven by the real adapter, pointed at a local server that speaks the Gemini API's SSE format.
+ */
+
+const SECRET = 'gemini-test-SECRET-7777';
+
+let server: GeminiServer | undefined;
+let dir: ReturnType<typeof scratch>;
+beforeEach(() => {
+  dir = scratch();
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  dir.cleanup();
+});
+
+async function geminiTask(reply: (i: number) => GeminiReply, overrides: Parameters<typeof agentTask>[1] = {}) {
+  server = await startGeminiServer((_req, i) => reply(i));
+  return agentTask(dir.dir, {
+    provider: 'gemini',
+    model: 'gemini-2.5-flash',
+    connection: { baseUrl: server.url, apiKey: SECRET, env: { HOME: dir.dir } },
+    ...overrides,
+  });
+}
+
+function spawnProbe() {
+  const pids: number[] = [];
+  return { pids, onSpawned: async (pid: number) => void pids.push(pid) };
+}
+
+describe('gemini adapter (real Gemini CLI)', () => {
+  it('streams text; reports tokens (a zero stays zero), the resolved model and the session; key only in its header', async () => {
+    const task = await geminiTask(() => ({
+      kind: 'stream',
+      modelVersion: 'gemini-2.5-flash-test-001',
+      deltas: ['hello ', 'from gemini'],
+      usage: { promptTokenCount: 12, candidatesTokenCount: 0, cachedContentTokenCount: 2, totalTokenCount: 12 },
+    }));
+    const probe = spawnProbe();
+    const { outcome, chunks, spend } = await runAttempt(geminiAdapter, task, { onSpawned: probe.onSpawned });
+    expect(outcome.status).toBe('completed');
+    expect(outcome.output).toBe('hello from gemini');
+    expect(spend.tokens).toEqual({ source: 'provider', value: { input: 12, output: 0, cacheRead: 2, total: 12 } });
+    expect(spend.costUsd).toEqual({ source: 'unavailable', reason: 'unsupported' });
+    expect(outcome.end.resolvedModel).toBe('gemini-2.5-flash-test-001');
+    expect(outcome.end.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(server!.requests[0]!.path).toContain('/models/gemini-2.5-flash:streamGenerateContent');
+    expect(server!.requests[0]!.headers['x-goog-api-key']).toBe(SECRET);
+    expect(JSON.stringify({ chunks, outcome, spend })).not.toContain(SECRET);
+    expect(existsSync(join(dir.dir, '.gemini'))).toBe(false);
+    expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
+  });
+
+  it('stops the CLI at a 401 and fails at once with class auth, never retried', async () => {
+    const task = await geminiTask(() => ({ kind: 'error', status: 401, googleStatus: 'UNAUTHENTICATED', message: 'API key not valid' }));
+    const probe = spawnProbe();
+    const { outcome } = await runAttempt(geminiAdapter, task, { onSpawned: probe.onSpawned });
+    expect(outcome.status).toBe('failed');
+    expect(outcome.providerFailure).toMatchObject({ class: 'auth' });
+    expect(outcome.providerFailure?.evidence).toMatch(/HTTP 401 UNAUTHENTICATED/);
+    expect(outcome.failureKind).toBe('fatal');
+    expect(outcome.retryable).toBe(false);
+    expect(server!.requests).toHaveLength(1);
+    expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
+  });
+
+  it("stops the CLI's own retries at a 429 and fails rate_limited with the server's Retry-After", async () => {
+    const task = await geminiTask(() => ({ kind: 'error', status: 429, googleStatus: 'RESOURCE_EXHAUSTED', message: 'quota per minute', headers: { 'retry-after': '9' } }));
+    const probe = spawnProbe();
+    const { outcome } = await runAttempt(geminiAdapter, task, { onSpawned: probe.onSpawned });
+    expect(outcome.failureKind).toBe('rate_limited');
+    expect(outcome.providerFailure).toMatchObject({ class: 'rate_limited', retryAfterMs: 9000 });
+    expect(server!.requests.length).toBeLessThanOrEqual(2);
+    expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
+  });
+
+  it('passes a hostile prompt on stdin: never a flag, never shell text', async () => {
+    const hostile = '--yolo -m evil\n"; touch pwned; echo "$(touch pwned2) `touch pwned3` \'quoted\'';
+    const task = await geminiTask(() => ({ kind: 'stream', deltas: ['ok'] }), { prompt: hostile });
+    const { outcome } = await runAttempt(geminiAdapter, task);
+    expect(outcome.status).toBe('completed');
+    expect(JSON.stringify(server!.requests[0]!.body.contents)).toContain(JSON.stringify(hostile).slice(1, -1));
+    for (const f of ['pwned', 'pwned2', 'pwned3']) expect(existsSync(join(dir.dir, f))).toBe(false);
+  });
+
+  it('kills the process tree and fails with timeout when the stream goes idle', async () => {
+    const task = await geminiTask(() => ({ kind: 'hang' }), { idleTimeoutMs: 1500 });
+    const probe = spawnProbe();
+    const { outcome } = await runAttempt(geminiAdapter, task, { onSpawned: probe.onSpawned });
+    expect(outcome.failureKind).toBe('timeout');
+    expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
+  });
+
+  it('kills the process tree of an executable that never speaks (first-event watchdog)', async () => {
+    const silent = join(dir.dir, 'silent-gemini');
+    writeFileSync(silent, '#!/bin/sh\nsleep 60 &\nsleep 60\n');
+    chmodSync(silent, 0o755);
+    const task = agentTask(dir.dir, { provider: 'gemini', connection: { binaryPath: silent }, firstEventTimeoutMs: 300 });
+    const probe = spawnProbe();
+    const { outcome } = await runAttempt(geminiAdapter, task, { onSpawned: probe.onSpawned });
+    expect(outcome.failureKind).toBe('timeout');
+    expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
+  });
+
+  it('leaves no process when cancelled mid-stream', async () => {
+    const task = await geminiTask(() => ({ kind: 'hang' }));
+    const probe = spawnProbe();
+    const controller = new AbortController();
+    const { outcome } = await runAttempt(geminiAdapter, task, {
+      signal: controller.signal,
+      onSpawned: probe.onSpawned,
+      onChunk: (c) => c.type === 'session' && controller.abort('cancelled'),
+    });
+    expect(outcome.status).toBe('cancelled');
+    expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
+  });
+
+  it("fails with the contract's error when the configured executable is missing", async () => {
+    const task = agentTask(dir.dir, { provider: 'gemini', connection: { binaryPath: join(dir.dir, 'no-such-gemini') } });
+    const { outcome, spend } = await runAttempt(geminiAdapter, task);
+    expect(outcome.error).toContain(GEMINI_NOT_FOUND);
+    expect(outcome.failureKind).toBe('config');
+    expect(spend.costUsd).toEqual({ source: 'unavailable', reason: 'not_applicable' });
+  });
+});
