@@ -46,6 +46,12 @@ export interface ProviderSettings {
   idleTimeoutMs: number;
   /** How each provider is reached: config over environment. */
   connections: Readonly<Record<string, ProviderConnectionSettings>>;
+  /**
+   * Providers that have a credential or a server configured (config or environment). The chat
+   * answers plain messages through the default assistant only when it is in here; otherwise it
+   * says how to configure one.
+   */
+  configured: Readonly<Record<string, boolean>>;
 }
 
 /** Builds the provider settings from the parsed config keys and the environment. */
@@ -60,6 +66,8 @@ export function resolveProviderSettings(
   const claude = assistants.claude ?? {};
   const anthropic = assistants.anthropic ?? {};
   const openai = assistants['openai-compatible'] ?? {};
+  const anthropicConnection = compact({ baseUrl: pick(anthropic.baseUrl, env.ANTHROPIC_BASE_URL), apiKey: pick(anthropic.apiKey, env.ANTHROPIC_API_KEY) });
+  const openAiConnection = compact({ baseUrl: pick(openai.baseUrl, env.OPENAI_BASE_URL), apiKey: pick(openai.apiKey, env.OPENAI_API_KEY) });
   return {
     defaultAssistant: env.CAIRN_DEFAULT_ASSISTANT?.trim() || file.defaultAssistant,
     assistants,
@@ -70,8 +78,15 @@ export function resolveProviderSettings(
     connections: {
       // The CLI reads ANTHROPIC_* from the environment passed through to it; config keys are added on top.
       claude: compact({ binaryPath: pick(env.CLAUDE_BIN_PATH, claude.claudeBinaryPath), baseUrl: claude.baseUrl, apiKey: claude.apiKey }),
-      anthropic: compact({ baseUrl: pick(anthropic.baseUrl, env.ANTHROPIC_BASE_URL), apiKey: pick(anthropic.apiKey, env.ANTHROPIC_API_KEY) }),
-      'openai-compatible': compact({ baseUrl: pick(openai.baseUrl, env.OPENAI_BASE_URL), apiKey: pick(openai.apiKey, env.OPENAI_API_KEY) }),
+      anthropic: anthropicConnection,
+      'openai-compatible': openAiConnection,
+    },
+    configured: {
+      // Claude Code: a key, or an executable set explicitly (its own login lives with it).
+      claude: pick(env.ANTHROPIC_API_KEY, claude.apiKey, env.CLAUDE_BIN_PATH, claude.claudeBinaryPath) !== undefined,
+      // API providers: a key, or a server of one's own (a local server may need no key).
+      anthropic: anthropicConnection.apiKey !== undefined || anthropicConnection.baseUrl !== undefined,
+      'openai-compatible': openAiConnection.apiKey !== undefined || openAiConnection.baseUrl !== undefined,
     },
   };
 }
