@@ -90,7 +90,11 @@ export const conversationLockFrameSchema = z.object({
   locked: z.boolean(),
 });
 
-/** The assistant's answer in a chat turn (whole: `isComplete` is true). */
+/**
+ * The assistant's answer in a chat turn. A plain message's answer streams in batches
+ * (`isComplete: false`), closed by one with `isComplete: true`; the frames' contents joined are
+ * the stored message. Other answers are one frame.
+ */
 export const chatTextFrameSchema = z.object({
   type: z.literal('text'),
   ...chatFrameShape,
@@ -102,6 +106,9 @@ export const chatTextFrameSchema = z.object({
 
 /** A chat turn failed; the conversation is unlocked right after. */
 export const chatErrorFrameSchema = z.object({ type: z.literal('error'), ...chatFrameShape, message: z.string() });
+
+/** The text streamed so far in this turn is withdrawn (the assistant started a workflow, or failed). */
+export const chatRetractFrameSchema = z.object({ type: z.literal('retract'), ...chatFrameShape });
 
 /** A workflow was dispatched from the chat to run in the background on a worker conversation. */
 export const workflowDispatchFrameSchema = z.object({
@@ -120,6 +127,7 @@ export const streamPayloadSchema = z
     conversationLockFrameSchema,
     chatTextFrameSchema,
     chatErrorFrameSchema,
+    chatRetractFrameSchema,
     workflowDispatchFrameSchema,
     z.object({ type: z.literal('heartbeat'), timestamp: z.number() }),
   ])

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { silentLogger } from '../../src/shared/log.js';
+import { silentLogger, type Logger } from '../../src/shared/log.js';
 import { loadSettings } from '../../src/shared/config.js';
 import type { Run } from '../../src/store/schemas/run.js';
 import type { RunEvent } from '../../src/store/schemas/event.js';
@@ -30,7 +30,7 @@ export interface SupervisorHarness {
 /** A real supervisor (real store, real Piscina pool over the built task file) in this process. */
 export async function startSupervisor(
   home: TempHome,
-  opts: { limit?: number; id?: string; env?: Record<string, string> } = {},
+  opts: { limit?: number; id?: string; env?: Record<string, string>; log?: Logger } = {},
 ): Promise<SupervisorHarness> {
   const settings = { ...loadSettings({ CAIRN_HOME: home.home, ...opts.env }), maxConcurrency: opts.limit ?? 4, perRunConcurrency: opts.limit ?? 4 };
   const store = home.openStore();
@@ -38,7 +38,7 @@ export async function startSupervisor(
     store,
     storeConfig: sqliteStoreConfig(home.paths.database),
     settings,
-    log: silentLogger(),
+    log: opts.log ?? silentLogger(),
     threads: 2,
     taskFile: builtTaskFile,
     ...(opts.id ? { id: opts.id } : {}),

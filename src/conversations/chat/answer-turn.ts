@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { PROVIDER_SETUP_TEXT } from './provider-setup.js';
+import { answerPlainMessage } from './plain-message.js';
 import { setProject, worktreeCommand } from './project-commands.js';
 import { answer, type ChatAnswer, type ChatDeps, type ChatTurn } from './turn-context.js';
 import { openRunsOf, projectCwd, workflowCommand } from './workflow-commands.js';
@@ -45,7 +45,7 @@ async function status(deps: ChatDeps, turn: ChatTurn): Promise<ChatAnswer> {
 
 /**
  * Answers one chat turn: the stale working directory guard, then the deterministic slash
- * commands; any other text gets the provider set-up answer (no provider layer yet).
+ * commands; any other text goes to the default assistant (plain-message.ts).
  */
 export async function answerTurn(deps: ChatDeps, turn: ChatTurn): Promise<ChatAnswer> {
   const text = turn.text.trim();
@@ -58,7 +58,7 @@ export async function answerTurn(deps: ChatDeps, turn: ChatTurn): Promise<ChatAn
     );
     return { content: staleCwdText(cwd), persist: false };
   }
-  if (!command) return answer(PROVIDER_SETUP_TEXT);
+  if (!command) return answerPlainMessage(deps, turn);
   switch (command) {
     case '/help':
       return answer(HELP_TEXT);

@@ -3,7 +3,7 @@ import { answer, type ChatAnswer, type ChatDeps, type ChatTurn } from './turn-co
 import { removeWorktreeCheckout } from './worktree-removal.js';
 
 /** A registered codebase by id (`owner/repo`) or name, exactly, then ignoring case. */
-function findCodebase(codebases: readonly Codebase[], wanted: string): Codebase | undefined {
+export function findCodebase(codebases: readonly Codebase[], wanted: string): Codebase | undefined {
   const lower = wanted.toLowerCase();
   return (
     codebases.find((c) => c.id === wanted || c.name === wanted) ??

@@ -33,10 +33,25 @@ async function listWorkflows(deps: ChatDeps, turn: ChatTurn): Promise<ChatAnswer
   return answer(['Workflows:', ...lines, '', 'Start one with /workflow run <name> [message].'].join('\n'));
 }
 
+/** Where a dispatched run works: a project directory and its codebase (none: no project). */
+export interface DispatchTarget {
+  cwd: string | undefined;
+  codebaseId: string | null;
+}
+
 /** `/workflow run`: queues the run on a hidden worker conversation, as the run route does. */
 async function runWorkflow(deps: ChatDeps, turn: ChatTurn, name: string | undefined, message: string): Promise<ChatAnswer> {
   if (!name) return answer('Usage: /workflow run <name> [message]');
-  const cwd = await projectCwd(deps, turn);
+  return dispatchWorkflow(deps, turn, name, message, { cwd: await projectCwd(deps, turn), codebaseId: turn.conversation.codebase_id });
+}
+
+/**
+ * Queues a background run of a workflow for the chat (`/workflow run`, and the assistant's
+ * `/invoke-workflow`): a hidden worker conversation, the dispatch message and the
+ * `workflow_dispatch` frame; the result is posted to this conversation when the run ends.
+ */
+export async function dispatchWorkflow(deps: ChatDeps, turn: ChatTurn, name: string, message: string, target: DispatchTarget): Promise<ChatAnswer> {
+  const { cwd } = target;
   let run: Run;
   try {
     const entry = await deps.catalog.getAsync(name, { cwd });
@@ -48,7 +63,7 @@ async function runWorkflow(deps: ChatDeps, turn: ChatTurn, name: string | undefi
       workingPath: cwd ?? null,
       workerIdForm: 'web-worker',
       parentConversationId: turn.conversation.platform_conversation_id,
-      codebaseId: turn.conversation.codebase_id,
+      codebaseId: target.codebaseId,
       clock: deps.clock,
     });
   } catch (err) {

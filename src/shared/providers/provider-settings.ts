@@ -50,6 +50,12 @@ export interface ProviderSettings {
   idleTimeoutMs: number;
   /** How each provider is reached: config over environment. */
   connections: Readonly<Record<string, ProviderConnectionSettings>>;
+  /**
+   * Providers that have a credential or a server configured (config or environment). The chat
+   * answers plain messages through the default assistant only when it is in here; otherwise it
+   * says how to configure one.
+   */
+  configured: Readonly<Record<string, boolean>>;
 }
 
 /** Builds the provider settings from the parsed config keys and the environment. */
@@ -66,6 +72,8 @@ export function resolveProviderSettings(
   const openai = assistants['openai-compatible'] ?? {};
   const codex = assistants.codex ?? {};
   const gemini = assistants.gemini ?? {};
+  const anthropicConnection = compact({ baseUrl: pick(anthropic.baseUrl, env.ANTHROPIC_BASE_URL), apiKey: pick(anthropic.apiKey, env.ANTHROPIC_API_KEY) });
+  const openAiConnection = compact({ baseUrl: pick(openai.baseUrl, env.OPENAI_BASE_URL), apiKey: pick(openai.apiKey, env.OPENAI_API_KEY) });
   return {
     defaultAssistant: env.CAIRN_DEFAULT_ASSISTANT?.trim() || file.defaultAssistant,
     assistants,
@@ -87,8 +95,18 @@ export function resolveProviderSettings(
         baseUrl: pick(gemini.baseUrl, env.GOOGLE_GEMINI_BASE_URL),
         apiKey: pick(gemini.apiKey, env.GEMINI_API_KEY),
       }),
-      anthropic: compact({ baseUrl: pick(anthropic.baseUrl, env.ANTHROPIC_BASE_URL), apiKey: pick(anthropic.apiKey, env.ANTHROPIC_API_KEY) }),
-      'openai-compatible': compact({ baseUrl: pick(openai.baseUrl, env.OPENAI_BASE_URL), apiKey: pick(openai.apiKey, env.OPENAI_API_KEY) }),
+      anthropic: anthropicConnection,
+      'openai-compatible': openAiConnection,
+    },
+    configured: {
+      // Claude Code: a key, or an executable set explicitly (its own login lives with it).
+      claude: pick(env.ANTHROPIC_API_KEY, claude.apiKey, env.CLAUDE_BIN_PATH, claude.claudeBinaryPath) !== undefined,
+      // API providers: a key, or a server of one's own (a local server may need no key).
+      anthropic: anthropicConnection.apiKey !== undefined || anthropicConnection.baseUrl !== undefined,
+      'openai-compatible': openAiConnection.apiKey !== undefined || openAiConnection.baseUrl !== undefined,
+      // The vendor CLIs: a key, or an executable set explicitly (a CLI logged in on its own).
+      codex: pick(codex.apiKey, env.CODEX_API_KEY, env.OPENAI_API_KEY, env.CODEX_BIN_PATH, codex.codexBinaryPath) !== undefined,
+      gemini: pick(gemini.apiKey, env.GEMINI_API_KEY, env.GEMINI_BIN_PATH, gemini.geminiBinaryPath) !== undefined,
     },
   };
 }

@@ -15,7 +15,7 @@ const lock = (conversationId: string, locked: boolean): NewConversationEvent => 
 });
 
 function textEvent(conversationId: string, reply: ChatAnswer): NewConversationEvent {
-  const data: Record<string, unknown> = { content: reply.content, isComplete: true };
+  const data: Record<string, unknown> = { content: reply.finalChunk ?? reply.content, isComplete: true };
   const category = reply.metadata?.category;
   if (typeof category === 'string') data.category = category;
   return { conversation_id: conversationId, event_type: 'text', data };
@@ -25,7 +25,10 @@ function textEvent(conversationId: string, reply: ChatAnswer): NewConversationEv
  * `chat_turn`: answers one message of a conversation. The claim already holds back every later
  * turn of the conversation (one turn at a time, in order), so this handler only answers:
  * `conversation_lock` true, the answer as `text` (persisted as an assistant message unless it is
- * the stale working directory refusal), then `conversation_lock` false. A turn that throws is
+ * the stale working directory refusal), then `conversation_lock` false. A plain message's answer
+ * streams from the default assistant while it comes (its worker thread writes those `text`
+ * events); the closing `text` event then carries the end not yet streamed, written with the
+ * stored message in one transaction, after a `retract` when the streamed text is withdrawn. A turn that throws is
  * answered with an `error` frame rather than retried: the user sees why, and nothing hangs.
  */
 export const chatTurnJob: JobHandler = {
@@ -35,13 +38,16 @@ export const chatTurnJob: JobHandler = {
     if (!platformId) return 'ignored: the job names no conversation';
     const conversation = await store.getConversation(platformId);
     if (!conversation) return 'ignored: the conversation is gone';
-    const { text } = chatTurnPayloadSchema.parse(job.payload);
+    const { text, messageId } = chatTurnPayloadSchema.parse(job.payload);
     const turnLog = log.child({ conversationId: platformId, jobId: job.id });
     await store.appendConversationEvents([lock(platformId, true)]);
     let reply: ChatAnswer;
     try {
       if (!chat) throw new Error('this supervisor was started without the chat dependencies (workflow catalog)');
-      reply = await answerTurn({ store, log: turnLog, catalog: chat.catalog, clock: chat.clock }, { conversation, text });
+      reply = await answerTurn(
+        { store, log: turnLog, catalog: chat.catalog, clock: chat.clock, ...(chat.assistant ? { assistant: chat.assistant } : {}) },
+        { conversation, text, messageId, turnId: String(job.id) },
+      );
     } catch (thrown) {
       const err = coerceError(thrown);
       turnLog.error({ err }, 'chat.turn_failed');
@@ -52,7 +58,8 @@ export const chatTurnJob: JobHandler = {
       return `failed: ${err.message}`;
     }
     const extra = (reply.events ?? []).map((e) => ({ conversation_id: platformId, ...e }));
-    const events = [...extra, textEvent(platformId, reply), lock(platformId, false)];
+    const retract: NewConversationEvent[] = reply.retract ? [{ conversation_id: platformId, event_type: 'retract', data: {} }] : [];
+    const events = [...retract, ...extra, textEvent(platformId, reply), lock(platformId, false)];
     if (reply.persist) {
       await store.postChatReply({ conversationId: conversation.id, content: reply.content, metadata: reply.metadata ?? {}, events });
     } else {

@@ -11,8 +11,11 @@ export interface JobContext {
   runs: RunRegistry;
   supervisorId: string;
   log: Logger;
-  /** What chat turns need (the workflow catalog); a supervisor built without it gives up chat jobs. */
-  chat?: Pick<ChatDeps, 'catalog' | 'clock'>;
+  /**
+   * What chat turns need (the workflow catalog, the default assistant); a supervisor built
+   * without it gives up chat jobs.
+   */
+  chat?: Pick<ChatDeps, 'catalog' | 'clock' | 'assistant'>;
   /** The home's paths (a deleted run's folder is removed from them). */
   paths: HomePaths;
 }

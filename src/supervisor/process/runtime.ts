@@ -1,9 +1,11 @@
 import type { Settings } from '../../shared/config.js';
 import type { Logger } from '../../shared/log.js';
 import { WorkflowCatalog } from '../../workflow/catalog.js';
+import { MAX_CONCURRENT_CHAT_TURNS } from '../../store/schemas/conversation.js';
 import type { Store, StoreConfig } from '../../store/open-store.js';
 import { createWorkerPool, type WorkerPool } from '../../worker/pool/pool.js';
 import { createSchedulerFactory } from '../run/scheduler-factory.js';
+import { createChatAssistant } from './chat-assistant.js';
 import { AttemptLimiter } from './limits.js';
 import { ProviderSlots } from './provider-limits.js';
 import { RUN_LEASE_MS } from './run-registry.js';
@@ -39,7 +41,9 @@ export function createSupervisorRuntime(opts: {
   const pool = createWorkerPool({
     store,
     maxThreads: threads,
-    concurrentTasksPerWorker: Math.ceil(limit / threads),
+    // Room for every attempt the limiter lets through plus every chat turn that may run at once
+    // (their calls to the default assistant), so neither waits behind the other in a thread.
+    concurrentTasksPerWorker: Math.ceil((limit + MAX_CONCURRENT_CHAT_TURNS) / threads),
     ...(opts.taskFile ? { filename: opts.taskFile } : {}),
     log,
   });
@@ -55,8 +59,13 @@ export function createSupervisorRuntime(opts: {
     schedulers: createSchedulerFactory({
       store, storeConfig: opts.storeConfig, pool, limiter, providerSlots, settings, log, lockLeaseMs: opts.runLeaseMs ?? RUN_LEASE_MS,
     }),
-    // In-process: chat turns are few and short, and the supervisor keeps no catalog thread.
-    chat: { catalog: WorkflowCatalog.forHome(settings.home, { threadFile: null }), clock: Date.now },
+    // The catalog in-process: chat turns are few and short, and the supervisor keeps no catalog
+    // thread. The assistant's calls run in the worker pool.
+    chat: {
+      catalog: WorkflowCatalog.forHome(settings.home, { threadFile: null }),
+      clock: Date.now,
+      assistant: createChatAssistant({ pool, storeConfig: opts.storeConfig, settings }),
+    },
     ...(opts.id ? { id: opts.id } : {}),
     ...(opts.runLeaseMs ? { timing: { runLeaseMs: opts.runLeaseMs } } : {}),
   });

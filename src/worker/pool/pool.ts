@@ -11,6 +11,7 @@ import {
   type AttemptTask,
 } from '../attempt-protocol.js';
 import type { Store } from '../../store/store.js';
+import { chatCallResultSchema, chatCallTaskSchema, type ChatCallResult, type ChatCallTask } from '../chat-protocol.js';
 import { cancelledFailure, cancelReasonOf } from '../cancel-reason.js';
 import { attemptClosedEvent } from './closed-record.js';
 import { AttemptTracker } from './attempt-tracker.js';
@@ -57,6 +58,12 @@ export interface WorkerPool {
    * before anything ran. Rejects only on a bug or a broken store.
    */
   runAttempt(task: AttemptTask, opts?: RunAttemptOptions): Promise<AttemptResult>;
+  /**
+   * Runs a chat turn's call to the default assistant in a worker thread (its adapter streams
+   * over HTTP or spawns a CLI there, never on the supervisor's main thread). Bounded by the
+   * call's watchdogs; a thread that ends under it answers as a transient failure.
+   */
+  runChat(task: ChatCallTask): Promise<ChatCallResult>;
   /** Waits for running attempts, then stops the threads; kills any process group still alive. */
   close(): Promise<void>;
   stats(): WorkerPoolStats;
@@ -216,8 +223,25 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
     });
   }
 
+  async function runChat(input: ChatCallTask): Promise<ChatCallResult> {
+    if (closed) throw new CairnError('INTERNAL', 'the worker pool is closed');
+    const task = chatCallTaskSchema.parse(input);
+    inFlight++;
+    try {
+      return chatCallResultSchema.parse(await piscina.run(task));
+    } catch (thrown) {
+      const err = coerceError(thrown);
+      if (!isThreadEnded(err)) throw err;
+      log.warn({ err, conversationId: task.conversationId }, 'worker.chat_thread_ended');
+      return { status: 'failed', text: '', streamed: false, tail: '', error: `the worker thread answering this message ended (${err.message})`, failureClass: 'transient' };
+    } finally {
+      inFlight--;
+    }
+  }
+
   return {
     runAttempt,
+    runChat,
     async close() {
       closed = true;
       await piscina.close();

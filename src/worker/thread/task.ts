@@ -13,6 +13,8 @@ import { execFinishedEvent, execStartedEvent, spillStreams } from '../nodes/exec
 import { runExec } from '../nodes/exec/exec.js';
 import { runAgentAttempt } from '../nodes/agent/agent-attempt.js';
 import { observeCheckout } from '../../codebases/checkout-state.js';
+import { chatCallTaskSchema, type ChatCallResult } from '../chat-protocol.js';
+import { runChatCall } from '../chat/chat-call.js';
 
 /**
  * Piscina's thread entry: one node attempt per call, several at once per thread. A thread
@@ -75,9 +77,19 @@ function notify(notice: AttemptNotice): void {
   controlChannel().postMessage(notice);
 }
 
-/** Runs one attempt and returns its outcome; the attempt's events are written before it returns
- * (none for an attempt stopped before it spawned: `not_started`). */
-export default async function runAttemptTask(input: unknown): Promise<AttemptResult> {
+/**
+ * Runs one task: a node attempt, or a chat turn's call to the default assistant (`kind: 'chat'`).
+ * An attempt's events are written before it returns (none for an attempt stopped before it
+ * spawned: `not_started`).
+ */
+export default async function runThreadTask(input: unknown): Promise<AttemptResult | ChatCallResult> {
+  if ((input as { kind?: unknown } | null)?.kind === 'chat') {
+    return runChatCall(input, storeFor(chatCallTaskSchema.shape.store.parse((input as { store: unknown }).store)));
+  }
+  return runAttemptTask(input);
+}
+
+async function runAttemptTask(input: unknown): Promise<AttemptResult> {
   const task = attemptTaskSchema.parse(input);
   const attemptId = task.attempt.id;
   const store = storeFor(task.store);

@@ -1,9 +1,13 @@
 import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HELP_TEXT, staleCwdText } from '../../../src/conversations/chat/answer-turn.js';
 import { PROVIDER_SETUP_TEXT } from '../../../src/conversations/chat/provider-setup.js';
 import { makeTestApp, type TestApp } from '../../helpers/app.js';
 import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';
+import { startAnthropicServer } from '../../helpers/anthropic-server.js';
+import { startSupervisor } from '../../helpers/supervisor.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 /** Every example of docs/conversations.md, run against a real server (or compared with the code's text). */
 
@@ -73,5 +77,20 @@ describe('docs/conversations.md', () => {
     }
     expect(doc).toContain('## Plain messages and AI providers');
     expect(PROVIDER_SETUP_TEXT).toContain('"Plain messages and AI providers"');
+    expect(block('chat-setup')).toBe(PROVIDER_SETUP_TEXT);
+  });
+
+  it('the chat-config example makes the default assistant answer plain messages with its model and key', async () => {
+    const server = await startAnthropicServer(() => ({ kind: 'stream', blocks: [{ type: 'text', text: 'Configured.' }] }));
+    home.defer(() => server.close());
+    await writeFile(home.paths.config, `${block('yaml chat-config')}\n`);
+    // Only the server's address is added (a local server speaking the Messages API).
+    await startSupervisor(home, { env: { ANTHROPIC_BASE_URL: server.url } });
+    const created = await t.app.inject({ method: 'POST', url: '/api/conversations', payload: { message: 'hello' } });
+    const conversation = (await t.store.getConversation(created.json().conversationId))!;
+    const reply = await waitFor(async () => (await t.store.listMessages(conversation.id, 10)).find((m) => m.role === 'assistant'));
+    expect(reply.content).toBe('Configured.');
+    expect(server.requests[0]!.body.model).toBe('claude-sonnet-4-5');
+    expect(server.requests[0]!.headers['x-api-key']).toBe('sk-ant-your-key');
   });
 });

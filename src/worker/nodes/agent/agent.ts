@@ -9,6 +9,15 @@ import { checkOutputContract } from './output-contract.js';
 /** An agent attempt as the worker sees it, after parsing. */
 export type AgentTask = z.output<typeof agentAttemptTaskSchema>;
 
+/**
+ * What `runAgent` reads of a task: an AI node's attempt, or a chat turn's call to the default
+ * assistant (which has no run: its `runId` and `attempt.id` only name its session key).
+ */
+export type AgentCall = Pick<
+  AgentTask,
+  'provider' | 'prompt' | 'model' | 'outputFormat' | 'systemPrompt' | 'cwd' | 'connection' | 'runId' | 'scratchDir' | 'firstEventTimeoutMs' | 'idleTimeoutMs'
+> & { attempt: Pick<AgentTask['attempt'], 'id'> };
+
 /** How one AI attempt ended, with everything its record needs. */
 export interface AgentOutcome {
   status: 'completed' | 'failed' | 'cancelled';
@@ -40,7 +49,7 @@ type Watchdog = { kind: 'first_event' | 'idle'; ms: number };
  * cancelled. The adapter's stream is always drained to its `end` chunk, so nothing it started
  * outlives the attempt.
  */
-export async function runAgent(task: AgentTask, adapter: ProviderAdapter, opts: AgentRunOptions): Promise<AgentOutcome> {
+export async function runAgent(task: AgentCall, adapter: ProviderAdapter, opts: AgentRunOptions): Promise<AgentOutcome> {
   const controller = new AbortController();
   const onAbort = () => controller.abort(opts.signal.reason);
   opts.signal.addEventListener('abort', onAbort, { once: true });
