@@ -1,5 +1,5 @@
 import { cp, mkdir, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ATTACHMENTS_FOLDER, type RunAttachment } from '../store/schemas/run-attachment.js';
 import type { ReceivedUpload } from './run-upload.js';
 
@@ -14,16 +14,7 @@ export async function placeAttachments(
   /** The folder that is the new run's alone (its artifacts, or its whole run folder), removed by `undo`. */
   ownFolder: string,
 ): Promise<{ attachments: RunAttachment[]; undo: () => Promise<void> }> {
-  const target = join(artifactsDir, ATTACHMENTS_FOLDER);
-  await mkdir(artifactsDir, { recursive: true });
-  try {
-    await rename(upload.dir, target);
-  } catch (err) {
-    // A home whose workspaces folder is on another disk than its tmp folder: copy, then remove.
-    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
-    await cp(upload.dir, target, { recursive: true, errorOnExist: true, force: false });
-    await rm(upload.dir, { recursive: true, force: true });
-  }
+  await moveUpload(upload, join(artifactsDir, ATTACHMENTS_FOLDER));
   const attachments = upload.files.map((file) => ({
     name: file.name,
     original_name: file.originalName,
@@ -33,4 +24,17 @@ export async function placeAttachments(
   }));
   // The run id is new, so its folder holds nothing but what was just placed there.
   return { attachments, undo: () => rm(ownFolder, { recursive: true, force: true }) };
+}
+
+/** Moves an upload's folder to `target` (which must not exist yet); its parent is created. */
+export async function moveUpload(upload: Pick<ReceivedUpload, 'dir'>, target: string): Promise<void> {
+  await mkdir(dirname(target), { recursive: true });
+  try {
+    await rename(upload.dir, target);
+  } catch (err) {
+    // A home whose workspaces folder is on another disk than its tmp folder: copy, then remove.
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+    await cp(upload.dir, target, { recursive: true, errorOnExist: true, force: false });
+    await rm(upload.dir, { recursive: true, force: true });
+  }
 }

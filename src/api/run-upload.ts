@@ -9,8 +9,8 @@ import { CairnError } from '../shared/errors.js';
 import { attachmentName, originalName } from './attachment-names.js';
 
 /**
- * Receiving a multipart run request (contract: run request fields as form fields, `files` as
- * repeated file parts). Files are streamed to a fresh folder under `$CAIRN_HOME/tmp/uploads/`
+ * Receiving a multipart request (a run request: its fields as form fields, `files` as repeated
+ * file parts; a chat message: `message` and its files). Files are streamed to a fresh folder under `$CAIRN_HOME/tmp/uploads/`
  * and never held in memory whole; the caller moves the folder into the run once everything is
  * checked, or removes it (`discard`) when anything is refused.
  */
@@ -56,23 +56,26 @@ export interface ReceivedUpload {
 }
 
 export const uploadText = {
-  tooManyFiles: `Too many files: a run request takes at most ${MAX_ATTACHMENTS} attachments`,
+  tooManyFiles: (what: UploadKind) => `Too many files: a ${what} takes at most ${MAX_ATTACHMENTS} attachments`,
   fileTooLarge: (name: string) =>
     `Attachment '${name}' is larger than the ${MAX_ATTACHMENT_BYTES}-byte (10 MB) limit per file`,
   fieldTooLarge: (field: string, limit: number) => `Field '${field}' is larger than the ${limit}-byte limit`,
-  tooManyFields: `Too many form fields: a run request has at most ${MAX_FIELDS}`,
+  tooManyFields: (what: UploadKind) => `Too many form fields: a ${what} has at most ${MAX_FIELDS}`,
   twice: (field: string) => `Field '${field}' is given twice; send each field once`,
   badJson: (field: string) => jsonFieldText[field] ?? `${field} must be JSON-encoded (a JSON object in one form field)`,
   malformed: (why: string) => `The multipart body could not be read: ${why}`,
 } as const;
 
+/** What a multipart request carries, for its refusals' texts. */
+export type UploadKind = 'run request' | 'message';
+
 /** Our refusal for an error the multipart parser raised (its own are 406/413 without our texts). */
-function toUploadError(err: unknown): CairnError {
+function toUploadError(err: unknown, what: UploadKind): CairnError {
   if (err instanceof CairnError) return err;
   const code = (err as { code?: unknown }).code;
-  if (code === 'FST_FILES_LIMIT') return new CairnError('PAYLOAD_TOO_LARGE', uploadText.tooManyFiles);
+  if (code === 'FST_FILES_LIMIT') return new CairnError('PAYLOAD_TOO_LARGE', uploadText.tooManyFiles(what));
   if (code === 'FST_REQ_FILE_TOO_LARGE') return new CairnError('PAYLOAD_TOO_LARGE', uploadText.fileTooLarge('(a file)'));
-  if (code === 'FST_FIELDS_LIMIT' || code === 'FST_PARTS_LIMIT') return new CairnError('PAYLOAD_TOO_LARGE', uploadText.tooManyFields);
+  if (code === 'FST_FIELDS_LIMIT' || code === 'FST_PARTS_LIMIT') return new CairnError('PAYLOAD_TOO_LARGE', uploadText.tooManyFields(what));
   if (code === 'FST_INVALID_JSON_FIELD_ERROR') {
     return new CairnError('VALIDATION_FAILED', 'A form field sent as application/json does not parse; send inputs and config as JSON text');
   }
@@ -96,7 +99,12 @@ export async function discardUpload(upload: Pick<ReceivedUpload, 'dir'> | undefi
 }
 
 /** Reads every part of a multipart request; on any refusal the folder is removed before it throws. */
-export async function receiveUpload(req: FastifyRequest, uploadsRoot: string, fieldBytes: number): Promise<ReceivedUpload> {
+export async function receiveUpload(
+  req: FastifyRequest,
+  uploadsRoot: string,
+  fieldBytes: number,
+  what: UploadKind = 'run request',
+): Promise<ReceivedUpload> {
   const upload: ReceivedUpload = { body: {}, files: [], dir: join(uploadsRoot, randomUUID()) };
   await mkdir(upload.dir, { recursive: true });
   const taken = new Set<string>();
@@ -121,6 +129,6 @@ export async function receiveUpload(req: FastifyRequest, uploadsRoot: string, fi
     return upload;
   } catch (err) {
     await discardUpload(upload);
-    throw toUploadError(err);
+    throw toUploadError(err, what);
   }
 }

@@ -18,6 +18,7 @@ import { homePaths } from '../shared/paths.js';
 import { codebaseRoutes } from './routes/codebases.js';
 import { commandRoutes } from './routes/commands.js';
 import { conversationRoutes } from './routes/conversations.js';
+import { conversationMessageRoutes } from './routes/conversation-message.js';
 import { healthRoutes } from './routes/health.js';
 import { providerRoutes } from './routes/providers.js';
 import { runOperationRoutes } from './routes/run-operations.js';
@@ -109,6 +110,7 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   const registry = new CodebaseRegistry({ store: deps.store, paths: homePaths(deps.settings.home), log, clock });
   await app.register(codebaseRoutes, { registry, clock });
   await app.register(conversationRoutes, { store: deps.store, clock });
+  await app.register(conversationMessageRoutes, { store: deps.store, paths: homePaths(deps.settings.home), bodyLimit: limits.bodyLimit });
   await app.register(artifactRoutes, { store: deps.store, paths: homePaths(deps.settings.home) });
   await app.register(dashboardRoutes, { store: deps.store });
   const updates = new UpdateChecker({

@@ -39,6 +39,8 @@ export function homePaths(home: string) {
     scripts: join(home, 'scripts'),
     /** Everything Cairn keeps for one run (its scratch folder and its artifacts): deleted with the run. */
     runFolder: (runId: string) => join(home, 'workspaces', '_runs', runId),
+    /** Files sent with a conversation's messages (the platform id matches ^[\w-]+$: one safe segment). */
+    conversationFiles: (platformId: string) => join(home, 'conversations', platformId, 'files'),
     /** Working directory for a run that was not started inside a project. */
     scratch: (runId: string) => join(home, 'workspaces', '_runs', runId, 'work'),
     /** `$ARTIFACTS_DIR` of a run that has no codebase. */

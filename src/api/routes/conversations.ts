@@ -18,8 +18,6 @@ import {
   MESSAGES_DEFAULT_LIMIT,
   MESSAGES_MAX_LIMIT,
   renameConversationBodySchema,
-  sendMessageBodySchema,
-  sendMessageResponseSchema,
 } from '../../wire/conversations.js';
 import { errorBodySchema } from '../../wire/error-body.js';
 
@@ -171,37 +169,6 @@ export const conversationRoutes: FastifyPluginAsyncZod<ConversationRoutesOptions
       const conversation = await requireConversation(store, req.params.id);
       const limit = Math.min(req.query.limit ?? MESSAGES_DEFAULT_LIMIT, MESSAGES_MAX_LIMIT);
       return store.listMessages(conversation.id, limit, cursorOf(req.query.before));
-    },
-  );
-
-  app.post(
-    '/api/conversations/:id/message',
-    {
-      schema: {
-        tags,
-        summary: 'Send a message; answers at once, the reply arrives on the stream and in the messages',
-        description:
-          'Persists the message and queues its chat turn for the supervisor. One turn per conversation ' +
-          'at a time, later ones in order. An unknown id is created as a web conversation. Replies are ' +
-          'streamed on /api/stream/{id} (conversation_lock, text) and stored as assistant messages.',
-        params: conversationIdParamsSchema,
-        body: sendMessageBodySchema,
-        response: { 200: sendMessageResponseSchema, 400: errorBodySchema, 415: errorBodySchema },
-      },
-    },
-    async (req) => {
-      const accepted = await store.acceptChatMessage({
-        conversation: {
-          id: newConversationRowId(),
-          platform_type: 'web',
-          platform_conversation_id: req.params.id,
-          codebase_id: null,
-          hidden: false,
-        },
-        message: { role: 'user', content: req.body.message },
-      });
-      req.log.info({ conversationId: req.params.id, status: accepted.status, jobId: accepted.job.id }, 'chat.message_accepted');
-      return { accepted: true as const, status: accepted.status };
     },
   );
 };
