@@ -26,10 +26,17 @@ const installConfigSchema = z
   .loose();
 
 export const DEFAULT_MAX_CONCURRENCY = 8;
+/** A run whose waits all end further away than this is let go to sleep (no scheduler, timer or lease). */
+export const DEFAULT_WAIT_SLEEP_AFTER_MS = 30_000;
 
 export interface Settings extends AddressSettings {
   maxConcurrency: number;
   perRunConcurrency: number;
+  /**
+   * A run whose only pending work is `wait` nodes waking later than this (ms) sleeps: it is let go
+   * with a durable wake-up instead of a timer in memory (`CAIRN_WAIT_SLEEP_AFTER_MS`).
+   */
+  waitSleepAfterMs: number;
   /** AI providers: default assistant, models, connections, per-provider limits, watchdogs. */
   providers: ProviderSettings;
   /**
@@ -74,6 +81,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     maxConcurrency,
     perRunConcurrency: Math.min(perRun, maxConcurrency),
     installKey: lazyInstallKey({ env, file: address.paths.installKey }),
+    waitSleepAfterMs: positiveIntFromEnv('CAIRN_WAIT_SLEEP_AFTER_MS', env.CAIRN_WAIT_SLEEP_AFTER_MS) ?? DEFAULT_WAIT_SLEEP_AFTER_MS,
     providers: resolveProviderSettings(
       {
         ...(file.defaultAssistant !== undefined ? { defaultAssistant: file.defaultAssistant } : {}),

@@ -9,11 +9,17 @@ export interface JobStore {
   enqueueJob(kind: JobKind, runId: string, payload?: Record<string, unknown>): Promise<Job>;
   /**
    * Claims the oldest job that is queued, or claimed under a lease that has expired, and counts
-   * the claim in `attempts`. Jobs for a run owned by another live supervisor are left for that
+   * the claim in `attempts`; a job with `not_before` is not claimed before that moment. Jobs for a run owned by another live supervisor are left for that
    * supervisor. Claiming a `cancel_run` job records the cancel request on its run in the same
    * transaction (see RunStore.getCancelRequestedAt); so does claiming an `abandon_run` job, so the request outlives the claimant.
    */
   claimJob(ownerId: string, leaseMs: number): Promise<Job | undefined>;
+  /**
+   * How long until the next job that waits for a moment (`not_before`, a sleeping run's
+   * `wake_run`) becomes claimable; undefined when no job waits. The claim loop sleeps that long
+   * at most, so a job due later wakes it without polling.
+   */
+  msUntilNextDueJob(): Promise<number | undefined>;
   finishJob(jobId: number, ownerId: string, result: string): Promise<void>;
   /**
    * Records why an attempt at a job `ownerId` holds failed; nobody claims the job again until

@@ -33,7 +33,8 @@ export interface RunStore {
   /**
    * Takes ownership of a run if it is in one of `fromStatuses` and is unowned, owned by
    * `ownerId`, owned by `previousOwner`, or its lease has expired; moves it to `status` and
-   * appends `events`, all in one transaction. Returns undefined when the run was not taken.
+   * appends `events`, all in one transaction. Returns undefined when the run was not taken. A
+   * run moved to a terminal status loses its queued `wake_run` (as with transitionRun).
    */
   acquireRun(input: AcquireRun): Promise<Run | undefined>;
   /**
@@ -41,11 +42,20 @@ export interface RunStore {
    * so that a run it owns but no longer drives is taken over once its lease runs out. Returns how many.
    */
   renewRunLeases(ownerId: string, runIds: readonly string[], leaseMs: number): Promise<number>;
+  /**
+   * Lets a running run `ownerId` drives sleep until `wakeAt` (ISO), in one transaction: ownership
+   * is given up (the run stays `running`), and a `wake_run` job not claimable before `wakeAt`
+   * is queued, replacing any older queued one. A sleeping run is not an orphan
+   * (listRunsNotLeasedBy leaves it out); whoever claims the job drives it again. False (nothing
+   * changed) when `ownerId` does not own the run, it is not running, or its cancel was requested.
+   */
+  sleepRun(input: { runId: string; ownerId: string; wakeAt: string }): Promise<boolean>;
   /** Gives up ownership of the named runs (shutdown), leaving their status as it is. */
   releaseRuns(ownerId: string, runIds: readonly string[]): Promise<void>;
   /**
    * Runs in `status` that `ownerId` does not hold under a live lease: unowned, owned by another,
-   * or with an expired lease, its own included (candidates for take-over).
+   * or with an expired lease, its own included (candidates for take-over). Sleeping runs (unowned
+   * with an open `wake_run` job, see sleepRun) are left out.
    */
   listRunsNotLeasedBy(ownerId: string, status: RunStatus): Promise<Run[]>;
   /**
@@ -131,6 +141,8 @@ export interface AcquireRun {
   definition?: unknown;
   /** Merged into the run's metadata in the same transaction (JSON merge patch: null removes a key). */
   metadataPatch?: Record<string, unknown>;
+  /** Only a run nobody owns (a sleeping one): never one whose owner's lease merely lapsed. */
+  onlyUnowned?: boolean;
   events: readonly NewRunEvent[];
 }
 

@@ -81,8 +81,10 @@ it('describes the run list query and the run detail events from the schemas that
   const metadata = doc.components.schemas.WorkflowRun.properties.metadata;
   expect(Object.keys(metadata.properties)).toEqual([
     'workflow_source', 'workflow_filename', 'parse_warnings', 'isolation', 'overrides', 'sealed_env', 'model_bindings', 'attachments',
-    'parent_conversation_id', 'approval', 'rejections', 'unreadable',
+    'parent_conversation_id', 'approval', 'rejections', 'totals', 'total_cost_usd', 'total_tokens_in', 'total_tokens_out',
+    'total_cache_read_tokens', 'total_cache_write_tokens', 'total_cache_partial', 'total_tokens_incomplete', 'unreadable',
   ]);
+  expect(Object.keys(metadata.properties.totals.properties)).toEqual(expect.arrayContaining(['total_cost_usd', 'counted']));
   for (const op of ['approve', 'reject']) {
     const answer = doc.paths[`/api/workflows/runs/{runId}/${op}`].post;
     expect(Object.keys(answer.responses)).toEqual(expect.arrayContaining(['200', '400', '404']));

@@ -9,6 +9,8 @@ import { describeHeartbeatContract } from './contract/heartbeats.js';
 import { describeJobLeaseContract } from './contract/job-leases.js';
 import { describeJobContract } from './contract/jobs.js';
 import { describeRunContract } from './contract/runs.js';
+import { describeSleepingRunContract } from './contract/sleeping-runs.js';
+import { describeRunTotalsContract } from './contract/run-totals.js';
 import { sqliteBackend } from './sqlite-backend.js';
 
 /** The SQLite store passes the whole Store contract. */
@@ -17,6 +19,8 @@ describe('SQLite store', () => {
   describeRunContract(sqliteBackend);
   describeJobContract(sqliteBackend);
   describeJobLeaseContract(sqliteBackend);
+  describeSleepingRunContract(sqliteBackend);
+  describeRunTotalsContract(sqliteBackend);
   describeEventContract(sqliteBackend);
   describeEventOrderContract(sqliteBackend);
   describeHeartbeatContract(sqliteBackend);

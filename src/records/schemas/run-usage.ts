@@ -26,3 +26,23 @@ export const runTotalsSchema = z.strictObject({
 });
 export type RunTotals = z.infer<typeof runTotalsSchema>;
 export const runTotalsKeys = runTotalsSchema.keyof().options;
+
+/** What the engine counted so far, so that one more attempt folds in without reading the log. */
+export const runTotalsCountedSchema = z.strictObject({
+  /** Rows folded in: every attempt's own-scope terminal (or suspended) record, whatever it spent. */
+  rows: z.number().int().nonnegative(),
+  /** Of those, rows that reported tokens; and tokens with each cache axis. */
+  token_rows: z.number().int().nonnegative(),
+  cache_read_rows: z.number().int().nonnegative(),
+  cache_write_rows: z.number().int().nonnegative(),
+  /** A row said its cache figures were partial. */
+  cache_flagged: z.literal(true).optional(),
+});
+
+/**
+ * `metadata.totals`: the run's usage, kept by the engine as each attempt ends (in the
+ * transaction that writes the attempt's end), across retries, take-overs and resumes. The
+ * `total_*` keys are those of RunTotals (also mirrored at the top of the metadata).
+ */
+export const runTotalsStateSchema = runTotalsSchema.extend({ counted: runTotalsCountedSchema });
+export type RunTotalsState = z.infer<typeof runTotalsStateSchema>;

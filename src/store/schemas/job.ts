@@ -6,6 +6,7 @@ import { z } from 'zod';
  */
 export const jobKindSchema = z.enum([
   'start_run', 'cancel_run', 'resume_run', 'abandon_run', 'delete_run', 'approve_run', 'reject_run', 'chat_turn', 'workflow_result',
+  'wake_run',
 ]);
 /** Kinds whose claim records a cancel request on the run: whoever drives the run next ends it. */
 export const cancellingJobKinds: readonly JobKind[] = ['cancel_run', 'abandon_run'];
@@ -35,5 +36,7 @@ export const jobSchema = z.object({
   attempts: z.number().int().nonnegative(),
   /** Why the last attempt failed, when one did and the job was queued again. */
   last_error: z.string().nullable(),
+  /** Not claimed before this moment (a sleeping run's `wake_run`); null: claimable at once. */
+  not_before: z.string().nullable(),
 });
 export type Job = z.infer<typeof jobSchema>;

@@ -4,6 +4,7 @@ import { modelBindingsSchema } from './model-bindings.js';
 import { runAttachmentSchema } from './run-attachment.js';
 import { runOverridesSchema } from './run-overrides.js';
 import { approvalContextSchema, rejectionsSchema } from './approval.js';
+import { runTotalsSchema, runTotalsStateSchema } from '../../records/schemas/run-usage.js';
 
 /**
  * A run's `metadata`: what the API records when it queues the run, read by the API (run views),
@@ -48,6 +49,14 @@ export const runMetadataSchema = z.looseObject({
   rejections: rejectionsSchema
     .optional()
     .describe('Per gate with `on_reject`: how many times it was rejected, and the last reason ($REJECTION_REASON)'),
+  totals: runTotalsStateSchema
+    .optional()
+    .describe(
+      'Usage of every attempt so far (failed, cancelled, retried and resumed ones included), kept by the engine as each ' +
+        'attempt ends: total_cost_usd, total_tokens_in/out, total_cache_read/write_tokens, total_cache_partial, ' +
+        'total_tokens_incomplete (token totals then absent), and what was counted. A key is absent, not 0, until reported.',
+    ),
+  ...mirroredTotals(),
   unreadable: z
     .record(z.string(), z.string())
     .optional()
@@ -57,6 +66,14 @@ export const runMetadataSchema = z.looseObject({
     ),
 });
 export type RunMetadata = z.infer<typeof runMetadataSchema>;
+
+/** The `total_*` keys of metadata.totals, mirrored at the top of the metadata (the upstream's place for them). */
+function mirroredTotals() {
+  const shape = runTotalsSchema.shape;
+  return Object.fromEntries(
+    Object.entries(shape).map(([key, schema]) => [key, schema.describe(`The same as totals.${key} (kept here for upstream clients)`)]),
+  ) as { [K in keyof typeof shape]: (typeof shape)[K] };
+}
 
 /** The keys with a schema; every other key is kept unchecked. */
 const knownKeys = runMetadataSchema.shape;

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { NewConversationEvent, NewRunEvent, RunEvent, StreamEvent } from '../schemas/event.js';
 import type { EventFilter } from '../events.js';
 import { toEvent, toRunEvent } from './rows.js';
+import { runTotalsStatements } from './run-totals-sql.js';
 
 /** Statements for the `events` table. `append` must run inside the caller's transaction. */
 export function eventStatements(db: Database.Database) {
@@ -11,6 +12,7 @@ export function eventStatements(db: Database.Database) {
      VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING seq`,
   );
   const byRun = db.prepare('SELECT * FROM events WHERE run_id = ? ORDER BY seq');
+  const totals = runTotalsStatements(db);
   const lastSeq = db.prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM events');
   const after = {
     all: db.prepare('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?'),
@@ -21,7 +23,10 @@ export function eventStatements(db: Database.Database) {
   };
 
   return {
-    /** Appends in order; an event ending an attempt that already has its end is left out. */
+    /**
+     * Appends in order; an event ending an attempt that already has its end is left out. The
+     * spend of the node rows written is added to their runs' totals in the same transaction.
+     */
     append(events: readonly NewRunEvent[], now: string): RunEvent[] {
       const written: RunEvent[] = [];
       for (const { ends_attempt: endsAttempt, ...e } of events) {
@@ -31,6 +36,7 @@ export function eventStatements(db: Database.Database) {
           | undefined;
         if (row) written.push({ ...e, seq: row.seq, created_at: now });
       }
+      totals.add(written);
       return written;
     },
     /** Appends a conversation's chat events (no run), in order. */

@@ -14,7 +14,7 @@ export function sqliteJobStore(session: SqliteSession): JobStore {
       session.write('queue a job', () => jobs.insert(kind, runId, payload, session.now())),
 
     claimJob: async (ownerId, leaseMs) => {
-      if (!(await session.read('look for open jobs', () => jobs.hasOpen()))) return undefined;
+      if (!(await session.read('look for open jobs', () => jobs.hasOpen(session.now())))) return undefined;
       return session.write('claim a job', () => {
         const now = session.now();
         const job = jobs.claim(ownerId, session.now(leaseMs), now);
@@ -39,6 +39,13 @@ export function sqliteJobStore(session: SqliteSession): JobStore {
 
     requeueJobsOf: async (ownerIds) =>
       ownerIds.length === 0 ? 0 : session.write('requeue the jobs of gone supervisors', () => jobs.requeue(ownerIds)),
+
+    msUntilNextDueJob: () =>
+      session.read('read when the next job is due', () => {
+        const now = session.now();
+        const at = jobs.nextDue(now);
+        return at === undefined ? undefined : Math.max(0, Date.parse(at) - Date.parse(now));
+      }),
 
     getJob: (jobId) => session.read('read a job', () => jobs.get(jobId)),
 

@@ -16,24 +16,53 @@ export function jobStatements(db: Database.Database) {
   // A job whose run is owned by another supervisor with a live lease waits for that owner.
   // A chat turn waits for every older open turn of its conversation (one turn per conversation,
   // in order) and for a free slot among the chat turns being carried out.
-  const claim = db.prepare(
-    `UPDATE jobs SET status = 'claimed', lease_owner = @owner, lease_expires_at = @leaseUntil,
-       attempts = attempts + 1
-     WHERE id = (
-       SELECT j.id FROM jobs j LEFT JOIN workflow_runs r ON r.id = j.run_id
-       WHERE (j.status = 'queued' OR (j.status = 'claimed' AND j.lease_expires_at < @now))
+  const claimable = `(j.status = 'queued' OR (j.status = 'claimed' AND j.lease_expires_at < @now))
          AND (r.owner_id IS NULL OR r.owner_id = @owner OR r.lease_expires_at < @now)
          AND (j.kind <> 'chat_turn' OR (
            NOT EXISTS (SELECT 1 FROM jobs o WHERE o.conversation_id = j.conversation_id
              AND o.kind = 'chat_turn' AND o.id < j.id AND o.status <> 'done')
            AND (SELECT COUNT(*) FROM jobs c WHERE c.kind = 'chat_turn' AND c.status = 'claimed'
-             AND c.lease_expires_at >= @now) < @maxTurns))
-       ORDER BY j.id LIMIT 1)
+             AND c.lease_expires_at >= @now) < @maxTurns))`;
+  // The oldest claimable job among those due now: jobs without a moment walk jobs_open_now in id
+  // order; jobs with one walk jobs_open_later only up to now, so jobs due later (a thousand
+  // sleeping runs) are never read.
+  const claim = db.prepare(
+    `UPDATE jobs SET status = 'claimed', lease_owner = @owner, lease_expires_at = @leaseUntil,
+       attempts = attempts + 1
+     WHERE id = (
+       SELECT id FROM (
+         SELECT id FROM (
+           SELECT j.id FROM jobs j INDEXED BY jobs_open_now LEFT JOIN workflow_runs r ON r.id = j.run_id
+           WHERE j.status <> 'done' AND j.not_before IS NULL AND ${claimable}
+           ORDER BY j.id LIMIT 1)
+         UNION ALL
+         SELECT id FROM (
+           SELECT j.id FROM jobs j INDEXED BY jobs_open_later LEFT JOIN workflow_runs r ON r.id = j.run_id
+           WHERE j.status <> 'done' AND j.not_before IS NOT NULL AND j.not_before <= @now AND ${claimable}
+           ORDER BY j.not_before, j.id LIMIT 1))
+       ORDER BY id LIMIT 1)
      RETURNING *`,
   );
   // A read first: the claim loop wakes on every commit (events included), and taking the write
   // lock for an empty queue each time would contend with every worker's event writes.
-  const anyOpen = db.prepare(`SELECT 1 FROM jobs WHERE status <> 'done' LIMIT 1`);
+  const anyOpen = db.prepare(
+    `SELECT 1 WHERE EXISTS (SELECT 1 FROM jobs INDEXED BY jobs_open_now WHERE status <> 'done' AND not_before IS NULL)
+        OR EXISTS (SELECT 1 FROM jobs INDEXED BY jobs_open_later
+                   WHERE status <> 'done' AND not_before IS NOT NULL AND not_before <= ?)`,
+  );
+  // The first moment an open job becomes due after `now`: the claim loop sets its timer by it.
+  const nextDue = db.prepare(
+    `SELECT MIN(not_before) AS at FROM jobs INDEXED BY jobs_open_later
+     WHERE status <> 'done' AND not_before IS NOT NULL AND not_before > ?`,
+  );
+  const insertAt = db.prepare(
+    `INSERT INTO jobs (kind, run_id, conversation_id, payload, created_at, not_before) VALUES (?, ?, NULL, ?, ?, ?) RETURNING *`,
+  );
+  // A run has at most one pending wake-up: a new one replaces the older; a run that ends needs none.
+  const closeOpenOfKind = db.prepare(
+    `UPDATE jobs SET status = 'done', result = ?, lease_owner = NULL, lease_expires_at = NULL
+     WHERE run_id = ? AND kind = ? AND status = 'queued'`,
+  );
   const finish = db.prepare(
     `UPDATE jobs SET status = 'done', result = ?, lease_expires_at = NULL
      WHERE id = ? AND lease_owner = ?`,
@@ -75,8 +104,21 @@ export function jobStatements(db: Database.Database) {
       }
       return { activeConversationIds: [...active], queuedByConversation };
     },
-    hasOpen(): boolean {
-      return anyOpen.get() !== undefined;
+    /** Whether some open job is due at `now` (queued, claimed under any lease, not waiting for a later moment). */
+    hasOpen(now: string): boolean {
+      return anyOpen.get(now) !== undefined;
+    },
+    /** The first moment after `now` an open job becomes due, or undefined when none waits. */
+    nextDue(now: string): string | undefined {
+      return (nextDue.get(now) as { at: string | null }).at ?? undefined;
+    },
+    /** Queues a job of a run not to be claimed before `notBefore`. */
+    insertAt(kind: JobKind, runId: string, payload: Record<string, unknown>, now: string, notBefore: string): Job {
+      return toJob(insertAt.get(kind, runId, JSON.stringify(payload), now, notBefore) as Record<string, unknown>);
+    },
+    /** Marks the run's queued jobs of `kind` done with `result` (unclaimed ones only). Returns how many. */
+    closeQueued(runId: string, kind: JobKind, result: string): number {
+      return closeOpenOfKind.run(result, runId, kind).changes;
     },
     claim(owner: string, leaseUntil: string, now: string): Job | undefined {
       const row = claim.get({ owner, leaseUntil, now, maxTurns: MAX_CONCURRENT_CHAT_TURNS });

@@ -244,8 +244,6 @@ export const migrations: readonly { version: number; name: string; sql: string }
     `,
   },
   {
-    // 7 and 8 are reserved for other branches; a database never skips a number it has not seen,
-    // so each migration here is written to apply whatever ran before it.
     version: 7,
     name: 'indexes for run list pages and the dashboard',
     sql: `
@@ -282,7 +280,19 @@ export const migrations: readonly { version: number; name: string; sql: string }
     `,
   },
   {
-    // 8 is reserved for another branch (see 7).
+    version: 8,
+    name: 'not-before jobs (a sleeping run\'s wake-up)',
+    sql: `
+      -- A job with not_before is not claimed before that moment (a long wait's wake_run job).
+      ALTER TABLE jobs ADD COLUMN not_before TEXT;
+      -- The claim looks at jobs due now through two small indexes: open jobs without a moment
+      -- (in id order), and open jobs with one (by moment), so jobs sleeping until later cost a
+      -- claim nothing, and the next moment to wake for is the first entry of the second index.
+      CREATE INDEX IF NOT EXISTS jobs_open_now ON jobs (id) WHERE status <> 'done' AND not_before IS NULL;
+      CREATE INDEX IF NOT EXISTS jobs_open_later ON jobs (not_before, id) WHERE status <> 'done' AND not_before IS NOT NULL;
+    `,
+  },
+  {
     version: 9,
     name: 'trigram search over run workflow names and messages',
     sql: `

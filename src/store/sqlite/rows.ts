@@ -44,6 +44,7 @@ export function toJob(row: Row): Job {
     result: (row.result as string | null) ?? null,
     attempts: row.attempts as number,
     last_error: (row.last_error as string | null) ?? null,
+    not_before: (row.not_before as string | null) ?? null,
   };
 }
 

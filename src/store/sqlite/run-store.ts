@@ -29,6 +29,10 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
     jobs.insert('workflow_result', run.id, { conversationId: parent }, now);
   };
   const isolation = isolationStatements(session.db);
+  /** A run that ended has nothing to wake for: its queued `wake_run` is closed with it. */
+  const dropWakeUpIfEnded = (run: Run, now: string): void => {
+    if (terminalRunStatuses.includes(run.status)) jobs.closeQueued(run.id, 'wake_run', `run ended ${run.status} at ${now}`);
+  };
 
   return {
     createRun: (run) =>
@@ -66,12 +70,15 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
           resume: input.resume ?? false,
           definition: input.definition,
           metadataPatch: input.metadataPatch,
+          onlyUnowned: input.onlyUnowned ?? false,
         });
         if (run) {
           events.append(input.events, now);
           reportToChat(run, now);
+          dropWakeUpIfEnded(run, now);
         }
-        return run;
+        // Read again after the events: the attempts they close may have added to its totals.
+        return run && input.events.length ? (runs.get(run.id) ?? run) : run;
       }),
 
     // No run to renew (an idle supervisor, each heartbeat) takes no write lock.
@@ -107,9 +114,19 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
         }
         events.append(input.events, now);
         reportToChat(run, now);
+        dropWakeUpIfEnded(run, now);
         // A run that ended holds no environment: its worktree stays, unlocked.
         if (input.status && terminalRunStatuses.includes(input.status)) isolation.release(input.runId, now);
-        return run;
+        return input.events.length ? (runs.get(run.id) ?? run) : run;
+      }),
+
+    sleepRun: (input) =>
+      session.write('let a run sleep', () => {
+        const now = session.now();
+        if (!runs.sleep(input.runId, input.ownerId, now)) return false;
+        jobs.closeQueued(input.runId, 'wake_run', 'superseded by a later wake-up');
+        jobs.insertAt('wake_run', input.runId, { wakeAt: input.wakeAt }, now, input.wakeAt);
+        return true;
       }),
 
     requestGateDecision: (input) =>

@@ -27,10 +27,20 @@ export function runStatements(db: Database.Database) {
   const release = db.prepare(
     'UPDATE workflow_runs SET owner_id = NULL, lease_expires_at = NULL WHERE id = ? AND owner_id = ?',
   );
+  // A sleeping run (released with a wake-up queued: nobody owns it, on purpose) is not an
+  // orphan: its `wake_run` job brings it back.
   const notLeasedBy = db.prepare(
     `SELECT * FROM workflow_runs
      WHERE status = @status AND (owner_id IS NULL OR owner_id <> @owner OR lease_expires_at < @now)
+       AND NOT (owner_id IS NULL AND EXISTS (SELECT 1 FROM jobs WHERE jobs.run_id = workflow_runs.id
+         AND jobs.kind = 'wake_run' AND jobs.status <> 'done'))
      ORDER BY created_at`,
+  );
+  // Letting go of a running run to sleep: only its owner, and not once a cancel is on it (the
+  // cancel's job is handed to the owner, who must still be driving the run).
+  const sleep = db.prepare(
+    `UPDATE workflow_runs SET owner_id = NULL, lease_expires_at = NULL, last_activity_at = @now
+     WHERE id = @runId AND owner_id = @owner AND status = 'running' AND cancel_requested_at IS NULL`,
   );
   // The first request wins: a second cancel does not move the time of the first.
   const requestCancel = db.prepare(
@@ -89,6 +99,7 @@ export function runStatements(db: Database.Database) {
       fromStatuses: readonly RunStatus[]; status: RunStatus; previousOwner: string | null;
       resume?: boolean; definition?: unknown;
       metadataPatch?: Record<string, unknown> | undefined;
+      onlyUnowned?: boolean;
     }): Run | undefined {
       const placeholders = p.fromStatuses.map(() => '?').join(', ');
       const extra = [
@@ -103,7 +114,7 @@ export function runStatements(db: Database.Database) {
                completed_at = CASE WHEN ? IN ${terminal} THEN ? ELSE NULL END
                ${extra.map((set) => `, ${set}`).join('')}
            WHERE id = ? AND status IN (${placeholders})
-             AND (owner_id IS NULL OR owner_id = ? OR owner_id = ? OR lease_expires_at < ?)
+             AND (owner_id IS NULL OR (${p.onlyUnowned ? '0' : '1'} AND (owner_id = ? OR owner_id = ? OR lease_expires_at < ?)))
            RETURNING *`,
         )
         .get(
@@ -159,6 +170,10 @@ export function runStatements(db: Database.Database) {
       deleteEvents.run(runId);
       deleteJobs.run(runId);
       return deleteRun.run(runId).changes > 0;
+    },
+    /** Releases a running run its owner lets sleep; false when `owner` does not hold it or a cancel is on it. */
+    sleep(runId: string, owner: string, now: string): boolean {
+      return sleep.run({ runId, owner, now }).changes > 0;
     },
     requestCancel(runId: string, now: string): void {
       requestCancel.run(now, runId);

@@ -1,11 +1,12 @@
 import type Database from 'better-sqlite3';
 import { retryWhileBusy, type BusyRetryPolicy } from './busy-retry.js';
 import { openConnection } from './connection.js';
+import { clockNow } from '../../shared/clock.js';
 
 export interface SqliteSessionOptions {
   /** Path of the database file; its directory is created if missing. */
   path: string;
-  /** Milliseconds since the epoch; injectable so lease expiry can be tested without waiting. */
+  /** Milliseconds since the epoch (Cairn's clock by default); injectable so lease expiry can be tested without waiting. */
   clock?: () => number;
   /** How long an operation keeps retrying a busy database before STORE_UNAVAILABLE. */
   busyBudgetMs?: number;
@@ -29,7 +30,7 @@ export class SqliteSession {
 
   constructor(opts: SqliteSessionOptions) {
     this.db = openConnection(opts.path);
-    this.clock = opts.clock ?? Date.now;
+    this.clock = opts.clock ?? clockNow;
     this.retry = { budgetMs: opts.busyBudgetMs ?? defaultBusyBudgetMs, signal: this.closing.signal };
     this.inTransaction = this.db.transaction((fn: () => unknown) => fn());
   }

@@ -4,6 +4,7 @@ import type { RunStatus } from '../../store/schemas/run.js';
 import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
 import { closeSuspendedAttempts } from './close-suspended.js';
 import { runIdOf, type JobContext } from './job-handler.js';
+import type { Run } from '../../store/schemas/run.js';
 
 export interface EndRunOptions {
   /** `data.reason` of the run's `workflow_cancelled` event. */
@@ -15,8 +16,9 @@ export interface EndRunOptions {
 /**
  * Ends a run as `cancelled`, for `cancel_run` and `abandon_run`: a run this supervisor drives is
  * cancelled by its scheduler (queued nodes dropped, running ones killed and confirmed gone, then
- * the run recorded cancelled); a run in one of `idleStatuses` is cancelled at once; a running run
- * nobody drives is taken over first, so its orphaned processes are found and killed.
+ * the run recorded cancelled); a run in one of `idleStatuses`, or a running run asleep until a
+ * long wait ends, is cancelled at once; another running run nobody drives is taken over first,
+ * so its orphaned processes are found and killed.
  *
  * Claiming the job already recorded the cancel request on the run (JobStore.claimJob), so if
  * this supervisor dies midway, whoever takes the run over cancels it instead of resuming it,
@@ -41,6 +43,8 @@ export async function endRun(job: Job, { store, runs, supervisorId }: JobContext
       return cancelled ? 'cancelled' : 'ignored: run changed state';
     }
     if (run.status !== 'running') return `ignored: run is ${run.status}`;
+    const asleep = await endSleepingRun(run, { store, runs, supervisorId }, opts.reason);
+    if (asleep !== undefined) return asleep;
     scheduler = await runs.takeOver(run);
     if (!scheduler) {
       // Its owner is alive (and will be handed this job once ours lapses), or we are stopping.
@@ -55,4 +59,24 @@ export async function endRun(job: Job, { store, runs, supervisorId }: JobContext
     throw new CairnError('RUN_INVALID_STATE', `Run ${runId} was let go before its cancel was recorded; the next supervisor completes it`);
   }
   return end === 'cancelled' ? 'cancelled' : `ignored: run ended ${end} before the cancel`;
+}
+
+/**
+ * A sleeping run (released until its `wake_run` job; see RunStore.sleepRun) has nothing in
+ * flight and nobody driving it: it is ended at once, as a paused run is, its `wait` attempt (and
+ * any gate's) closed as cancelled in the same transaction, which also drops its wake-up.
+ * Undefined when the run is not asleep (then it is taken over to be cancelled).
+ */
+async function endSleepingRun(run: Run, { store, runs, supervisorId }: Pick<JobContext, 'store' | 'runs' | 'supervisorId'>, reason: string): Promise<string | undefined> {
+  if (run.owner_id !== null) return undefined;
+  const jobs = await store.listRunJobs(run.id);
+  if (!jobs.some((job) => job.kind === 'wake_run' && job.status !== 'done')) return undefined;
+  const closing = closeSuspendedAttempts(run, await store.listRunEvents(run.id), reason);
+  const cancelled = await store.acquireRun({
+    runId: run.id, ownerId: supervisorId, leaseMs: runs.leaseMs, fromStatuses: ['running'], status: 'cancelled', onlyUnowned: true,
+    events: [...closing, newRunLevelEvent(run, 'workflow_cancelled', { reason })],
+  });
+  if (!cancelled) return undefined; // woken meanwhile: cancelled through whoever drives it now
+  await store.releaseRuns(supervisorId, [run.id]);
+  return 'cancelled';
 }

@@ -8,6 +8,7 @@ import { deleteRunJob } from './delete-run.js';
 import type { JobHandler } from './job-handler.js';
 import { resumeRunJob } from './resume-run.js';
 import { startRunJob } from './start-run.js';
+import { wakeRunJob } from './wake-run.js';
 import { workflowResultJob } from './workflow-result.js';
 
 export type { JobContext, JobHandler } from './job-handler.js';
@@ -23,4 +24,5 @@ export const jobHandlers: Record<JobKind, JobHandler> = {
   delete_run: deleteRunJob,
   approve_run: approveRunJob,
   reject_run: rejectRunJob,
+  wake_run: wakeRunJob,
 };

@@ -1,3 +1,4 @@
+import { clockNow } from '../../shared/clock.js';
 import { attemptEndedEvent, attemptStartedEvent, attemptSuspendedEvent } from '../../records/index.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
@@ -23,9 +24,9 @@ export class WaitNodeHandler implements NodeHandler {
     const action = attempt.node.action as WaitAction;
     const wake = this.wakeAt(attempt, action);
     if (typeof wake === 'string') return recordRefusedAttempt(this.deps.store, this.deps.run, attempt, { error: wake, failureKind: 'config' });
-    const startedAt = attempt.continued ? attempt.identity.invocation.startedAt : new Date().toISOString();
+    const startedAt = attempt.continued ? attempt.identity.invocation.startedAt : new Date(clockNow()).toISOString();
     const ref = attemptRefOf(this.deps.run, attempt, startedAt);
-    const now = Date.now();
+    const now = clockNow();
     if (now < wake) {
       if (!attempt.continued) {
         await this.deps.store.appendEvents([

@@ -142,8 +142,12 @@ export class Supervisor {
       }
       // A job queued while we were looking woke nobody (no one was waiting yet): look again.
       if (this.changed) continue;
+      // A job waiting for its moment (a sleeping run's wake-up) makes no commit when it comes
+      // due: the wait ends then at the latest.
+      const dueInMs = await this.deps.store.msUntilNextDueJob().catch(() => undefined);
+      if (this.changed) continue;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, IDLE_POLL_MS);
+        const timer = setTimeout(resolve, Math.min(IDLE_POLL_MS, dueInMs ?? IDLE_POLL_MS));
         this.wake = () => {
           clearTimeout(timer);
           resolve();

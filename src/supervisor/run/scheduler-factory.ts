@@ -141,6 +141,7 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
       checkCondition,
       ownerId: run.owner_id!,
       perRunLimit: deps.settings.perRunConcurrency,
+      sleepAfterMs: deps.settings.waitSleepAfterMs,
       log,
     });
     await scheduler.start(restored?.events, { cancelling: takeover?.cancelling ?? false });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { clockNow } from '../../shared/clock.js';
 import type { Logger } from '../../shared/log.js';
 import type { NewRunEvent } from '../../store/schemas/event.js';
 import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
@@ -9,7 +10,8 @@ import type { ProviderSlots } from '../process/provider-limits.js';
 import type { CheckCondition } from './node-context.js';
 import type { NodeEventFactory } from './node-events.js';
 import type { AttemptOutcome, NodeHandlerSet } from './node-handler.js';
-import type { NodeEntry, NodeTable } from './node-table.js';
+import { isTerminal, type NodeEntry, type NodeTable } from './node-table.js';
+import { closeSuspendedAttempts } from '../jobs/close-suspended.js';
 import { ReadyQueue } from './ready-queue.js';
 import { decideRetry } from './retry-policy.js';
 import { summariseOutcome } from './run-outcome.js';
@@ -33,6 +35,11 @@ export interface SchedulerDeps {
   providerOf?: (node: NodeEntry['plan']) => string | undefined;
   /** The run's own logger (bound to its runId): calls do not repeat the runId. */
   log: Logger;
+  /**
+   * A run whose only pending work is `wait` nodes waking more than this many ms from now is let
+   * go to sleep (RunStore.sleepRun) instead of keeping its timers here; undefined: never.
+   */
+  sleepAfterMs?: number;
 }
 
 type StopMode = 'cancel' | 'shutdown' | 'drain';
@@ -55,8 +62,10 @@ export class RunScheduler {
   private providerParked: NodeEntry[] = [];
   private readonly inflight = new Set<Promise<void>>();
   private readonly retryTimers = new Map<NodeEntry, NodeJS.Timeout>();
-  /** `wait` nodes whose timer has not fired: they hold no slot. */
-  private readonly waitTimers = new Map<NodeEntry, NodeJS.Timeout>();
+  /** `wait` nodes whose timer has not fired, and when they wake (epoch ms): they hold no slot. */
+  private readonly waitTimers = new Map<NodeEntry, { timer: NodeJS.Timeout; wakeAt: number }>();
+  /** The run is being let go to sleep (see sleep()); settles once that is committed or refused. */
+  private sleeping: Promise<void> | undefined;
   /** Nodes at a gate, in the order they reached it: the first is what the paused run asks about. */
   private readonly suspended = new Map<NodeEntry, ApprovalContext>();
   private readonly queueAbort = new AbortController();
@@ -120,7 +129,20 @@ export class RunScheduler {
     await this.settleInflight();
     // Skip records of the last pass are committed before the run's terminal event.
     await this.pumpIdle();
-    await this.finish('cancelled', error, [newRunLevelEvent(this.run, 'workflow_cancelled', { reason })]);
+    // Let go to sleep meanwhile: the cancel is completed by whoever ends the sleeping run.
+    if (this.ending || this.finished) return;
+    const closing = await this.closeHeldAttempts(reason);
+    await this.finish('cancelled', error, [...closing, newRunLevelEvent(this.run, 'workflow_cancelled', { reason })]);
+  }
+
+  /**
+   * Attempts left open when the run ends cancelled: a `wait` not yet woken, a gate suspended
+   * while other nodes still ran. Each gets its terminal record (failed, cancelled) with the run's
+   * cancel, read from the log only when there is one.
+   */
+  private async closeHeldAttempts(reason: string): Promise<NewRunEvent[]> {
+    if (!this.suspended.size && ![...this.table.values()].some((e) => e.heldAttempt && !isTerminal(e.status))) return [];
+    return closeSuspendedAttempts(this.run, await this.deps.store.listRunEvents(this.run.id), reason);
   }
 
   /** Shutdown: with `drain`, in-flight attempts finish and nothing new starts; without, they are
@@ -158,7 +180,7 @@ export class RunScheduler {
     this.retryTimers.clear();
     // So does a waiting node: its record holds the moment it wakes, and whoever drives the run
     // next continues it then.
-    for (const [entry, timer] of this.waitTimers) {
+    for (const [entry, { timer }] of this.waitTimers) {
       clearTimeout(timer);
       entry.status = 'pending';
     }
@@ -318,7 +340,7 @@ export class RunScheduler {
     const held = entry.heldAttempt;
     delete entry.heldAttempt;
     if (!held) entry.attempts += 1;
-    entry.invocation ??= { id: randomUUID(), startedAt: new Date().toISOString() };
+    entry.invocation ??= { id: randomUUID(), startedAt: new Date(clockNow()).toISOString() };
     const identity = { invocation: entry.invocation, attempt: held ?? { id: randomUUID(), number: entry.attempts } };
     try {
       const handler = this.deps.handlers.handlerFor(entry.plan);
@@ -399,14 +421,15 @@ export class RunScheduler {
       entry.status = 'ready';
       this.ready.push(entry);
       this.kick();
-    }, Math.max(0, wakeAt - Date.now()));
-    this.waitTimers.set(entry, timer);
+    }, Math.max(0, wakeAt - clockNow()));
+    this.waitTimers.set(entry, { timer, wakeAt });
   }
 
   private async maybeFinish(): Promise<void> {
     if (this.finished || this.ending || this.inflight.size || (this.stopping && !this.settled)) return;
     if (!this.table.allTerminal()) {
       if (this.suspended.size && !this.ready.length && !this.retryTimers.size && !this.waitTimers.size) await this.pause();
+      else await this.maybeSleep();
       return;
     }
     const outcome = summariseOutcome(this.plan.workflowName, this.table.values());
@@ -429,6 +452,40 @@ export class RunScheduler {
     const reason = `Approval required at '${entry.path}': ${approval.message}`;
     const event = newRunLevelEvent(this.run, 'workflow_paused', { reason, nodeId: entry.path, type: approval.type });
     await this.finish('paused', null, [event], approvalPatch(approval, this.run.metadata.rejections?.[entry.path]));
+  }
+
+  /**
+   * Nothing of the run can happen before its earliest `wait` wakes, and that is more than
+   * `sleepAfterMs` away: the run is let go (it stays `running`, owned by nobody) with a `wake_run`
+   * job due at that moment, in one transaction (RunStore.sleepRun), so a sleeping run holds no
+   * timer, scheduler or lease anywhere. Whoever claims the job rebuilds the run from its events,
+   * and the wait completes as the same attempt. Refused (a cancel is on the run, or it was lost),
+   * or the store failing: the run goes on here with its timers.
+   */
+  private async maybeSleep(): Promise<void> {
+    const after = this.deps.sleepAfterMs;
+    if (after === undefined || this.stopping || this.sleeping || !this.waitTimers.size) return;
+    if (this.ready.length || this.providerParked.length || this.retryTimers.size || this.inflight.size) return;
+    const wakeAt = Math.min(...[...this.waitTimers.values()].map((w) => w.wakeAt));
+    if (wakeAt - clockNow() <= after) return;
+    this.sleeping = this.sleep(wakeAt).finally(() => (this.sleeping = undefined));
+    await this.sleeping;
+  }
+
+  private async sleep(wakeAt: number): Promise<void> {
+    const at = new Date(wakeAt).toISOString();
+    let slept = false;
+    try {
+      slept = await this.deps.store.sleepRun({ runId: this.run.id, ownerId: this.deps.ownerId, wakeAt: at });
+    } catch (err) {
+      this.deps.log.warn({ err }, 'run.sleep_failed');
+    }
+    if (!slept || this.finished || this.ending) return;
+    this.finished = true;
+    for (const { timer } of this.waitTimers.values()) clearTimeout(timer);
+    this.waitTimers.clear();
+    this.deps.log.info({ wakeAt: at }, 'run.sleeping');
+    this.resolveDone('released');
   }
 
   private async failRun(error: string): Promise<void> {

@@ -61,3 +61,65 @@ it('a wait survives a supervisor restart: the next supervisor wakes it at the re
   expect(Date.parse(woke.created_at)).toBeGreaterThanOrEqual(Date.parse(suspended[0]!.data.wake_at));
   expect(events.filter((e) => e.step_name === 'after' && e.event_type === 'node_completed')).toHaveLength(1);
 });
+
+it('a wait longer than the sleep threshold lets its run go and is woken by its job when the moment comes, as the same attempt', async () => {
+  // A threshold of 1 s for the test: a 2.5-s wait sleeps; the claim loop's timer for the job's moment wakes it.
+  const sup = await startSupervisor(home, { env: { CAIRN_WAIT_SLEEP_AFTER_MS: '1000' } });
+  const run = await sup.createRun(waiting.replace('duration_ms: 2000', 'duration_ms: 2500'));
+  const asleep = await waitFor(async () => {
+    const row = await sup.store.getRun(run.id);
+    const wake = (await sup.store.listRunJobs(run.id)).find((j) => j.kind === 'wake_run');
+    return row?.owner_id === null && sup.supervisor.activeRuns === 0 && wake ? wake : undefined;
+  }, { what: 'the run to sleep' });
+  expect((await sup.store.getRun(run.id))?.status).toBe('running');
+  expect((await sup.waitForStatus(run.id, ['completed', 'failed'])).status).toBe('completed');
+
+  const events = await sup.events(run.id);
+  const hold = events.filter((e) => e.step_name === 'hold');
+  expect(hold.map((e) => e.event_type)).toEqual(['node_started', 'node_suspended', 'node_completed']);
+  expect(hold[2]!.data.execution.attempt.id).toBe(hold[1]!.data.execution.attempt.id);
+  expect(asleep.not_before).toBe(hold[1]!.data.wake_at);
+  expect(await sup.store.getJob(asleep.id)).toMatchObject({ status: 'done', result: 'woken', attempts: 1 });
+});
+
+it('a wait within the sleep threshold keeps its run driven here, with no wake job', async () => {
+  const sup = await startSupervisor(home);
+  const run = await sup.createRun(waiting);
+  expect((await sup.waitForStatus(run.id, ['completed', 'failed'])).status).toBe('completed');
+  expect((await sup.store.listRunJobs(run.id)).map((j) => j.kind)).toEqual(['start_run']);
+});
+
+it('a cancel of a run waiting in memory closes the wait’s attempt as cancelled, in the run’s last transaction', async () => {
+  const sup = await startSupervisor(home);
+  const run = await sup.createRun(waiting.replace('duration_ms: 2000', 'duration_ms: 20000'));
+  await waitFor(async () => (await sup.events(run.id)).some((e) => e.event_type === 'node_suspended'), { what: 'the wait to begin' });
+  await sup.store.enqueueJob('cancel_run', run.id);
+  expect((await sup.waitForStatus(run.id, ['cancelled', 'completed', 'failed'])).status).toBe('cancelled');
+  const events = await sup.events(run.id);
+  const hold = events.filter((e) => e.step_name === 'hold');
+  expect(hold.map((e) => e.event_type)).toEqual(['node_started', 'node_suspended', 'node_failed']);
+  expect(hold[2]!.data.execution.attempt.id).toBe(hold[1]!.data.execution.attempt.id);
+  expect(hold[2]!.data.execution.lifecycle).toMatchObject({ failureKind: 'cancelled' });
+  expect(events.at(-1)!.event_type).toBe('workflow_cancelled');
+  expect((await sup.store.listRunJobs(run.id)).some((j) => j.kind === 'wake_run')).toBe(false);
+});
+
+it('a run taken over at a long wait (its supervisor gone before it let the run sleep) sleeps under the next one, until the recorded moment', async () => {
+  // The first supervisor keeps the 40-s wait in memory (its threshold is 10 min), then goes away.
+  const first = await startSupervisor(home, { env: { CAIRN_WAIT_SLEEP_AFTER_MS: '600000' } });
+  const run = await first.createRun(waiting.replace('duration_ms: 2000', 'duration_ms: 40000'));
+  await waitFor(async () => (await first.events(run.id)).some((e) => e.event_type === 'node_suspended'), { what: 'the wait to begin' });
+  expect((await first.store.listRunJobs(run.id)).some((j) => j.kind === 'wake_run')).toBe(false);
+  await first.stop();
+
+  const second = await startSupervisor(home);
+  const wake = await waitFor(async () => {
+    const row = await second.store.getRun(run.id);
+    const job = (await second.store.listRunJobs(run.id)).find((j) => j.kind === 'wake_run' && j.status === 'queued');
+    return row?.owner_id === null && second.supervisor.activeRuns === 0 ? job : undefined;
+  }, { what: 'the run to sleep under the second supervisor' });
+  const hold = (await second.events(run.id)).filter((e) => e.step_name === 'hold');
+  expect(hold.map((e) => e.event_type)).toEqual(['node_started', 'node_suspended']);
+  expect(wake.not_before).toBe(hold[1]!.data.wake_at);
+  expect((await second.store.getRun(run.id))?.status).toBe('running');
+});
