@@ -1,6 +1,6 @@
 import { fanOutYaml } from '../test/helpers/workflows.js';
 import { startHealthProbe, summarizeHealth, wallNow, type HealthLatency } from './health-probe.js';
-import { addWorkflow, openSession, peakRssMiB, startTimedRun, type PeakMemory, type Session } from './session.js';
+import { addWorkflow, openSession, peakRssMiB, startPssSampler, startTimedRun, type PeakMemory, type Session } from './session.js';
 
 /**
  * Cost against the size of a workflow, at N nodes (the targets are flat in N): how long
@@ -21,6 +21,8 @@ export interface ScaleRow {
   nodesPerSec: number;
   status: string;
   peak: PeakMemory | undefined;
+  /** The largest sampled sum of Pss over the three processes (shared pages counted once), MiB. */
+  peakPss: number | undefined;
   /** `/health` over the whole scenario: server start, the POSTs and both runs. */
   health: HealthLatency;
   /** `/health` while a POST was waiting for its answer. */
@@ -43,6 +45,7 @@ async function cancelRun(session: Session, run: Awaited<ReturnType<typeof startT
 export async function scale(nodes: number): Promise<ScaleRow> {
   const session = await openSession();
   const probe = startHealthProbe(session.server.url);
+  const pss = await startPssSampler(session);
   const posts: [number, number][] = [];
   const post = async (name: string) => {
     const from = wallNow();
@@ -62,6 +65,7 @@ export async function scale(nodes: number): Promise<ScaleRow> {
     const warm = await post('fan-out');
     const { ms, status } = await warm.finished();
     const peak = await peakRssMiB(session);
+    const peakPss = await pss.stop();
     const samples = await probe.stop();
     return {
       nodes,
@@ -71,11 +75,13 @@ export async function scale(nodes: number): Promise<ScaleRow> {
       nodesPerSec: nodes / (ms / 1000),
       status,
       peak,
+      peakPss,
       health: summarizeHealth(samples),
       healthDuringPosts: summarizeHealth(samples, posts),
     };
   } finally {
     await probe.stop().catch(() => undefined);
+    await pss.stop().catch(() => undefined);
     await session.close();
   }
 }
@@ -91,10 +97,12 @@ export function formatScaleTable(rows: readonly ScaleRow[]): string {
     'written (read + parse + validate), warm the next. Fan-in: N nodes then one join depending on all N.',
     'Nodes/s: the warm fan-out run, POST to final status. /health is polled every 20 ms from a process of its',
     'own from just after the server is up to the end (POSTs, a cancel, two runs); its max bounds the longest',
-    "block of the API's event loop, or the API's wait for a CPU on a busy machine.",
+    "block of the API's event loop, or the API's wait for a CPU on a busy machine. Peak RSS sums each",
+    "process's VmHWM, so pages the three share (the Node binary) count three times; peak Pss samples the",
+    'sum of the three Pss every 50 ms, shared pages counted once.',
     '',
-    '| nodes | POST fan-out cold / warm ms | POST fan-in cold ms | fan-out nodes/s | peak RSS MiB: all (launcher + API + supervisor) | /health during POSTs: p99 / max ms | /health throughout: p50 / p99 / max ms (samples) |',
-    '|---:|---:|---:|---:|---:|---:|---:|',
+    '| nodes | POST fan-out cold / warm ms | POST fan-in cold ms | fan-out nodes/s | peak RSS MiB: all (launcher + API + supervisor) | peak Pss MiB, sampled | /health during POSTs: p99 / max ms | /health throughout: p50 / p99 / max ms (samples) |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of rows) {
     const p = r.peak;
@@ -102,7 +110,7 @@ export function formatScaleTable(rows: readonly ScaleRow[]): string {
     const rate = r.status === 'completed' ? fmt(r.nodesPerSec, 0) : r.status;
     const [h, hp] = [r.health, r.healthDuringPosts];
     lines.push(
-      `| ${r.nodes} | ${fmt(r.fanOutColdMs, 0)} / ${fmt(r.fanOutWarmMs, 0)} | ${fmt(r.fanInColdMs, 0)} | ${rate} | ${mem} | ` +
+      `| ${r.nodes} | ${fmt(r.fanOutColdMs, 0)} / ${fmt(r.fanOutWarmMs, 0)} | ${fmt(r.fanInColdMs, 0)} | ${rate} | ${mem} | ${fmt(r.peakPss)} | ` +
         `${fmt(hp.p99)} / ${fmt(hp.max, 0)} | ${fmt(h.p50)} / ${fmt(h.p99)} / ${fmt(h.max, 0)} (${h.samples}) |`,
     );
   }

@@ -93,3 +93,33 @@ export function percentile(samples: readonly number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
+
+/**
+ * Samples the summed proportional set size (Pss, Linux `smaps_rollup`) of the launcher and its
+ * two children every `everyMs` and keeps the largest sum. Unlike summed VmHWM peaks, a page the
+ * three processes share (the Node binary, libraries) counts once, split between them; the
+ * sampling can miss a peak shorter than the interval.
+ */
+export async function startPssSampler(session: Session, everyMs = 50): Promise<{ stop(): Promise<number | undefined> }> {
+  const pids = [session.server.launcher.pid!, await session.server.pid('api'), await session.server.pid('supervisor')];
+  let peak: number | undefined;
+  let sampling = Promise.resolve();
+  const sample = async () => {
+    let sumKiB = 0;
+    for (const pid of pids) {
+      const rollup = await readFile(`/proc/${pid}/smaps_rollup`, 'utf8').catch(() => undefined);
+      const kib = rollup?.match(/^Pss:\s+(\d+) kB/m)?.[1];
+      if (!kib) return;
+      sumKiB += Number(kib);
+    }
+    peak = Math.max(peak ?? 0, sumKiB / 1024);
+  };
+  const timer = setInterval(() => (sampling = sampling.then(sample)), everyMs);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await sampling.then(sample);
+      return peak;
+    },
+  };
+}

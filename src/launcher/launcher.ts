@@ -19,13 +19,13 @@ export const SHUTDOWN_DEADLINE_MS = 9_000;
  * - `--max-semi-space-size=1`: the young generation otherwise grows to 16 MB semi-spaces during
  *   bursts of event JSON and keeps the pages; peak RSS of both dropped by about a third.
  * - `--optimize-for-size`: a slower-growing old generation; ~10 MB off the API's peaks.
- * - `--lite-mode` (API only): no optimising compiler; the API's peak went 86 → 68 MB with SSE
- *   p99 and listing unchanged. Not for the supervisor: its scheduling loop is the hot path and
- *   the fan-out lost ~10 % with it.
- * None changed fan-out throughput measurably otherwise.
+ * None changed fan-out throughput measurably.
+ * Not `--lite-mode` (no optimising compiler): it took ~17 MB off the API's peak, but made the
+ * API's catalog thread parse and check a 10,000-node workflow 3.5 times slower (the first POST of
+ * one went from ~240 ms to ~370 ms); summed Pss stays under 200 MB without it (BENCHMARKS.md).
  */
 const childV8Flags = {
-  api: ['--max-semi-space-size=1', '--optimize-for-size', '--lite-mode'],
+  api: ['--max-semi-space-size=1', '--optimize-for-size'],
   supervisor: ['--max-semi-space-size=1', '--optimize-for-size'],
 } as const;
 
