@@ -66,7 +66,8 @@ it('sums every attempt into metadata.totals as it ends, continues them on resume
     total_cache_read_tokens: 4,
     total_cache_partial: true,
   };
-  expect(failed.metadata.totals).toEqual({ ...afterFailure, counted: { rows: 3, token_rows: 2, cache_read_rows: 1, cache_write_rows: 0 } });
+  // counted.rows: the rows that reported something (the two of `ask`); rows reporting nothing are not folded in.
+  expect(failed.metadata.totals).toEqual({ ...afterFailure, counted: { rows: 2, token_rows: 2, cache_read_rows: 1, cache_write_rows: 0 } });
   expect(failed.metadata).toMatchObject(afterFailure);
   expect(failed.metadata).not.toHaveProperty('total_cost_usd');
   expect(computeRunTotals(await sup.events(run.id))).toEqual(afterFailure);
@@ -77,7 +78,7 @@ it('sums every attempt into metadata.totals as it ends, continues them on resume
   expect(done.status).toBe('completed');
   const final = { total_tokens_in: 22, total_tokens_out: 6, total_cache_read_tokens: 4, total_cache_partial: true };
   // ask's re-run (7/2) and report's bash attempt (nothing measured) added; first's replay nothing.
-  expect(done.metadata.totals).toEqual({ ...final, counted: { rows: 5, token_rows: 3, cache_read_rows: 1, cache_write_rows: 0 } });
+  expect(done.metadata.totals).toEqual({ ...final, counted: { rows: 3, token_rows: 3, cache_read_rows: 1, cache_write_rows: 0 } });
   expect(computeRunTotals(await sup.events(run.id))).toEqual(final);
   expect(server.requests).toHaveLength(4);
 
@@ -92,7 +93,7 @@ it('counts bash attempts as reporting nothing: no total key at all for a run of 
   const run = await sup.createRun('name: plain\ndescription: bash only\nnodes:\n  - id: a\n    bash: echo a\n  - id: b\n    bash: "exit 3"\n');
   const ended = await sup.waitForStatus(run.id, ['completed', 'failed']);
   expect(ended.status).toBe('failed');
-  // Two attempts counted, nothing reported: no total key at all (absent, never 0).
-  expect(ended.metadata.totals).toEqual({ counted: { rows: 2, token_rows: 0, cache_read_rows: 0, cache_write_rows: 0 } });
+  // Nothing reported: no totals written at all (absent, never 0), and the run's row never rewritten for them.
+  expect(ended.metadata.totals).toBeUndefined();
   expect(Object.keys(ended.metadata).filter((k) => k.startsWith('total_'))).toEqual([]);
 });

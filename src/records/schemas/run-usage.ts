@@ -29,7 +29,11 @@ export const runTotalsKeys = runTotalsSchema.keyof().options;
 
 /** What the engine counted so far, so that one more attempt folds in without reading the log. */
 export const runTotalsCountedSchema = z.strictObject({
-  /** Rows folded in: every attempt's own-scope terminal (or suspended) record, whatever it spent. */
+  /**
+   * Rows folded in: the attempts' own-scope terminal (or suspended) records that reported
+   * something (tokens, cost, or tokens known to be incomplete); a row that reported nothing
+   * (every bash and script attempt) changes no total and is not folded in.
+   */
   rows: z.number().int().nonnegative(),
   /** Of those, rows that reported tokens; and tokens with each cache axis. */
   token_rows: z.number().int().nonnegative(),

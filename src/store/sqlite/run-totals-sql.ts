@@ -21,7 +21,10 @@ export function runTotalsStatements(db: Database.Database) {
       const byRun = new Map<string, RunTotalsState | undefined>();
       for (const event of written) {
         const usage = countedUsageOf(event);
-        if (usage === undefined) continue;
+        // A row that reports nothing (every bash and script attempt) changes no total: no write,
+        // since rewriting the run's row (its stored definition included) per node made a
+        // 10,000-node run pay for its size at every node.
+        if (usage === undefined || Object.keys(usage).length === 0) continue;
         const before = byRun.has(event.run_id) ? byRun.get(event.run_id) : stored(event.run_id);
         byRun.set(event.run_id, addToRunTotals(before, usage));
       }
