@@ -148,3 +148,27 @@ nodes:
   expect(afterResume.filter((e) => e.event_type === 'node_skipped_prior_success').map((e) => e.step_name).sort()).toEqual(['plan', 'review']);
   expect(afterResume.filter((e) => e.event_type === 'node_started').map((e) => e.step_name)).toEqual(['work']);
 });
+
+it('a paused run refuses delete, survives a kill -9 of the supervisor, and completes when approved after it', async () => {
+  await writeHomeWorkflow(home, 'gated', gated(true));
+  const { runId } = await startRun(server.url, 'gated');
+  expect((await waitForStatus(runId, ['paused', 'failed'])).run.status).toBe('paused');
+  const refused = await fetch(`${server.url}/api/workflows/runs/${runId}`, { method: 'DELETE' });
+  expect(refused.status).toBe(400);
+  expect(((await refused.json()) as { error: string }).error).toBe("Cannot delete workflow in 'paused' status — cancel it first");
+
+  // The supervisor dies while the run waits for its answer; cairn serve starts a new one.
+  const first = await server.pid('supervisor');
+  process.kill(first, 'SIGKILL');
+  await waitFor(async () => {
+    const next = await server.pid('supervisor').catch(() => undefined);
+    return next !== undefined && next !== first ? next : undefined;
+  }, { what: 'cairn serve to start a new supervisor', timeoutMs: 30_000 });
+  expect((await getRun(server.url, runId)).run.status).toBe('paused');
+
+  expect((await post(runId, 'approve', '{"comment":"after the crash"}')).status).toBe(200);
+  const done = await waitForStatus(runId, ['completed', 'failed', 'cancelled']);
+  expect(done.run.status).toBe('completed');
+  const work = done.events.find((e) => e.event_type === 'node_completed' && e.step_name === 'work');
+  expect(work?.data.node_output).toBe('approved with: after the crash');
+});
