@@ -1,4 +1,4 @@
 import { fileURLToPath } from 'node:url';
 
 /** The built thread entry: Piscina loads plain JavaScript, so tests use dist/ (`npm test` builds first). */
-export const builtTaskFile = fileURLToPath(new URL('../../dist/worker/thread/task.js', import.meta.url));
+export const builtTaskFile = fileURLToPath(new URL('../../dist/worker/thread/task-entry.cjs', import.meta.url));

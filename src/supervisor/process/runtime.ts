@@ -29,7 +29,7 @@ export function createSupervisorRuntime(opts: {
   settings: Settings;
   log: Logger;
   threads?: number;
-  /** The Piscina thread entry; defaults to the built `worker/thread/task.js`. */
+  /** The Piscina thread entry; defaults to the built `worker/thread/task-entry.cjs`. */
   taskFile?: string;
   id?: string;
   /** The run lease (and so the worktree lock lease); RUN_LEASE_MS unless a test shortens it. */

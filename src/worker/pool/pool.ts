@@ -22,7 +22,7 @@ export interface WorkerPoolOptions {
   maxThreads: number;
   /** Attempts one thread runs at once; an exec attempt mostly waits on its child. */
   concurrentTasksPerWorker: number;
-  /** The thread entry; defaults to `task.js` next to this module. */
+  /** The thread entry; defaults to `thread/task-entry.cjs` (which imports `thread/task.js`). */
   filename?: string;
   /**
    * Milliseconds an idle thread is kept before it exits; by default threads live as long as the
@@ -77,7 +77,7 @@ const THREAD_PING_MS = 1_000;
 export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
   const log = opts.log ?? silentLogger();
   const piscina = new Piscina({
-    filename: opts.filename ?? fileURLToPath(new URL('../thread/task.js', import.meta.url)),
+    filename: opts.filename ?? fileURLToPath(new URL('../thread/task-entry.cjs', import.meta.url)),
     maxThreads: opts.maxThreads,
     // Threads start with the pool, so the first node of the first run does not wait ~50 ms for
     // a thread to boot, and (idleTimeout) they stay: a recycled thread costs that again.
