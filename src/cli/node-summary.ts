@@ -7,7 +7,7 @@ import type { RunEventView } from '../wire/runs.js';
  * supervisor's death cut it short, flat key `interrupted: true`; the node runs again when the run
  * continues) or `failed` (the node's own failure).
  */
-export const nodeSummaryStatuses = ['running', 'suspended', 'completed', 'failed', 'cancelled', 'interrupted', 'skipped', 'cached'] as const;
+export const nodeSummaryStatuses = ['queued', 'running', 'suspended', 'completed', 'failed', 'cancelled', 'interrupted', 'skipped', 'cached'] as const;
 export type NodeSummaryStatus = (typeof nodeSummaryStatuses)[number];
 
 export interface NodeSummary {
@@ -23,6 +23,7 @@ export interface NodeSummary {
 type SummarisedEvent = Pick<RunEventView, 'event_type' | 'step_name' | 'data'>;
 
 const statusByEventType: Record<string, NodeSummaryStatus> = {
+  provider_queued: 'queued',
   node_started: 'running',
   node_suspended: 'suspended',
   node_completed: 'completed',
@@ -36,6 +37,12 @@ function suspendedReason(data: Record<string, unknown>): string {
   if (data.suspend_point === 'wait') return `waiting until ${text(data.wake_at) ?? 'its moment'}`;
   if (data.suspend_point === 'approval') return 'waiting for approval (cairn run approve|reject)';
   return `waiting (${text(data.suspend_point) ?? 'suspended'})`;
+}
+
+/** Where a node waiting for its provider's slot stands: `queued (provider anthropic, position 2)`. */
+export function queuedReason(data: Record<string, unknown>): string {
+  const position = typeof data.position === 'number' ? `, position ${data.position}` : '';
+  return `queued (provider ${text(data.provider) ?? 'unknown'}${position})`;
 }
 
 function text(value: unknown): string | undefined {
@@ -72,6 +79,7 @@ export function createNodeSummary() {
         const reason = text(data.reason);
         if (reason && (status === 'skipped' || status === 'cached')) summary.reason = reason;
         if (status === 'suspended') summary.reason = suspendedReason(data);
+        if (status === 'queued') summary.reason = queuedReason(data);
         const interruptions = (previous?.interruptions ?? 0) + (previous?.status === 'interrupted' ? 1 : 0);
         if (interruptions > 0) summary.interruptions = interruptions;
         // Map.set on an existing key keeps its position: a re-run node stays where it first appeared.

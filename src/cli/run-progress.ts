@@ -2,6 +2,7 @@ import { readRunLevelEventData } from '../store/schemas/run-level-events.js';
 import { terminalRunStatuses, type RunStatus } from '../store/schemas/run.js';
 import type { StreamPayload } from '../wire/stream-frames.js';
 import { writeLine, type OutputStream } from './context.js';
+import { queuedReason } from './node-summary.js';
 import { firstLine, formatDuration, tailLines, type Style } from './format.js';
 
 export type FinalRunStatus = Extract<RunStatus, 'completed' | 'failed' | 'cancelled'>;
@@ -55,6 +56,10 @@ export function createRunProgress(opts: { runId: string; out: OutputStream; styl
         return;
       }
       if (frame.type === 'workflow_event') {
+        if (frame.eventType === 'provider_queued' && frame.stepName) {
+          writeLine(out, `${style.dim(verb('queued'))} ${frame.stepName} ${style.dim(`(${queuedReason(frame.data).slice('queued ('.length, -1)})`)}`);
+          return;
+        }
         const parsed = readRunLevelEventData({ event_type: frame.eventType, data: frame.data }, 'workflow_parse_warnings');
         for (const warning of parsed?.warnings ?? []) writeLine(out, style.yellow(`${verb('warning')} ${warning}`));
         return;

@@ -32,6 +32,8 @@ export interface QueueRunRequest {
   parentConversationId?: string | undefined;
   /** The codebase the run works on (its worktree is made when the run starts); also the new conversation's. */
   codebaseId?: string | null;
+  /** The request's USD budget (over the workflow's `budget.usd`). */
+  budgetUsd?: number;
   /** The branch asked for the run's worktree (checked already); omitted: Cairn names one. */
   branch?: string;
   clock: () => number;
@@ -55,6 +57,8 @@ export async function queueRun(store: Store, request: QueueRunRequest): Promise<
   if (request.attachments?.length) metadata.attachments = [...request.attachments];
   if (entry.parseWarnings) metadata.parse_warnings = entry.parseWarnings;
   if (request.parentConversationId) metadata.parent_conversation_id = request.parentConversationId;
+  const budgetUsd = request.budgetUsd ?? entry.workflow.budget?.usd;
+  if (budgetUsd !== undefined) metadata.budget = { usd: budgetUsd };
   if (request.branch !== undefined) metadata.isolation = { branch: request.branch };
   const attached = request.conversationId !== undefined;
   const now = request.clock();

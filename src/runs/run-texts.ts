@@ -8,6 +8,7 @@ export const runErrorText = {
   invalidId: 'Invalid run id',
   cannotCancel: (status: string) => `Cannot cancel workflow in '${status}' status`,
   cannotResume: (status: string) => `Cannot resume workflow in '${status}' status`,
+  budgetNotPaused: (status: string) => `budgetUsd applies only to a run paused by its budget; this run is '${status}' and was not paused by its budget`,
   cannotAbandon: (status: string) =>
     `Cannot abandon run with status '${status}'. Only running, paused, or failed runs can be abandoned.`,
   cannotDelete: (status: string) => `Cannot delete workflow in '${status}' status — cancel it first`,

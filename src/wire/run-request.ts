@@ -97,6 +97,14 @@ export const runRequestBodySchema = z
           'Cairn extension. The registered codebase to run on (owner/repo, as GET /api/codebases lists it): the run ' +
             'gets its own git worktree of it. Also implied when cwd is the checkout of a registered codebase.',
         ),
+      budget: z
+        .strictObject({ usd: z.number({ error: 'budget.usd must be a number' }).positive({ error: 'budget.usd must be greater than 0' }) })
+        .optional()
+        .describe(
+          'Cairn extension. The run’s USD budget, over the workflow’s own budget.usd: before each AI attempt starts, a run ' +
+            'whose engine-counted cost (metadata.totals.total_cost_usd) reached it pauses (workflow_paused, reason ' +
+            '“budget exceeded: spent $X of $Y”); running attempts finish. Kept in metadata.budget.',
+        ),
       branch: z
         .string({ error: 'branch must be a string' })
         .optional()
@@ -108,7 +116,7 @@ export const runRequestBodySchema = z
     {
       error: (iss) =>
         iss.code === 'unrecognized_keys'
-          ? `Unknown field ${iss.keys.map((k) => `'${String(k)}'`).join(', ')}; accepted fields are message, conversationId, inputs, tiers, aliases, config, codebaseId, branch`
+          ? `Unknown field ${iss.keys.map((k) => `'${String(k)}'`).join(', ')}; accepted fields are message, conversationId, inputs, tiers, aliases, config, codebaseId, branch, budget`
           : 'Request body must be a JSON object',
     },
   )

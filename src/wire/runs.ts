@@ -192,3 +192,20 @@ export const runLogChunkResponseSchema = z.object({
   totalBytes: z.number().int(),
 });
 export type RunLogChunkResponse = z.infer<typeof runLogChunkResponseSchema>;
+
+/**
+ * `POST /api/workflows/runs/{id}/resume`: no body, or (Cairn extension, only for a run paused by
+ * its budget) the raised budget it continues with.
+ */
+export const runResumeBodySchema = z
+  .strictObject(
+    {
+      budgetUsd: z
+        .number({ error: 'budgetUsd must be a number' })
+        .positive({ error: 'budgetUsd must be greater than 0' })
+        .optional()
+        .describe('Cairn extension. The new USD budget of a run paused by its budget (metadata.budget.usd)'),
+    },
+    { error: (iss) => (iss.code === 'unrecognized_keys' ? 'Unknown field; the only accepted field is budgetUsd' : 'Request body must be a JSON object') },
+  )
+  .nullish();

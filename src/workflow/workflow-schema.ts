@@ -45,6 +45,8 @@ export const workflowRootSchema = z.object({
   tags: z.array(z.string().trim().min(1)).optional(),
   requires: z.array(z.enum(['github'])).optional(),
   inputs: z.record(inputNameSchema, inputSpecSchema).optional(),
+  /** Cairn extension: the run pauses before an AI attempt once its engine-counted cost reached `usd`. */
+  budget: z.strictObject({ usd: z.number().positive() }).optional(),
   /** The node whose output is the workflow's result (for `include:` and child runs). */
   returns: z.string().trim().min(1).optional(),
   /** A boolean field of the `returns` node's output recorded as the run's outcome. */

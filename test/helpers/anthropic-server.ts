@@ -22,7 +22,11 @@ export interface WireUsage {
 }
 
 export type MessagesReply =
-  | { kind: 'stream'; model?: string; blocks: Block[]; usage?: WireUsage; stopReason?: string; stallAfterFirst?: boolean; delayMs?: number }
+  | {
+      kind: 'stream'; model?: string; blocks: Block[]; usage?: WireUsage; stopReason?: string; stallAfterFirst?: boolean; delayMs?: number;
+      /** The answer is held until this settles (the test releases it). */
+      heldUntil?: Promise<unknown>;
+    }
   /** An HTTP error with the API's `{ type: 'error', error: { type, message } }` body. */
   | { kind: 'error'; status: number; type: string; message: string; headers?: Record<string, string> }
   /** An error event in the middle of a 200 stream (the API does this for overload). */
@@ -68,7 +72,8 @@ export async function startAnthropicServer(reply: (req: RecordedRequest, index: 
       res.on('close', () => open.delete(res));
       const answerWith = reply(recorded, requests.length - 1);
       const delay = answerWith.kind === 'stream' ? (answerWith.delayMs ?? 0) : 0;
-      if (delay > 0) setTimeout(() => answer(res, answerWith, recorded.body?.model), delay);
+      if (answerWith.kind === 'stream' && answerWith.heldUntil) void answerWith.heldUntil.then(() => answer(res, answerWith, recorded.body?.model));
+      else if (delay > 0) setTimeout(() => answer(res, answerWith, recorded.body?.model), delay);
       else answer(res, answerWith, recorded.body?.model);
     });
   });

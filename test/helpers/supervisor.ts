@@ -21,7 +21,7 @@ export interface SupervisorHarness {
   store: Store;
   pool: WorkerPool;
   /** Creates a pending run of a workflow given as YAML text, as the API would. */
-  createRun(yaml: string, opts?: { message?: string; inputs?: Record<string, string>; workingPath?: string }): Promise<Run>;
+  createRun(yaml: string, opts?: Parameters<typeof createRunRow>[2]): Promise<Run>;
   waitForStatus(runId: string, statuses: readonly Run['status'][]): Promise<Run>;
   events(runId: string): Promise<LooseEvent[]>;
   stop(opts?: { drain: boolean }): Promise<void>;
@@ -71,7 +71,7 @@ export async function startSupervisor(
 export async function createRunRow(
   store: Store,
   yaml: string,
-  opts: { message?: string; inputs?: Record<string, string>; workingPath?: string } = {},
+  opts: { message?: string; inputs?: Record<string, string>; workingPath?: string; metadata?: Record<string, unknown> } = {},
 ): Promise<Run> {
   const loaded = loadWorkflowText(yaml);
   if (!loaded.ok) throw new Error(`test workflow does not load: ${loaded.error}`);
@@ -86,7 +86,7 @@ export async function createRunRow(
     workingPath: opts.workingPath ?? null,
     userMessage: opts.message ?? '',
     inputs: { ...inputs, ...opts.inputs },
-    metadata: loaded.parseWarnings.length ? { parse_warnings: loaded.parseWarnings } : {},
+    metadata: { ...(loaded.parseWarnings.length ? { parse_warnings: loaded.parseWarnings } : {}), ...opts.metadata },
     definition: loaded.workflow,
   });
 }

@@ -5,7 +5,7 @@ import { terminalRunStatuses, type Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
 import type { WorkflowCatalog } from '../../workflow/catalog.js';
 import { errorBodySchema } from '../../wire/error-body.js';
-import { runAbandonResponseSchema, runIdParamsSchema, runOperationResponseSchema } from '../../wire/runs.js';
+import { runAbandonResponseSchema, runIdParamsSchema, runOperationResponseSchema, runResumeBodySchema } from '../../wire/runs.js';
 import { awaitJob, JOB_ANSWER_WAIT_MS } from '../await-job.js';
 import { lookupWorkflow } from '../workflow-lookup.js';
 import { runErrorText } from '../../runs/run-texts.js';
@@ -79,16 +79,25 @@ export const runOperationRoutes: FastifyPluginAsyncZod<RunOperationRoutesOptions
           'node whose dependency ran again with another output is invalidated and runs; failed and ' +
           'skipped nodes run (are decided) again. The workflow is read from its file as it is now ' +
           '(the stored definition when the file is gone); inputs and run metadata of the first start ' +
-          'are reused, and the request takes no body. 400 when the run is not failed or paused.',
+          'are reused. The request takes no body, except for a run paused by its budget (Cairn extension): ' +
+          '`{ "budgetUsd": n }` raises its budget (metadata.budget.usd) as it resumes; without it the run resumes with ' +
+          'the same budget and pauses again before its next AI attempt. 400 when the run is not failed or paused, or ' +
+          'budgetUsd is given for a run that is not paused by its budget.',
         params: runIdParamsSchema,
+        body: runResumeBodySchema,
         response: { 200: runOperationResponseSchema, ...responses },
       },
     },
     async (req) => {
       const run = await requireRun(req.params.runId);
       if (!resumableRunStatuses.includes(run.status)) throw new CairnError('RUN_INVALID_STATE', runErrorText.cannotResume(run.status));
+      const budgetUsd = req.body?.budgetUsd;
+      if (budgetUsd !== undefined && (run.status !== 'paused' || !run.metadata.budget_pause)) {
+        throw new CairnError('RUN_INVALID_STATE', runErrorText.budgetNotPaused(run.status));
+      }
       const definition = await resumeDefinition(store, (name, query) => lookupWorkflow(opts.catalog, name, query), run);
-      const done = await carryOut('resume_run', run, definition === undefined ? {} : { definition }, runErrorText.cannotResume);
+      const payload = { ...(definition === undefined ? {} : { definition }), ...(budgetUsd !== undefined ? { budgetUsd } : {}) };
+      const done = await carryOut('resume_run', run, payload, runErrorText.cannotResume);
       req.log.info({ runId: run.id, from: run.status, done }, 'run.resume_requested');
       return {
         success: true as const,

@@ -125,6 +125,7 @@ export const workflowRunRoutes: FastifyPluginAsyncZod<WorkflowRunRoutesOptions> 
           workingPath: codebase?.checkout ?? cwd ?? null,
           codebaseId,
           ...(body.branch !== undefined ? { branch: body.branch } : {}),
+          ...('budget' in body && body.budget !== undefined ? { budgetUsd: body.budget.usd } : {}),
           conversationId: body.conversationId,
           overrides: pickRunOverrides(body),
           ...(body.config?.env ? { env: { values: body.config.env, key: opts.installKey } } : {}),

@@ -49,6 +49,17 @@ export const runMetadataSchema = z.looseObject({
   rejections: rejectionsSchema
     .optional()
     .describe('Per gate with `on_reject`: how many times it was rejected, and the last reason ($REJECTION_REASON)'),
+  budget: z
+    .looseObject({ usd: z.number().positive() })
+    .optional()
+    .describe(
+      'The run’s USD budget: the request’s budget.usd, else the workflow’s, when it was queued (a budget-paused run’s ' +
+        'resume may raise it). Before each AI attempt starts, a run whose total_cost_usd reached it pauses instead.',
+    ),
+  budget_pause: z
+    .looseObject({ reason: z.string(), spent_usd: z.number(), budget_usd: z.number() })
+    .optional()
+    .describe('While the run is paused by its budget: why (spent and budget, USD); cleared by the resume'),
   totals: runTotalsStateSchema
     .optional()
     .describe(

@@ -24,10 +24,17 @@ export const resumeRunJob: JobHandler = {
     if (!run) return 'ignored: run is gone';
     if (!resumableRunStatuses.includes(run.status)) return `ignored: run is ${run.status}`;
     const definition = job.payload.definition;
+    const budgetUsd = job.payload.budgetUsd;
+    // A budget pause is over once resumed; a raised budget (asked with the resume) is the run's now.
+    const metadataPatch: Record<string, unknown> = {
+      ...(run.metadata.budget_pause ? { budget_pause: null } : {}),
+      ...(typeof budgetUsd === 'number' && budgetUsd > 0 ? { budget: { usd: budgetUsd } } : {}),
+    };
     const resumed = await store.acquireRun({
       runId, ownerId: supervisorId, leaseMs: runs.leaseMs, fromStatuses: [run.status], status: 'running',
       resume: true,
       ...(definition !== undefined ? { definition } : {}),
+      ...(Object.keys(metadataPatch).length ? { metadataPatch } : {}),
       events: [resumedEvent(run, supervisorId)],
     });
     if (!resumed) return 'ignored: run changed state';

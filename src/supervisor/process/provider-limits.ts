@@ -14,6 +14,15 @@ export interface ProviderSlotStats {
   limit?: number;
 }
 
+/**
+ * How many places at the head of each provider's line have their position kept current: a
+ * waiter among them is woken (and its run records its new place) whenever the line moves. Those
+ * further back keep the position recorded when they started waiting until they come this near,
+ * so a 1000-node fan-out writes at most 1 + QUEUE_POSITIONS_SHOWN `provider_queued` events per
+ * node, never one per node for every slot released.
+ */
+export const QUEUE_POSITIONS_SHOWN = 10;
+
 export type SlotAnswer = { acquired: true } | { acquired: false; position: number; newlyQueued: boolean };
 
 interface Waiter {
@@ -61,7 +70,14 @@ export class ProviderSlots {
     const limit = this.limits[provider];
     const line = this.lines.get(provider) ?? [];
     const free = limit === undefined ? line.length : limit - active;
-    for (const waiter of line.slice(0, Math.max(0, free))) waiter.wake();
+    // Those who may take the slot, and those whose shown place moves up.
+    for (const waiter of line.slice(0, Math.max(0, free) + QUEUE_POSITIONS_SHOWN)) waiter.wake();
+  }
+
+  /** `key`'s place in its provider's line (1 being next), or undefined when it is not in line. */
+  positionOf(provider: string, key: object): number | undefined {
+    const index = this.lines.get(provider)?.findIndex((w) => w.key === key) ?? -1;
+    return index >= 0 ? index + 1 : undefined;
   }
 
   /** Takes `key` out of line (its run stopped, or it was dropped). */
@@ -74,6 +90,8 @@ export class ProviderSlots {
     const limit = this.limits[provider];
     const active = this.active.get(provider) ?? 0;
     if (limit !== undefined && index === 0 && line.length > 0 && active < limit) line[0]!.wake();
+    // Those behind it within the shown places moved up.
+    else for (const waiter of line.slice(index, QUEUE_POSITIONS_SHOWN)) waiter.wake();
   }
 
   /** Live figures per provider that has had a call or a limit (for the heartbeat and /api/health). */

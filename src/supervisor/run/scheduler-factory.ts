@@ -133,7 +133,8 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
       return binding?.ok ? binding.provider : undefined;
     };
     const scheduler = new RunScheduler(run, plan, table, {
-      ...(deps.providerSlots ? { providerSlots: deps.providerSlots, providerOf } : {}),
+      providerOf,
+      ...(deps.providerSlots ? { providerSlots: deps.providerSlots } : {}),
       store: deps.store,
       limiter: deps.limiter,
       handlers,

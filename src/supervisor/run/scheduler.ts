@@ -6,7 +6,8 @@ import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
 import type { Run, RunStatus } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
 import type { AttemptLimiter } from '../process/limits.js';
-import type { ProviderSlots } from '../process/provider-limits.js';
+import { QUEUE_POSITIONS_SHOWN, type ProviderSlots } from '../process/provider-limits.js';
+import { budgetPausePatch, budgetPauseReason } from './budget.js';
 import type { CheckCondition } from './node-context.js';
 import type { NodeEventFactory } from './node-events.js';
 import type { AttemptOutcome, NodeHandlerSet } from './node-handler.js';
@@ -60,6 +61,13 @@ export class RunScheduler {
   private readonly ready = new ReadyQueue<NodeEntry>();
   /** Ready nodes waiting in line for a slot of their provider (they hold no other slot). */
   private providerParked: NodeEntry[] = [];
+  /** The place each parked node last recorded in a `provider_queued` event. */
+  private readonly shownPositions = new Map<NodeEntry, number>();
+  /** The run's USD budget (metadata.budget.usd), and its engine-counted spend as last read. */
+  private readonly budgetUsd: number | undefined;
+  private spentUsd: number;
+  /** An AI attempt was held back by the budget: nothing new starts, and the run pauses once idle. */
+  private budgetReached = false;
   private readonly inflight = new Set<Promise<void>>();
   private readonly retryTimers = new Map<NodeEntry, NodeJS.Timeout>();
   /** `wait` nodes whose timer has not fired, and when they wake (epoch ms): they hold no slot. */
@@ -87,7 +95,10 @@ export class RunScheduler {
     private readonly plan: RunPlan,
     private readonly table: NodeTable,
     private readonly deps: SchedulerDeps,
-  ) {}
+  ) {
+    this.budgetUsd = run.metadata.budget?.usd;
+    this.spentUsd = run.metadata.totals?.total_cost_usd ?? 0;
+  }
 
   get runId(): string {
     return this.run.id;
@@ -185,12 +196,19 @@ export class RunScheduler {
       entry.status = 'pending';
     }
     this.waitTimers.clear();
+    this.leaveProviderLines();
+    if (mode !== 'drain') this.attemptAbort.abort(mode === 'shutdown' ? { reason: 'shutdown' } : 'cancelled');
+  }
+
+  /** Parked nodes leave their provider's line and go back to pending. */
+  private leaveProviderLines(): void {
     for (const entry of this.providerParked) {
-      this.deps.providerSlots?.forget(this.deps.providerOf!(entry.plan)!, entry);
+      const provider = this.deps.providerOf?.(entry.plan);
+      if (provider !== undefined) this.deps.providerSlots?.forget(provider, entry);
       entry.status = 'pending';
     }
     this.providerParked = [];
-    if (mode !== 'drain') this.attemptAbort.abort(mode === 'shutdown' ? { reason: 'shutdown' } : 'cancelled');
+    this.shownPositions.clear();
   }
 
   private async settleInflight(): Promise<void> {
@@ -215,7 +233,7 @@ export class RunScheduler {
         const decided = this.decideCandidates();
         // Skip records are durable before any dependant acts on them.
         if (decided.length) await this.deps.store.appendEvents(decided);
-        if (!this.stopping) this.launchReady();
+        if (!this.stopping && !this.budgetReached) this.launchReady();
         await this.maybeFinish();
       }
     } catch (err) {
@@ -285,7 +303,16 @@ export class RunScheduler {
     let entry: NodeEntry | undefined;
     while (this.inflight.size < this.deps.perRunLimit && (entry = parked.shift() ?? this.ready.shift())) {
       const provider = this.deps.providerOf?.(entry.plan);
+      if (provider !== undefined && this.overBudget()) {
+        // Checked before the attempt asks for anything: it stays ready, and the run pauses once
+        // what is running has ended (nothing is killed).
+        this.budgetReached = true;
+        parked.unshift(entry);
+        this.deps.log.info({ nodeId: entry.plan.id, spentUsd: this.spentUsd, budgetUsd: this.budgetUsd }, 'run.budget_reached');
+        break;
+      }
       if (provider !== undefined && this.deps.providerSlots && !this.takeProviderSlot(entry, provider)) continue;
+      this.shownPositions.delete(entry);
       this.launch(entry, provider);
     }
     this.providerParked.unshift(...parked);
@@ -297,7 +324,10 @@ export class RunScheduler {
     const answer = slots.tryAcquire(provider, entry, () => this.kick());
     if (answer.acquired) return true;
     this.providerParked.push(entry);
-    if (answer.newlyQueued) {
+    // Recorded when it starts waiting, and as it moves up within the head of the line.
+    const shown = this.shownPositions.get(entry);
+    if (answer.newlyQueued || (answer.position !== shown && answer.position <= QUEUE_POSITIONS_SHOWN)) {
+      this.shownPositions.set(entry, answer.position);
       const event = {
         run_id: this.run.id,
         conversation_id: this.run.conversation_id,
@@ -325,6 +355,8 @@ export class RunScheduler {
           this.deps.log.error({ err, nodeId: node.plan.id }, 'node.schedule_failed');
           this.onOutcome(node, { status: 'failed', error: (err as Error).message, failureKind: 'transient' });
         })
+        // The attempt's end (and its spend) is committed: the budget is checked against it.
+        .then(() => (provider !== undefined && this.budgetUsd !== undefined ? this.readSpend() : undefined))
         .finally(() => {
           if (provider !== undefined) this.deps.providerSlots?.release(provider);
           this.inflight.delete(task);
@@ -334,12 +366,32 @@ export class RunScheduler {
     }
   }
 
+  /** The run's USD budget is set and its counted spend has reached it. */
+  private overBudget(): boolean {
+    return this.budgetUsd !== undefined && this.spentUsd >= this.budgetUsd;
+  }
+
+  /** Reads the run's cost total, as the transaction of each attempt's end keeps it. */
+  private async readSpend(): Promise<void> {
+    try {
+      const run = await this.deps.store.getRun(this.run.id);
+      this.spentUsd = run?.metadata.totals?.total_cost_usd ?? this.spentUsd;
+    } catch (err) {
+      this.deps.log.warn({ err }, 'run.spend_read_failed');
+    }
+  }
+
   /** One attempt through the node's handler. A handler that throws is a bug: the attempt is a
    * transient failure, logged, and goes through the retry policy like any other. */
   private async runAttempt(entry: NodeEntry): Promise<AttemptOutcome> {
     const held = entry.heldAttempt;
     delete entry.heldAttempt;
     if (!held) entry.attempts += 1;
+    // Queued for a global slot before the budget was reached: it does not start now.
+    if (this.deps.providerOf?.(entry.plan) !== undefined && this.overBudget()) {
+      this.budgetReached = true;
+      return { status: 'not_started' };
+    }
     entry.invocation ??= { id: randomUUID(), startedAt: new Date(clockNow()).toISOString() };
     const identity = { invocation: entry.invocation, attempt: held ?? { id: randomUUID(), number: entry.attempts } };
     try {
@@ -428,7 +480,8 @@ export class RunScheduler {
   private async maybeFinish(): Promise<void> {
     if (this.finished || this.ending || this.inflight.size || (this.stopping && !this.settled)) return;
     if (!this.table.allTerminal()) {
-      if (this.suspended.size && !this.ready.length && !this.retryTimers.size && !this.waitTimers.size) await this.pause();
+      if (this.budgetReached) await this.pauseForBudget();
+      else if (this.suspended.size && !this.ready.length && !this.retryTimers.size && !this.waitTimers.size) await this.pause();
       else await this.maybeSleep();
       return;
     }
@@ -452,6 +505,30 @@ export class RunScheduler {
     const reason = `Approval required at '${entry.path}': ${approval.message}`;
     const event = newRunLevelEvent(this.run, 'workflow_paused', { reason, nodeId: entry.path, type: approval.type });
     await this.finish('paused', null, [event], approvalPatch(approval, this.run.metadata.rejections?.[entry.path]));
+  }
+
+  /**
+   * An AI attempt was held back by the run's budget and nothing runs any more: the run is recorded
+   * paused with why (`workflow_paused`, metadata.budget_pause) and let go like a run paused at a
+   * gate. Ready nodes, retries and waits hold nothing and continue when the run is resumed.
+   */
+  private async pauseForBudget(): Promise<void> {
+    for (const [entry, timer] of this.retryTimers) {
+      clearTimeout(timer);
+      entry.status = 'pending';
+    }
+    this.retryTimers.clear();
+    for (const [entry, { timer }] of this.waitTimers) {
+      clearTimeout(timer);
+      entry.status = 'pending';
+    }
+    this.waitTimers.clear();
+    this.leaveProviderLines();
+    const spent = this.spentUsd;
+    const budget = this.budgetUsd!;
+    const reason = budgetPauseReason(spent, budget);
+    const event = newRunLevelEvent(this.run, 'workflow_paused', { reason, type: 'budget', spentUsd: spent, budgetUsd: budget });
+    await this.finish('paused', null, [event], budgetPausePatch(spent, budget));
   }
 
   /**
