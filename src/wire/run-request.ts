@@ -137,6 +137,7 @@ export const runMultipartBodySchema = z.object({
   tiers: z.string().optional().describe('JSON-encoded tiers map'),
   aliases: z.string().optional().describe('JSON-encoded aliases map'),
   codebaseId: z.string().optional(),
+  budget: z.string().optional().describe('JSON-encoded budget, e.g. {"usd": 2.5}'),
   branch: z.string().optional(),
   files: z
     .array(z.string().meta({ format: 'binary' }))

@@ -36,7 +36,9 @@ describe('provider slots', () => {
     expect(slots.tryAcquire('claude', d, () => woken.push('d'))).toEqual({ acquired: false, position: 2, newlyQueued: true });
     expect(slots.stats().claude).toEqual({ active: 2, queued: 2, limit: 2 });
     slots.release('claude');
-    expect(woken).toEqual(['c']);
+    // The first in line is woken to take the slot; the ones behind it (up to 10) to show their new place.
+    expect(woken).toEqual(['c', 'd']);
+    // d cannot jump the line: c keeps the slot it was woken for.
     expect(slots.tryAcquire('claude', d, () => {})).toMatchObject({ acquired: false, position: 2 });
     expect(slots.tryAcquire('claude', c, () => {})).toEqual({ acquired: true });
     expect(slots.tryAcquire('exec-free', {}, () => {})).toEqual({ acquired: true });

@@ -171,3 +171,13 @@ describe('POST /api/workflows/{name}/run as multipart/form-data', () => {
     expect(await res.json()).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE' });
   });
 });
+
+describe('a budget in a multipart run request', () => {
+  it('is read from its JSON-encoded field into the run metadata, and refused when it is not a positive amount', async () => {
+    const ok = await postForm(form({ conversationId: 'web-1-budget', inputs: '{"version":"1.0"}', budget: '{"usd": 2.5}' }));
+    expect(ok.status).toBe(200);
+    expect((await t.store.getRun(ok.body.runId))!.metadata).toMatchObject({ budget: { usd: 2.5 } });
+    const bad = await postForm(form({ conversationId: 'web-2-budget', inputs: '{"version":"1.0"}', budget: '{"usd": 0}' }));
+    expect(bad).toMatchObject({ status: 400, body: { error: expect.stringContaining('budget.usd must be greater than 0') } });
+  });
+});
