@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { listen, makeTestApp, type TestApp } from '../../helpers/app.js';
 import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';
+import { multipartForm } from '../../helpers/multipart-form.js';
 
 /** Multipart chat messages over a real socket: the message, its files, their limits. */
 
@@ -19,12 +20,7 @@ afterEach(async () => {
   await home.close();
 });
 
-function form(fields: Record<string, string>, files: { name: string; bytes: Uint8Array | string; type?: string }[] = []): FormData {
-  const data = new FormData();
-  for (const [key, value] of Object.entries(fields)) data.append(key, value);
-  for (const file of files) data.append('files', new Blob([file.bytes], { type: file.type ?? 'text/plain' }), file.name);
-  return data;
-}
+const form = multipartForm;
 
 async function send(id: string, data: FormData): Promise<{ status: number; body: Record<string, any> }> {
   const res = await fetch(`${url}/api/conversations/${id}/message`, { method: 'POST', body: data });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listen, makeTestApp, type TestApp } from '../../helpers/app.js';
 import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';
+import { multipartForm } from '../../helpers/multipart-form.js';
 import { writeHomeWorkflow } from '../../helpers/workflows.js';
 
 /** Multipart run requests over a real socket: fields, JSON-encoded fields, attachments and their limits. */
@@ -25,12 +26,7 @@ afterEach(async () => {
   await home.close();
 });
 
-function form(fields: Record<string, string>, files: { name: string; bytes: Uint8Array | string; type?: string }[] = []): FormData {
-  const data = new FormData();
-  for (const [key, value] of Object.entries(fields)) data.append(key, value);
-  for (const file of files) data.append('files', new Blob([file.bytes], { type: file.type ?? 'text/plain' }), file.name);
-  return data;
-}
+const form = multipartForm;
 
 async function postForm(data: FormData, name = 'release'): Promise<{ status: number; body: Record<string, any> }> {
   const res = await fetch(`${url}/api/workflows/${name}/run`, { method: 'POST', body: data });
