@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { attemptEndedEvent } from '../../records/index.js';
 import type { ProviderSettings } from '../../shared/providers/provider-settings.js';
 import type { Logger } from '../../shared/log.js';
 import type { StoreConfig } from '../../store/store-config.js';
@@ -11,7 +10,7 @@ import { resolveModelBinding, type ModelBinding } from '../../workflow/model-bin
 import type { VariableValues } from '../../workflow/variables.js';
 import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandler } from '../run/node-handler.js';
 import type { PlannedNode } from '../run/run-plan.js';
-import { attemptRefOf, recordRefusedAttempt } from './attempt-records.js';
+import { closeBrokenAttempt, recordRefusedAttempt } from './attempt-records.js';
 import type { AttemptRunner } from './exec.js';
 
 /** Turns an AI node's prompt (inline or its command file) into the text sent, or says why it cannot be. */
@@ -107,21 +106,11 @@ export class AgentNodeHandler implements NodeHandler {
     try {
       result = await this.deps.pool.runAttempt(task, { signal: attempt.signal });
     } catch (err) {
-      return this.closeBrokenAttempt(attempt, err);
+      return closeBrokenAttempt(this.deps, attempt, new Date().toISOString(), err);
     }
     return outcomeOf(result);
   }
 
-  /** The pool threw (a bug, or a store that refused the record): the attempt still ends, transient. */
-  private async closeBrokenAttempt(attempt: NodeAttempt, err: unknown): Promise<AttemptOutcome> {
-    const error = `the attempt failed in its worker: ${(err as Error).message}`;
-    this.deps.log.error({ err, nodeId: attempt.node.id, attemptId: attempt.identity.attempt.id }, 'node.attempt_crashed');
-    const ending = { status: 'failed', error, failureKind: 'transient' } as const;
-    await this.deps.store
-      .appendEvents([attemptEndedEvent(attemptRefOf(this.deps.run, attempt, new Date().toISOString()), ending)])
-      .catch((writeErr: unknown) => this.deps.log.error({ err: writeErr }, 'node.attempt_record_failed'));
-    return ending;
-  }
 }
 
 function outcomeOf(result: AttemptResult): AttemptOutcome {

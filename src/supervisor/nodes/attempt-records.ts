@@ -2,7 +2,8 @@ import { attemptEndedEvent, type AttemptRef } from '../../records/index.js';
 import type { FailureKind } from '../../records/schemas/node-lifecycle.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
-import type { NodeAttempt } from '../run/node-handler.js';
+import type { Logger } from '../../shared/log.js';
+import type { AttemptOutcome, NodeAttempt } from '../run/node-handler.js';
 
 /** The record reference of an attempt a supervisor-side handler owns. */
 export function attemptRefOf(run: Pick<Run, 'id' | 'conversation_id'>, attempt: NodeAttempt, startedAt: string): AttemptRef {
@@ -30,4 +31,24 @@ export async function recordRefusedAttempt(
   const ref = attemptRefOf(run, attempt, new Date().toISOString());
   await store.appendEvents([attemptEndedEvent(ref, { status: 'failed', ...failure }, 0)]);
   return { status: 'failed', ...failure };
+}
+
+/**
+ * The pool threw (a bug, or a store that would not take the attempt's record): the attempt still
+ * ends with a terminal record, transient so the retry policy can run it again, and the failure
+ * is logged for whoever reads the supervisor's log.
+ */
+export async function closeBrokenAttempt(
+  deps: { store: Store; run: Pick<Run, 'id' | 'conversation_id'>; log: Logger },
+  attempt: NodeAttempt,
+  startedAt: string,
+  err: unknown,
+): Promise<AttemptOutcome> {
+  const error = `the attempt failed in its worker: ${(err as Error).message}`;
+  deps.log.error({ err, nodeId: attempt.node.id, attemptId: attempt.identity.attempt.id }, 'node.attempt_crashed');
+  const ending = { status: 'failed', error, failureKind: 'transient' } as const;
+  await deps.store
+    .appendEvents([attemptEndedEvent(attemptRefOf(deps.run, attempt, startedAt), ending)])
+    .catch((writeErr: unknown) => deps.log.error({ err: writeErr }, 'node.attempt_record_failed'));
+  return ending;
 }

@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { attemptEndedEvent } from '../../records/index.js';
 import type { CheckoutObservation } from '../../records/schemas/checkout-observation.js';
 import type { Logger } from '../../shared/log.js';
 import type { StoreConfig } from '../../store/store-config.js';
@@ -9,7 +8,7 @@ import type { AttemptResult, AttemptTask, ExecAttemptTask } from '../../worker/a
 import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandler } from '../run/node-handler.js';
 import type { PlannedNode } from '../run/run-plan.js';
 import type { VariableValues } from '../../workflow/variables.js';
-import { attemptRefOf, recordRefusedAttempt } from './attempt-records.js';
+import { closeBrokenAttempt, recordRefusedAttempt } from './attempt-records.js';
 
 /** Runs one attempt in a worker (the Piscina pool in production). */
 export interface AttemptRunner {
@@ -86,7 +85,7 @@ export class ExecNodeHandler implements NodeHandler {
     try {
       result = await this.deps.pool.runAttempt(task, { signal: attempt.signal });
     } catch (err) {
-      return this.closeBrokenAttempt(attempt, startedAt, err);
+      return closeBrokenAttempt(this.deps, attempt, startedAt, err);
     }
     const invocationId = identity.invocation.id;
     if (identity.attempt.number === 1 && result.checkoutStart) this.firstCheckouts.set(invocationId, result.checkoutStart);
@@ -99,20 +98,6 @@ export class ExecNodeHandler implements NodeHandler {
     return first ? { checkoutStart: first } : {};
   }
 
-  /**
-   * The pool threw: a bug, or a store that would not take the attempt's record. The attempt
-   * still ends with a terminal record (transient, so the retry policy can run it again), and
-   * the failure is logged for whoever reads the supervisor's log.
-   */
-  private async closeBrokenAttempt(attempt: NodeAttempt, startedAt: string, err: unknown): Promise<AttemptOutcome> {
-    const error = `the attempt failed in its worker: ${(err as Error).message}`;
-    this.deps.log.error({ err, nodeId: attempt.node.id, attemptId: attempt.identity.attempt.id }, 'node.attempt_crashed');
-    const ending = { status: 'failed', error, failureKind: 'transient' } as const;
-    await this.deps.store
-      .appendEvents([attemptEndedEvent(attemptRefOf(this.deps.run, attempt, startedAt), ending)])
-      .catch((writeErr: unknown) => this.deps.log.error({ err: writeErr }, 'node.attempt_record_failed'));
-    return ending;
-  }
 }
 
 function outcomeOf(result: AttemptResult): AttemptOutcome {
