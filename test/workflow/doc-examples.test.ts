@@ -70,7 +70,7 @@ describe('the yaml blocks of docs/', () => {
       const settings = loadSettings({ CAIRN_HOME: t.cwd });
       expect(settings.providers.defaultAssistant).toBe(part.defaultAssistant);
       expect(settings.providers.limits).toEqual((part.concurrency as { providers?: unknown }).providers ?? {});
-      for (const id of ['openai-compatible', 'codex', 'gemini']) {
+      for (const id of ['openai-compatible', 'codex', 'gemini', 'opencode', 'pi', 'copilot']) {
         expect(settings.providers.connections[id]?.baseUrl).toBe((part.assistants as Record<string, { baseUrl?: string }>)[id]?.baseUrl);
       }
       return;

@@ -16,6 +16,12 @@ export const assistantConfigSchema = z
     codexBinaryPath: z.string().trim().min(1).optional(),
     /** Gemini CLI: the CLI executable (GEMINI_BIN_PATH wins over it). */
     geminiBinaryPath: z.string().trim().min(1).optional(),
+    /** OpenCode: the CLI executable (OPENCODE_BIN_PATH wins over it). */
+    opencodeBinaryPath: z.string().trim().min(1).optional(),
+    /** Pi: the CLI executable (PI_BIN_PATH wins over it). */
+    piBinaryPath: z.string().trim().min(1).optional(),
+    /** GitHub Copilot CLI: the CLI executable (COPILOT_BIN_PATH wins over it). */
+    copilotBinaryPath: z.string().trim().min(1).optional(),
     /** API providers and CLIs pointed at another server: overrides *_BASE_URL. */
     baseUrl: z.string().trim().min(1).optional(),
     /** Overrides *_API_KEY. Never logged, never recorded. */
@@ -72,6 +78,9 @@ export function resolveProviderSettings(
   const openai = assistants['openai-compatible'] ?? {};
   const codex = assistants.codex ?? {};
   const gemini = assistants.gemini ?? {};
+  const opencode = assistants.opencode ?? {};
+  const pi = assistants.pi ?? {};
+  const copilot = assistants.copilot ?? {};
   const anthropicConnection = compact({ baseUrl: pick(anthropic.baseUrl, env.ANTHROPIC_BASE_URL), apiKey: pick(anthropic.apiKey, env.ANTHROPIC_API_KEY) });
   const openAiConnection = compact({ baseUrl: pick(openai.baseUrl, env.OPENAI_BASE_URL), apiKey: pick(openai.apiKey, env.OPENAI_API_KEY) });
   return {
@@ -95,6 +104,24 @@ export function resolveProviderSettings(
         baseUrl: pick(gemini.baseUrl, env.GOOGLE_GEMINI_BASE_URL),
         apiKey: pick(gemini.apiKey, env.GEMINI_API_KEY),
       }),
+      // OpenCode talks to a Chat Completions server through the provider the adapter defines for it.
+      opencode: compact({
+        binaryPath: pick(env.OPENCODE_BIN_PATH, opencode.opencodeBinaryPath),
+        baseUrl: pick(opencode.baseUrl, env.OPENAI_BASE_URL),
+        apiKey: pick(opencode.apiKey, env.OPENAI_API_KEY),
+      }),
+      // Pi talks to a Chat Completions server through the provider the adapter defines for it.
+      pi: compact({
+        binaryPath: pick(env.PI_BIN_PATH, pi.piBinaryPath),
+        baseUrl: pick(pi.baseUrl, env.OPENAI_BASE_URL),
+        apiKey: pick(pi.apiKey, env.OPENAI_API_KEY),
+      }),
+      // Copilot runs with a custom model provider (a Chat Completions server), never GitHub's.
+      copilot: compact({
+        binaryPath: pick(env.COPILOT_BIN_PATH, copilot.copilotBinaryPath),
+        baseUrl: pick(copilot.baseUrl, env.COPILOT_PROVIDER_BASE_URL, env.OPENAI_BASE_URL),
+        apiKey: pick(copilot.apiKey, env.COPILOT_PROVIDER_API_KEY, env.OPENAI_API_KEY),
+      }),
       anthropic: anthropicConnection,
       'openai-compatible': openAiConnection,
     },
@@ -107,6 +134,9 @@ export function resolveProviderSettings(
       // The vendor CLIs: a key, or an executable set explicitly (a CLI logged in on its own).
       codex: pick(codex.apiKey, env.CODEX_API_KEY, env.OPENAI_API_KEY, env.CODEX_BIN_PATH, codex.codexBinaryPath) !== undefined,
       gemini: pick(gemini.apiKey, env.GEMINI_API_KEY, env.GEMINI_BIN_PATH, gemini.geminiBinaryPath) !== undefined,
+      pi: pick(pi.apiKey, pi.baseUrl, env.OPENAI_API_KEY, env.OPENAI_BASE_URL, env.PI_BIN_PATH, pi.piBinaryPath) !== undefined,
+      copilot: pick(copilot.apiKey, copilot.baseUrl, env.COPILOT_PROVIDER_API_KEY, env.COPILOT_PROVIDER_BASE_URL, env.OPENAI_API_KEY, env.OPENAI_BASE_URL, env.COPILOT_BIN_PATH, copilot.copilotBinaryPath) !== undefined,
+      opencode: pick(opencode.apiKey, opencode.baseUrl, env.OPENAI_API_KEY, env.OPENAI_BASE_URL, env.OPENCODE_BIN_PATH, opencode.opencodeBinaryPath) !== undefined,
     },
   };
 }

@@ -129,11 +129,14 @@ const providers: readonly Provider[] = z.array(providerSchema).parse([
     builtIn: true,
     capabilities: {
       ...none,
-      structuredOutput: 'enforced',
+      // `opencode run` takes no schema: the answer is validated after the attempt.
+      structuredOutput: 'best_effort',
       sessionResume: true,
       mcp: true,
       toolRestrictions: true,
-      reports: { tokens: 'undeclared', costUsd: 'undeclared', stopReason: 'undeclared', numTurns: 'undeclared', resolvedModel: 'undeclared' },
+      // The adapter reads the server's own usage, finish reason and model (through its relay);
+      // OpenCode's cost comes from its price table, not the provider, and it counts no turns.
+      reports: { tokens: 'supported', costUsd: 'unsupported', stopReason: 'supported', numTurns: 'unsupported', resolvedModel: 'supported' },
     },
   },
   {
@@ -150,8 +153,9 @@ const providers: readonly Provider[] = z.array(providerSchema).parse([
       toolRestrictions: true,
       effort: true,
       thinking: true,
-      // Tokens and cost arrive only when the backend model reports them.
-      reports: { tokens: 'undeclared', costUsd: 'undeclared', stopReason: 'undeclared', numTurns: 'unsupported', resolvedModel: 'undeclared' },
+      // The adapter reads the server's own usage, finish reason and model (through its relay);
+      // Pi's cost comes from its model table, not the provider.
+      reports: { tokens: 'supported', costUsd: 'unsupported', stopReason: 'supported', numTurns: 'unsupported', resolvedModel: 'supported' },
     },
   },
   {
@@ -168,7 +172,8 @@ const providers: readonly Provider[] = z.array(providerSchema).parse([
       mcp: true,
       toolRestrictions: true,
       effort: true,
-      reports: { tokens: 'undeclared', costUsd: 'unsupported', stopReason: 'undeclared', numTurns: 'unsupported', resolvedModel: 'undeclared' },
+      // The adapter reads the server's own usage, finish reason and model (through its relay).
+      reports: { tokens: 'supported', costUsd: 'unsupported', stopReason: 'supported', numTurns: 'unsupported', resolvedModel: 'supported' },
     },
   },
   {

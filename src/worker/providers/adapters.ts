@@ -1,19 +1,25 @@
 import type { ProviderId } from '../../shared/providers/registry.js';
 import { anthropicAdapter } from './anthropic.js';
 import { claudeAdapter } from './claude.js';
+import { copilotAdapter } from './copilot.js';
 import { codexAdapter } from './codex.js';
 import { geminiAdapter } from './gemini.js';
 import { openAiCompatibleAdapter } from './openai-compatible.js';
+import { opencodeAdapter } from './opencode.js';
+import { piAdapter } from './pi.js';
 import type { ProviderAdapter } from './provider-adapter.js';
 
 /**
- * The adapters this version has. A registered provider without one (opencode, pi, copilot)
- * fails its nodes with a configuration error before anything is called.
+ * The adapters this version has: one for every registered provider. A provider registered
+ * without one would fail its nodes with a configuration error before anything is called.
  */
 const adapters: Partial<Record<ProviderId, ProviderAdapter>> = {
   claude: claudeAdapter,
   codex: codexAdapter,
   gemini: geminiAdapter,
+  opencode: opencodeAdapter,
+  pi: piAdapter,
+  copilot: copilotAdapter,
   anthropic: anthropicAdapter,
   'openai-compatible': openAiCompatibleAdapter,
 };

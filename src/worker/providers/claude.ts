@@ -1,13 +1,11 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { killProcessGroup } from '../../shared/process-group.js';
 import type { ChildLauncher } from '../spawn/child-launcher.js';
 import { defaultLauncher } from '../spawn/default-launcher.js';
-import { findExecutable } from '../spawn/find-executable.js';
 import { workerEnv } from '../spawn/worker-env.js';
+import { commandFor, launchCli, resolveCliExecutable, type ExecutableLookup } from './cli-process.js';
 import { ClaudeStreamState } from './claude-stream.js';
 import { adapterFailure } from './failure-class.js';
-import { LineQueue } from './line-queue.js';
 import type { AdapterContext, AdapterFailure, ProviderAdapter, ProviderChunk, ProviderEnd, ProviderRequest } from './provider-adapter.js';
 
 /**
@@ -20,12 +18,6 @@ import type { AdapterContext, AdapterFailure, ProviderAdapter, ProviderChunk, Pr
 /** The contract's text for an executable that is not where the configuration says. */
 export const CLAUDE_NOT_FOUND = 'Claude Code executable was not found at a configured path';
 
-/** Grace between SIGTERM and SIGKILL for the CLI's group. */
-const KILL_GRACE_MS = 2_000;
-
-/** Runs `"$@"` with stdin from the file named by $CAIRN_PROMPT_FILE; the prompt is never shell text. */
-const STDIN_WRAPPER = 'exec "$@" < "$CAIRN_PROMPT_FILE"';
-
 export function createClaudeAdapter(launcher?: ChildLauncher): ProviderAdapter {
   return { id: 'claude', run: (request, ctx) => runClaude(request, ctx, launcher ?? defaultLauncher()) };
 }
@@ -33,15 +25,12 @@ export function createClaudeAdapter(launcher?: ChildLauncher): ProviderAdapter {
 export const claudeAdapter = createClaudeAdapter();
 
 /** Where the CLI is: the configured path (env, then config) or `claude` on PATH; or why not. */
-export function resolveClaudeExecutable(binaryPath: string | undefined, pathEnv: string | undefined): { ok: true; file: string } | { ok: false; error: string } {
-  if (binaryPath !== undefined) {
-    const file = findExecutable(binaryPath, pathEnv);
-    return file ? { ok: true, file } : { ok: false, error: `${CLAUDE_NOT_FOUND}: '${binaryPath}' does not exist (set CLAUDE_BIN_PATH or assistants.claude.claudeBinaryPath)` };
-  }
-  const file = findExecutable('claude', pathEnv);
-  return file
-    ? { ok: true, file }
-    : { ok: false, error: `${CLAUDE_NOT_FOUND}: CLAUDE_BIN_PATH and assistants.claude.claudeBinaryPath are not set and 'claude' is not on PATH` };
+export function resolveClaudeExecutable(binaryPath: string | undefined, pathEnv: string | undefined): ExecutableLookup {
+  return resolveCliExecutable(
+    { notFound: CLAUDE_NOT_FOUND, envVar: 'CLAUDE_BIN_PATH', configKey: 'assistants.claude.claudeBinaryPath', command: 'claude' },
+    binaryPath,
+    pathEnv,
+  );
 }
 
 async function* runClaude(request: ProviderRequest, ctx: AdapterContext, launcher: ChildLauncher): AsyncGenerator<ProviderChunk> {
@@ -57,11 +46,8 @@ async function* runClaude(request: ProviderRequest, ctx: AdapterContext, launche
   await writeFile(promptFile, request.prompt);
   if (request.connection.apiKey !== undefined) env.ANTHROPIC_API_KEY = request.connection.apiKey;
   if (request.connection.baseUrl !== undefined) env.ANTHROPIC_BASE_URL = request.connection.baseUrl;
-  env.CAIRN_PROMPT_FILE = promptFile;
-  // A `.js` entry (the npm package's cli.js) runs under this Node.
-  const command = /\.[cm]?js$/.test(exe.file) ? [process.execPath, exe.file] : [exe.file];
   const args = [
-    ...command,
+    ...commandFor(exe.file),
     '-p',
     '--output-format', 'stream-json',
     '--verbose',
@@ -69,56 +55,29 @@ async function* runClaude(request: ProviderRequest, ctx: AdapterContext, launche
     ...(request.systemPrompt !== undefined ? ['--append-system-prompt', request.systemPrompt] : []),
     ...(request.outputFormat !== undefined ? ['--json-schema', JSON.stringify(request.outputFormat)] : []),
   ];
-  const lines = new LineQueue();
-  const stderr: Buffer[] = [];
-  const launched = await launcher.launch(
-    { file: '/bin/sh', args: ['-c', STDIN_WRAPPER, 'cairn-claude', ...args], cwd: request.cwd, env },
-    { stdout: (c) => lines.push(c), stderr: (c) => stderr.push(c) },
-  );
+  const launched = await launchCli({ launcher, ctx, args, cwd: request.cwd, env, promptFile, name: 'cairn-claude' });
   if (!launched.ok) {
-    yield { type: 'end', called: false, observations: {}, failure: adapterFailure('misconfigured', `cannot start Claude Code: ${launched.error.message}`) };
+    yield { type: 'end', called: false, observations: {}, failure: adapterFailure('misconfigured', `cannot start Claude Code: ${launched.error}`) };
     return;
   }
-  const child = launched.child;
-  try {
-    await ctx.onSpawned?.(child.pid);
-  } catch (err) {
-    await killProcessGroup(child.pid, { graceMs: 0, signal: 'SIGKILL' });
-    child.release();
-    throw err;
-  }
-  child.start();
-  void child.closed.then(() => lines.end(), () => lines.end());
-  let stopped = false;
-  const stop = async () => {
-    if (stopped) return;
-    stopped = true;
-    await killProcessGroup(child.pid, { graceMs: KILL_GRACE_MS });
-    child.release();
-    lines.end();
-  };
-  const onAbort = () => void stop();
-  ctx.signal.addEventListener('abort', onAbort, { once: true });
-  if (ctx.signal.aborted) onAbort();
-
+  const proc = launched.proc;
   const state = new ClaudeStreamState();
   let failure: AdapterFailure | undefined;
   try {
-    for await (const line of lines) {
+    for await (const line of proc.lines) {
       const reading = state.read(line);
       for (const chunk of reading.chunks) yield chunk;
       if (reading.stop) {
         failure = reading.stop;
-        await stop();
+        await proc.stop();
         break;
       }
     }
-    const end = await child.exited.catch(() => ({ code: null, signal: null }));
-    if (ctx.signal.aborted) await stop();
-    failure ??= state.resultFailure ?? exitFailure(state, end.code, Buffer.concat(stderr).toString('utf8'));
+    const end = await proc.exited();
+    if (ctx.signal.aborted) await proc.stop();
+    failure ??= state.resultFailure ?? exitFailure(state, end.code, proc.stderr());
   } finally {
-    ctx.signal.removeEventListener('abort', onAbort);
-    if (!stopped) child.release();
+    proc.finish();
   }
   yield endOf(state, failure);
 }

@@ -1,18 +1,15 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { killProcessGroup } from '../../shared/process-group.js';
 import type { ChildLauncher } from '../spawn/child-launcher.js';
 import { defaultLauncher } from '../spawn/default-launcher.js';
-import { findExecutable } from '../spawn/find-executable.js';
 import { workerEnv } from '../spawn/worker-env.js';
+import { commandFor, launchCli, resolveCliExecutable, type ExecutableLookup } from './cli-process.js';
 import { codexConfigToml, strictSchema } from './codex-config.js';
 import { codexFailure } from './codex-failure.js';
 import { wireTokens } from './codex-usage.js';
 import { CodexStreamState } from './codex-stream.js';
 import { adapterFailure } from './failure-class.js';
 import { startHttpRelay, type HttpRelay } from './http-relay.js';
-import { LineQueue } from './line-queue.js';
 import type { AdapterContext, AdapterFailure, ProviderAdapter, ProviderChunk, ProviderRequest } from './provider-adapter.js';
 
 /**
@@ -35,36 +32,26 @@ export const DEFAULT_CODEX_BASE_URL = 'https://api.openai.com/v1';
 /** The environment variable the model provider's `env_key` names. */
 export const CODEX_KEY_ENV = 'CAIRN_CODEX_API_KEY';
 
-const KILL_GRACE_MS = 2_000;
-
-/** Runs `"$@"` with stdin from the file named by $CAIRN_PROMPT_FILE; the prompt is never shell text. */
-const STDIN_WRAPPER = 'exec "$@" < "$CAIRN_PROMPT_FILE"';
-
 export function createCodexAdapter(launcher?: ChildLauncher): ProviderAdapter {
   return { id: 'codex', run: (request, ctx) => runCodex(request, ctx, launcher ?? defaultLauncher()) };
 }
 
 export const codexAdapter = createCodexAdapter();
 
-/** The npm package's entry, when `@openai/codex` is installed next to Cairn. */
-function packageBin(): string | undefined {
-  try {
-    return createRequire(import.meta.url).resolve('@openai/codex/bin/codex.js');
-  } catch {
-    return undefined;
-  }
-}
-
 /** Where the CLI is: the configured path (env, then config), the package's bin, or `codex` on PATH. */
-export function resolveCodexExecutable(binaryPath: string | undefined, pathEnv: string | undefined): { ok: true; file: string } | { ok: false; error: string } {
-  if (binaryPath !== undefined) {
-    const file = findExecutable(binaryPath, pathEnv);
-    return file ? { ok: true, file } : { ok: false, error: `${CODEX_NOT_FOUND}: '${binaryPath}' does not exist (set CODEX_BIN_PATH or assistants.codex.codexBinaryPath)` };
-  }
-  const file = packageBin() ?? findExecutable('codex', pathEnv);
-  return file
-    ? { ok: true, file }
-    : { ok: false, error: `${CODEX_NOT_FOUND}: CODEX_BIN_PATH and assistants.codex.codexBinaryPath are not set, @openai/codex is not installed and 'codex' is not on PATH` };
+export function resolveCodexExecutable(binaryPath: string | undefined, pathEnv: string | undefined): ExecutableLookup {
+  return resolveCliExecutable(
+    {
+      notFound: CODEX_NOT_FOUND,
+      envVar: 'CODEX_BIN_PATH',
+      configKey: 'assistants.codex.codexBinaryPath',
+      command: 'codex',
+      packageEntry: '@openai/codex/bin/codex.js',
+      packageName: '@openai/codex',
+    },
+    binaryPath,
+    pathEnv,
+  );
 }
 
 async function* runCodex(request: ProviderRequest, ctx: AdapterContext, launcher: ChildLauncher): AsyncGenerator<ProviderChunk> {
@@ -118,55 +105,25 @@ async function* runWithRelay(
     schemaArgs = ['--output-schema', schemaFile];
   }
   env.CODEX_HOME = codexHome;
-  env.CAIRN_PROMPT_FILE = promptFile;
   if (hasKey) env[CODEX_KEY_ENV] = request.connection.apiKey!;
-  // A `.js` entry (the npm package's bin) runs under this Node.
-  const command = /\.[cm]?js$/.test(file) ? [process.execPath, file] : [file];
-  const args = [...command, 'exec', '--json', '--skip-git-repo-check', '--color', 'never', ...schemaArgs, '-'];
-  const lines = new LineQueue();
-  const stderr: Buffer[] = [];
-  const launched = await launcher.launch(
-    { file: '/bin/sh', args: ['-c', STDIN_WRAPPER, 'cairn-codex', ...args], cwd: request.cwd, env },
-    { stdout: (c) => lines.push(c), stderr: (c) => stderr.push(c) },
-  );
+  const args = [...commandFor(file), 'exec', '--json', '--skip-git-repo-check', '--color', 'never', ...schemaArgs, '-'];
+  const launched = await launchCli({ launcher, ctx, args, cwd: request.cwd, env, promptFile, name: 'cairn-codex' });
   if (!launched.ok) {
-    yield { type: 'end', called: false, observations: {}, failure: adapterFailure('misconfigured', `cannot start Codex: ${launched.error.message}`) };
+    yield { type: 'end', called: false, observations: {}, failure: adapterFailure('misconfigured', `cannot start Codex: ${launched.error}`) };
     return;
   }
-  const child = launched.child;
-  try {
-    await ctx.onSpawned?.(child.pid);
-  } catch (err) {
-    await killProcessGroup(child.pid, { graceMs: 0, signal: 'SIGKILL' });
-    child.release();
-    throw err;
-  }
-  child.start();
-  void child.closed.then(() => lines.end(), () => lines.end());
-  let stopped = false;
-  const stop = async () => {
-    if (stopped) return;
-    stopped = true;
-    await killProcessGroup(child.pid, { graceMs: KILL_GRACE_MS });
-    child.release();
-    lines.end();
-  };
-  const onAbort = () => void stop();
-  ctx.signal.addEventListener('abort', onAbort, { once: true });
-  if (ctx.signal.aborted) onAbort();
-
+  const proc = launched.proc;
   const state = new CodexStreamState();
   let failure: AdapterFailure | undefined;
   try {
-    for await (const line of lines) {
+    for await (const line of proc.lines) {
       for (const chunk of state.read(line)) yield chunk;
     }
-    const end = await child.exited.catch(() => ({ code: null, signal: null }));
-    if (ctx.signal.aborted) await stop();
-    failure = codexFailure(state, relay.answers, end.code, Buffer.concat(stderr).toString('utf8'));
+    const end = await proc.exited();
+    if (ctx.signal.aborted) await proc.stop();
+    failure = codexFailure(state, relay.answers, end.code, proc.stderr());
   } finally {
-    ctx.signal.removeEventListener('abort', onAbort);
-    if (!stopped) child.release();
+    proc.finish();
   }
   const text = state.lastMessage ?? state.text;
   yield {

@@ -1,16 +1,13 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { killProcessGroup } from '../../shared/process-group.js';
 import type { ChildLauncher } from '../spawn/child-launcher.js';
 import { defaultLauncher } from '../spawn/default-launcher.js';
-import { findExecutable } from '../spawn/find-executable.js';
 import { workerEnv } from '../spawn/worker-env.js';
+import { commandFor, launchCli, resolveCliExecutable, type ExecutableLookup } from './cli-process.js';
 import { adapterFailure } from './failure-class.js';
 import { geminiExitFailure, isModelCall, refusedFailure } from './gemini-failure.js';
 import { GeminiStreamState } from './gemini-stream.js';
 import { startHttpRelay, type HttpRelay, type RelayedAnswer } from './http-relay.js';
-import { LineQueue } from './line-queue.js';
 import type { AdapterContext, AdapterFailure, ProviderAdapter, ProviderChunk, ProviderRequest } from './provider-adapter.js';
 
 /**
@@ -29,9 +26,6 @@ export const GEMINI_NOT_FOUND = 'Gemini CLI executable was not found at a config
 /** The server when none is configured. */
 export const DEFAULT_GEMINI_BASE_URL = 'https://generativelanguage.googleapis.com';
 
-const KILL_GRACE_MS = 2_000;
-const STDIN_WRAPPER = 'exec "$@" < "$CAIRN_PROMPT_FILE"';
-
 const SETTINGS = {
   security: { auth: { selectedType: 'gemini-api-key' } },
   general: { disableAutoUpdate: true, disableUpdateNag: true },
@@ -44,24 +38,20 @@ export function createGeminiAdapter(launcher?: ChildLauncher): ProviderAdapter {
 
 export const geminiAdapter = createGeminiAdapter();
 
-function packageBin(): string | undefined {
-  try {
-    return createRequire(import.meta.url).resolve('@google/gemini-cli/bundle/gemini.js');
-  } catch {
-    return undefined;
-  }
-}
-
 /** Where the CLI is: the configured path (env, then config), the package's bin, or `gemini` on PATH. */
-export function resolveGeminiExecutable(binaryPath: string | undefined, pathEnv: string | undefined): { ok: true; file: string } | { ok: false; error: string } {
-  if (binaryPath !== undefined) {
-    const file = findExecutable(binaryPath, pathEnv);
-    return file ? { ok: true, file } : { ok: false, error: `${GEMINI_NOT_FOUND}: '${binaryPath}' does not exist (set GEMINI_BIN_PATH or assistants.gemini.geminiBinaryPath)` };
-  }
-  const file = packageBin() ?? findExecutable('gemini', pathEnv);
-  return file
-    ? { ok: true, file }
-    : { ok: false, error: `${GEMINI_NOT_FOUND}: GEMINI_BIN_PATH and assistants.gemini.geminiBinaryPath are not set, @google/gemini-cli is not installed and 'gemini' is not on PATH` };
+export function resolveGeminiExecutable(binaryPath: string | undefined, pathEnv: string | undefined): ExecutableLookup {
+  return resolveCliExecutable(
+    {
+      notFound: GEMINI_NOT_FOUND,
+      envVar: 'GEMINI_BIN_PATH',
+      configKey: 'assistants.gemini.geminiBinaryPath',
+      command: 'gemini',
+      packageEntry: '@google/gemini-cli/bundle/gemini.js',
+      packageName: '@google/gemini-cli',
+    },
+    binaryPath,
+    pathEnv,
+  );
 }
 
 async function* runGemini(request: ProviderRequest, ctx: AdapterContext, launcher: ChildLauncher): AsyncGenerator<ProviderChunk> {
@@ -114,58 +104,30 @@ async function* runWithRelay(
     GOOGLE_GEMINI_BASE_URL: relay.url,
     GEMINI_CLI_TRUST_WORKSPACE: 'true',
     GEMINI_CLI_NO_RELAUNCH: 'true',
-    CAIRN_PROMPT_FILE: promptFile,
   });
   if (request.connection.apiKey !== undefined) env.GEMINI_API_KEY = request.connection.apiKey;
-  const command = /\.[cm]?js$/.test(file) ? [process.execPath, file] : [file];
   // `--model=<m>`: one argument, so a model starting with `-` is never read as a flag.
-  const args = [...command, '--output-format', 'stream-json', ...(request.model !== undefined ? [`--model=${request.model}`] : [])];
-  const lines = new LineQueue();
-  const stderr: Buffer[] = [];
-  const launched = await launcher.launch(
-    { file: '/bin/sh', args: ['-c', STDIN_WRAPPER, 'cairn-gemini', ...args], cwd: request.cwd, env },
-    { stdout: (c) => lines.push(c), stderr: (c) => stderr.push(c) },
-  );
+  const args = [...commandFor(file), '--output-format', 'stream-json', ...(request.model !== undefined ? [`--model=${request.model}`] : [])];
+  const launched = await launchCli({ launcher, ctx, args, cwd: request.cwd, env, promptFile, name: 'cairn-gemini' });
   if (!launched.ok) {
-    yield { type: 'end', called: false, observations: {}, failure: adapterFailure('misconfigured', `cannot start the Gemini CLI: ${launched.error.message}`) };
+    yield { type: 'end', called: false, observations: {}, failure: adapterFailure('misconfigured', `cannot start the Gemini CLI: ${launched.error}`) };
     return;
   }
-  const child = launched.child;
-  try {
-    await ctx.onSpawned?.(child.pid);
-  } catch (err) {
-    await killProcessGroup(child.pid, { graceMs: 0, signal: 'SIGKILL' });
-    child.release();
-    throw err;
-  }
-  child.start();
-  void child.closed.then(() => lines.end(), () => lines.end());
-  let stopped = false;
-  const stop = async () => {
-    if (stopped) return;
-    stopped = true;
-    await killProcessGroup(child.pid, { graceMs: KILL_GRACE_MS });
-    child.release();
-    lines.end();
-  };
-  refusal.stop = stop;
-  if (refusal.failure) void stop();
-  const onAbort = () => void stop();
-  ctx.signal.addEventListener('abort', onAbort, { once: true });
-  if (ctx.signal.aborted) onAbort();
+  const proc = launched.proc;
+  refusal.stop = proc.stop;
+  if (refusal.failure) void proc.stop();
 
   const state = new GeminiStreamState();
   let failure: AdapterFailure | undefined;
   try {
-    for await (const line of lines) {
+    for await (const line of proc.lines) {
       for (const chunk of state.read(line)) yield chunk;
     }
-    const end = await child.exited.catch(() => ({ code: null, signal: null }));
-    if (ctx.signal.aborted || refusal.failure) await stop();
-    failure = refusal.failure ?? geminiExitFailure(state, end.code, Buffer.concat(stderr).toString('utf8'));
+    const end = await proc.exited();
+    if (ctx.signal.aborted || refusal.failure) await proc.stop();
+    failure = refusal.failure ?? geminiExitFailure(state, end.code, proc.stderr());
   } finally {
-    ctx.signal.removeEventListener('abort', onAbort);
-    if (!stopped) child.release();
+    proc.finish();
   }
   yield {
     type: 'end',

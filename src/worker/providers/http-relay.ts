@@ -28,7 +28,14 @@ export interface HttpRelay {
   streamedModel: string | undefined;
   /** The `usage` of each streamed `response.completed`, in order; null when it carried none. */
   completedUsage: (Record<string, unknown> | null)[];
+  /** Each streamed Chat Completions answer, in order: its `usage` chunk (null: none) and last `finish_reason`. */
+  chatCompletions: ChatCompletionSeen[];
   close(): Promise<void>;
+}
+
+export interface ChatCompletionSeen {
+  usage: Record<string, unknown> | null;
+  finishReason?: string;
 }
 
 const ERROR_BODY_MAX = 4_096;
@@ -44,7 +51,7 @@ export async function startHttpRelay(upstream: string, onRefused?: (answer: Rela
   const base = new URL(upstream);
   const basePath = base.pathname.replace(/\/$/, '');
   const inFlight = new Set<AbortController>();
-  const relay: HttpRelay = { url: '', answers: [], streamedModel: undefined, completedUsage: [], close: async () => undefined };
+  const relay: HttpRelay = { url: '', answers: [], streamedModel: undefined, completedUsage: [], chatCompletions: [], close: async () => undefined };
   const server: Server = createServer((req, res) => void forward(req, res));
 
   async function forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -73,14 +80,16 @@ export async function startHttpRelay(upstream: string, onRefused?: (answer: Rela
       const sse = (seen.headers['content-type'] ?? '').includes('text/event-stream');
       let pending = '';
       let errorText = '';
+      const chat: ChatStream = { seen: false, usage: null };
       if (answer.body) {
         for await (const chunk of answer.body as unknown as AsyncIterable<Uint8Array>) {
           res.write(chunk);
           const text = Buffer.from(chunk).toString('utf8');
           if (!ok && errorText.length < ERROR_BODY_MAX) errorText += text;
-          if (ok && sse) pending = noteEvents(relay, pending + text);
+          if (ok && sse) pending = noteEvents(relay, pending + text, chat);
         }
       }
+      if (chat.seen) relay.chatCompletions.push({ usage: chat.usage, ...(chat.finishReason !== undefined ? { finishReason: chat.finishReason } : {}) });
       if (!ok) seen.errorBody = errorText.slice(0, ERROR_BODY_MAX);
       res.end();
       if (!ok) onRefused?.(seen);
@@ -115,11 +124,22 @@ export async function startHttpRelay(upstream: string, onRefused?: (answer: Rela
   return relay;
 }
 
+/** What one streamed Chat Completions answer said so far. */
+interface ChatStream {
+  seen: boolean;
+  usage: Record<string, unknown> | null;
+  finishReason?: string;
+}
+
 /** Reads the complete SSE lines of `text` for a response's model and usage; returns the unfinished rest. */
-function noteEvents(relay: HttpRelay, text: string): string {
+function noteEvents(relay: HttpRelay, text: string, chat: ChatStream): string {
   const lines = text.split('\n');
   const rest = lines.pop() ?? '';
   for (const line of lines) {
+    if (line.startsWith('data:') && line.includes('"chat.completion.chunk"')) {
+      noteChatChunk(relay, line, chat);
+      continue;
+    }
     if (!line.startsWith('data:') || !line.includes('"response')) continue;
     try {
       const event = JSON.parse(line.slice(5).trim());
@@ -135,4 +155,19 @@ function noteEvents(relay: HttpRelay, text: string): string {
   }
   // A line never ends: keep at most a bounded tail.
   return rest.length > 65_536 ? '' : rest;
+}
+
+/** A Chat Completions stream chunk: its model, its usage (the chunk `stream_options.include_usage` asks for), its finish reason. */
+function noteChatChunk(relay: HttpRelay, line: string, chat: ChatStream): void {
+  try {
+    const event = JSON.parse(line.slice(5).trim());
+    chat.seen = true;
+    if (typeof event?.model === 'string' && event.model !== '') relay.streamedModel = event.model;
+    if (event?.usage && typeof event.usage === 'object') chat.usage = event.usage;
+    for (const choice of Array.isArray(event?.choices) ? event.choices : []) {
+      if (typeof choice?.finish_reason === 'string') chat.finishReason = choice.finish_reason;
+    }
+  } catch {
+    // Not JSON: nothing to note.
+  }
 }

@@ -231,11 +231,11 @@ describe('plain messages and the default assistant', () => {
     expect((await t.store.listCodebases()).map((c) => c.id)).toEqual(['acme/app']);
   });
 
-  it('a default assistant without an adapter answers that it cannot, and how to choose another', async () => {
-    await startSupervisor(home, { env: { CAIRN_DEFAULT_ASSISTANT: 'opencode' } });
+  it('a default assistant that cannot run (an unknown provider) answers that it cannot, and how to choose another', async () => {
+    await startSupervisor(home, { env: { CAIRN_DEFAULT_ASSISTANT: 'gpt' } });
     const { id, sse } = await newConversation();
     const { replies } = await ask(id, sse, 'hello');
-    expect(replies[0]).toContain("The default assistant 'opencode' cannot answer messages: it has no adapter");
+    expect(replies[0]).toContain("The default assistant 'gpt' cannot answer messages");
     expect(replies[0]).toContain('CAIRN_DEFAULT_ASSISTANT');
   });
 

@@ -121,12 +121,13 @@ nodes:
   expect(attempts.size).toBe(2);
 });
 
-it('fails AI nodes whose provider has no adapter with a configuration error, never a silent success', async () => {
+it('fails an AI node its provider cannot be called for with a configuration error, never a silent success', async () => {
+  // Copilot runs with a custom model provider and needs a model: none is set anywhere here.
   const run = await sup.createRun(`name: agentic
 description: an AI node
 nodes:
   - id: think
-    provider: opencode
+    provider: copilot
     prompt: "Say hi"
   - id: after
     depends_on: [think]
@@ -136,8 +137,8 @@ nodes:
   const events = await sup.events(run.id);
   const failed = events.find((e) => e.step_name === 'think' && e.event_type === 'node_failed');
   expect(failed?.data.execution.lifecycle).toMatchObject({ failureKind: 'config' });
-  expect(failed?.data.error).toMatch(/provider 'opencode' has no adapter in this version of Cairn/);
-  expect(nodeTimeline(events)).toEqual(['node_failed:think', 'node_skipped:after']);
+  expect(failed?.data.error).toMatch(/Copilot needs a model/);
+  expect(nodeTimeline(events)).toEqual(['node_started:think', 'node_failed:think', 'node_skipped:after']);
   expect(done.error).toMatch(/failed: node\(s\) think failed/);
 });
 

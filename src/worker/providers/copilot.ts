@@ -1,0 +1,84 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ChildLauncher } from '../spawn/child-launcher.js';
+import { defaultLauncher } from '../spawn/default-launcher.js';
+import { workerEnv } from '../spawn/worker-env.js';
+import { runChatCli } from './chat-cli.js';
+import { commandFor, resolveCliExecutable, type ExecutableLookup } from './cli-process.js';
+import { CopilotStreamState } from './copilot-stream.js';
+import { adapterFailure } from './failure-class.js';
+import type { AdapterContext, ProviderAdapter, ProviderChunk, ProviderRequest } from './provider-adapter.js';
+
+/**
+ * The GitHub Copilot CLI: `copilot --output-format json --allow-all-tools`, one process group per
+ * attempt, the prompt on stdin from a file of the attempt (never on the command line, never
+ * shell text).
+ *
+ * Copilot runs with a custom model provider ("bring your own key": COPILOT_PROVIDER_BASE_URL, a
+ * Chat Completions server reached through the loopback relay) in offline mode: no GitHub login,
+ * telemetry or update check. Each attempt gets its own HOME and COPILOT_HOME under its scratch
+ * folder (never the user's `~/.copilot`). The key goes to Copilot in COPILOT_PROVIDER_API_KEY only.
+ */
+
+export const COPILOT_NOT_FOUND = 'GitHub Copilot CLI executable was not found at a configured path';
+
+export const DEFAULT_COPILOT_BASE_URL = 'https://api.openai.com/v1';
+
+export function createCopilotAdapter(launcher?: ChildLauncher): ProviderAdapter {
+  return { id: 'copilot', run: (request, ctx) => runCopilot(request, ctx, launcher ?? defaultLauncher()) };
+}
+
+export const copilotAdapter = createCopilotAdapter();
+
+/** The platform package's binary (what `@github/copilot`'s loader runs), the loader, or `copilot` on PATH. */
+export function resolveCopilotExecutable(binaryPath: string | undefined, pathEnv: string | undefined): ExecutableLookup {
+  return resolveCliExecutable(
+    {
+      notFound: COPILOT_NOT_FOUND,
+      envVar: 'COPILOT_BIN_PATH',
+      configKey: 'assistants.copilot.copilotBinaryPath',
+      command: 'copilot',
+      packageEntry: [`@github/copilot-${process.platform}-${process.arch}/copilot`, '@github/copilot/npm-loader.js'],
+      packageName: '@github/copilot',
+    },
+    binaryPath,
+    pathEnv,
+  );
+}
+
+async function* runCopilot(request: ProviderRequest, ctx: AdapterContext, launcher: ChildLauncher): AsyncGenerator<ProviderChunk> {
+  const env = { ...request.connection.env };
+  const model = request.model;
+  if (model === undefined) {
+    yield { type: 'end', called: false, observations: {}, failure: adapterFailure('misconfigured', "Copilot needs a model: set the node's or workflow's `model`, or assistants.copilot.model") };
+    return;
+  }
+  const exe = resolveCopilotExecutable(request.connection.binaryPath, env.PATH ?? workerEnv().PATH);
+  if (!exe.ok) {
+    yield { type: 'end', called: false, observations: {}, failure: adapterFailure('misconfigured', exe.error) };
+    return;
+  }
+  yield* runChatCli(request, ctx, launcher, {
+    label: 'Copilot',
+    name: 'cairn-copilot',
+    defaultBaseUrl: DEFAULT_COPILOT_BASE_URL,
+    state: new CopilotStreamState(),
+    prepare: async (relayUrl) => {
+      const home = join(request.scratchDir, 'copilot-home');
+      await mkdir(join(home, '.copilot'), { recursive: true });
+      Object.assign(env, {
+        HOME: home,
+        COPILOT_HOME: join(home, '.copilot'),
+        COPILOT_OFFLINE: 'true',
+        COPILOT_AUTO_UPDATE: 'false',
+        COPILOT_PROVIDER_TYPE: 'openai',
+        COPILOT_PROVIDER_WIRE_API: 'completions',
+        COPILOT_PROVIDER_BASE_URL: relayUrl,
+        // The model goes in the environment, never as an argument.
+        COPILOT_MODEL: model,
+      });
+      if (request.connection.apiKey !== undefined) env.COPILOT_PROVIDER_API_KEY = request.connection.apiKey;
+      return { args: [...commandFor(exe.file), '--output-format', 'json', '--allow-all-tools', '--no-auto-update'], env };
+    },
+  });
+}

@@ -1,0 +1,87 @@
+import type { ChatCliState } from './chat-cli.js';
+import { adapterFailure, classifyFailure } from './failure-class.js';
+import type { AdapterFailure, ProviderChunk } from './provider-adapter.js';
+
+/**
+ * Reads `opencode run --format json` output: one JSON event a line (`step_start`, `text`,
+ * `reasoning`, `tool_use`, `step_finish`, `error`), each naming its `sessionID` and carrying one
+ * finished part. Tokens and cost in `step_finish` are OpenCode's own (zeros where the server sent
+ * nothing, a cost from its price table), so they are not read here: the relay's copy of the
+ * server's usage is.
+ */
+export class OpencodeStreamState implements ChatCliState {
+  sawLine = false;
+  /** A step finished (the model answered). */
+  finished = false;
+  sessionId: string | undefined;
+  /** The `error` event's message and HTTP status, when the CLI reported one. */
+  errorMessage: string | undefined;
+  errorStatus: number | undefined;
+  private stepText = '';
+  /** The text of the last step that had any: the answer after the turn's tool calls. */
+  lastText: string | undefined;
+  text = '';
+
+  answerText(): string {
+    return this.lastText ?? this.text;
+  }
+
+  ownFailure(): AdapterFailure | undefined {
+    if (this.errorMessage === undefined) return undefined;
+    return adapterFailure(this.errorStatus !== undefined ? classifyFailure(this.errorStatus, undefined) : 'unknown', `OpenCode: ${this.errorMessage}`);
+  }
+
+  read(line: string): ProviderChunk[] {
+    let event: any;
+    try {
+      event = JSON.parse(line);
+    } catch {
+      return [];
+    }
+    if (!event || typeof event !== 'object') return [];
+    this.sawLine = true;
+    const out: ProviderChunk[] = [];
+    if (typeof event.sessionID === 'string' && this.sessionId === undefined) {
+      this.sessionId = event.sessionID;
+      out.push({ type: 'session', sessionId: event.sessionID });
+    }
+    const part = event.part ?? {};
+    switch (event.type) {
+      case 'step_start':
+        this.stepText = '';
+        break;
+      case 'text':
+        if (typeof part.text === 'string' && part.text !== '') {
+          this.stepText += part.text;
+          this.text += part.text;
+          this.lastText = this.stepText;
+          out.push({ type: 'text', text: part.text });
+        }
+        break;
+      case 'reasoning':
+        if (typeof part.text === 'string' && part.text !== '') out.push({ type: 'thinking', text: part.text });
+        break;
+      case 'tool_use': {
+        const state = part.state ?? {};
+        const id = typeof part.callID === 'string' ? part.callID : undefined;
+        const name = typeof part.tool === 'string' ? part.tool : 'tool';
+        out.push({ type: 'tool_call', ...(id ? { id } : {}), name, input: state.input ?? {} });
+        if (state.status === 'completed' || state.status === 'error') {
+          const output = typeof state.output === 'string' ? state.output : typeof state.error === 'string' ? state.error : JSON.stringify(state.output ?? '');
+          out.push({ type: 'tool_result', ...(id ? { id } : {}), output, ...(state.status === 'error' ? { isError: true } : {}) });
+        }
+        break;
+      }
+      case 'step_finish':
+        this.finished = true;
+        break;
+      case 'error': {
+        const data = event.error?.data ?? {};
+        this.errorMessage = typeof data.message === 'string' ? data.message : String(event.error?.name ?? 'error');
+        if (typeof data.statusCode === 'number') this.errorStatus = data.statusCode;
+        break;
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,108 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ChildLauncher } from '../spawn/child-launcher.js';
+import { defaultLauncher } from '../spawn/default-launcher.js';
+import { workerEnv } from '../spawn/worker-env.js';
+import { runChatCli } from './chat-cli.js';
+import { commandFor, resolveCliExecutable, type ExecutableLookup } from './cli-process.js';
+import { adapterFailure } from './failure-class.js';
+import { PiStreamState } from './pi-stream.js';
+import type { AdapterContext, ProviderAdapter, ProviderChunk, ProviderRequest } from './provider-adapter.js';
+
+/**
+ * The Pi coding agent: `pi --mode json -p`, one process group per attempt, the prompt on stdin
+ * from a file of the attempt (never on the command line, never shell text).
+ *
+ * Each attempt gets its own HOME and PI_CODING_AGENT_DIR under its scratch folder (never the
+ * user's `~/.pi`): `models.json` defines one provider, `cairn` (`openai-completions`: any Chat
+ * Completions server) reached through the loopback relay, and `settings.json` makes it the
+ * default with the model asked for, turns Pi's own retries off and keeps it offline. The key
+ * goes to Pi in an environment variable `models.json` names, never in a file.
+ */
+
+export const PI_NOT_FOUND = 'Pi executable was not found at a configured path';
+
+export const DEFAULT_PI_BASE_URL = 'https://api.openai.com/v1';
+
+/** The environment variable `models.json`'s `apiKey` names. */
+export const PI_KEY_ENV = 'CAIRN_PI_API_KEY';
+
+export function createPiAdapter(launcher?: ChildLauncher): ProviderAdapter {
+  return { id: 'pi', run: (request, ctx) => runPi(request, ctx, launcher ?? defaultLauncher()) };
+}
+
+export const piAdapter = createPiAdapter();
+
+export function resolvePiExecutable(binaryPath: string | undefined, pathEnv: string | undefined): ExecutableLookup {
+  return resolveCliExecutable(
+    {
+      notFound: PI_NOT_FOUND,
+      envVar: 'PI_BIN_PATH',
+      configKey: 'assistants.pi.piBinaryPath',
+      command: 'pi',
+      packageEntry: '@mariozechner/pi-coding-agent/dist/cli.js',
+      packageName: '@mariozechner/pi-coding-agent',
+    },
+    binaryPath,
+    pathEnv,
+  );
+}
+
+async function* runPi(request: ProviderRequest, ctx: AdapterContext, launcher: ChildLauncher): AsyncGenerator<ProviderChunk> {
+  const env = { ...request.connection.env };
+  const model = request.model;
+  if (model === undefined) {
+    yield { type: 'end', called: false, observations: {}, failure: adapterFailure('misconfigured', "Pi needs a model: set the node's or workflow's `model`, or assistants.pi.model") };
+    return;
+  }
+  const exe = resolvePiExecutable(request.connection.binaryPath, env.PATH ?? workerEnv().PATH);
+  if (!exe.ok) {
+    yield { type: 'end', called: false, observations: {}, failure: adapterFailure('misconfigured', exe.error) };
+    return;
+  }
+  yield* runChatCli(request, ctx, launcher, {
+    label: 'Pi',
+    name: 'cairn-pi',
+    defaultBaseUrl: DEFAULT_PI_BASE_URL,
+    state: new PiStreamState(),
+    prepare: (relayUrl) => preparePi(request, model, exe.file, env, relayUrl),
+  });
+}
+
+async function preparePi(request: ProviderRequest, model: string, file: string, env: Record<string, string>, relayUrl: string) {
+  const home = join(request.scratchDir, 'pi-home');
+  const agentDir = join(home, 'agent');
+  await mkdir(agentDir, { recursive: true });
+  const hasKey = request.connection.apiKey !== undefined;
+  const models = {
+    providers: {
+      // Pi requires a key; with none configured (a local server) it sends a placeholder.
+      cairn: { baseUrl: relayUrl, api: 'openai-completions', apiKey: hasKey ? PI_KEY_ENV : 'no-key', models: [{ id: model }] },
+    },
+  };
+  await writeFile(join(agentDir, 'models.json'), JSON.stringify(models, null, 2), { mode: 0o600 });
+  const settings = {
+    defaultProvider: 'cairn',
+    defaultModel: model,
+    quietStartup: true,
+    enableInstallTelemetry: false,
+    retry: { enabled: false, provider: { maxRetries: 0 } },
+  };
+  await writeFile(join(agentDir, 'settings.json'), JSON.stringify(settings, null, 2));
+  const systemArgs: string[] = [];
+  if (request.systemPrompt !== undefined) {
+    // A path: Pi appends the file's contents, so the text never becomes an argument.
+    const promptFile = join(request.scratchDir, 'system-prompt.md');
+    await writeFile(promptFile, request.systemPrompt);
+    systemArgs.push('--append-system-prompt', promptFile);
+  }
+  Object.assign(env, {
+    HOME: home,
+    PI_CODING_AGENT_DIR: agentDir,
+    PI_OFFLINE: '1',
+    PI_SKIP_VERSION_CHECK: '1',
+    PI_TELEMETRY: '0',
+  });
+  if (hasKey) env[PI_KEY_ENV] = request.connection.apiKey!;
+  return { args: [...commandFor(file), '--mode', 'json', '-p', '--session-dir', join(home, 'sessions'), ...systemArgs], env };
+}
