@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ChildLauncher } from '../spawn/child-launcher.js';
-import { chatWireTokens } from './chat-usage.js';
+import { chatUsageFields, wireTokens } from './wire-usage.js';
 import { launchCli } from './cli-process.js';
 import { adapterFailure } from './failure-class.js';
 import { startHttpRelay, type HttpRelay, type RelayedAnswer } from './http-relay.js';
@@ -87,7 +87,7 @@ export async function* runChatCli(request: ProviderRequest, ctx: AdapterContext,
       called: relay.answers.some(isChatCall),
       text: state.answerText(),
       observations: {
-        ...chatWireTokens(relay.chatCompletions),
+        ...wireTokens(relay.chatCompletions.map((answer) => answer.usage), chatUsageFields),
         ...(failure === undefined && last?.finishReason !== undefined ? { stopReason: last.finishReason } : {}),
       },
       ...(relay.streamedModel !== undefined ? { resolvedModel: relay.streamedModel } : {}),

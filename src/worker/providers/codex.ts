@@ -6,7 +6,7 @@ import { workerEnv } from '../spawn/worker-env.js';
 import { commandFor, launchCli, resolveCliExecutable, type ExecutableLookup } from './cli-process.js';
 import { codexConfigToml, strictSchema } from './codex-config.js';
 import { codexFailure } from './codex-failure.js';
-import { wireTokens } from './codex-usage.js';
+import { responsesUsageFields, wireTokens } from './wire-usage.js';
 import { CodexStreamState } from './codex-stream.js';
 import { adapterFailure } from './failure-class.js';
 import { startHttpRelay, type HttpRelay } from './http-relay.js';
@@ -131,7 +131,7 @@ async function* runWithRelay(
     // A paid call happened once the server answered anything.
     called: relay.answers.length > 0,
     text,
-    observations: { ...state.observations, ...wireTokens(relay.completedUsage) },
+    observations: { ...state.observations, ...wireTokens(relay.completedUsage, responsesUsageFields) },
     ...(relay.streamedModel !== undefined ? { resolvedModel: relay.streamedModel } : {}),
     ...(state.sessionId !== undefined ? { sessionId: state.sessionId } : {}),
     ...(failure !== undefined ? { failure } : {}),
