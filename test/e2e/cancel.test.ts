@@ -39,8 +39,9 @@ it('cancel kills every process of the running nodes, then records the run cancel
   }, { what: 'three running nodes' });
   const groups = started.map((e) => e.data.pid as number);
   expect(groups.every((pid) => Number.isInteger(pid))).toBe(true);
-  // node_started is committed before the program runs (the spawn gate), and the child makes its
-  // process group as it passes the gate: wait for the three groups rather than race them.
+  // node_started is committed as soon as the child is forked, and the child makes its process
+  // group (setsid) right after the fork, so a group can be a moment behind its event: wait for
+  // the three groups rather than race them.
   await waitFor(() => groups.every((pid) => isProcessGroupAlive(pid)), { what: 'the three process groups' });
 
   const res = await fetch(`${server.url}/api/workflows/runs/${runId}/cancel`, { method: 'POST' });
