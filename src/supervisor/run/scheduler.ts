@@ -6,8 +6,9 @@ import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
 import type { Run, RunStatus } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
 import type { AttemptLimiter } from '../process/limits.js';
-import { QUEUE_POSITIONS_SHOWN, type ProviderSlots } from '../process/provider-limits.js';
-import { budgetPausePatch, budgetPauseReason } from './budget.js';
+import type { ProviderSlots } from '../process/provider-limits.js';
+import { budgetPausePatch, budgetPauseReason, RunBudget } from './budget.js';
+import { ProviderLine } from './provider-line.js';
 import type { CheckCondition } from './node-context.js';
 import type { NodeEventFactory } from './node-events.js';
 import type { AttemptOutcome, NodeHandlerSet } from './node-handler.js';
@@ -59,15 +60,10 @@ export class RunScheduler {
   /** Nodes whose last unfinished dependency just became terminal: the only ones a pass decides. */
   private readonly candidates = new ReadyQueue<NodeEntry>();
   private readonly ready = new ReadyQueue<NodeEntry>();
-  /** Ready nodes waiting in line for a slot of their provider (they hold no other slot). */
-  private providerParked: NodeEntry[] = [];
-  /** The place each parked node last recorded in a `provider_queued` event. */
-  private readonly shownPositions = new Map<NodeEntry, number>();
-  /** The run's USD budget (metadata.budget.usd), and its engine-counted spend as last read. */
-  private readonly budgetUsd: number | undefined;
-  private spentUsd: number;
-  /** An AI attempt was held back by the budget: nothing new starts, and the run pauses once idle. */
-  private budgetReached = false;
+  /** Ready AI nodes waiting in line for a slot of their provider (absent without provider limits). */
+  private readonly providerLine: ProviderLine | undefined;
+  /** The run's USD budget (metadata.budget.usd) and its engine-counted spend as last read. */
+  private readonly budget: RunBudget;
   private readonly inflight = new Set<Promise<void>>();
   private readonly retryTimers = new Map<NodeEntry, NodeJS.Timeout>();
   /** `wait` nodes whose timer has not fired, and when they wake (epoch ms): they hold no slot. */
@@ -96,8 +92,10 @@ export class RunScheduler {
     private readonly table: NodeTable,
     private readonly deps: SchedulerDeps,
   ) {
-    this.budgetUsd = run.metadata.budget?.usd;
-    this.spentUsd = run.metadata.totals?.total_cost_usd ?? 0;
+    this.budget = new RunBudget(run.metadata);
+    this.providerLine = deps.providerSlots
+      ? new ProviderLine({ run, store: deps.store, log: deps.log, slots: deps.providerSlots, wake: () => this.kick() })
+      : undefined;
   }
 
   get runId(): string {
@@ -106,7 +104,7 @@ export class RunScheduler {
 
   /** Ready nodes waiting for a slot of this run's own limit (not yet asking the global one). */
   get queuedNodes(): number {
-    return this.ready.length + this.providerParked.length;
+    return this.ready.length + (this.providerLine?.length ?? 0);
   }
 
   /**
@@ -183,32 +181,27 @@ export class RunScheduler {
     if (this.finished) return;
     this.stopping ??= mode;
     this.queueAbort.abort();
-    // A node waiting out a retry delay holds nothing: it goes back to pending with its count.
+    this.letGoOfWaiting();
+    if (mode !== 'drain') this.attemptAbort.abort(mode === 'shutdown' ? { reason: 'shutdown' } : 'cancelled');
+  }
+
+  /**
+   * Nodes that wait without running (out a retry delay, at a `wait`, in their provider's line)
+   * hold nothing: they go back to pending, retries with their count and waits with the moment
+   * their record holds, for whoever drives the run next.
+   */
+  private letGoOfWaiting(): void {
     for (const [entry, timer] of this.retryTimers) {
       clearTimeout(timer);
       entry.status = 'pending';
     }
     this.retryTimers.clear();
-    // So does a waiting node: its record holds the moment it wakes, and whoever drives the run
-    // next continues it then.
     for (const [entry, { timer }] of this.waitTimers) {
       clearTimeout(timer);
       entry.status = 'pending';
     }
     this.waitTimers.clear();
-    this.leaveProviderLines();
-    if (mode !== 'drain') this.attemptAbort.abort(mode === 'shutdown' ? { reason: 'shutdown' } : 'cancelled');
-  }
-
-  /** Parked nodes leave their provider's line and go back to pending. */
-  private leaveProviderLines(): void {
-    for (const entry of this.providerParked) {
-      const provider = this.deps.providerOf?.(entry.plan);
-      if (provider !== undefined) this.deps.providerSlots?.forget(provider, entry);
-      entry.status = 'pending';
-    }
-    this.providerParked = [];
-    this.shownPositions.clear();
+    this.providerLine?.leaveAll((entry) => this.deps.providerOf?.(entry.plan));
   }
 
   private async settleInflight(): Promise<void> {
@@ -233,7 +226,7 @@ export class RunScheduler {
         const decided = this.decideCandidates();
         // Skip records are durable before any dependant acts on them.
         if (decided.length) await this.deps.store.appendEvents(decided);
-        if (!this.stopping && !this.budgetReached) this.launchReady();
+        if (!this.stopping && !this.budget.reached) this.launchReady();
         await this.maybeFinish();
       }
     } catch (err) {
@@ -298,87 +291,49 @@ export class RunScheduler {
 
   private launchReady(): void {
     // Nodes parked for their provider were ready first: they are looked at first, in order.
-    const parked = this.providerParked;
-    this.providerParked = [];
+    const parked = this.providerLine?.takeAll() ?? [];
     let entry: NodeEntry | undefined;
     while (this.inflight.size < this.deps.perRunLimit && (entry = parked.shift() ?? this.ready.shift())) {
       const provider = this.deps.providerOf?.(entry.plan);
-      if (provider !== undefined && this.overBudget()) {
+      if (provider !== undefined && this.budget.over) {
         // Checked before the attempt asks for anything: it stays ready, and the run pauses once
         // what is running has ended (nothing is killed).
-        this.budgetReached = true;
+        this.budget.reached = true;
         parked.unshift(entry);
-        this.deps.log.info({ nodeId: entry.plan.id, spentUsd: this.spentUsd, budgetUsd: this.budgetUsd }, 'run.budget_reached');
+        this.deps.log.info({ nodeId: entry.plan.id, spentUsd: this.budget.spentUsd, budgetUsd: this.budget.usd }, 'run.budget_reached');
         break;
       }
-      if (provider !== undefined && this.deps.providerSlots && !this.takeProviderSlot(entry, provider)) continue;
-      this.shownPositions.delete(entry);
+      if (provider !== undefined && this.providerLine && !this.providerLine.take(entry, provider)) continue;
       this.launch(entry, provider);
     }
-    this.providerParked.unshift(...parked);
+    this.providerLine?.putBack(parked);
   }
 
-  /** Takes the node's provider slot, or parks the node in line (recording its place once). */
-  private takeProviderSlot(entry: NodeEntry, provider: string): boolean {
-    const slots = this.deps.providerSlots!;
-    const answer = slots.tryAcquire(provider, entry, () => this.kick());
-    if (answer.acquired) return true;
-    this.providerParked.push(entry);
-    // Recorded when it starts waiting, and as it moves up within the head of the line.
-    const shown = this.shownPositions.get(entry);
-    if (answer.newlyQueued || (answer.position !== shown && answer.position <= QUEUE_POSITIONS_SHOWN)) {
-      this.shownPositions.set(entry, answer.position);
-      const event = {
-        run_id: this.run.id,
-        conversation_id: this.run.conversation_id,
-        step_name: entry.path,
-        event_type: 'provider_queued',
-        data: { node_id: entry.plan.id, provider, position: answer.position, limit: slots.limitOf(provider) ?? null },
-      };
-      void this.deps.store.appendEvents([event]).catch((err: unknown) => this.deps.log.warn({ err }, 'node.queued_record_failed'));
-    }
-    return false;
-  }
-
-  private launch(entry: NodeEntry, provider: string | undefined): void {
-    {
-      const node = entry;
-      node.status = 'running';
-      const task = this.deps.limiter
-        .runUnlessAborted(() => this.runAttempt(node), this.queueAbort.signal)
-        .then((ran) => {
-          // Dropped from the queue before it started (cancel, shutdown, drain): nothing ran.
-          if (ran.dropped) node.status = 'pending';
-          else this.onOutcome(node, ran.value);
-        })
-        .catch((err: unknown) => {
-          this.deps.log.error({ err, nodeId: node.plan.id }, 'node.schedule_failed');
-          this.onOutcome(node, { status: 'failed', error: (err as Error).message, failureKind: 'transient' });
-        })
-        // The attempt's end (and its spend) is committed: the budget is checked against it.
-        .then(() => (provider !== undefined && this.budgetUsd !== undefined ? this.readSpend() : undefined))
-        .finally(() => {
-          if (provider !== undefined) this.deps.providerSlots?.release(provider);
-          this.inflight.delete(task);
-          this.kick();
-        });
-      this.inflight.add(task);
-    }
-  }
-
-  /** The run's USD budget is set and its counted spend has reached it. */
-  private overBudget(): boolean {
-    return this.budgetUsd !== undefined && this.spentUsd >= this.budgetUsd;
-  }
-
-  /** Reads the run's cost total, as the transaction of each attempt's end keeps it. */
-  private async readSpend(): Promise<void> {
-    try {
-      const run = await this.deps.store.getRun(this.run.id);
-      this.spentUsd = run?.metadata.totals?.total_cost_usd ?? this.spentUsd;
-    } catch (err) {
-      this.deps.log.warn({ err }, 'run.spend_read_failed');
-    }
+  private launch(node: NodeEntry, provider: string | undefined): void {
+    node.status = 'running';
+    const task = this.deps.limiter
+      .runUnlessAborted(() => this.runAttempt(node), this.queueAbort.signal)
+      .then((ran) => {
+        // Dropped from the queue before it started (cancel, shutdown, drain): nothing ran.
+        if (ran.dropped) node.status = 'pending';
+        else this.onOutcome(node, ran.value);
+      })
+      .catch((err: unknown) => {
+        this.deps.log.error({ err, nodeId: node.plan.id }, 'node.schedule_failed');
+        this.onOutcome(node, { status: 'failed', error: (err as Error).message, failureKind: 'transient' });
+      })
+      // The attempt's end (and its spend) is committed: the budget is checked against it.
+      .then(() =>
+        provider !== undefined
+          ? this.budget.refresh(async () => (await this.deps.store.getRun(this.run.id))?.metadata.totals?.total_cost_usd, this.deps.log)
+          : undefined,
+      )
+      .finally(() => {
+        if (provider !== undefined) this.deps.providerSlots?.release(provider);
+        this.inflight.delete(task);
+        this.kick();
+      });
+    this.inflight.add(task);
   }
 
   /** One attempt through the node's handler. A handler that throws is a bug: the attempt is a
@@ -388,8 +343,8 @@ export class RunScheduler {
     delete entry.heldAttempt;
     if (!held) entry.attempts += 1;
     // Queued for a global slot before the budget was reached: it does not start now.
-    if (this.deps.providerOf?.(entry.plan) !== undefined && this.overBudget()) {
-      this.budgetReached = true;
+    if (this.deps.providerOf?.(entry.plan) !== undefined && this.budget.over) {
+      this.budget.reached = true;
       return { status: 'not_started' };
     }
     entry.invocation ??= { id: randomUUID(), startedAt: new Date(clockNow()).toISOString() };
@@ -480,7 +435,7 @@ export class RunScheduler {
   private async maybeFinish(): Promise<void> {
     if (this.finished || this.ending || this.inflight.size || (this.stopping && !this.settled)) return;
     if (!this.table.allTerminal()) {
-      if (this.budgetReached) await this.pauseForBudget();
+      if (this.budget.reached) await this.pauseForBudget();
       else if (this.suspended.size && !this.ready.length && !this.retryTimers.size && !this.waitTimers.size) await this.pause();
       else await this.maybeSleep();
       return;
@@ -513,19 +468,9 @@ export class RunScheduler {
    * gate. Ready nodes, retries and waits hold nothing and continue when the run is resumed.
    */
   private async pauseForBudget(): Promise<void> {
-    for (const [entry, timer] of this.retryTimers) {
-      clearTimeout(timer);
-      entry.status = 'pending';
-    }
-    this.retryTimers.clear();
-    for (const [entry, { timer }] of this.waitTimers) {
-      clearTimeout(timer);
-      entry.status = 'pending';
-    }
-    this.waitTimers.clear();
-    this.leaveProviderLines();
-    const spent = this.spentUsd;
-    const budget = this.budgetUsd!;
+    this.letGoOfWaiting();
+    const spent = this.budget.spentUsd;
+    const budget = this.budget.usd!;
     const reason = budgetPauseReason(spent, budget);
     const event = newRunLevelEvent(this.run, 'workflow_paused', { reason, type: 'budget', spentUsd: spent, budgetUsd: budget });
     await this.finish('paused', null, [event], budgetPausePatch(spent, budget));
@@ -542,7 +487,7 @@ export class RunScheduler {
   private async maybeSleep(): Promise<void> {
     const after = this.deps.sleepAfterMs;
     if (after === undefined || this.stopping || this.sleeping || !this.waitTimers.size) return;
-    if (this.ready.length || this.providerParked.length || this.retryTimers.size || this.inflight.size) return;
+    if (this.ready.length || this.providerLine?.length || this.retryTimers.size || this.inflight.size) return;
     const wakeAt = Math.min(...[...this.waitTimers.values()].map((w) => w.wakeAt));
     if (wakeAt - clockNow() <= after) return;
     this.sleeping = this.sleep(wakeAt).finally(() => (this.sleeping = undefined));
