@@ -14,6 +14,7 @@ import type { NodeEventFactory } from './node-events.js';
 import type { AttemptOutcome, NodeHandlerSet } from './node-handler.js';
 import { isTerminal, type NodeEntry, type NodeTable } from './node-table.js';
 import { closeSuspendedAttempts } from '../jobs/close-suspended.js';
+import { NodeTimers } from './node-timers.js';
 import { ReadyQueue } from './ready-queue.js';
 import { decideRetry } from './retry-policy.js';
 import { summariseOutcome } from './run-outcome.js';
@@ -65,9 +66,11 @@ export class RunScheduler {
   /** The run's USD budget (metadata.budget.usd) and its engine-counted spend as last read. */
   private readonly budget: RunBudget;
   private readonly inflight = new Set<Promise<void>>();
-  private readonly retryTimers = new Map<NodeEntry, NodeJS.Timeout>();
-  /** `wait` nodes whose timer has not fired, and when they wake (epoch ms): they hold no slot. */
-  private readonly waitTimers = new Map<NodeEntry, { timer: NodeJS.Timeout; wakeAt: number }>();
+  /** Nodes waiting out a retry delay or at a `wait`: off the queue, holding no slot. */
+  private readonly timers = new NodeTimers((entry) => {
+    this.ready.push(entry);
+    this.kick();
+  });
   /** The run is being let go to sleep (see sleep()); settles once that is committed or refused. */
   private sleeping: Promise<void> | undefined;
   /** Nodes at a gate, in the order they reached it: the first is what the paused run asks about. */
@@ -114,7 +117,7 @@ export class RunScheduler {
   async start(closing: readonly NewRunEvent[] = [], opts: { cancelling?: boolean } = {}): Promise<void> {
     if (closing.length) await this.deps.store.appendEvents(closing);
     this.candidates.push(...this.table.unblocked(this.plan.order));
-    for (const entry of this.table.retrying()) this.waitToRetry(entry, Math.max(0, entry.retryAt! - Date.now()));
+    for (const entry of this.table.retrying()) this.timers.retryAfter(entry, Math.max(0, entry.retryAt! - Date.now()));
     if (opts.cancelling) this.stop('cancel');
     this.kick();
   }
@@ -191,16 +194,7 @@ export class RunScheduler {
    * their record holds, for whoever drives the run next.
    */
   private letGoOfWaiting(): void {
-    for (const [entry, timer] of this.retryTimers) {
-      clearTimeout(timer);
-      entry.status = 'pending';
-    }
-    this.retryTimers.clear();
-    for (const [entry, { timer }] of this.waitTimers) {
-      clearTimeout(timer);
-      entry.status = 'pending';
-    }
-    this.waitTimers.clear();
+    this.timers.letGo();
     this.providerLine?.leaveAll((entry) => this.deps.providerOf?.(entry.plan));
   }
 
@@ -384,7 +378,7 @@ export class RunScheduler {
           entry.status = 'pending';
           return;
         }
-        this.waitUntil(entry, outcome.wakeAt);
+        this.timers.waitUntil(entry, outcome.wakeAt);
         return;
       case 'not_started':
         entry.attempts -= 1;
@@ -401,42 +395,17 @@ export class RunScheduler {
         } else if (this.stopping) {
           entry.status = 'pending';
         } else {
-          this.waitToRetry(entry, decision.delayMs);
+          this.timers.retryAfter(entry, decision.delayMs);
         }
       }
     }
-  }
-
-  /** The delay before a retry holds no slot: the node is off the queue until its timer fires. */
-  private waitToRetry(entry: NodeEntry, delayMs: number): void {
-    entry.status = 'retry_wait';
-    const timer = setTimeout(() => {
-      this.retryTimers.delete(entry);
-      delete entry.retryAt;
-      entry.status = 'ready';
-      this.ready.push(entry);
-      this.kick();
-    }, delayMs);
-    this.retryTimers.set(entry, timer);
-  }
-
-  /** A `wait` node's timer: off the queue, holding no slot, until `wakeAt`; then the same attempt continues. */
-  private waitUntil(entry: NodeEntry, wakeAt: number): void {
-    entry.status = 'waiting';
-    const timer = setTimeout(() => {
-      this.waitTimers.delete(entry);
-      entry.status = 'ready';
-      this.ready.push(entry);
-      this.kick();
-    }, Math.max(0, wakeAt - clockNow()));
-    this.waitTimers.set(entry, { timer, wakeAt });
   }
 
   private async maybeFinish(): Promise<void> {
     if (this.finished || this.ending || this.inflight.size || (this.stopping && !this.settled)) return;
     if (!this.table.allTerminal()) {
       if (this.budget.reached) await this.pauseForBudget();
-      else if (this.suspended.size && !this.ready.length && !this.retryTimers.size && !this.waitTimers.size) await this.pause();
+      else if (this.suspended.size && !this.ready.length && !this.timers.retrying && !this.timers.waiting) await this.pause();
       else await this.maybeSleep();
       return;
     }
@@ -486,9 +455,9 @@ export class RunScheduler {
    */
   private async maybeSleep(): Promise<void> {
     const after = this.deps.sleepAfterMs;
-    if (after === undefined || this.stopping || this.sleeping || !this.waitTimers.size) return;
-    if (this.ready.length || this.providerLine?.length || this.retryTimers.size || this.inflight.size) return;
-    const wakeAt = Math.min(...[...this.waitTimers.values()].map((w) => w.wakeAt));
+    if (after === undefined || this.stopping || this.sleeping || !this.timers.waiting) return;
+    if (this.ready.length || this.providerLine?.length || this.timers.retrying || this.inflight.size) return;
+    const wakeAt = this.timers.earliestWake!;
     if (wakeAt - clockNow() <= after) return;
     this.sleeping = this.sleep(wakeAt).finally(() => (this.sleeping = undefined));
     await this.sleeping;
@@ -504,8 +473,7 @@ export class RunScheduler {
     }
     if (!slept || this.finished || this.ending) return;
     this.finished = true;
-    for (const { timer } of this.waitTimers.values()) clearTimeout(timer);
-    this.waitTimers.clear();
+    this.timers.letGo();
     this.deps.log.info({ wakeAt: at }, 'run.sleeping');
     this.resolveDone('released');
   }
