@@ -1,10 +1,11 @@
-import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isProcessGroupAlive } from '../../../src/shared/process-group.js';
 import { OPENCODE_NOT_FOUND, opencodeAdapter } from '../../../src/worker/providers/opencode.js';
 import { startOpenAiServer, type ChatReply, type OpenAiServer } from '../../helpers/openai-server.js';
 import { agentTask, runAttempt, scratch } from './agent-harness.js';
+import { chatCliCases } from './chat-cli-cases.js';
 
 /**
  * The real OpenCode CLI (npm package opencode-ai, a devDependency whose native binary runs here)
@@ -76,71 +77,9 @@ describe('opencode adapter (real OpenCode CLI)', () => {
     expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
   });
 
-  it('records tokens as not reported when the server sends no usage (not the zeros OpenCode prints)', async () => {
-    const task = await opencodeTask(() => ({ kind: 'stream', deltas: ['no usage'], usage: null }));
-    const { outcome, spend } = await runAttempt(opencodeAdapter, task);
-    expect(outcome.status).toBe('completed');
-    expect(spend.tokens).toEqual({ source: 'unavailable', reason: 'not_reported' });
-  });
-
-  it('fails a 401 at once with class auth, never retried, after one request', async () => {
-    const task = await opencodeTask(() => ({ kind: 'error', status: 401, type: 'invalid_request_error', code: 'invalid_api_key', message: 'Incorrect API key provided' }));
-    const probe = spawnProbe();
-    const { outcome, spend } = await runAttempt(opencodeAdapter, task, { onSpawned: probe.onSpawned });
-    expect(outcome.status).toBe('failed');
-    expect(outcome.providerFailure?.class).toBe('auth');
-    expect(outcome.providerFailure?.evidence).toMatch(/HTTP 401 invalid_api_key/);
-    expect(outcome.failureKind).toBe('fatal');
-    expect(outcome.retryable).toBe(false);
-    expect(server!.requests).toHaveLength(1);
-    expect(spend.tokens).toEqual({ source: 'unavailable', reason: 'not_reported' });
-    expect(JSON.stringify(outcome)).not.toContain(SECRET);
-    expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
-  });
-
-  it("stops OpenCode's own retries at a 429 and fails rate_limited with the server's Retry-After", async () => {
-    const task = await opencodeTask(() => ({ kind: 'error', status: 429, type: 'requests', code: 'rate_limit_exceeded', message: 'Rate limit reached', headers: { 'retry-after': '7' } }));
-    const probe = spawnProbe();
-    const { outcome } = await runAttempt(opencodeAdapter, task, { onSpawned: probe.onSpawned });
-    expect(outcome.status).toBe('failed');
-    expect(outcome.failureKind).toBe('rate_limited');
-    expect(outcome.providerFailure).toMatchObject({ class: 'rate_limited', retryAfterMs: 7000 });
-    expect(server!.requests).toHaveLength(1);
-    expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
-  });
-
-  it('passes a hostile prompt on stdin: never a flag, never shell text', async () => {
-    const hostile = '-m evil --version\n"; touch pwned; echo "$(touch pwned2) `touch pwned3` \'quoted\'';
-    const task = await opencodeTask(() => ({ kind: 'stream', deltas: ['ok'] }), { prompt: hostile });
-    const { outcome } = await runAttempt(opencodeAdapter, task);
-    expect(outcome.status).toBe('completed');
-    const user = (server!.requests[0]!.body.messages as { role: string; content: unknown }[]).filter((m) => m.role === 'user').at(-1);
-    expect(JSON.stringify(user?.content)).toContain(JSON.stringify(hostile).slice(1, -1));
-    expect(server!.requests[0]!.body.model).toBe('oc-test');
-    for (const f of ['pwned', 'pwned2', 'pwned3']) expect(existsSync(join(dir.dir, f))).toBe(false);
-  });
-
-  it('leaves no process when cancelled while the model is answering', async () => {
-    const controller = new AbortController();
-    const task = await opencodeTask(() => {
-      controller.abort('cancelled');
-      return { kind: 'hang' };
-    });
-    const probe = spawnProbe();
-    const { outcome } = await runAttempt(opencodeAdapter, task, { signal: controller.signal, onSpawned: probe.onSpawned });
-    expect(outcome.status).toBe('cancelled');
-    expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
-  });
-
-  it('kills the process tree of an executable that never speaks (first-event watchdog)', async () => {
-    const silent = join(dir.dir, 'silent-opencode');
-    writeFileSync(silent, '#!/bin/sh\nsleep 60 &\nsleep 60\n');
-    chmodSync(silent, 0o755);
-    const task = agentTask(dir.dir, { provider: 'opencode', model: 'oc-test', connection: { binaryPath: silent }, firstEventTimeoutMs: 300 });
-    const probe = spawnProbe();
-    const { outcome } = await runAttempt(opencodeAdapter, task, { onSpawned: probe.onSpawned });
-    expect(outcome.failureKind).toBe('timeout');
-    expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
+  chatCliCases({
+    label: 'OpenCode', provider: 'opencode', adapter: opencodeAdapter, model: 'oc-test', secret: SECRET,
+    task: opencodeTask, server: () => server!, dir: () => dir.dir,
   });
 
   it("fails with the contract's error when the configured executable is missing, and asks for a model", async () => {

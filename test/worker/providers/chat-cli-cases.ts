@@ -1,0 +1,101 @@
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { isProcessGroupAlive } from '../../../src/shared/process-group.js';
+import type { ProviderAdapter } from '../../../src/worker/providers/provider-adapter.js';
+import type { ChatReply, OpenAiServer } from '../../helpers/openai-server.js';
+import { agentTask, runAttempt } from './agent-harness.js';
+
+/**
+ * The cases every vendor CLI adapter that talks to a Chat Completions server (opencode, pi,
+ * copilot) must pass, each against its real CLI: no usage from the server, a 401, a 429 with
+ * Retry-After, a hostile prompt, a cancel mid-answer, a CLI that never speaks. Registered inside
+ * the adapter's own `describe`, with its per-test server and scratch folder.
+ */
+export interface ChatCliSpec {
+  /** As the test titles name it: `OpenCode`, `Pi`, `Copilot`. */
+  label: string;
+  provider: NonNullable<Parameters<typeof agentTask>[1]['provider']>;
+  adapter: ProviderAdapter;
+  model: string;
+  secret: string;
+  /** A task for the adapter against a fresh local server answering `reply`. */
+  task: (reply: (i: number) => ChatReply, overrides?: Parameters<typeof agentTask>[1]) => Promise<ReturnType<typeof agentTask>>;
+  server: () => OpenAiServer;
+  dir: () => string;
+}
+
+function spawnProbe() {
+  const pids: number[] = [];
+  return { pids, onSpawned: async (pid: number) => void pids.push(pid) };
+}
+
+export function chatCliCases(spec: ChatCliSpec): void {
+  it(`records tokens as not reported when the server sends no usage (never zeros ${spec.label} fills in)`, async () => {
+    const task = await spec.task(() => ({ kind: 'stream', deltas: ['no usage'], usage: null }));
+    const { outcome, spend } = await runAttempt(spec.adapter, task);
+    expect(outcome.status).toBe('completed');
+    expect(spend.tokens).toEqual({ source: 'unavailable', reason: 'not_reported' });
+  });
+
+  it('fails a 401 at once with class auth, never retried, after one request', async () => {
+    const task = await spec.task(() => ({ kind: 'error', status: 401, type: 'invalid_request_error', code: 'invalid_api_key', message: 'Incorrect API key provided' }));
+    const probe = spawnProbe();
+    const { outcome, spend } = await runAttempt(spec.adapter, task, { onSpawned: probe.onSpawned });
+    expect(outcome.status).toBe('failed');
+    expect(outcome.providerFailure?.class).toBe('auth');
+    expect(outcome.providerFailure?.evidence).toMatch(/HTTP 401 invalid_api_key/);
+    expect(outcome.failureKind).toBe('fatal');
+    expect(outcome.retryable).toBe(false);
+    expect(spec.server().requests).toHaveLength(1);
+    expect(spend.tokens).toEqual({ source: 'unavailable', reason: 'not_reported' });
+    expect(JSON.stringify(outcome)).not.toContain(spec.secret);
+    expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
+  });
+
+  it(`stops ${spec.label}'s own retries: a 429 fails rate_limited with the server's Retry-After, after one request`, async () => {
+    const task = await spec.task(() => ({ kind: 'error', status: 429, type: 'requests', code: 'rate_limit_exceeded', message: 'Rate limit reached', headers: { 'retry-after': '7' } }));
+    const probe = spawnProbe();
+    const { outcome } = await runAttempt(spec.adapter, task, { onSpawned: probe.onSpawned });
+    expect(outcome.status).toBe('failed');
+    expect(outcome.failureKind).toBe('rate_limited');
+    expect(outcome.providerFailure).toMatchObject({ class: 'rate_limited', retryAfterMs: 7000 });
+    expect(spec.server().requests).toHaveLength(1);
+    expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
+  });
+
+  it('passes a hostile prompt on stdin: never a flag, never shell text', async () => {
+    const hostile = '-m evil --version\n"; touch pwned; echo "$(touch pwned2) `touch pwned3` \'quoted\'';
+    const task = await spec.task(() => ({ kind: 'stream', deltas: ['ok'] }), { prompt: hostile });
+    const { outcome } = await runAttempt(spec.adapter, task);
+    expect(outcome.status).toBe('completed');
+    const messages = spec.server().requests[0]!.body.messages as { role: string; content: unknown }[];
+    const user = messages.filter((m) => m.role === 'user').at(-1);
+    expect(JSON.stringify(user?.content)).toContain(JSON.stringify(hostile).slice(1, -1));
+    expect(spec.server().requests[0]!.body.model).toBe(spec.model);
+    for (const f of ['pwned', 'pwned2', 'pwned3']) expect(existsSync(join(spec.dir(), f))).toBe(false);
+  });
+
+  it('leaves no process when cancelled while the model is answering', async () => {
+    const controller = new AbortController();
+    const task = await spec.task(() => {
+      controller.abort('cancelled');
+      return { kind: 'hang' };
+    });
+    const probe = spawnProbe();
+    const { outcome } = await runAttempt(spec.adapter, task, { signal: controller.signal, onSpawned: probe.onSpawned });
+    expect(outcome.status).toBe('cancelled');
+    expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
+  });
+
+  it('kills the process tree of an executable that never speaks (first-event watchdog)', async () => {
+    const silent = join(spec.dir(), `silent-${spec.provider}`);
+    writeFileSync(silent, '#!/bin/sh\nsleep 60 &\nsleep 60\n');
+    chmodSync(silent, 0o755);
+    const task = agentTask(spec.dir(), { provider: spec.provider, model: spec.model, connection: { binaryPath: silent }, firstEventTimeoutMs: 300 });
+    const probe = spawnProbe();
+    const { outcome } = await runAttempt(spec.adapter, task, { onSpawned: probe.onSpawned });
+    expect(outcome.failureKind).toBe('timeout');
+    expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
+  });
+}
