@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { busyTimeoutMs, openConnection } from '../../src/store/sqlite/connection.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
@@ -28,5 +30,28 @@ describe('a SQLite connection', () => {
     home.defer(() => db.close());
     expect(db.pragma('busy_timeout', { simple: true })).toBe(busyTimeoutMs);
     expect(busyTimeoutMs).toBeLessThanOrEqual(100);
+  });
+
+  it('opens a brand-new database from eight processes at once: every one switches to WAL and migrates', async () => {
+    const connection = fileURLToPath(new URL('../../dist/store/sqlite/connection.js', import.meta.url));
+    const script = `import(${JSON.stringify(connection)}).then(({ openConnection }) => { const db = openConnection(process.argv[1]); console.log(db.pragma('journal_mode', { simple: true }), db.pragma('user_version', { simple: true })); db.close(); })`;
+    const outputs = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+          const child = spawn(process.execPath, ['-e', script, home.paths.database], { stdio: ['ignore', 'pipe', 'pipe'] });
+          let out = '';
+          let err = '';
+          child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+          child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+          child.once('close', (code) => resolve({ code, out, err }));
+        }),
+      ),
+    );
+    for (const { code, out, err } of outputs) {
+      expect(err).toBe('');
+      expect(code).toBe(0);
+      expect(out).toMatch(/^wal \d+\n$/);
+    }
+    expect(new Set(outputs.map((o) => o.out)).size).toBe(1);
   });
 });

@@ -25,7 +25,7 @@ export function openConnection(path: string, opts: { readonly?: boolean } = {}):
   mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path, { readonly: opts.readonly ?? false });
   db.pragma(`busy_timeout = ${openBusyTimeoutMs}`);
-  db.pragma('journal_mode = WAL');
+  switchToWal(db);
   // FULL in WAL mode syncs the log before a commit becomes visible to other connections, so a
   // row a reader has seen (an event seq sent to an SSE client) survives an OS crash or power
   // loss, and its seq is never handed out again. NORMAL would let an OS crash drop the last
@@ -37,4 +37,22 @@ export function openConnection(path: string, opts: { readonly?: boolean } = {}):
   if (!opts.readonly) migrate(db);
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   return db;
+}
+
+/**
+ * `journal_mode = WAL`, retried: on a new database file, two processes switching at once can get
+ * SQLITE_BUSY straight away (SQLite does not call the busy handler when waiting could deadlock),
+ * so `busy_timeout` alone does not cover it. Waits 20 ms between tries, up to the open timeout.
+ */
+function switchToWal(db: Database.Database): void {
+  const deadline = Date.now() + openBusyTimeoutMs;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
+  }
 }
