@@ -22,6 +22,7 @@ export const statusByCode: Record<ErrorCode, number> = {
   HEADERS_TOO_LARGE: 431,
   REQUEST_TIMEOUT: 408,
   NOT_FOUND: 404,
+  IDENTITY_REQUIRED: 401,
   RUN_NOT_FOUND: 404,
   // Upstream clients expect 400 (not 409) for an operation on a run in the wrong state.
   RUN_INVALID_STATE: 400,

@@ -55,6 +55,8 @@ export const errorCodes = [
   'INSTALL_KEY_INVALID',
   /** A sealed value cannot be opened: another install key sealed it, or it was altered. */
   'SECRET_UNREADABLE',
+  /** A per-user route was called without an identity (`X-Service-User`). */
+  'IDENTITY_REQUIRED',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 
