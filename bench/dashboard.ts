@@ -21,8 +21,8 @@ function fill(path: string): { someCodebase: string; someConversation: string; m
   const db = new Database(path);
   const insert = db.prepare(
     `INSERT INTO workflow_runs (id, workflow_name, status, conversation_id, codebase_id, working_path, user_message,
-       inputs, metadata, definition, created_at, started_at, last_activity_at)
-     VALUES (?, ?, ?, ?, ?, NULL, ?, '{}', ?, ?, ?, ?, ?)`,
+       inputs, metadata, definition, node_count, created_at, started_at, last_activity_at)
+     VALUES (?, ?, ?, ?, ?, NULL, ?, '{}', ?, ?, 2, ?, ?, ?)`,
   );
   const definition = JSON.stringify({ name: 'build', description: 'd', nodes: [{ id: 'a', bash: 'true' }, { id: 'b', bash: 'true', depends_on: ['a'] }] });
   const start = Date.parse('2024-01-01T00:00:00Z');

@@ -90,6 +90,59 @@ describe('GET /api/dashboard/runs?search=', () => {
   });
 });
 
+describe('short searches and node counts', () => {
+  it('pages a short search with other filters, and answers an offset past its matches with no runs', async () => {
+    for (const [workflowName, userMessage] of texts) await t.writer.createRun(newRun({ workflowName, userMessage }));
+    await t.writer.createRun(newRun({ workflowName: 'build', userMessage: 'pa in a codebase', codebaseId: null }));
+    const all = await search('pa');
+    expect(all.total).toBe(likeMatches('pa') + 1);
+    const past = (await t.app.inject({ url: `/api/dashboard/runs?search=pa&offset=${all.total}` })).json();
+    expect(past).toMatchObject({ runs: [], total: all.total, counts: { all: all.total } });
+    const second = (await t.app.inject({ url: '/api/dashboard/runs?search=pa&limit=1&offset=1' })).json();
+    expect(second.runs.map((r: { id: string }) => r.id)).toEqual([all.ids[1]]);
+    const pending = (await t.app.inject({ url: '/api/dashboard/runs?search=pa&status=pending' })).json();
+    expect(pending.total).toBe(all.total);
+    const failed = (await t.app.inject({ url: '/api/dashboard/runs?search=pa&status=failed' })).json();
+    expect(failed).toMatchObject({ runs: [], total: 0 });
+  });
+
+  it("shows each run's node count, kept when a resume stores a new definition", async () => {
+    const nodes = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `n${i}`, bash: 'true' }));
+    const run = await t.writer.createRun(newRun({ definition: { name: 'demo', description: 'd', nodes: nodes(3) } }));
+    const steps = async () => (await t.app.inject({ url: '/api/dashboard/runs' })).json().runs[0].total_steps;
+    expect(await steps()).toBe(3);
+    await t.writer.acquireRun({
+      runId: run.id, ownerId: 'sup-1', leaseMs: 60_000, fromStatuses: ['pending'], status: 'running', events: [],
+      definition: { name: 'demo', description: 'd', nodes: nodes(5) },
+    });
+    expect(await steps()).toBe(5);
+  });
+});
+
+describe('migration 10', () => {
+  it('counts the nodes of the runs written before it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cairn-migrate-'));
+    const path = join(dir, 'cairn.sqlite');
+    const old = new Database(path);
+    const before = migrations.filter((m) => m.version < 10);
+    for (const m of before) old.exec(m.sql);
+    old.pragma(`user_version = ${Math.max(...before.map((m) => m.version))}`);
+    const now = '2026-01-01T00:00:00.000Z';
+    const insert = old.prepare(`INSERT INTO workflow_runs (id, workflow_name, status, conversation_id, user_message, definition, created_at, last_activity_at)
+      VALUES (?, 'w', 'completed', 'c1', '', ?, ?, ?)`);
+    insert.run('two', JSON.stringify({ nodes: [{ id: 'a' }, { id: 'b' }] }), now, now);
+    insert.run('none', '{}', now, now);
+    old.close();
+    const db = openConnection(path);
+    expect(db.prepare('SELECT id, node_count FROM workflow_runs ORDER BY id').all()).toEqual([
+      { id: 'none', node_count: 0 },
+      { id: 'two', node_count: 2 },
+    ]);
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
+
 describe('migration 9', () => {
   const dirs: string[] = [];
   afterEach(() => {

@@ -7,6 +7,16 @@ import type { SupervisorHeartbeat } from '../schemas/heartbeat.js';
 /** Row → object conversions: JSON columns are stored as text. Trusted: only we write them. */
 type Row = Record<string, unknown>;
 
+/**
+ * The columns toRun reads: lists of runs select these, never `*`, so a page does not read each
+ * run's definition (megabytes for a 10,000-node workflow).
+ */
+export const RUN_COLUMNS = [
+  'id', 'workflow_name', 'status', 'conversation_id', 'codebase_id', 'working_path', 'user_message', 'inputs',
+  'metadata', 'error', 'parent_run_id', 'owner_id', 'lease_expires_at', 'created_at', 'started_at',
+  'completed_at', 'last_activity_at',
+] as const;
+
 export function toRun(row: Row): Run {
   return {
     id: row.id as string,

@@ -2,14 +2,16 @@ import type Database from 'better-sqlite3';
 import type { DashboardRunQuery, RunListQuery } from '../runs.js';
 import { runStatusSchema, type Run } from '../schemas/run.js';
 import type { DashboardCounts, DashboardRun, DashboardRunFacts, RunCursor } from '../schemas/run-page.js';
-import { toRun } from './rows.js';
+import { RUN_COLUMNS, toRun } from './rows.js';
 
 /**
  * Pages of `workflow_runs`, newest first. Every filter is an equality with an index ending in
  * `created_at` (migration 9), so a page walks an index range in order and stops at its limit:
  * 100,000 runs cost a page no more than 100 do. `search` (a substring) reads the runs the trigram
- * index (migration 9) names, or every run for a search under 3 characters. The dashboard's per-status counts come from `workflow_run_counts` (kept by triggers)
- * when only status filters, else from one GROUP BY over the filtered runs.
+ * index (migration 9) names; a search under 3 characters scans the texts in a covering index
+ * (migration 10) instead of the rows. The dashboard's per-status counts come from
+ * `workflow_run_counts` (kept by triggers) when only status filters, else from one GROUP BY over
+ * the filtered runs. Lists select RUN_COLUMNS, never a run's definition.
  */
 
 type Row = Record<string, unknown>;
@@ -44,6 +46,19 @@ function indexedSearch(search: string | undefined): IndexedSearch | undefined {
   if (search === undefined || [...search].length < MIN_INDEXED_SEARCH || search.includes('\0')) return undefined;
   return { phrase: `"${search.replace(/"/g, '""')}"`, recheck: /[^\x00-\x7f]/.test(search) };
 }
+
+/**
+ * The table to read for `query`: a short search (no trigram index) with no equality filter but
+ * status is answered from the text index, a scan of its entries rather than of the rows.
+ */
+function runsTable(query: Partial<RunListQuery & DashboardRunQuery>): string {
+  const scansTexts =
+    query.search !== undefined && query.search !== '' && indexedSearch(query.search) === undefined &&
+    query.conversationId === undefined && query.workflowName === undefined && query.codebaseId === undefined;
+  return scansTexts ? 'workflow_runs INDEXED BY workflow_runs_text' : 'workflow_runs';
+}
+
+const columns = (alias?: string) => RUN_COLUMNS.map((c) => (alias ? `${alias}.${c}` : c)).join(', ');
 
 const SEARCH_ROWIDS = 'SELECT rowid FROM workflow_runs_search WHERE workflow_runs_search MATCH @searchPhrase';
 
@@ -140,7 +155,7 @@ export function runPageStatements(db: Database.Database) {
         filter.params.cursorRowid = query.cursor.rowid;
       }
       const rows = statement(
-        `SELECT rowid AS page_rowid, * FROM workflow_runs ${whereClause(filter)}
+        `SELECT rowid AS page_rowid, ${columns()} FROM ${runsTable(query)} ${whereClause(filter)}
          ORDER BY created_at DESC, rowid DESC LIMIT @limit`,
       ).all({ ...filter.params, limit: query.limit + 1 }) as Row[];
       const more = rows.length > query.limit;
@@ -165,7 +180,7 @@ export function runPageStatements(db: Database.Database) {
           : searchOnly
             ? statement('SELECT status, COUNT(*) AS n FROM workflow_runs_search WHERE workflow_runs_search MATCH @searchPhrase GROUP BY status')
                 .all({ searchPhrase: indexed.phrase })
-            : statement(`SELECT status, COUNT(*) AS n FROM workflow_runs ${whereClause(countFilter)} GROUP BY status`).all(countFilter.params)
+            : statement(`SELECT status, COUNT(*) AS n FROM ${runsTable(query)} ${whereClause(countFilter)} GROUP BY status`).all(countFilter.params)
       ) as { status: string; n: number }[];
       const counts = { all: 0, ...Object.fromEntries(runStatusSchema.options.map((s) => [s, 0])) } as DashboardCounts;
       for (const { status, n } of byStatus) {
@@ -173,20 +188,24 @@ export function runPageStatements(db: Database.Database) {
         if (Object.hasOwn(counts, status)) counts[status as keyof DashboardCounts] = n;
       }
 
+      const total = query.status ? counts[query.status] : counts.all;
+      // No run on the page (a search with no match, an offset past the end): nothing to read.
+      if (total <= query.offset) return { runs: [], total, counts };
       const filter = runFilter(query, { status: true, walkDates: counts.all > SORT_MATCHES_AT_MOST });
       // The page's row ids come from the index alone; only those rows are read and joined.
+      // CROSS JOIN keeps that order: with the limit a parameter, the planner would otherwise
+      // scan every run and probe the page (3 ms at 100,000 runs instead of 0.3).
       const rows = statement(
         `WITH page AS (
-           SELECT rowid AS page_rowid FROM workflow_runs ${whereClause(filter)}
+           SELECT rowid AS page_rowid FROM ${runsTable(query)} ${whereClause(filter)}
            ORDER BY created_at DESC, rowid DESC LIMIT @limit OFFSET @offset)
-         SELECT r.*, c.name AS codebase_name, conv.platform_type AS platform_type,
-                COALESCE(json_array_length(r.definition, '$.nodes'), 0) AS total_steps
-         FROM page JOIN workflow_runs r ON r.rowid = page.page_rowid
+         SELECT ${columns('r')}, c.name AS codebase_name, conv.platform_type AS platform_type,
+                r.node_count AS total_steps
+         FROM page CROSS JOIN workflow_runs r ON r.rowid = page.page_rowid
          LEFT JOIN codebases c ON c.id = r.codebase_id
          LEFT JOIN conversations conv ON conv.platform_conversation_id = r.conversation_id
          ORDER BY r.created_at DESC, r.rowid DESC`,
       ).all({ ...filter.params, limit: query.limit, offset: query.offset }) as Row[];
-      const total = query.status ? counts[query.status] : counts.all;
       return {
         runs: rows.map((row) => {
           const run = toRun(row);

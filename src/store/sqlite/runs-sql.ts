@@ -10,9 +10,9 @@ const terminal = `(${terminalRunStatuses.map((status) => `'${status}'`).join(', 
 export function runStatements(db: Database.Database) {
   const insert = db.prepare(
     `INSERT INTO workflow_runs (id, workflow_name, status, conversation_id, working_path, codebase_id,
-       user_message, inputs, metadata, definition, created_at, last_activity_at)
+       user_message, inputs, metadata, definition, node_count, created_at, last_activity_at)
      VALUES (@id, @workflowName, 'pending', @conversationId, @workingPath, @codebaseId, @userMessage,
-       @inputs, @metadata, @definition, @now, @now)
+       @inputs, @metadata, @definition, COALESCE(json_array_length(@definition, '$.nodes'), 0), @now, @now)
      RETURNING *`,
   );
   const byId = db.prepare('SELECT * FROM workflow_runs WHERE id = ?');
@@ -104,7 +104,7 @@ export function runStatements(db: Database.Database) {
       const placeholders = p.fromStatuses.map(() => '?').join(', ');
       const extra = [
         ...(p.resume ? ['error = NULL', 'cancel_requested_at = NULL'] : []),
-        ...(p.definition !== undefined ? ['definition = ?'] : []),
+        ...(p.definition !== undefined ? ['definition = ?', "node_count = COALESCE(json_array_length(?, '$.nodes'), 0)"] : []),
       ];
       const row = db
         .prepare(
@@ -119,7 +119,7 @@ export function runStatements(db: Database.Database) {
         )
         .get(
           JSON.stringify(p.metadataPatch ?? {}), p.ownerId, p.leaseUntil, p.status, p.now, p.now, p.status, p.now,
-          ...(p.definition !== undefined ? [JSON.stringify(p.definition)] : []),
+          ...(p.definition !== undefined ? [JSON.stringify(p.definition)].flatMap((json) => [json, json]) : []),
           p.runId, ...p.fromStatuses, p.ownerId, p.previousOwner ?? p.ownerId, p.now,
         );
       return row ? toRun(row as Record<string, unknown>) : undefined;
