@@ -106,6 +106,35 @@ describe('short searches and node counts', () => {
     expect(failed).toMatchObject({ runs: [], total: 0 });
   });
 
+  it('reads a frequent word in date order through every plan: the same pages as LIKE', async () => {
+    // 3,300 runs, 2,200 with "payments": past the count at which a search stops sorting its matches.
+    const db = new Database(home.paths.database);
+    const insert = db.prepare(`INSERT INTO workflow_runs (id, workflow_name, status, conversation_id, codebase_id, user_message, definition, created_at, last_activity_at)
+      VALUES (?, 'w', ?, 'c1', ?, ?, '{}', ?, ?)`);
+    const expected: { id: string; status: string; codebase: string | null }[] = [];
+    db.transaction(() => {
+      for (let i = 0; i < 3300; i++) {
+        const at = new Date(Date.parse('2026-01-01T00:00:00Z') + i * 1000).toISOString();
+        const row = { id: `run-${String(i).padStart(4, '0')}`, status: i % 4 === 0 ? 'failed' : 'completed', codebase: i % 5 === 0 ? 'acme/one' : null };
+        const matches = i % 3 !== 0;
+        insert.run(row.id, row.status, row.codebase, matches ? `fix the PAYMENTS flow ${i}` : `search ${i}`, at, at);
+        if (matches) expected.unshift(row);
+      }
+    })();
+    db.close();
+    const page = async (q: string) => (await t.app.inject({ url: `/api/dashboard/runs?search=payments&${q}` })).json() as { total: number; runs: { id: string }[] };
+    const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
+    expect(await page('limit=50')).toMatchObject({ total: 2200 });
+    expect(ids((await page('limit=50')).runs)).toEqual(ids(expected.slice(0, 50)));
+    expect(ids((await page('limit=50&offset=2150')).runs)).toEqual(ids(expected.slice(2150, 2200)));
+    const failed = expected.filter((r) => r.status === 'failed');
+    expect(ids((await page('status=failed&limit=20&offset=100')).runs)).toEqual(ids(failed.slice(100, 120)));
+    const inCodebase = expected.filter((r) => r.codebase === 'acme/one');
+    const byCodebase = await page('codebaseId=acme/one&limit=200');
+    expect(byCodebase.total).toBe(inCodebase.length);
+    expect(ids(byCodebase.runs)).toEqual(ids(inCodebase.slice(0, 200)));
+  });
+
   it("shows each run's node count, kept when a resume stores a new definition", async () => {
     const nodes = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `n${i}`, bash: 'true' }));
     const run = await t.writer.createRun(newRun({ definition: { name: 'demo', description: 'd', nodes: nodes(3) } }));

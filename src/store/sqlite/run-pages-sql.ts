@@ -48,21 +48,45 @@ function indexedSearch(search: string | undefined): IndexedSearch | undefined {
 }
 
 /**
- * The table to read for `query`: a short search (no trigram index) with no equality filter but
- * status is answered from the text index, a scan of its entries rather than of the rows.
+ * How a search is answered:
+ * - `match`: the runs the trigram index names, read by rowid and sorted (few matches);
+ * - `match-walk`: the date index walked, each run checked against the index's set (many matches);
+ * - `scan`: the date-ordered text index walked with LIKE on its entries, never a row. The only
+ *   way for a search under 3 characters; for a frequent word it finds a page's runs in the first
+ *   few hundred entries, with no trigram lookup at all.
  */
-function runsTable(query: Partial<RunListQuery & DashboardRunQuery>): string {
-  const scansTexts =
-    query.search !== undefined && query.search !== '' && indexedSearch(query.search) === undefined &&
-    query.conversationId === undefined && query.workflowName === undefined && query.codebaseId === undefined;
-  return scansTexts ? 'workflow_runs INDEXED BY workflow_runs_text' : 'workflow_runs';
+type SearchPlan = 'match' | 'match-walk' | 'scan';
+
+/** A `scan` for an indexed search is chosen when it reads at most this many index entries. */
+const SCAN_ENTRIES_AT_MOST = 40_000;
+
+type PageQuery = Partial<RunListQuery & DashboardRunQuery>;
+
+const hasEqualityFilter = (query: PageQuery) =>
+  query.conversationId !== undefined || query.workflowName !== undefined || query.codebaseId !== undefined;
+
+/**
+ * The plan for `query`'s search. `matches` (runs matching every filter) and `runs` (all runs)
+ * are known once counted; without them an indexed search is a `match`.
+ */
+function searchPlan(query: PageQuery, counted?: { matches: number; runs: number }): SearchPlan | undefined {
+  if (query.search === undefined || query.search === '') return undefined;
+  if (!indexedSearch(query.search)) return 'scan';
+  if (!counted || counted.matches <= SORT_MATCHES_AT_MOST) return 'match';
+  const entries = ((query.offset ?? 0) + (query.limit ?? 0)) * (counted.runs / counted.matches);
+  return !hasEqualityFilter(query) && entries <= SCAN_ENTRIES_AT_MOST ? 'scan' : 'match-walk';
+}
+
+/** The table to read: a scan with no equality filter but status reads the text index alone. */
+function runsTable(query: PageQuery, plan: SearchPlan | undefined): string {
+  return plan === 'scan' && !hasEqualityFilter(query) ? 'workflow_runs INDEXED BY workflow_runs_text' : 'workflow_runs';
 }
 
 const columns = (alias?: string) => RUN_COLUMNS.map((c) => (alias ? `${alias}.${c}` : c)).join(', ');
 
 const SEARCH_ROWIDS = 'SELECT rowid FROM workflow_runs_search WHERE workflow_runs_search MATCH @searchPhrase';
 
-function runFilter(query: Partial<RunListQuery & DashboardRunQuery>, opts: { status: boolean; walkDates?: boolean }): Filter {
+function runFilter(query: PageQuery, opts: { status: boolean; plan: SearchPlan | undefined }): Filter {
   const where: string[] = [];
   const params: Record<string, unknown> = {};
   const add = (sql: string, name: string, value: unknown) => {
@@ -76,15 +100,14 @@ function runFilter(query: Partial<RunListQuery & DashboardRunQuery>, opts: { sta
   add('codebase_id = @codebaseId', 'codebaseId', query.codebaseId);
   add('created_at >= @after', 'after', query.after);
   add('created_at < @before', 'before', query.before);
-  if (query.search !== undefined && query.search !== '') {
+  if (opts.plan !== undefined && query.search !== undefined) {
     const indexed = indexedSearch(query.search);
-    if (indexed) {
-      // `+rowid` keeps the planner on the date index (a walk that stops at the page's end),
-      // for searches with many matches; few matches are read by rowid and sorted.
-      where.push(`${opts.walkDates ? '+rowid' : 'rowid'} IN (${SEARCH_ROWIDS})`);
+    if (indexed && opts.plan !== 'scan') {
+      // `+rowid` keeps the planner on the date index (a walk that stops at the page's end).
+      where.push(`${opts.plan === 'match-walk' ? '+rowid' : 'rowid'} IN (${SEARCH_ROWIDS})`);
       params.searchPhrase = indexed.phrase;
     }
-    if (!indexed || indexed.recheck) {
+    if (opts.plan === 'scan' || indexed?.recheck) {
       where.push("(workflow_name LIKE @search ESCAPE '\\' OR user_message LIKE @search ESCAPE '\\')");
       params.search = likePattern(query.search);
     }
@@ -147,7 +170,8 @@ export function runPageStatements(db: Database.Database) {
   return {
     /** One page after `cursor`, and the cursor of its last run when another page may follow. */
     page(query: RunListQuery & { cursor?: RunCursor }): { runs: Run[]; nextCursor: RunCursor | null } {
-      const filter = runFilter(query, { status: true });
+      const plan = searchPlan(query);
+      const filter = runFilter(query, { status: true, plan });
       if (query.cursor) {
         // Spelled as a range on created_at, so the index serves it; rowid breaks ties in a millisecond.
         filter.where.push('created_at <= @cursorAt AND (created_at < @cursorAt OR rowid < @cursorRowid)');
@@ -155,7 +179,7 @@ export function runPageStatements(db: Database.Database) {
         filter.params.cursorRowid = query.cursor.rowid;
       }
       const rows = statement(
-        `SELECT rowid AS page_rowid, ${columns()} FROM ${runsTable(query)} ${whereClause(filter)}
+        `SELECT rowid AS page_rowid, ${columns()} FROM ${runsTable(query, plan)} ${whereClause(filter)}
          ORDER BY created_at DESC, rowid DESC LIMIT @limit`,
       ).all({ ...filter.params, limit: query.limit + 1 }) as Row[];
       const more = rows.length > query.limit;
@@ -169,7 +193,8 @@ export function runPageStatements(db: Database.Database) {
 
     dashboard(query: DashboardRunQuery): { runs: DashboardRun[]; total: number; counts: DashboardCounts } {
       // Counts first: for a search, how many runs match decides how the page is read.
-      const countFilter = runFilter(query, { status: false });
+      const countPlan = searchPlan(query);
+      const countFilter = runFilter(query, { status: false, plan: countPlan });
       const indexed = indexedSearch(query.search);
       const searchOnly = indexed !== undefined && !indexed.recheck && countFilter.where.length === 1;
       // Without filters (the status one aside) the trigger-kept counts answer; a search alone is
@@ -180,7 +205,7 @@ export function runPageStatements(db: Database.Database) {
           : searchOnly
             ? statement('SELECT status, COUNT(*) AS n FROM workflow_runs_search WHERE workflow_runs_search MATCH @searchPhrase GROUP BY status')
                 .all({ searchPhrase: indexed.phrase })
-            : statement(`SELECT status, COUNT(*) AS n FROM ${runsTable(query)} ${whereClause(countFilter)} GROUP BY status`).all(countFilter.params)
+            : statement(`SELECT status, COUNT(*) AS n FROM ${runsTable(query, countPlan)} ${whereClause(countFilter)} GROUP BY status`).all(countFilter.params)
       ) as { status: string; n: number }[];
       const counts = { all: 0, ...Object.fromEntries(runStatusSchema.options.map((s) => [s, 0])) } as DashboardCounts;
       for (const { status, n } of byStatus) {
@@ -191,13 +216,15 @@ export function runPageStatements(db: Database.Database) {
       const total = query.status ? counts[query.status] : counts.all;
       // No run on the page (a search with no match, an offset past the end): nothing to read.
       if (total <= query.offset) return { runs: [], total, counts };
-      const filter = runFilter(query, { status: true, walkDates: counts.all > SORT_MATCHES_AT_MOST });
+      const runs = countFilter.where.length === 0 ? counts.all : (statement('SELECT SUM(n) AS n FROM workflow_run_counts').get() as { n: number | null }).n ?? 0;
+      const plan = searchPlan(query, { matches: total, runs });
+      const filter = runFilter(query, { status: true, plan });
       // The page's row ids come from the index alone; only those rows are read and joined.
       // CROSS JOIN keeps that order: with the limit a parameter, the planner would otherwise
       // scan every run and probe the page (3 ms at 100,000 runs instead of 0.3).
       const rows = statement(
         `WITH page AS (
-           SELECT rowid AS page_rowid FROM ${runsTable(query)} ${whereClause(filter)}
+           SELECT rowid AS page_rowid FROM ${runsTable(query, plan)} ${whereClause(filter)}
            ORDER BY created_at DESC, rowid DESC LIMIT @limit OFFSET @offset)
          SELECT ${columns('r')}, c.name AS codebase_name, conv.platform_type AS platform_type,
                 r.node_count AS total_steps
