@@ -87,6 +87,8 @@ export const agentAttemptTaskSchema = z.object({
     binaryPath: z.string().optional(),
     env: z.record(z.string(), z.string()).optional(),
   }),
+  /** The session an unfinished earlier attempt of this node left (private: never logged or recorded). */
+  resumeSessionId: z.string().optional(),
   /** The first-event watchdog: no chunk from the provider this long after the start fails the attempt. */
   firstEventTimeoutMs: z.number().int().positive(),
   /** The idle watchdog: no chunk for this long after the first fails the attempt. */

@@ -339,6 +339,23 @@ export const migrations: readonly { version: number; name: string; sql: string }
       CREATE INDEX workflow_runs_text ON workflow_runs (created_at, status, workflow_name, user_message);
     `,
   },
+  {
+    version: 11,
+    name: 'private provider session handles per run and node',
+    sql: `
+      -- The session an unfinished AI attempt left, for the node's next attempt to continue
+      -- (store/node-sessions.ts). Gone with its run.
+      CREATE TABLE run_node_sessions (
+        run_id TEXT NOT NULL REFERENCES workflow_runs (id) ON DELETE CASCADE,
+        path TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        attempt_id TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (run_id, path)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 /**

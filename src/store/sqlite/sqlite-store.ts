@@ -5,6 +5,7 @@ import { sqliteConversationStore } from './conversation-store.js';
 import { sqliteEventStore } from './event-store.js';
 import { sqliteHeartbeatStore } from './heartbeat-store.js';
 import { sqliteJobStore } from './job-store.js';
+import { sqliteNodeSessionStore } from './node-session-store.js';
 import { sqliteRunStore } from './run-store.js';
 import { SqliteSession, type SqliteSessionOptions } from './session.js';
 
@@ -27,6 +28,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     ...sqliteHeartbeatStore(session),
     ...sqliteCodebaseStore(session),
     ...sqliteConversationStore(session),
+    ...sqliteNodeSessionStore(session),
 
     // One try, no retry: a health probe reports a stuck database instead of waiting it out.
     ping: async () => {

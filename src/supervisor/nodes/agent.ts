@@ -5,7 +5,7 @@ import type { StoreConfig } from '../../store/store-config.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
 import type { AgentAttemptTask, AttemptResult } from '../../worker/attempt-protocol.js';
-import { providersWithAdapter } from '../../worker/providers/available.js';
+import { providersResumingSessions, providersWithAdapter } from '../../worker/providers/available.js';
 import { resolveModelBinding, type ModelBinding } from '../../workflow/model-binding.js';
 import type { VariableValues } from '../../workflow/variables.js';
 import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandler } from '../run/node-handler.js';
@@ -76,6 +76,7 @@ export class AgentNodeHandler implements NodeHandler {
     const runEnv = this.deps.runEnv;
     const connection =
       runEnv && Object.keys(runEnv).length > 0 ? { ...configured, env: { ...runEnv } } : configured;
+    const resume = await this.sessionToResume(node, attempt.path, binding.provider);
     const task: AgentAttemptTask = {
       kind: 'agent',
       store: this.deps.storeConfig,
@@ -97,6 +98,7 @@ export class AgentNodeHandler implements NodeHandler {
       connection,
       firstEventTimeoutMs: this.deps.providers.firstEventTimeoutMs,
       idleTimeoutMs: Math.ceil(action.idleTimeoutMs ?? this.deps.providers.idleTimeoutMs),
+      ...(resume !== undefined ? { resumeSessionId: resume } : {}),
       killGraceMs: this.deps.killGraceMs,
       outputSpillDir: join(this.deps.artifactsDir, '.cairn', 'node-outputs'),
       artifactsDir: this.deps.artifactsDir,
@@ -109,6 +111,17 @@ export class AgentNodeHandler implements NodeHandler {
       return closeBrokenAttempt(this.deps, attempt, new Date().toISOString(), err);
     }
     return outcomeOf(result);
+  }
+
+  /**
+   * The session an unfinished earlier attempt of this node left in this run, when its provider
+   * can continue one and the node does not ask for a fresh context. Only retries and resumes of
+   * a node that did not complete find one: a completed attempt forgets its session.
+   */
+  private async sessionToResume(node: PlannedNode, path: string, provider: string): Promise<string | undefined> {
+    if (node.action.type !== 'agent' || node.action.freshContext || !providersResumingSessions.includes(provider as never)) return undefined;
+    const kept = await this.deps.store.getNodeSession(this.deps.run.id, path).catch(() => undefined);
+    return kept?.provider === provider ? kept.sessionId : undefined;
   }
 
 }

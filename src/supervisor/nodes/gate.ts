@@ -79,7 +79,7 @@ export class GateNodeHandler implements NodeHandler {
       action: body.kind === 'prompt'
         ? {
             type: 'agent', source: { kind: 'inline', prompt: body.source }, provider: undefined, model: undefined,
-            effort: undefined, outputFormat: undefined, systemPrompt: undefined, idleTimeoutMs: undefined,
+            effort: undefined, outputFormat: undefined, systemPrompt: undefined, idleTimeoutMs: undefined, freshContext: true,
           }
         : { type: 'exec', runtime: 'sh', legacyType: 'bash', source: body.source, deps: [], timeoutMs: 120_000 },
       retry: undefined,

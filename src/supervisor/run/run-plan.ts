@@ -48,6 +48,8 @@ export interface AgentAction {
   systemPrompt: string | undefined;
   /** The node's `idle_timeout`, when it sets one. */
   idleTimeoutMs: number | undefined;
+  /** `context: fresh`: a retry starts a new session instead of continuing the failed attempt's. */
+  freshContext: boolean;
 }
 
 /** An `approval:` gate: suspends for a person's answer (see supervisor/nodes/gate.ts). */
@@ -200,6 +202,7 @@ function actionOf(node: WorkflowNode, descriptor: NodeDescriptor): NodeAction {
       outputFormat: node.output_format,
       systemPrompt: node.systemPrompt,
       idleTimeoutMs: node.idle_timeout,
+      freshContext: node.context === 'fresh',
     };
   }
   if ('bash' in node) {

@@ -32,6 +32,8 @@ export class ClaudeStreamState {
   finished = false;
   /** An `is_error` result, classified. */
   resultFailure: AdapterFailure | undefined;
+  /** The result said the session asked for with `--resume` does not exist (here, any more). */
+  sessionNotFound = false;
   /** Any line at all arrived (an empty stream is a transient failure). */
   sawLine = false;
   /** The API answered (a message, or an error the CLI retries): a call reached the provider. */
@@ -120,6 +122,7 @@ export class ClaudeStreamState {
     if (typeof msg.stop_reason === 'string') o.stopReason = msg.stop_reason;
     if (msg.is_error === true || (typeof msg.subtype === 'string' && msg.subtype.startsWith('error'))) {
       this.resultFailure = classifyResultError(msg);
+      this.sessionNotFound = errorsOf(msg).some((e) => /no conversation found with session id/i.test(e));
     }
   }
 }
@@ -149,8 +152,13 @@ function tokensOf(usage: any): unknown {
 }
 
 /** An error result: the CLI writes `API Error: <status> <body>` or its own words. */
+/** The `errors` texts of an error result (what the CLI says when it fails before any turn). */
+function errorsOf(msg: any): string[] {
+  return Array.isArray(msg.errors) ? msg.errors.filter((e: unknown): e is string => typeof e === 'string') : [];
+}
+
 function classifyResultError(msg: any): AdapterFailure {
-  const text = typeof msg.result === 'string' ? msg.result : String(msg.subtype ?? 'error');
+  const text = typeof msg.result === 'string' ? msg.result : errorsOf(msg).join('; ') || String(msg.subtype ?? 'error');
   if (msg.subtype === 'error_max_budget_usd') return adapterFailure('budget_exceeded', text);
   if (msg.subtype === 'error_max_turns') return adapterFailure('unknown', `stopped at the turn limit: ${text}`);
   const status = /API Error: (\d{3})/.exec(text)?.[1];

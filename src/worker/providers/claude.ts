@@ -33,7 +33,34 @@ export function resolveClaudeExecutable(binaryPath: string | undefined, pathEnv:
   );
 }
 
+/**
+ * One attempt. With `resumeSessionId` (the session its node's failed attempt left) the CLI is
+ * asked to `--resume` it; when the CLI no longer knows that session (another machine, a cleared
+ * `~/.claude`), the attempt runs again from a fresh session, recorded as `resume-failed-cold`.
+ */
 async function* runClaude(request: ProviderRequest, ctx: AdapterContext, launcher: ChildLauncher): AsyncGenerator<ProviderChunk> {
+  const resume = request.resumeSessionId;
+  const first = { sessionNotFound: false };
+  let lost = false;
+  for await (const chunk of runClaudeOnce(request, ctx, launcher, resume, first)) {
+    if (chunk.type !== 'end' || resume === undefined) yield chunk;
+    else if (first.sessionNotFound && !ctx.signal.aborted) lost = true;
+    else yield { ...chunk, sessionOrigin: 'resumed' };
+  }
+  if (!lost) return;
+  for await (const chunk of runClaudeOnce(request, ctx, launcher, undefined, { sessionNotFound: false })) {
+    yield chunk.type === 'end' ? { ...chunk, sessionOrigin: 'resume-failed-cold' } : chunk;
+  }
+}
+
+/** One run of the CLI; `seen.sessionNotFound` says, by its end, whether `--resume` named an unknown session. */
+async function* runClaudeOnce(
+  request: ProviderRequest,
+  ctx: AdapterContext,
+  launcher: ChildLauncher,
+  resume: string | undefined,
+  seen: { sessionNotFound: boolean },
+): AsyncGenerator<ProviderChunk> {
   const env = { ...request.connection.env };
   const pathEnv = env.PATH ?? workerEnv().PATH;
   const exe = resolveClaudeExecutable(request.connection.binaryPath, pathEnv);
@@ -54,6 +81,7 @@ async function* runClaude(request: ProviderRequest, ctx: AdapterContext, launche
     ...(request.model !== undefined ? ['--model', request.model] : []),
     ...(request.systemPrompt !== undefined ? ['--append-system-prompt', request.systemPrompt] : []),
     ...(request.outputFormat !== undefined ? ['--json-schema', JSON.stringify(request.outputFormat)] : []),
+    ...(resume !== undefined ? ['--resume', resume] : []),
   ];
   const launched = await launchCli({ launcher, ctx, args, cwd: request.cwd, env, promptFile, name: 'cairn-claude' });
   if (!launched.ok) {
@@ -79,6 +107,7 @@ async function* runClaude(request: ProviderRequest, ctx: AdapterContext, launche
   } finally {
     proc.finish();
   }
+  seen.sessionNotFound = state.sessionNotFound;
   yield endOf(state, failure);
 }
 

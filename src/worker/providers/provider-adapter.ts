@@ -23,6 +23,12 @@ export interface ProviderRequest {
   connection: ProviderConnection;
   /** Per-run-and-attempt session key: never shared between two runs. */
   sessionKey: string;
+  /**
+   * The session a failed earlier attempt of this node (same run) left, to continue. An adapter
+   * that resumes sessions tries it and, when the provider no longer knows it, starts cold
+   * (`sessionOrigin: resume-failed-cold`); other adapters ignore it.
+   */
+  resumeSessionId?: string;
   /** Where a CLI adapter may write the attempt's own files (its prompt, its CODEX_HOME ...). */
   scratchDir: string;
 }
@@ -65,6 +71,8 @@ export interface ProviderEnd {
   /** The model the provider says answered; undefined when it did not say. */
   resolvedModel?: string;
   sessionId?: string;
+  /** Set when the request asked to resume a session: whether it was continued or started cold. */
+  sessionOrigin?: 'resumed' | 'resume-failed-cold';
   /** Whether a paid call reached the provider (false: spend is `not_applicable`). */
   called: boolean;
   failure?: AdapterFailure;

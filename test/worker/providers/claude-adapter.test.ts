@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -159,5 +160,44 @@ describe('claude adapter (real Claude Code CLI)', () => {
     expect(outcome.error).toContain(CLAUDE_NOT_FOUND);
     expect(outcome.failureKind).toBe('config');
     expect(spend.costUsd).toEqual({ source: 'unavailable', reason: 'not_applicable' });
+  });
+
+  it('continues the session an earlier attempt left (--resume), and starts cold when the CLI no longer knows it', async () => {
+    const task = await claudeTask(() => ({ kind: 'stream', blocks: [{ type: 'text', text: 'noted' }], usage: { input_tokens: 5, output_tokens: 1 } }));
+    const sent = () => JSON.stringify(server!.requests.at(-1)!.body.messages);
+    const first = await runAttempt(claudeAdapter, { ...task, prompt: 'remember the word PELICAN' });
+    const sessionId = first.outcome.end.sessionId!;
+    expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(first.outcome.end.sessionOrigin).toBeUndefined();
+
+    const resumed = await runAttempt(claudeAdapter, { ...task, prompt: 'which word was it?', resumeSessionId: sessionId });
+    expect(resumed.outcome.status).toBe('completed');
+    expect(resumed.outcome.end.sessionOrigin).toBe('resumed');
+    // The provider saw the first attempt's conversation before the new prompt.
+    expect(sent()).toContain('PELICAN');
+    expect(sent()).toContain('which word was it?');
+
+    const probe = spawnProbe();
+    const cold = await runAttempt(claudeAdapter, { ...task, prompt: 'start over', resumeSessionId: randomUUID() }, { onSpawned: probe.onSpawned });
+    expect(cold.outcome.status).toBe('completed');
+    expect(cold.outcome.output).toBe('noted');
+    expect(cold.outcome.end.sessionOrigin).toBe('resume-failed-cold');
+    expect(sent()).toContain('start over');
+    expect(sent()).not.toContain('PELICAN');
+    // Two processes (the refused resume, then the cold start), neither left behind.
+    expect(probe.pids).toHaveLength(2);
+    for (const pid of probe.pids) expect(isProcessGroupAlive(pid)).toBe(false);
+  });
+
+  it('keeps the end of an attempt the idle watchdog stopped: its session and failure are still reported', async () => {
+    const task = await claudeTask(() => ({ kind: 'stream', blocks: [{ type: 'text', text: 'partial' }], stallAfterFirst: true }), { idleTimeoutMs: 3000 });
+    const probe = spawnProbe();
+    const { outcome } = await runAttempt(claudeAdapter, task, { onSpawned: probe.onSpawned });
+    expect(outcome.status).toBe('failed');
+    expect(outcome.failureKind).toBe('timeout');
+    // The adapter's own end, read after the kill, not a stand-in for a missing one.
+    expect(outcome.end.failure?.message).not.toMatch(/ended without a result/);
+    expect(outcome.end.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
   });
 });

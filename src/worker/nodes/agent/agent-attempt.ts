@@ -2,6 +2,7 @@ import type { CheckoutObservation } from '../../../records/schemas/checkout-obse
 import type { Store } from '../../../store/store.js';
 import type { AttemptNotice, AttemptResult } from '../../attempt-protocol.js';
 import { adapterFor } from '../../providers/adapters.js';
+import { providersResumingSessions } from '../../providers/available.js';
 import type { ProviderAdapter } from '../../providers/provider-adapter.js';
 import { spillLongOutput } from '../exec/exec-records.js';
 import { runAgent, type AgentOutcome, type AgentTask } from './agent.js';
@@ -85,7 +86,22 @@ export async function runAgentAttempt(task: AgentTask, deps: AgentAttemptDeps): 
   if (outcome.status === 'cancelled' && !started) return { ...result, status: 'not_started' };
   const spillPath = await spillLongOutput(task, outcome.output);
   const output = { text: outcome.output, ...(outcome.structured !== undefined ? { structured: outcome.structured } : {}), ...(spillPath ? { spillPath } : {}) };
+  await keepSession(store, task, outcome);
   const finished = agentFinishedEvent(task, startedAt, result, outcome.end, output);
   await store.appendEvents(started ? [finished] : [agentStartedEvent(task, startedAt, undefined, checkout), finished]);
   return result;
+}
+
+/**
+ * The private handle of the session this attempt leaves (store/node-sessions.ts), written before
+ * its terminal record so the node's next attempt finds it: kept when the attempt did not
+ * complete, forgotten when it did. Losing it costs only a cold start, so a failed write is let go.
+ */
+async function keepSession(store: Store, task: AgentTask, outcome: AgentOutcome): Promise<void> {
+  const sessionId = outcome.end.sessionId;
+  if (!providersResumingSessions.includes(task.provider) || (sessionId === undefined && task.resumeSessionId === undefined)) return;
+  const keep = outcome.status !== 'completed' && sessionId !== undefined;
+  await store
+    .setNodeSession(task.runId, task.path, keep ? { provider: task.provider, sessionId, attemptId: task.attempt.id } : null)
+    .catch(() => {});
 }

@@ -50,13 +50,15 @@ function refOf(task: TaskFacts, startedAt: string, extra: Partial<AttemptRef> = 
 }
 
 /** The binding before the provider has said anything: the resolved model starts unavailable. */
-function bindingOf(task: TaskFacts, resolved = initialResolvedModel(reportsOf(task)), session?: string): Binding {
+function bindingOf(task: TaskFacts, resolved = initialResolvedModel(reportsOf(task)), end?: Pick<ProviderEnd, 'sessionId' | 'sessionOrigin'>): Binding {
+  const session = end?.sessionId;
   return {
     provider: task.provider,
     model: { ...(task.model !== undefined ? { requested: task.model } : {}), resolved },
     ...(task.effort !== undefined ? { effort: task.effort } : {}),
-    // Every attempt starts its own session: sessions are never shared between runs or attempts.
-    sessionOrigin: 'fresh',
+    // A fresh session unless this attempt continued (or tried to continue) the one its node's
+    // failed attempt left; sessions are never shared between runs.
+    sessionOrigin: end?.sessionOrigin ?? 'fresh',
     // Display only: enough to tell sessions apart, never the whole id.
     ...(session !== undefined ? { sessionPreview: `${session.slice(0, 8)}…` } : {}),
   };
@@ -93,7 +95,7 @@ export function agentFinishedEvent(
     task,
     startedAt,
     {
-      binding: bindingOf(task, resolved, end?.sessionId),
+      binding: bindingOf(task, resolved, end),
       spend: spendOf(task, end),
       ...(end?.sessionId !== undefined ? { sessionId: end.sessionId } : {}),
     },

@@ -16,7 +16,7 @@ export type AgentTask = z.output<typeof agentAttemptTaskSchema>;
 export type AgentCall = Pick<
   AgentTask,
   'provider' | 'prompt' | 'model' | 'outputFormat' | 'systemPrompt' | 'cwd' | 'connection' | 'runId' | 'scratchDir' | 'firstEventTimeoutMs' | 'idleTimeoutMs'
-> & { attempt: Pick<AgentTask['attempt'], 'id'> };
+> & Partial<Pick<AgentTask, 'resumeSessionId'>> & { attempt: Pick<AgentTask['attempt'], 'id'> };
 
 /** How one AI attempt ended, with everything its record needs. */
 export interface AgentOutcome {
@@ -69,6 +69,7 @@ export async function runAgent(task: AgentCall, adapter: ProviderAdapter, opts: 
           cwd: task.cwd,
           connection: task.connection,
           sessionKey: `${task.runId}:${task.attempt.id}`,
+          ...(task.resumeSessionId !== undefined ? { resumeSessionId: task.resumeSessionId } : {}),
           scratchDir: task.scratchDir,
         },
         { signal: controller.signal, ...(opts.onSpawned ? { onSpawned: opts.onSpawned } : {}) },
@@ -76,11 +77,14 @@ export async function runAgent(task: AgentCall, adapter: ProviderAdapter, opts: 
       [Symbol.asyncIterator]();
     let watchdog: Watchdog = { kind: 'first_event', ms: task.firstEventTimeoutMs };
     for (;;) {
-      const next = fired ? await iterator.next() : await raceWatchdog(iterator.next(), watchdog.ms);
+      // The chunk asked for when a watchdog fires is still read: it is often the adapter's end
+      // (with the spend and the session), which arrives once the stopped process has exited.
+      const pending = iterator.next();
+      let next = fired ? await pending : await raceWatchdog(pending, watchdog.ms);
       if (next === 'timeout') {
         fired = watchdog;
         controller.abort('timeout');
-        continue;
+        next = await pending;
       }
       if (next.done) break;
       const chunk = next.value;

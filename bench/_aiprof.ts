@@ -1,0 +1,10 @@
+import { startOpenAiServer } from '../test/helpers/openai-server.js';
+import { addWorkflow, openSession, timeRun } from './session.js';
+const server = await startOpenAiServer(() => ({ kind: 'stream', deltas: ['ok'] }), { delayMs: 20 });
+const nodes = Array.from({ length: 1000 }, (_, i) => `  - id: p${i}\n    prompt: "item ${i}"`);
+const yaml = `name: prompts\ndescription: x\nprovider: openai-compatible\nmodel: bench-model\nnodes:\n${nodes.join('\n')}\n`;
+const session = await openSession({ OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'sk-bench', CAIRN_MAX_CONCURRENCY: '32', NODE_OPTIONS: '--require /tmp/dx/prof-hook.cjs' });
+await addWorkflow(session, 'prompts', yaml);
+console.log(await timeRun(session, 'prompts'));
+console.log(await timeRun(session, 'prompts'));
+await session.close(); await server.close();

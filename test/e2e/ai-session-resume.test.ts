@@ -1,0 +1,91 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { startAnthropicServer, type AnthropicServer, type MessagesReply } from '../helpers/anthropic-server.js';
+import { startServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
+import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
+
+/**
+ * A retry continues the provider session its failed attempt left: the real supervisor, the real
+ * Claude Code CLI against a local Messages API server. The first attempt stalls and is killed
+ * by the idle watchdog; the second is started with `--resume`, so the provider sees the first
+ * attempt's prompt again, and its record says `sessionOrigin: resumed`. With `context: fresh`
+ * the retry starts a new session.
+ */
+
+const cli = createRequire(import.meta.url).resolve('@anthropic-ai/claude-code/cli.js');
+let home: TempHome;
+let server: AnthropicServer;
+beforeEach(async () => {
+  home = await makeTempHome();
+});
+afterEach(async () => {
+  await home.close();
+  await server?.close();
+});
+
+const userTurns = (body: any) => (body.messages as { role: string }[]).filter((m) => m.role === 'user').length;
+
+async function runStallingThenAnswering(context: string) {
+  // The first Messages request stalls after its first event; every later one answers.
+  let stalled = false;
+  server = await startAnthropicServer((req): MessagesReply => {
+    if (!stalled && JSON.stringify(req.body.messages).includes('summarise the ticket')) {
+      stalled = true;
+      return { kind: 'stream', blocks: [{ type: 'text', text: 'partial' }], stallAfterFirst: true };
+    }
+    return { kind: 'stream', blocks: [{ type: 'text', text: 'summary' }], usage: { input_tokens: 3, output_tokens: 1 } };
+  });
+  const cliHome = await mkdtemp(join(tmpdir(), 'cairn-claude-home-'));
+  home.defer(() => rm(cliHome, { recursive: true, force: true }));
+  const api = await startServer(home, {
+    ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-resume', CLAUDE_BIN_PATH: cli, HOME: cliHome,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1',
+  });
+  await writeHomeWorkflow(home, 'resumable', `name: resumable
+description: one AI step that stalls once
+provider: claude
+nodes:
+  - id: summarise
+    prompt: "summarise the ticket"
+    idle_timeout: 3000
+    retry: { max_attempts: 2, delay_ms: 1000, on_error: all }
+${context}`);
+  const { runId } = await startRun(api.url, 'resumable');
+  const done = await waitFor(async () => {
+    const detail = await getRun(api.url, runId);
+    return ['completed', 'failed'].includes(detail.run.status) ? detail : undefined;
+  }, { what: 'the run to end', timeoutMs: 90_000 });
+  const records = done.events
+    .filter((e) => e.step_name === 'summarise' && ['node_failed', 'node_completed'].includes(e.event_type))
+    .map((e) => e.data.execution);
+  return { done, records };
+}
+
+it('resumes the failed attempt\'s session on the retry, then forgets it once the node completes', async () => {
+  const { done, records } = await runStallingThenAnswering('');
+  expect(done.run.status).toBe('completed');
+  expect(records.map((r) => [r.lifecycle.status, r.lifecycle.failureKind, r.binding.sessionOrigin])).toEqual([
+    ['failed', 'timeout', 'fresh'],
+    ['completed', undefined, 'resumed'],
+  ]);
+  // The retry's request carries the first attempt's turn, then its own.
+  const answered = server.requests.filter((r) => JSON.stringify(r.body.messages).includes('summarise the ticket'));
+  expect(userTurns(answered.at(-1)!.body)).toBeGreaterThan(userTurns(answered[0]!.body));
+  const db = new Database(home.paths.database, { readonly: true });
+  expect(db.prepare('SELECT COUNT(*) AS n FROM run_node_sessions').get()).toEqual({ n: 0 });
+  db.close();
+});
+
+it('starts the retry in a new session when the node asks for a fresh context', async () => {
+  const { done, records } = await runStallingThenAnswering('    context: fresh\n');
+  expect(done.run.status).toBe('completed');
+  expect(records.map((r) => r.binding.sessionOrigin)).toEqual(['fresh', 'fresh']);
+  const answered = server.requests.filter((r) => JSON.stringify(r.body.messages).includes('summarise the ticket'));
+  expect(userTurns(answered.at(-1)!.body)).toBe(userTurns(answered[0]!.body));
+});
