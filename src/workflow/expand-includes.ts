@@ -1,4 +1,5 @@
 import { sinksOf } from './graph.js';
+import { bindIncludeInputs, substituteIncludeInputs } from './include-inputs.js';
 import type { DefinitionNode, IncludeNode, WorkflowNode } from './node-schema.js';
 import { mapNodeTexts } from './node-texts.js';
 import { replaceReferences } from './references.js';
@@ -9,6 +10,7 @@ import type { WorkflowDefinitionDraft } from './workflow-schema.js';
  * renamed `<includeId>__<nodeId>` (references among them renamed too); its roots inherit the
  * include node's `depends_on`, `when` and `trigger_rule`; `depends_on: [<includeId>]` elsewhere
  * waits for all of its sinks; `$<includeId>.output` reads its `returns:` node, or its first sink.
+ * The block's `$INPUTS.<name>` are replaced by the include's `with:` values (include-inputs.ts).
  */
 
 export type IncludeResolver = (name: string) => WorkflowDefinitionDraft | undefined;
@@ -59,7 +61,7 @@ function expand(nodes: readonly DefinitionNode[], resolve: IncludeResolver | und
       errors.push(...inner.errors.map((e) => `Node '${node.id}' (include '${node.include}'): ${e}`));
       continue;
     }
-    const inlined = inline(node, inner.nodes, target.returns);
+    const inlined = inline(node, inner.nodes, target);
     if (!inlined.ok) {
       errors.push(...inlined.errors);
       continue;
@@ -74,15 +76,25 @@ function expand(nodes: readonly DefinitionNode[], resolve: IncludeResolver | und
 function inline(
   include: IncludeNode,
   inner: WorkflowNode[],
-  returns: string | undefined,
+  target: WorkflowDefinitionDraft,
 ): { ok: true; nodes: WorkflowNode[]; block: InlinedBlock } | { ok: false; errors: string[] } {
+  const { returns } = target;
+  const inputs = bindIncludeInputs(include, target);
+  if (!inputs.ok) return inputs;
   const prefix = `${include.id}__`;
   const innerIds = new Set(inner.map((n) => n.id));
   const rename = (id: string): string => (innerIds.has(id) ? prefix + id : id);
   const errors: string[] = [];
 
+  const where = `Node '${include.id}' (include '${include.include}')`;
   const nodes = inner.map((original) => {
-    const node = renameReferences(original, innerIds, prefix) as WorkflowNode & Record<string, unknown>;
+    // Inputs after renaming: a value's references name nodes of the including workflow.
+    const bound = substituteIncludeInputs(renameReferences(original, innerIds, prefix), inputs.values, where);
+    if (!bound.ok) {
+      errors.push(...bound.errors);
+      return original;
+    }
+    const node = bound.node as WorkflowNode & Record<string, unknown>;
     node.id = prefix + original.id;
     const deps = (original.depends_on ?? []).map(rename);
     if (deps.length === 0) {

@@ -185,6 +185,8 @@ export const workflowNodeSchema = z.object({
 export const includeNodeSchema = z.object({
   ...structuralShape,
   include: z.string().trim().min(1, "'include' must be a non-empty workflow name"),
+  /** Values of the included workflow's declared `inputs:`, substituted for its `$INPUTS.<name>` at load time. */
+  with: withSchema.optional(),
 });
 
 /** The schema of each node mode, keyed by its mode key, in the order errors list them. */

@@ -31,7 +31,6 @@ const forbiddenKeys: Partial<Record<NodeMode, Record<string, string>>> = {
   workflow: {
     retry: "'retry' is not supported on workflow nodes (a retry would orphan the first child run — resume through the parent instead)",
   },
-  include: { with: "'with:' is not supported on include nodes yet; remove it" },
 };
 const workflowOnlyNodeKeys: Record<string, string> = {
   fan_out: "'fan_out' is only supported on workflow (sub-run) nodes",

@@ -24,6 +24,7 @@ describe('the documented examples', () => {
       'archon-review-block',
       'build-and-check',
       'build-then-report',
+      'changelog-block',
       'check-and-report',
       'classify-then-fix',
       'count-and-fetch',
@@ -43,10 +44,25 @@ describe('the documented examples', () => {
       'review-one-file',
       'shell-review',
       'triage',
+      'weekly-changelog',
     ]);
     for (const entry of listing.workflows) {
       expect(entry.parseWarnings, entry.workflow.name).toBeUndefined();
       expect(t.catalog.validate(entry.workflow, { cwd: t.cwd }), entry.workflow.name).toMatchObject({ valid: true });
     }
+  });
+
+  it("inlines the include with: example: the block's inputs are substituted, its own references renamed", () => {
+    const listing = t.catalog.list({ cwd: t.cwd });
+    const weekly = listing.workflows.find((w) => w.workflow.name === 'weekly-changelog');
+    expect(weekly?.workflow.nodes).toEqual([
+      { id: 'changelog__log', bash: 'CAIRN_WITH_SINCE="$INPUTS.tag"; git log --oneline "${CAIRN_WITH_SINCE}..HEAD"' },
+      {
+        id: 'changelog__write',
+        depends_on: ['changelog__log'],
+        prompt: 'Write a changelog for users of the CLI from these commits: $changelog__log.output',
+      },
+      { id: 'post', depends_on: ['changelog__write'], prompt: 'Shorten this for a release announcement: $changelog__write.output' },
+    ]);
   });
 });

@@ -82,11 +82,13 @@ describe('include expansion', () => {
     expect(!cyclic.valid && cyclic.errors).toEqual(["Node 'to-b' (include 'b'): Node 'to-a': include cycle: a → b → a"]);
   });
 
-  it('refuses with: on include nodes instead of dropping it', () => {
+  it('refuses a with: key the included workflow does not declare instead of dropping it', () => {
     const result = validateWorkflowDefinition(
       { name: 'p', description: 'd', nodes: [{ id: 'x', include: 'review-block', with: { a: 1 } }] },
       { resolveInclude: () => reviewBlock },
     );
-    expect(!result.valid && result.errors).toEqual(["Node 'x': 'with:' is not supported on include nodes yet; remove it"]);
+    expect(!result.valid && result.errors).toEqual([
+      "Node 'x' (include 'review-block'): with: 'a' is not an input of 'review-block'. It declares no inputs.",
+    ]);
   });
 });
