@@ -21,6 +21,11 @@ export interface RunStore {
   getRunDefinition(id: string): Promise<unknown>;
   listRuns(query: RunListQuery): Promise<Run[]>;
   /**
+   * The runs not yet ended that a conversation started, newest first: its own, and those it
+   * dispatched to a worker conversation (`metadata.parent_conversation_id`).
+   */
+  listOpenRunsOf(conversationId: string): Promise<Run[]>;
+  /**
    * One page of runs, newest first, after `cursor` (the previous page's `nextCursor`). Pages are
    * keyed by the run's creation, so runs created while a client pages never shift later pages.
    */

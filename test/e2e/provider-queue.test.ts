@@ -3,7 +3,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { summariseNodes } from '../../src/cli/node-summary.js';
 import { startAnthropicServer, type AnthropicServer } from '../helpers/anthropic-server.js';
 import { makeTestApp } from '../helpers/app.js';
-import { nodeTimeline, startSupervisor, type LooseEvent } from '../helpers/supervisor.js';
+import { startSupervisor, type LooseEvent } from '../helpers/supervisor.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
 

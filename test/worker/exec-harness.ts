@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { BroadcastChannel } from 'node:worker_threads';
 import { ATTEMPT_CONTROL_CHANNEL, attemptNoticeSchema, type AttemptNotice, type ExecAttemptTask } from '../../src/worker/attempt-protocol.js';
 import type { RunEvent } from '../../src/store/schemas/event.js';

@@ -18,12 +18,7 @@ export async function projectCwd(deps: ChatDeps, turn: ChatTurn): Promise<string
 
 /** Runs dispatched from this conversation (or attached to it) that have not ended. */
 export async function openRunsOf(deps: ChatDeps, platformId: string): Promise<Run[]> {
-  const runs = await deps.store.listRuns({ limit: 200 });
-  return runs.filter(
-    (run) =>
-      !terminalRunStatuses.includes(run.status) &&
-      (run.metadata.parent_conversation_id === platformId || run.conversation_id === platformId),
-  );
+  return deps.store.listOpenRunsOf(platformId);
 }
 
 async function listWorkflows(deps: ChatDeps, turn: ChatTurn): Promise<ChatAnswer> {

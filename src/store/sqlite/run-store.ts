@@ -50,6 +50,8 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
 
     listRuns: (query) => session.read('list runs', () => runs.list(query)),
 
+    listOpenRunsOf: (conversationId) => session.read("list a conversation's open runs", () => runs.openOf(conversationId)),
+
     listRunPage: (query) => session.read('list a page of runs', () => pages.page(query)),
 
     listDashboardRuns: (query) => session.read('list the dashboard runs', () => pages.dashboard(query)),

@@ -1,10 +1,12 @@
 import type Database from 'better-sqlite3';
-import { terminalRunStatuses, type Run, type RunStatus } from '../schemas/run.js';
+import { runStatusSchema, terminalRunStatuses, type Run, type RunStatus } from '../schemas/run.js';
 import type { NewRun, RunListQuery } from '../runs.js';
 import { toRun } from './rows.js';
 
 /** `('completed', 'failed', 'cancelled')`, for SQL. */
 const terminal = `(${terminalRunStatuses.map((status) => `'${status}'`).join(', ')})`;
+/** The other statuses, so a query for open runs reads the status index, not every run. */
+const open = `(${runStatusSchema.options.filter((s) => !terminalRunStatuses.includes(s)).map((s) => `'${s}'`).join(', ')})`;
 
 /** Statements for `workflow_runs`. Callers wrap multi-statement changes in a transaction. */
 export function runStatements(db: Database.Database) {
@@ -18,6 +20,11 @@ export function runStatements(db: Database.Database) {
   const byId = db.prepare('SELECT * FROM workflow_runs WHERE id = ?');
   const definition = db.prepare('SELECT definition FROM workflow_runs WHERE id = ?');
   const countByStatus = db.prepare('SELECT COUNT(*) AS n FROM workflow_runs WHERE status = ?');
+  const openOf = db.prepare(
+    `SELECT * FROM workflow_runs
+     WHERE status IN ${open} AND (conversation_id = @id OR json_extract(metadata, '$.parent_conversation_id') = @id)
+     ORDER BY created_at DESC, rowid DESC`,
+  );
   // Only the runs the caller names: a lease is renewed for a run it still drives, not for every
   // run it happens to own.
   const renew = db.prepare(
@@ -89,6 +96,9 @@ export function runStatements(db: Database.Database) {
         .prepare(sql)
         .all(...params, query.limit)
         .map((r) => toRun(r as Record<string, unknown>));
+    },
+    openOf(conversationId: string): Run[] {
+      return openOf.all({ id: conversationId }).map((r) => toRun(r as Record<string, unknown>));
     },
     count(status: RunStatus): number {
       return (countByStatus.get(status) as { n: number }).n;

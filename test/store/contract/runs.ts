@@ -92,4 +92,21 @@ export function describeRunContract(backend: StoreBackend): void {
       expect(ids.sort()).toEqual([theirs!.id, unowned!.id].sort());
     });
   });
+
+  describe('open runs of a conversation', () => {
+    const h = useHarness(backend);
+
+    it("lists a conversation's own and dispatched runs that have not ended, however many runs are newer", async () => {
+      const store = h().open();
+      const own = await store.createRun(newRun({ conversationId: 'chat-1' }));
+      const dispatched = await store.createRun(newRun({ conversationId: 'web-worker-1', metadata: { parent_conversation_id: 'chat-1' } }));
+      const ended = await store.createRun(newRun({ conversationId: 'chat-1' }));
+      await store.acquireRun({ runId: ended.id, ownerId: 'sup', leaseMs: 60_000, fromStatuses: ['pending'], status: 'running', events: [] });
+      await store.transitionRun({ runId: ended.id, ownerId: 'sup', status: 'completed', release: true, events: [] });
+      for (let i = 0; i < 210; i++) await store.createRun(newRun({ conversationId: `other-${i}` }));
+      const ids = (await store.listOpenRunsOf('chat-1')).map((r) => r.id);
+      expect(ids).toEqual([dispatched.id, own.id]);
+      expect(await store.listOpenRunsOf("chat-1' OR 1=1 --")).toEqual([]);
+    });
+  });
 }

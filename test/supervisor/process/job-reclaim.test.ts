@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createRunRow, startSupervisor } from '../../helpers/supervisor.js';
 import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';
-import { waitFor } from '../../helpers/wait-for.js';
 import { writeDeadHeartbeat } from './dead-supervisor.js';
 
 let home: TempHome;
