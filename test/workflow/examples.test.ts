@@ -35,6 +35,7 @@ describe('the documented examples', () => {
       'guarded-fix',
       'hello',
       'in-checkout',
+      'model-tiers',
       'nightly-window',
       'read-only-report',
       'release-notes',

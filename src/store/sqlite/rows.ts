@@ -21,6 +21,7 @@ export function toRun(row: Row): Run {
     metadata: parseRunMetadata(JSON.parse(row.metadata as string)),
     error: (row.error as string | null) ?? null,
     parent_run_id: (row.parent_run_id as string | null) ?? null,
+    user_id: (row.user_id as string | null | undefined) ?? null,
     owner_id: (row.owner_id as string | null) ?? null,
     lease_expires_at: (row.lease_expires_at as string | null) ?? null,
     created_at: row.created_at as string,

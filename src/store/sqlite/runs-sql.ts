@@ -10,9 +10,9 @@ const terminal = `(${terminalRunStatuses.map((status) => `'${status}'`).join(', 
 export function runStatements(db: Database.Database) {
   const insert = db.prepare(
     `INSERT INTO workflow_runs (id, workflow_name, status, conversation_id, working_path, codebase_id,
-       user_message, inputs, metadata, definition, created_at, last_activity_at)
+       user_message, inputs, metadata, definition, user_id, created_at, last_activity_at)
      VALUES (@id, @workflowName, 'pending', @conversationId, @workingPath, @codebaseId, @userMessage,
-       @inputs, @metadata, @definition, @now, @now)
+       @inputs, @metadata, @definition, @userId, @now, @now)
      RETURNING *`,
   );
   const byId = db.prepare('SELECT * FROM workflow_runs WHERE id = ?');
@@ -64,6 +64,7 @@ export function runStatements(db: Database.Database) {
         inputs: JSON.stringify(run.inputs),
         metadata: JSON.stringify(run.metadata),
         definition: JSON.stringify(run.definition),
+        userId: run.userId ?? null,
         now,
       });
       return toRun(row as Record<string, unknown>);

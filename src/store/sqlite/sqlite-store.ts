@@ -7,6 +7,7 @@ import { sqliteHeartbeatStore } from './heartbeat-store.js';
 import { sqliteJobStore } from './job-store.js';
 import { sqliteRunStore } from './run-store.js';
 import { SqliteSession, type SqliteSessionOptions } from './session.js';
+import { sqliteUserPrefsStore } from './user-prefs-store.js';
 
 export interface SqliteStoreOptions extends SqliteSessionOptions {
   /** Fallback poll interval of the change watch. */
@@ -27,6 +28,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     ...sqliteHeartbeatStore(session),
     ...sqliteCodebaseStore(session),
     ...sqliteConversationStore(session),
+    ...sqliteUserPrefsStore(session),
 
     // One try, no retry: a health probe reports a stuck database instead of waiting it out.
     ping: async () => {
