@@ -21,6 +21,9 @@ import { conversationRoutes } from './routes/conversations.js';
 import { conversationMessageRoutes } from './routes/conversation-message.js';
 import { healthRoutes } from './routes/health.js';
 import { providerRoutes } from './routes/providers.js';
+import { providerModelRoutes } from './routes/provider-models.js';
+import { configRoutes } from './routes/config.js';
+import { aiPrefsRoutes } from './routes/ai-prefs.js';
 import { runOperationRoutes } from './routes/run-operations.js';
 import { runRoutes } from './routes/runs.js';
 import { streamRoutes } from './routes/streams.js';
@@ -101,6 +104,9 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(workflowEditRoutes, { catalog });
   await app.register(commandRoutes, { catalog });
   await app.register(providerRoutes);
+  await app.register(providerModelRoutes, { settings: deps.settings, log });
+  await app.register(configRoutes, { settings: deps.settings });
+  await app.register(aiPrefsRoutes, { store: deps.store });
   await app.register(workflowRunRoutes, {
     store: deps.store, catalog, clock, paths: homePaths(deps.settings.home), bodyLimit: limits.bodyLimit, installKey: deps.settings.installKey,
   });

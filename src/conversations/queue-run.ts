@@ -36,6 +36,8 @@ export interface QueueRunRequest {
   budgetUsd?: number;
   /** The branch asked for the run's worktree (checked already); omitted: Cairn names one. */
   branch?: string;
+  /** The identity of the request (X-Service-User), recorded on the run and a conversation it creates. */
+  userId?: string | null;
   clock: () => number;
 }
 
@@ -74,6 +76,7 @@ export async function queueRun(store: Store, request: QueueRunRequest): Promise<
     inputs: request.inputs,
     metadata,
     definition: entry.workflow,
+    userId: request.userId ?? null,
     conversation: {
       id: newConversationRowId(),
       platform_type: 'web',
@@ -81,6 +84,7 @@ export async function queueRun(store: Store, request: QueueRunRequest): Promise<
       codebase_id: request.codebaseId ?? null,
       // A run's own thread is hidden from the conversation list; a named one is the user's.
       hidden: !attached,
+      user_id: request.userId ?? null,
     },
   });
 }

@@ -111,6 +111,8 @@ export interface NewRun {
   definition: unknown;
   /** The conversation the run belongs to (its platform id is `conversationId`), created if absent. */
   conversation?: NewConversation;
+  /** The identity of the request that created the run (X-Service-User); null/omitted: none. */
+  userId?: string | null;
 }
 
 export interface RunListQuery {

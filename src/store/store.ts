@@ -5,6 +5,7 @@ import type { HeartbeatStore } from './heartbeats.js';
 import type { JobStore } from './jobs.js';
 import type { NodeSessionStore } from './node-sessions.js';
 import type { RunStore } from './runs.js';
+import type { UserPrefsStore } from './user-prefs.js';
 
 export type { Codebase, CodebaseStore, EnvScan, IsolationEnvironment, NewCodebase, NewIsolationEnvironment } from './codebases.js';
 export type {
@@ -20,6 +21,7 @@ export type { EventFilter, EventStore } from './events.js';
 export type { HeartbeatStore } from './heartbeats.js';
 export type { JobStore } from './jobs.js';
 export type { NodeSession, NodeSessionStore } from './node-sessions.js';
+export type { AiPrefs, AiPrefsPatch, StoredPreset, UserPrefsStore } from './user-prefs.js';
 export type {
   AcquireRun, DashboardRunQuery, GateDecisionAnswer, GateDecisionRequest, NewRun, RunListQuery, RunStore, TransitionRun,
 } from './runs.js';
@@ -37,7 +39,8 @@ export type {
  * the caller's event loop for more than a moment at a time, and rejects with STORE_UNAVAILABLE
  * only when it stays busy past the store's retry budget (about 30 s unless configured).
  */
-export interface Store extends RunStore, JobStore, EventStore, HeartbeatStore, CodebaseStore, ConversationStore, NodeSessionStore {
+export interface Store
+  extends RunStore, JobStore, EventStore, HeartbeatStore, CodebaseStore, ConversationStore, NodeSessionStore, UserPrefsStore {
   /** Throws when the database cannot answer a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -49,3 +49,16 @@ it('shows the artifacts listing and the run-start answer with the real keys', as
   const started = (await t.app.inject({ method: 'POST', url: '/api/workflows/plain/run', payload: {} })).json();
   expect(Object.keys(example('Answer (every field always present):')).sort()).toEqual(Object.keys(started).sort());
 });
+
+it('shows the config answer of a fresh install exactly, and a catalog entry the bundled catalog holds', async () => {
+  expect((await t.app.inject({ url: '/api/config' })).json()).toEqual(example('### `GET /api/config`'));
+  const shown = JSON.parse(/```json\n([\s\S]*?)\n```/.exec(doc.slice(doc.indexOf('### `GET /api/providers/{vendor}/models`')))![1]!) as unknown[];
+  expect((await t.app.inject({ url: '/api/providers/anthropic/models' })).json()).toEqual(expect.arrayContaining(shown));
+});
+
+it('shows the prefs a user gets from the documented writes', async () => {
+  const headers = { 'x-service-user': 'docs-user' };
+  await t.app.inject({ method: 'PATCH', url: '/api/auth/me/ai-prefs/tiers', headers, payload: { tiers: { large: { provider: 'codex', model: 'gpt-5.5', effort: 'high' } } } });
+  const res = await t.app.inject({ method: 'PATCH', url: '/api/auth/me/ai-prefs/default', headers, payload: { provider: 'codex', model: 'gpt-5' } });
+  expect(res.json()).toEqual(example('### `PATCH /api/auth/me/ai-prefs/tiers`, `…/aliases`, `…/default`'));
+});

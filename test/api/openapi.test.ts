@@ -163,3 +163,37 @@ it('lists every route fastify registered, with its path parameters and error ans
   expect(undocumentedErrors).toEqual([]);
   expect(openApi30Problems(doc)).toEqual([]);
 });
+
+it('describes the model configuration, per-user preference and model catalog routes', async () => {
+  const { app } = await makeTestApp(home);
+  const doc = (await app.inject({ url: '/api/openapi.json' })).json();
+  const paths = doc.paths;
+  const body = (op: any) => op.requestBody.content['application/json'].schema;
+  const answer = (op: any) => op.responses['200'].content['application/json'].schema;
+  expect(Object.keys(paths['/api/config'])).toEqual(['get']);
+  expect(answer(paths['/api/config'].get).required).toEqual(['assistant', 'assistants', 'tiers', 'tierDefaults', 'aliases']);
+  for (const kind of ['assistants', 'tiers', 'aliases']) {
+    const op = paths[`/api/config/${kind}`].patch;
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '415']);
+    expect(answer(op).required).toEqual(['assistant', 'assistants', 'tiers', 'tierDefaults', 'aliases']);
+  }
+  expect(Object.keys(body(paths['/api/config/assistants'].patch).properties)).toEqual(['assistant', 'assistants']);
+  expect(Object.keys(body(paths['/api/config/tiers'].patch).properties)).toEqual(['tiers']);
+  expect(Object.keys(body(paths['/api/config/tiers'].patch).properties.tiers.properties)).toEqual(['small', 'medium', 'large']);
+  expect(Object.keys(body(paths['/api/config/aliases'].patch).properties)).toEqual(['aliases']);
+
+  expect(Object.keys(paths['/api/auth/me/ai-prefs'])).toEqual(['get']);
+  expect(Object.keys(answer(paths['/api/auth/me/ai-prefs'].get).properties)).toEqual(['tiers', 'aliases', 'defaultProvider', 'defaultModel']);
+  for (const kind of ['tiers', 'aliases', 'default']) {
+    const op = paths[`/api/auth/me/ai-prefs/${kind}`].patch;
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '415']);
+    expect(Object.keys(answer(op).properties)).toEqual(['tiers', 'aliases', 'defaultProvider', 'defaultModel']);
+  }
+  expect(Object.keys(paths['/api/auth/me/ai-prefs'].get.responses).sort()).toEqual(['200', '400', '401']);
+
+  const models = paths['/api/providers/{vendor}/models'].get;
+  expect(answer(models).items.$ref).toBe('#/components/schemas/ModelInfo');
+  expect(Object.keys(doc.components.schemas.ModelInfo.properties)).toEqual([
+    'id', 'displayName', 'vendor', 'reasoning', 'contextWindow', 'inputUsdPerMTok', 'outputUsdPerMTok', 'source',
+  ]);
+});

@@ -51,11 +51,22 @@ export interface AnthropicServer {
 }
 
 /** Starts the server; `reply` decides each answer (by request, or by its position). */
-export async function startAnthropicServer(reply: (req: RecordedRequest, index: number) => MessagesReply): Promise<AnthropicServer> {
+export async function startAnthropicServer(
+  reply: (req: RecordedRequest, index: number) => MessagesReply,
+  opts: { models?: readonly string[]; onModels?: (headers: IncomingMessage['headers']) => void } = {},
+): Promise<AnthropicServer> {
   const requests: RecordedRequest[] = [];
   const open = new Set<ServerResponse>();
   let maxOpen = 0;
   const server: Server = createServer((req, res) => {
+    if (req.method === 'GET' && (req.url ?? '').startsWith('/v1/models')) {
+      // The Models API's list (`GET /v1/models`), one page.
+      opts.onModels?.(req.headers);
+      const data = (opts.models ?? ['claude-test']).map((id) => ({ type: 'model', id, display_name: id, created_at: '2026-01-01T00:00:00Z' }));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null }));
+      return;
+    }
     let raw = '';
     req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
     req.on('end', () => {

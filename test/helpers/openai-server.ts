@@ -37,10 +37,17 @@ export interface OpenAiServer {
 /** `delayMs`: each answer starts that long after its request arrived (a model's latency, for the bench). */
 export async function startOpenAiServer(
   reply: (req: ChatRequest, index: number) => ChatReply,
-  opts: { delayMs?: number } = {},
+  opts: { delayMs?: number; models?: readonly string[] } = {},
 ): Promise<OpenAiServer> {
   const requests: ChatRequest[] = [];
   const server = createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/v1/models') {
+      // The model list, as the API answers it (`GET /v1/models`).
+      const data = (opts.models ?? ['test-model']).map((id) => ({ id, object: 'model', created: 0, owned_by: 'test' }));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ object: 'list', data }));
+      return;
+    }
     let raw = '';
     req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
     req.on('end', () => {

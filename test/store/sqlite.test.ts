@@ -11,6 +11,7 @@ import { describeJobContract } from './contract/jobs.js';
 import { describeRunContract } from './contract/runs.js';
 import { describeSleepingRunContract } from './contract/sleeping-runs.js';
 import { describeRunTotalsContract } from './contract/run-totals.js';
+import { describeUserPrefsContract } from './contract/user-prefs.js';
 import { sqliteBackend } from './sqlite-backend.js';
 
 /** The SQLite store passes the whole Store contract. */
@@ -28,4 +29,5 @@ describe('SQLite store', () => {
   describeConversationContract(sqliteBackend);
   describeIsolationLockContract(sqliteBackend);
   describeAvailabilityContract(sqliteBackend);
+  describeUserPrefsContract(sqliteBackend);
 });

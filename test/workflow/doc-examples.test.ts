@@ -5,6 +5,8 @@ import { parse } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readProjectWorktreeEnabled } from '../../src/workflow/project-worktree.js';
 import { loadSettings } from '../../src/shared/config.js';
+import { resolveModelBinding } from '../../src/workflow/model-binding.js';
+import { modelLayerOf } from '../../src/workflow/model-layers.js';
 import { docYamlBlocks, isMapping, isSubset, rawNodes } from './doc-yaml-blocks.js';
 import { makeTempProject, workflowYaml, type TempProject } from './temp-project.js';
 
@@ -27,6 +29,9 @@ const isConfigBlock = (v: Record<string, unknown>) => Object.keys(v).every((k) =
 /** An install config block of docs/providers.md (`$CAIRN_HOME/config.yaml`). */
 const isProviderConfigBlock = (v: Record<string, unknown>, where: string) =>
   where.startsWith('docs/providers.md') && Object.keys(v).every((k) => ['defaultAssistant', 'assistants', 'concurrency'].includes(k));
+/** A model config block of docs/models.md (install or repository scope). */
+const isModelConfigBlock = (v: Record<string, unknown>, where: string) =>
+  where.startsWith('docs/models.md') && Object.keys(v).every((k) => ['defaultAssistant', 'assistant', 'assistants', 'tiers', 'aliases'].includes(k));
 /** A project config block of docs/worktrees.md: `worktree.enabled` only. */
 const isWorktreeConfigBlock = (v: Record<string, unknown>, where: string) =>
   where.startsWith('docs/worktrees.md') && Object.keys(v).length === 1 && 'worktree' in v && !('name' in v);
@@ -62,6 +67,14 @@ describe('the yaml blocks of docs/', () => {
       const enabled = (part.worktree as { enabled?: unknown }).enabled;
       expect(typeof enabled).toBe('boolean');
       expect(await readProjectWorktreeEnabled(t.cwd)).toBe(enabled);
+      return;
+    }
+    if (isModelConfigBlock(part, where)) {
+      // It loads as a model layer, and every tier and alias in it resolves (models-doc.test.ts runs the example).
+      const layer = modelLayerOf(part, where);
+      for (const name of [...Object.keys(layer.tiers ?? {}), ...Object.keys(layer.aliases ?? {})]) {
+        expect(resolveModelBinding({ node: { model: name }, workflow: {}, layers: { install: layer } }), name).toMatchObject({ ok: true });
+      }
       return;
     }
     if (isProviderConfigBlock(part, where)) {

@@ -36,6 +36,7 @@ describe('the documented examples', () => {
       'guarded-fix',
       'hello',
       'in-checkout',
+      'model-tiers',
       'nightly-window',
       'read-only-report',
       'release-notes',

@@ -4,14 +4,14 @@ import { decideRetry } from '../../src/supervisor/run/retry-policy.js';
 import { ProviderSlots } from '../../src/supervisor/process/provider-limits.js';
 
 describe('model binding', () => {
-  const config = { defaultAssistant: 'anthropic', assistants: { anthropic: { model: 'cfg-model' }, claude: { model: 'opus' } } };
+  const install = { defaultAssistant: 'anthropic', assistants: { anthropic: { model: 'cfg-model' }, claude: { model: 'opus' } } };
   it('takes node, then workflow (same provider only), then config, then the provider default', () => {
-    expect(resolveModelBinding({ node: { model: 'n' }, workflow: { model: 'w' }, config })).toMatchObject({ provider: 'anthropic', model: 'n', modelSource: 'node' });
-    expect(resolveModelBinding({ node: {}, workflow: { model: 'w' }, config })).toMatchObject({ model: 'w', modelSource: 'workflow' });
-    expect(resolveModelBinding({ node: { provider: 'claude' }, workflow: { model: 'w' }, config })).toMatchObject({ provider: 'claude', model: 'opus', modelSource: 'config' });
-    expect(resolveModelBinding({ node: { provider: 'openai-compatible' }, workflow: {}, config })).toMatchObject({ model: undefined, modelSource: 'provider_default' });
-    expect(resolveModelBinding({ node: {}, workflow: {}, config: {} })).toMatchObject({ provider: 'claude' });
-    expect(resolveModelBinding({ node: { provider: 'nope' }, workflow: {}, config })).toMatchObject({ ok: false });
+    expect(resolveModelBinding({ node: { model: 'n' }, workflow: { model: 'w' }, layers: { install } })).toMatchObject({ provider: 'anthropic', model: 'n', modelSource: 'node' });
+    expect(resolveModelBinding({ node: {}, workflow: { model: 'w' }, layers: { install } })).toMatchObject({ model: 'w', modelSource: 'workflow' });
+    expect(resolveModelBinding({ node: { provider: 'claude' }, workflow: { model: 'w' }, layers: { install } })).toMatchObject({ provider: 'claude', model: 'opus', modelSource: 'config' });
+    expect(resolveModelBinding({ node: { provider: 'openai-compatible' }, workflow: {}, layers: { install } })).toMatchObject({ model: undefined, modelSource: 'provider_default' });
+    expect(resolveModelBinding({ node: {}, workflow: {}, layers: {} })).toMatchObject({ provider: 'claude' });
+    expect(resolveModelBinding({ node: { provider: 'nope' }, workflow: {}, layers: { install } })).toMatchObject({ ok: false });
   });
 });
 

@@ -1,3 +1,4 @@
+import { requestUser } from '../identity.js';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import fastifyMultipart from '@fastify/multipart';
@@ -62,6 +63,7 @@ export const conversationMessageRoutes: FastifyPluginAsyncZod<ConversationMessag
       let placed: string | undefined;
       try {
         const content = messageOf(upload ? upload.body : req.body);
+        const userId = requestUser(req);
         const metadata: Record<string, unknown> = {};
         if (upload && upload.files.length > 0) {
           placed = join(opts.paths.conversationFiles(req.params.id), randomUUID());
@@ -75,8 +77,9 @@ export const conversationMessageRoutes: FastifyPluginAsyncZod<ConversationMessag
             platform_conversation_id: req.params.id,
             codebase_id: null,
             hidden: false,
+            user_id: userId,
           },
-          message: { role: 'user', content, metadata },
+          message: { role: 'user', content, metadata, user_id: userId },
         });
         req.log.info(
           { conversationId: req.params.id, status: accepted.status, jobId: accepted.job.id, files: upload?.files.length ?? 0 },

@@ -1,3 +1,4 @@
+import { requestUser } from '../identity.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { newConversationId, newConversationRowId } from '../../conversations/conversation-id.js';
 import { CairnError } from '../../shared/errors.js';
@@ -80,6 +81,7 @@ export const conversationRoutes: FastifyPluginAsyncZod<ConversationRoutesOptions
     },
     async (req) => {
       const body = req.body ?? {};
+      const userId = requestUser(req);
       const codebaseId = body.codebase_id ?? body.codebaseId ?? null;
       if (codebaseId !== null && !(await store.getCodebase(codebaseId))) {
         throw new CairnError('CONVERSATION_CODEBASE_UNKNOWN', conversationErrorText.codebaseNotFound, `No codebase with id "${codebaseId}"`);
@@ -90,12 +92,13 @@ export const conversationRoutes: FastifyPluginAsyncZod<ConversationRoutesOptions
         platform_conversation_id: newConversationId(clock()),
         codebase_id: codebaseId,
         hidden: false,
+        user_id: userId,
       };
       if (body.message === undefined) {
         const created = await store.createConversation(wanted);
         return { conversationId: created.platform_conversation_id, id: created.id };
       }
-      const accepted = await store.acceptChatMessage({ conversation: wanted, message: { role: 'user', content: body.message } });
+      const accepted = await store.acceptChatMessage({ conversation: wanted, message: { role: 'user', content: body.message, user_id: userId } });
       req.log.info({ conversationId: wanted.platform_conversation_id, status: accepted.status }, 'chat.message_accepted');
       return {
         conversationId: accepted.conversation.platform_conversation_id,

@@ -1,3 +1,4 @@
+import { requestUser } from '../identity.js';
 import { randomUUID } from 'node:crypto';
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -98,6 +99,7 @@ export const workflowRunRoutes: FastifyPluginAsyncZod<WorkflowRunRoutesOptions> 
       let undo: (() => Promise<void>) | undefined;
       try {
         const body = upload ? parseUploadBody(upload) : (req.body ?? {});
+        const userId = requestUser(req);
         const cwd = await resolveRunCwd(req.query.cwd);
         const codebase = await resolveRunCodebase(opts.store, { cwd, codebaseId: body.codebaseId, conversationId: body.conversationId });
         // A run named by codebaseId alone finds the codebase's project workflows, as with its cwd.
@@ -130,6 +132,7 @@ export const workflowRunRoutes: FastifyPluginAsyncZod<WorkflowRunRoutesOptions> 
           overrides: pickRunOverrides(body),
           ...(body.config?.env ? { env: { values: body.config.env, key: opts.installKey } } : {}),
           ...(attachments ? { attachments } : {}),
+          userId,
           clock: opts.clock,
         });
         const conversationId = run.conversation_id;

@@ -24,6 +24,8 @@ export interface ChatTurn {
   messageId?: number;
   /** The turn's job id (names the assistant call). */
   turnId?: string;
+  /** The X-Service-User of the message (a run it dispatches records it, and binds with the user's prefs). */
+  userId?: string;
 }
 
 /**

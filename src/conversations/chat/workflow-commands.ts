@@ -59,6 +59,7 @@ export async function dispatchWorkflow(deps: ChatDeps, turn: ChatTurn, name: str
       workerIdForm: 'web-worker',
       parentConversationId: turn.conversation.platform_conversation_id,
       codebaseId: target.codebaseId,
+      userId: turn.userId ?? null,
       clock: deps.clock,
     });
   } catch (err) {

@@ -50,6 +50,8 @@ export interface ProviderConnectionSettings {
 
 export interface ProviderSettings {
   defaultAssistant: string | undefined;
+  /** Whether `defaultAssistant` came from CAIRN_DEFAULT_ASSISTANT (which wins over config.yaml, even after an edit of the file). */
+  defaultAssistantFromEnv?: boolean;
   assistants: Readonly<Record<string, AssistantConfig>>;
   limits: Readonly<Record<string, number>>;
   firstEventTimeoutMs: number;
@@ -85,6 +87,7 @@ export function resolveProviderSettings(
   const openAiConnection = compact({ baseUrl: pick(openai.baseUrl, env.OPENAI_BASE_URL), apiKey: pick(openai.apiKey, env.OPENAI_API_KEY) });
   return {
     defaultAssistant: env.CAIRN_DEFAULT_ASSISTANT?.trim() || file.defaultAssistant,
+    defaultAssistantFromEnv: Boolean(env.CAIRN_DEFAULT_ASSISTANT?.trim()),
     assistants,
     limits: file.providerLimits ?? {},
     firstEventTimeoutMs:

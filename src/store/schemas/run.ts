@@ -21,6 +21,7 @@ export const runSchema = z.object({
   metadata: runMetadataSchema,
   error: z.string().nullable(),
   parent_run_id: z.string().nullable(),
+  user_id: z.string().nullable().describe('The X-Service-User of the request that created the run; null without one'),
   owner_id: z.string().nullable(),
   lease_expires_at: z.string().nullable(),
   created_at: z.string(),

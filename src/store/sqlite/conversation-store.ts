@@ -66,7 +66,7 @@ export function sqliteConversationStore(session: SqliteSession): ConversationSto
             : turns.activeConversationIds.length >= MAX_CONCURRENT_CHAT_TURNS
               ? 'queued-capacity'
               : 'started';
-        const job = jobs.insert('chat_turn', null, { messageId: stored.id, text: message.content }, now, platformId);
+        const job = jobs.insert('chat_turn', null, { messageId: stored.id, text: message.content, ...(message.user_id ? { userId: message.user_id } : {}) }, now, platformId);
         return { conversation: conversations.get(platformId)!, message: stored, job, status };
       }),
 

@@ -356,6 +356,21 @@ export const migrations: readonly { version: number; name: string; sql: string }
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 12,
+    name: 'run users and per-user AI preferences',
+    sql: `
+      -- The X-Service-User of the request that created the run (conversations and messages
+      -- have had user_id since migration 5). NULL: no identity.
+      ALTER TABLE workflow_runs ADD COLUMN user_id TEXT;
+      -- A user's raw preference layer (tiers, aliases, default provider and model) as JSON.
+      CREATE TABLE IF NOT EXISTS user_ai_prefs (
+        user_id    TEXT PRIMARY KEY,
+        prefs      TEXT NOT NULL DEFAULT '{}',
+        updated_at TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

@@ -14,7 +14,7 @@ type Row = Record<string, unknown>;
 export const RUN_COLUMNS = [
   'id', 'workflow_name', 'status', 'conversation_id', 'codebase_id', 'working_path', 'user_message', 'inputs',
   'metadata', 'error', 'parent_run_id', 'owner_id', 'lease_expires_at', 'created_at', 'started_at',
-  'completed_at', 'last_activity_at',
+  'completed_at', 'last_activity_at', 'user_id',
 ] as const;
 
 export function toRun(row: Row): Run {
@@ -31,6 +31,7 @@ export function toRun(row: Row): Run {
     metadata: parseRunMetadata(JSON.parse(row.metadata as string)),
     error: (row.error as string | null) ?? null,
     parent_run_id: (row.parent_run_id as string | null) ?? null,
+    user_id: (row.user_id as string | null | undefined) ?? null,
     owner_id: (row.owner_id as string | null) ?? null,
     lease_expires_at: (row.lease_expires_at as string | null) ?? null,
     created_at: row.created_at as string,

@@ -12,9 +12,9 @@ const open = `(${runStatusSchema.options.filter((s) => !terminalRunStatuses.incl
 export function runStatements(db: Database.Database) {
   const insert = db.prepare(
     `INSERT INTO workflow_runs (id, workflow_name, status, conversation_id, working_path, codebase_id,
-       user_message, inputs, metadata, definition, node_count, created_at, last_activity_at)
+       user_message, inputs, metadata, definition, node_count, user_id, created_at, last_activity_at)
      VALUES (@id, @workflowName, 'pending', @conversationId, @workingPath, @codebaseId, @userMessage,
-       @inputs, @metadata, @definition, COALESCE(json_array_length(@definition, '$.nodes'), 0), @now, @now)
+       @inputs, @metadata, @definition, COALESCE(json_array_length(@definition, '$.nodes'), 0), @userId, @now, @now)
      RETURNING *`,
   );
   const byId = db.prepare('SELECT * FROM workflow_runs WHERE id = ?');
@@ -71,6 +71,7 @@ export function runStatements(db: Database.Database) {
         inputs: JSON.stringify(run.inputs),
         metadata: JSON.stringify(run.metadata),
         definition: JSON.stringify(run.definition),
+        userId: run.userId ?? null,
         now,
       });
       return toRun(row as Record<string, unknown>);

@@ -8,6 +8,7 @@ import { sqliteJobStore } from './job-store.js';
 import { sqliteNodeSessionStore } from './node-session-store.js';
 import { sqliteRunStore } from './run-store.js';
 import { SqliteSession, type SqliteSessionOptions } from './session.js';
+import { sqliteUserPrefsStore } from './user-prefs-store.js';
 
 export interface SqliteStoreOptions extends SqliteSessionOptions {
   /** Fallback poll interval of the change watch. */
@@ -29,6 +30,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     ...sqliteCodebaseStore(session),
     ...sqliteConversationStore(session),
     ...sqliteNodeSessionStore(session),
+    ...sqliteUserPrefsStore(session),
 
     // One try, no retry: a health probe reports a stuck database instead of waiting it out.
     ping: async () => {

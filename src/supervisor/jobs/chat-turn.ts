@@ -5,7 +5,7 @@ import { coerceError } from '../../shared/errors.js';
 import type { NewConversationEvent } from '../../store/schemas/event.js';
 import type { JobHandler } from './job-handler.js';
 
-const chatTurnPayloadSchema = z.object({ messageId: z.number().int(), text: z.string() });
+const chatTurnPayloadSchema = z.object({ messageId: z.number().int(), text: z.string(), userId: z.string().optional() });
 
 /** The chat events of a turn, on the conversation's stream. */
 const lock = (conversationId: string, locked: boolean): NewConversationEvent => ({
@@ -38,7 +38,7 @@ export const chatTurnJob: JobHandler = {
     if (!platformId) return 'ignored: the job names no conversation';
     const conversation = await store.getConversation(platformId);
     if (!conversation) return 'ignored: the conversation is gone';
-    const { text, messageId } = chatTurnPayloadSchema.parse(job.payload);
+    const { text, messageId, userId } = chatTurnPayloadSchema.parse(job.payload);
     const turnLog = log.child({ conversationId: platformId, jobId: job.id });
     await store.appendConversationEvents([lock(platformId, true)]);
     let reply: ChatAnswer;
@@ -46,7 +46,7 @@ export const chatTurnJob: JobHandler = {
       if (!chat) throw new Error('this supervisor was started without the chat dependencies (workflow catalog)');
       reply = await answerTurn(
         { store, log: turnLog, catalog: chat.catalog, clock: chat.clock, ...(chat.assistant ? { assistant: chat.assistant } : {}) },
-        { conversation, text, messageId, turnId: String(job.id) },
+        { conversation, text, messageId, turnId: String(job.id), ...(userId !== undefined ? { userId } : {}) },
       );
     } catch (thrown) {
       const err = coerceError(thrown);

@@ -7,6 +7,7 @@ import type { Store } from '../../store/store.js';
 import type { AgentAttemptTask, AttemptResult } from '../../worker/attempt-protocol.js';
 import { providersResumingSessions, providersWithAdapter } from '../../worker/providers/available.js';
 import { resolveModelBinding, type ModelBinding } from '../../workflow/model-binding.js';
+import type { ModelLayers } from '../../workflow/model-layers.js';
 import type { VariableValues } from '../../workflow/variables.js';
 import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandler } from '../run/node-handler.js';
 import type { PlannedNode } from '../run/run-plan.js';
@@ -29,6 +30,8 @@ export interface AgentHandlerDeps {
   /** The workflow's own `provider` / `model` defaults. */
   workflow: { provider?: string | undefined; model?: string | undefined };
   providers: ProviderSettings;
+  /** The model settings of each scope for this run (install, repository, its user, the run's own). */
+  models: ModelLayers;
   /** The run's own environment (its request's `config.env`, opened), for CLI providers; the connection's own entries win. */
   runEnv?: Readonly<Record<string, string>>;
   workingPath: string;
@@ -37,13 +40,13 @@ export interface AgentHandlerDeps {
   log: Logger;
 }
 
-/** The provider and model a node runs with (model-binding.ts), from the handler's settings. */
-export function bindingOf(node: PlannedNode, workflow: AgentHandlerDeps['workflow'], providers: ProviderSettings): ModelBinding | undefined {
+/** The provider, model and effort a node runs with (model-binding.ts), from the run's model layers. */
+export function bindingOf(node: PlannedNode, workflow: AgentHandlerDeps['workflow'], models: ModelLayers): ModelBinding | undefined {
   if (node.action.type !== 'agent') return undefined;
   return resolveModelBinding({
-    node: { provider: node.action.provider, model: node.action.model },
+    node: { provider: node.action.provider, model: node.action.model, effort: node.action.effort },
     workflow,
-    config: { defaultAssistant: providers.defaultAssistant, assistants: providers.assistants },
+    layers: models,
   });
 }
 
@@ -63,8 +66,9 @@ export class AgentNodeHandler implements NodeHandler {
     const action = node.action;
     const refuse = (error: string) =>
       recordRefusedAttempt(this.deps.store, this.deps.run, attempt, { error, failureKind: 'config' }).then((o) => ({ ...o, retryable: false }));
-    const binding = bindingOf(node, this.deps.workflow, this.deps.providers)!;
+    const binding = bindingOf(node, this.deps.workflow, this.deps.models)!;
     if (!binding.ok) return refuse(`Node '${node.id}': ${binding.error}`);
+    for (const warning of binding.warnings) this.deps.log.warn({ nodeId: node.id, warning }, 'agent.model_binding_warning');
     if (!providersWithAdapter.includes(binding.provider)) {
       return refuse(
         `Node '${node.id}': provider '${binding.provider}' has no adapter in this version of Cairn (available: ${providersWithAdapter.join(', ')}); set the node's or the workflow's provider`,
@@ -91,7 +95,7 @@ export class AgentNodeHandler implements NodeHandler {
       prompt: prepared.prompt,
       provider: binding.provider,
       ...(binding.model !== undefined ? { model: binding.model } : {}),
-      ...(action.effort !== undefined ? { effort: action.effort } : {}),
+      ...(binding.effort !== undefined ? { effort: binding.effort } : {}),
       ...(action.outputFormat !== undefined ? { outputFormat: action.outputFormat } : {}),
       ...(action.systemPrompt !== undefined ? { systemPrompt: action.systemPrompt } : {}),
       cwd: this.deps.workingPath,

@@ -28,7 +28,7 @@ export function createChatAssistant(deps: { pool: Pick<WorkerPool, 'runChat'>; s
   const binding = resolveModelBinding({
     node: {},
     workflow: {},
-    config: { defaultAssistant: providers.defaultAssistant, assistants: providers.assistants },
+    layers: { install: { defaultAssistant: providers.defaultAssistant, assistants: providers.assistants } },
   });
   const provider = binding.ok ? binding.provider : (providers.defaultAssistant ?? 'claude');
   const connection = binding.ok ? (providers.connections[binding.provider] ?? {}) : {};

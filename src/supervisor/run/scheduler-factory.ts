@@ -20,6 +20,7 @@ import { RUN_LEASE_MS } from '../process/run-registry.js';
 import { compileRunPlan } from './run-plan.js';
 import { RunScheduler } from './scheduler.js';
 import { openRunEnv } from '../../runs/run-env.js';
+import { readRunModelLayers } from './run-model-layers.js';
 
 /** Grace between SIGTERM and SIGKILL when a node's process group is stopped. */
 export const KILL_GRACE_MS = 3_000;
@@ -94,6 +95,7 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
     );
     const log = deps.log.child({ runId: run.id });
     const workflow = { provider: definition.provider, model: definition.model };
+    const models = await readRunModelLayers(run, workingPath, deps);
     const handlers = createNodeHandlers({
       exec: new ExecNodeHandler({
         store: deps.store,
@@ -116,6 +118,7 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
         preparePrompt,
         workflow,
         providers: deps.settings.providers,
+        models,
         runEnv,
         workingPath,
         artifactsDir,
@@ -129,7 +132,7 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
       events,
     });
     const providerOf = (node: Parameters<typeof bindingOf>[0]) => {
-      const binding = bindingOf(node, workflow, deps.settings.providers);
+      const binding = bindingOf(node, workflow, models);
       return binding?.ok ? binding.provider : undefined;
     };
     const scheduler = new RunScheduler(run, plan, table, {
