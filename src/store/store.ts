@@ -1,5 +1,6 @@
 import type { CodebaseStore } from './codebases.js';
 import type { ConversationStore } from './conversations.js';
+import type { CredentialStore } from './credentials.js';
 import type { EventStore } from './events.js';
 import type { HeartbeatStore } from './heartbeats.js';
 import type { JobStore } from './jobs.js';
@@ -15,6 +16,7 @@ export type {
   NewConversation,
   PostChatReply,
 } from './conversations.js';
+export type { CredentialKind, CredentialStore, CredentialWrite, StoredCredential } from './credentials.js';
 export type { EventFilter, EventStore } from './events.js';
 export type { HeartbeatStore } from './heartbeats.js';
 export type { JobStore } from './jobs.js';
@@ -35,7 +37,7 @@ export type {
  * the caller's event loop for more than a moment at a time, and rejects with STORE_UNAVAILABLE
  * only when it stays busy past the store's retry budget (about 30 s unless configured).
  */
-export interface Store extends RunStore, JobStore, EventStore, HeartbeatStore, CodebaseStore, ConversationStore {
+export interface Store extends RunStore, JobStore, EventStore, HeartbeatStore, CodebaseStore, ConversationStore, CredentialStore {
   /** Throws when the database cannot answer a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;

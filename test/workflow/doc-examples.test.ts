@@ -5,6 +5,7 @@ import { parse } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readProjectWorktreeEnabled } from '../../src/workflow/project-worktree.js';
 import { loadSettings } from '../../src/shared/config.js';
+import { loadOAuthEndpoints } from '../../src/credentials/oauth/oauth-endpoints.js';
 import { docYamlBlocks, isMapping, isSubset, rawNodes } from './doc-yaml-blocks.js';
 import { makeTempProject, workflowYaml, type TempProject } from './temp-project.js';
 
@@ -27,6 +28,9 @@ const isConfigBlock = (v: Record<string, unknown>) => Object.keys(v).every((k) =
 /** An install config block of docs/providers.md (`$CAIRN_HOME/config.yaml`). */
 const isProviderConfigBlock = (v: Record<string, unknown>, where: string) =>
   where.startsWith('docs/providers.md') && Object.keys(v).every((k) => ['defaultAssistant', 'assistants', 'concurrency'].includes(k));
+/** The `oauth:` endpoints block of docs/providers.md (`$CAIRN_HOME/config.yaml`). */
+const isOAuthConfigBlock = (v: Record<string, unknown>, where: string) =>
+  where.startsWith('docs/providers.md') && Object.keys(v).length === 1 && 'oauth' in v;
 /** A project config block of docs/worktrees.md: `worktree.enabled` only. */
 const isWorktreeConfigBlock = (v: Record<string, unknown>, where: string) =>
   where.startsWith('docs/worktrees.md') && Object.keys(v).length === 1 && 'worktree' in v && !('name' in v);
@@ -62,6 +66,15 @@ describe('the yaml blocks of docs/', () => {
       const enabled = (part.worktree as { enabled?: unknown }).enabled;
       expect(typeof enabled).toBe('boolean');
       expect(await readProjectWorktreeEnabled(t.cwd)).toBe(enabled);
+      return;
+    }
+    if (isOAuthConfigBlock(part, where)) {
+      // It loads, and each key it sets is the one the logins use.
+      writeFileSync(join(t.cwd, 'config.yaml'), block.text);
+      const endpoints = loadOAuthEndpoints(join(t.cwd, 'config.yaml'), {}) as Record<string, unknown>;
+      for (const [vendor, keys] of Object.entries(part.oauth as Record<string, Record<string, string>>)) {
+        expect(endpoints[vendor]).toMatchObject(keys);
+      }
       return;
     }
     if (isProviderConfigBlock(part, where)) {

@@ -20,6 +20,7 @@ import { RUN_LEASE_MS } from '../process/run-registry.js';
 import { compileRunPlan } from './run-plan.js';
 import { RunScheduler } from './scheduler.js';
 import { openRunEnv } from '../../runs/run-env.js';
+import { credentialSourceFor } from '../../credentials/credential-source.js';
 
 /** Grace between SIGTERM and SIGKILL when a node's process group is stopped. */
 export const KILL_GRACE_MS = 3_000;
@@ -121,6 +122,7 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
         artifactsDir,
         killGraceMs: KILL_GRACE_MS,
         log,
+        credentials: credentialSourceFor(deps.store, deps.settings, log),
       }),
       store: deps.store,
       run,
