@@ -50,6 +50,12 @@ export const statusByCode: Record<ErrorCode, number> = {
   WORKTREE_FAILED: 500,
   CODEBASE_BUSY: 409,
   // Server faults: the install key is the operator's to fix; the request was fine.
+  CREDENTIAL_INVALID: 400,
+  OAUTH_UNSUPPORTED: 400,
+  OAUTH_SESSION_NOT_FOUND: 404,
+  // The vendor's server failed us: a bad gateway, not the request's fault.
+  OAUTH_UNAVAILABLE: 502,
+  CREDENTIAL_UNUSABLE: 409,
   INSTALL_KEY_INVALID: 500,
   SECRET_UNREADABLE: 500,
   STORE_UNAVAILABLE: 503,

@@ -24,6 +24,10 @@ import { providerRoutes } from './routes/providers.js';
 import { providerModelRoutes } from './routes/provider-models.js';
 import { configRoutes } from './routes/config.js';
 import { aiPrefsRoutes } from './routes/ai-prefs.js';
+import { authProviderRoutes } from './routes/auth-providers.js';
+import { oauthRoutes } from './routes/oauth.js';
+import { loadOAuthEndpoints } from '../credentials/oauth/oauth-endpoints.js';
+import { SubscriptionLogin } from '../credentials/oauth/subscription-login.js';
 import { runOperationRoutes } from './routes/run-operations.js';
 import { runRoutes } from './routes/runs.js';
 import { streamRoutes } from './routes/streams.js';
@@ -50,6 +54,8 @@ export interface ApiDeps {
    * the npm registry it asks (default `CAIRN_UPDATE_REGISTRY`, else registry.npmjs.org).
    */
   updateCheck?: { packaged?: boolean; registry?: string };
+  /** The server's environment (credential detection, OAuth endpoint overrides); defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -129,6 +135,16 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
     log,
   });
   await app.register(systemRoutes, { updates });
+  const env = deps.env ?? process.env;
+  await app.register(authProviderRoutes, { store: deps.store, installKey: deps.settings.installKey, providers: deps.settings.providers, env, log });
+  const logins = new SubscriptionLogin({
+    store: deps.store,
+    installKey: deps.settings.installKey,
+    endpoints: loadOAuthEndpoints(homePaths(deps.settings.home).config, env),
+    now: clock,
+    log,
+  });
+  await app.register(oauthRoutes, { logins });
   return app;
 }
 

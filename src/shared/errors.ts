@@ -57,6 +57,16 @@ export const errorCodes = [
   'SECRET_UNREADABLE',
   /** A per-user route was called without an identity (`X-Service-User`). */
   'IDENTITY_REQUIRED',
+  /** A credential write names no known vendor, or its key is blank or malformed. */
+  'CREDENTIAL_INVALID',
+  /** A subscription login was asked of a vendor that has none. */
+  'OAUTH_UNSUPPORTED',
+  /** A login poll names no login under way for this user and provider. */
+  'OAUTH_SESSION_NOT_FOUND',
+  /** The vendor's authorization server could not start a login (unreachable, or it refused). */
+  'OAUTH_UNAVAILABLE',
+  /** The user's credential for a run cannot be used (expired and its refresh refused). */
+  'CREDENTIAL_UNUSABLE',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 

@@ -1,5 +1,6 @@
 import type { CodebaseStore } from './codebases.js';
 import type { ConversationStore } from './conversations.js';
+import type { CredentialStore } from './credentials.js';
 import type { EventStore } from './events.js';
 import type { HeartbeatStore } from './heartbeats.js';
 import type { JobStore } from './jobs.js';
@@ -17,6 +18,7 @@ export type {
   NewConversation,
   PostChatReply,
 } from './conversations.js';
+export type { CredentialKind, CredentialStore, CredentialWrite, StoredCredential } from './credentials.js';
 export type { EventFilter, EventStore } from './events.js';
 export type { HeartbeatStore } from './heartbeats.js';
 export type { JobStore } from './jobs.js';
@@ -40,7 +42,8 @@ export type {
  * only when it stays busy past the store's retry budget (about 30 s unless configured).
  */
 export interface Store
-  extends RunStore, JobStore, EventStore, HeartbeatStore, CodebaseStore, ConversationStore, NodeSessionStore, UserPrefsStore {
+  extends RunStore, JobStore, EventStore, HeartbeatStore, CodebaseStore, ConversationStore, NodeSessionStore, UserPrefsStore,
+    CredentialStore {
   /** Throws when the database cannot answer a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -84,6 +84,8 @@ export const agentAttemptTaskSchema = z.object({
   connection: z.object({
     baseUrl: z.string().optional(),
     apiKey: z.string().optional(),
+    /** A subscription login's bearer token (Anthropic), in place of apiKey. */
+    authToken: z.string().optional(),
     binaryPath: z.string().optional(),
     env: z.record(z.string(), z.string()).optional(),
   }),

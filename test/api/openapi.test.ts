@@ -197,3 +197,31 @@ it('describes the model configuration, per-user preference and model catalog rou
     'id', 'displayName', 'vendor', 'reasoning', 'contextWindow', 'inputUsdPerMTok', 'outputUsdPerMTok', 'source',
   ]);
 });
+
+it('describes the credential routes: metadata-only answers and the bodies they take', async () => {
+  const { app } = await makeTestApp(home);
+  const doc = (await app.inject({ url: '/api/openapi.json' })).json();
+  const paths = doc.paths;
+  expect(Object.keys(paths['/api/auth/providers'])).toEqual(['get']);
+  expect(Object.keys(paths['/api/auth/providers/{provider}']).sort()).toEqual(['delete', 'put']);
+  expect(Object.keys(paths['/api/auth/providers/{provider}/oauth/start'])).toEqual(['post']);
+  expect(Object.keys(paths['/api/auth/providers/{provider}/oauth/poll'])).toEqual(['post']);
+  const list = paths['/api/auth/providers'].get.responses['200'].content['application/json'].schema;
+  expect(Object.keys(list.properties)).toEqual(['enabled', 'connections', 'available', 'subscriptionAvailable', 'agents']);
+  expect(Object.keys(doc.components.schemas.CredentialConnection.properties)).toEqual(['provider', 'kind', 'label']);
+  expect(Object.keys(list.properties.agents.items.properties)).toEqual(['id', 'displayName', 'catalog', 'ready', 'credentials']);
+  expect(Object.keys(list.properties.agents.items.properties.credentials.items.properties)).toEqual([
+    'vendor', 'displayName', 'kinds', 'connected', 'subscriptionAvailable', 'installEnv', 'ambientConfigured',
+  ]);
+  const put = paths['/api/auth/providers/{provider}'].put;
+  expect(Object.keys(put.requestBody.content['application/json'].schema.properties)).toEqual(['apiKey', 'label']);
+  expect(Object.keys(put.responses['200'].content['application/json'].schema.properties)).toEqual(['success', 'provider', 'kind', 'label']);
+  expect(Object.keys(put.responses).sort()).toEqual(['200', '400', '401', '413', '415']);
+  const start = paths['/api/auth/providers/{provider}/oauth/start'].post;
+  expect(Object.keys(start.responses['200'].content['application/json'].schema.properties)).toEqual([
+    'sessionId', 'mode', 'url', 'userCode', 'verificationUri', 'verificationUriComplete', 'interval', 'expiresIn',
+  ]);
+  const poll = paths['/api/auth/providers/{provider}/oauth/poll'].post;
+  expect(Object.keys(poll.requestBody.content['application/json'].schema.properties)).toEqual(['sessionId', 'code']);
+  expect(Object.keys(poll.responses['200'].content['application/json'].schema.properties)).toEqual(['status', 'detail']);
+});

@@ -3,6 +3,7 @@ import { describeAvailabilityContract } from './contract/availability.js';
 import { describeCodebaseContract, describeIsolationLockContract } from './contract/codebases.js';
 import { describeConnectionContract } from './contract/connections.js';
 import { describeConversationContract } from './contract/conversations.js';
+import { describeCredentialContract } from './contract/credentials.js';
 import { describeEventOrderContract } from './contract/event-order.js';
 import { describeEventContract } from './contract/events.js';
 import { describeHeartbeatContract } from './contract/heartbeats.js';
@@ -27,6 +28,7 @@ describe('SQLite store', () => {
   describeHeartbeatContract(sqliteBackend);
   describeCodebaseContract(sqliteBackend);
   describeConversationContract(sqliteBackend);
+  describeCredentialContract(sqliteBackend);
   describeIsolationLockContract(sqliteBackend);
   describeAvailabilityContract(sqliteBackend);
   describeUserPrefsContract(sqliteBackend);

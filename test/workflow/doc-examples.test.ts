@@ -7,6 +7,7 @@ import { readProjectWorktreeEnabled } from '../../src/workflow/project-worktree.
 import { loadSettings } from '../../src/shared/config.js';
 import { resolveModelBinding } from '../../src/workflow/model-binding.js';
 import { modelLayerOf } from '../../src/workflow/model-layers.js';
+import { loadOAuthEndpoints } from '../../src/credentials/oauth/oauth-endpoints.js';
 import { docYamlBlocks, isMapping, isSubset, rawNodes } from './doc-yaml-blocks.js';
 import { makeTempProject, workflowYaml, type TempProject } from './temp-project.js';
 
@@ -32,6 +33,9 @@ const isProviderConfigBlock = (v: Record<string, unknown>, where: string) =>
 /** A model config block of docs/models.md (install or repository scope). */
 const isModelConfigBlock = (v: Record<string, unknown>, where: string) =>
   where.startsWith('docs/models.md') && Object.keys(v).every((k) => ['defaultAssistant', 'assistant', 'assistants', 'tiers', 'aliases'].includes(k));
+/** The `oauth:` endpoints block of docs/providers.md (`$CAIRN_HOME/config.yaml`). */
+const isOAuthConfigBlock = (v: Record<string, unknown>, where: string) =>
+  where.startsWith('docs/providers.md') && Object.keys(v).length === 1 && 'oauth' in v;
 /** A project config block of docs/worktrees.md: `worktree.enabled` only. */
 const isWorktreeConfigBlock = (v: Record<string, unknown>, where: string) =>
   where.startsWith('docs/worktrees.md') && Object.keys(v).length === 1 && 'worktree' in v && !('name' in v);
@@ -74,6 +78,15 @@ describe('the yaml blocks of docs/', () => {
       const layer = modelLayerOf(part, where);
       for (const name of [...Object.keys(layer.tiers ?? {}), ...Object.keys(layer.aliases ?? {})]) {
         expect(resolveModelBinding({ node: { model: name }, workflow: {}, layers: { install: layer } }), name).toMatchObject({ ok: true });
+      }
+      return;
+    }
+    if (isOAuthConfigBlock(part, where)) {
+      // It loads, and each key it sets is the one the logins use.
+      writeFileSync(join(t.cwd, 'config.yaml'), block.text);
+      const endpoints = loadOAuthEndpoints(join(t.cwd, 'config.yaml'), {}) as Record<string, unknown>;
+      for (const [vendor, keys] of Object.entries(part.oauth as Record<string, Record<string, string>>)) {
+        expect(endpoints[vendor]).toMatchObject(keys);
       }
       return;
     }

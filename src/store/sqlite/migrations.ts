@@ -371,6 +371,26 @@ export const migrations: readonly { version: number; name: string; sql: string }
       );
     `,
   },
+  {
+    version: 13,
+    name: 'per-user provider credentials',
+    sql: `
+      -- One credential per user and vendor (credentials/). Both secrets are sealed with the install
+      -- key (cairn:v1:...), never stored in plain text; expires_at is the OAuth access token's end.
+      CREATE TABLE provider_credentials (
+        user_id        TEXT NOT NULL,
+        vendor         TEXT NOT NULL,
+        kind           TEXT NOT NULL CHECK (kind IN ('api_key', 'oauth')),
+        label          TEXT NOT NULL,
+        sealed_secret  TEXT NOT NULL CHECK (sealed_secret LIKE 'cairn:%'),
+        sealed_refresh TEXT CHECK (sealed_refresh IS NULL OR sealed_refresh LIKE 'cairn:%'),
+        expires_at     TEXT,
+        created_at     TEXT NOT NULL,
+        updated_at     TEXT NOT NULL,
+        PRIMARY KEY (user_id, vendor)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 /**

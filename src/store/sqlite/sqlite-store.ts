@@ -2,6 +2,7 @@ import type { Store } from '../store.js';
 import { ChangeWatch } from './change-watch.js';
 import { sqliteCodebaseStore } from './codebase-store.js';
 import { sqliteConversationStore } from './conversation-store.js';
+import { sqliteCredentialStore } from './credential-store.js';
 import { sqliteEventStore } from './event-store.js';
 import { sqliteHeartbeatStore } from './heartbeat-store.js';
 import { sqliteJobStore } from './job-store.js';
@@ -31,6 +32,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     ...sqliteConversationStore(session),
     ...sqliteNodeSessionStore(session),
     ...sqliteUserPrefsStore(session),
+    ...sqliteCredentialStore(session),
 
     // One try, no retry: a health probe reports a stuck database instead of waiting it out.
     ping: async () => {

@@ -13,6 +13,9 @@ import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandler } from '../run
 import type { PlannedNode } from '../run/run-plan.js';
 import { closeBrokenAttempt, recordRefusedAttempt } from './attempt-records.js';
 import type { AttemptRunner } from './exec.js';
+import type { CredentialSource } from '../../credentials/credential-source.js';
+import { credentialVendorOf } from '../../shared/providers/credential-vendors.js';
+import { runUserOf, withCredential } from './agent-credential.js';
 
 /** Turns an AI node's prompt (inline or its command file) into the text sent, or says why it cannot be. */
 export type PreparePrompt = (
@@ -24,7 +27,7 @@ export type PreparePrompt = (
 export interface AgentHandlerDeps {
   store: Store;
   storeConfig: StoreConfig;
-  run: Pick<Run, 'id' | 'conversation_id'>;
+  run: Pick<Run, 'id' | 'conversation_id' | 'user_id'>;
   pool: AttemptRunner;
   preparePrompt: PreparePrompt;
   /** The workflow's own `provider` / `model` defaults. */
@@ -38,6 +41,8 @@ export interface AgentHandlerDeps {
   artifactsDir: string;
   killGraceMs: number;
   log: Logger;
+  /** The run's user's own credentials (credentials/), opened for each attempt. */
+  credentials?: CredentialSource;
 }
 
 /** The provider, model and effort a node runs with (model-binding.ts), from the run's model layers. */
@@ -78,9 +83,15 @@ export class AgentNodeHandler implements NodeHandler {
     if (!prepared.ok) return refuse(prepared.error);
     const configured = this.deps.providers.connections[binding.provider] ?? {};
     const runEnv = this.deps.runEnv;
-    const connection =
+    let connection =
       runEnv && Object.keys(runEnv).length > 0 ? { ...configured, env: { ...runEnv } } : configured;
     const resume = await this.sessionToResume(node, attempt.path, binding.provider);
+    const user = runUserOf(this.deps.run);
+    if (user !== null && this.deps.credentials) {
+      const credential = await this.deps.credentials(user, credentialVendorOf(binding.provider)).catch((err: unknown) => err as Error);
+      if (credential instanceof Error) return refuse(`Node '${node.id}': ${credential.message}`);
+      if (credential) connection = withCredential(connection, credential);
+    }
     const task: AgentAttemptTask = {
       kind: 'agent',
       store: this.deps.storeConfig,

@@ -21,6 +21,7 @@ import { compileRunPlan } from './run-plan.js';
 import { RunScheduler } from './scheduler.js';
 import { openRunEnv } from '../../runs/run-env.js';
 import { readRunModelLayers } from './run-model-layers.js';
+import { credentialSourceFor } from '../../credentials/credential-source.js';
 
 /** Grace between SIGTERM and SIGKILL when a node's process group is stopped. */
 export const KILL_GRACE_MS = 3_000;
@@ -124,6 +125,7 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
         artifactsDir,
         killGraceMs: KILL_GRACE_MS,
         log,
+        credentials: credentialSourceFor(deps.store, deps.settings, log),
       }),
       store: deps.store,
       run,

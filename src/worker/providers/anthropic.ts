@@ -13,6 +13,7 @@ import type { AdapterContext, AdapterFailure, ProviderAdapter, ProviderChunk, Pr
 export const ANTHROPIC_DEFAULT_MODEL = 'claude-sonnet-4-5';
 const MAX_TOKENS = 8192;
 const STRUCTURED_TOOL = 'structured_output';
+const OAUTH_BETA = 'oauth-2025-04-20';
 
 export const anthropicAdapter: ProviderAdapter = {
   id: 'anthropic',
@@ -20,10 +21,14 @@ export const anthropicAdapter: ProviderAdapter = {
 };
 
 async function* runAnthropic(request: ProviderRequest, ctx: AdapterContext): AsyncGenerator<ProviderChunk> {
+  const { apiKey, authToken } = request.connection;
   const client = new Anthropic({
-    apiKey: request.connection.apiKey ?? null,
+    apiKey: apiKey ?? null,
     // A request without a key still goes out: a local server may need none, a real one answers 401.
-    ...(request.connection.apiKey === undefined ? { authToken: null } : {}),
+    // A subscription login's token is a bearer token, with the beta header the API asks for it.
+    ...(apiKey === undefined
+      ? { authToken: authToken ?? null, ...(authToken !== undefined ? { defaultHeaders: { 'anthropic-beta': OAUTH_BETA } } : {}) }
+      : {}),
     ...(request.connection.baseUrl !== undefined ? { baseURL: request.connection.baseUrl } : {}),
     // Retries are attempts of the node (with their own records and spend), never hidden here.
     maxRetries: 0,

@@ -72,6 +72,11 @@ async function* runClaudeOnce(
   const promptFile = join(request.scratchDir, 'prompt.md');
   await writeFile(promptFile, request.prompt);
   if (request.connection.apiKey !== undefined) env.ANTHROPIC_API_KEY = request.connection.apiKey;
+  if (request.connection.authToken !== undefined && request.connection.apiKey === undefined) {
+    // A subscription login: the server's own ANTHROPIC_API_KEY would win over it, so it is masked.
+    env.CLAUDE_CODE_OAUTH_TOKEN = request.connection.authToken;
+    env.ANTHROPIC_API_KEY = '';
+  }
   if (request.connection.baseUrl !== undefined) env.ANTHROPIC_BASE_URL = request.connection.baseUrl;
   const args = [
     ...commandFor(exe.file),

@@ -37,6 +37,8 @@ export interface ProviderRequest {
 export interface ProviderConnection {
   baseUrl?: string;
   apiKey?: string;
+  /** A subscription (OAuth) bearer token, where the vendor takes one apart from API keys (Anthropic). */
+  authToken?: string;
   /** CLI adapters: the executable to run. */
   binaryPath?: string;
   /** Extra environment for CLI adapters (the server's environment is passed through). */

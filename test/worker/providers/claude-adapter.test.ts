@@ -51,6 +51,17 @@ function spawnProbe() {
 }
 
 describe('claude adapter (real Claude Code CLI)', () => {
+  it('calls with a subscription login’s token as a bearer token, over a key in the server’s environment', async () => {
+    const base = await claudeTask(() => ({ kind: 'stream', blocks: [{ type: 'text', text: 'via login' }] }));
+    const { apiKey: _key, ...connection } = base.connection;
+    const task = { ...base, connection: { ...connection, authToken: 'oauth-access-token-1', env: { ...connection.env, ANTHROPIC_API_KEY: 'sk-ant-server-key' } } };
+    const { outcome } = await runAttempt(claudeAdapter, task);
+    expect(outcome.status).toBe('completed');
+    const headers = server!.requests[0]!.headers;
+    expect(headers.authorization).toBe('Bearer oauth-access-token-1');
+    expect(headers['x-api-key']).toBeUndefined();
+  });
+
   it('streams text; reports tokens, cost, turns, stop reason, resolved model and the session', async () => {
     const task = await claudeTask(() => ({ kind: 'stream', model: 'claude-sonnet-4-5-20250929', blocks: [{ type: 'text', text: 'hello from the CLI' }], usage: { input_tokens: 12, output_tokens: 0, cache_read_input_tokens: 3 } }));
     const probe = spawnProbe();
