@@ -205,7 +205,13 @@ export class RunScheduler {
   /** Asks for one more scheduling pass; passes never overlap. */
   private kick(): void {
     this.dirty = true;
-    this.pumping ??= this.pump().finally(() => (this.pumping = undefined));
+    if (this.pumping) return;
+    this.pumping = this.pump().finally(() => {
+      this.pumping = undefined;
+      // A kick that came after the pass's last check, before this callback, found a pass still
+      // set and started none: take it now, or the run would wait for a kick that never comes.
+      if (this.dirty && !this.finished && !this.ending) this.kick();
+    });
   }
 
   /** Resolves once no scheduling pass is running or asked for. */

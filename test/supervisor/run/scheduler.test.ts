@@ -48,6 +48,31 @@ nodes:
     expect(handlers.peakInFlight).toBe(3);
   });
 
+  it('never strands a run when an attempt ends while a scheduling pass is finishing', async () => {
+    // Node b ends k microtasks after node a, for every k up to 60: for some k its end is
+    // reported between the pass a's end started and that pass's clean-up. It must still be
+    // scheduled (here: the run must finish).
+    const outcomes = await Promise.all(
+      Array.from({ length: 60 }, async (_, k) => {
+        let aEnded!: () => void;
+        const aEnd = new Promise<void>((resolve) => (aEnded = resolve));
+        const handlers = new ScriptedHandlers(async (attempt) => {
+          if (attempt.node.id === 'n0') {
+            await new Promise((resolve) => setImmediate(resolve));
+            aEnded();
+            return ok;
+          }
+          await aEnd;
+          for (let i = 0; i < k; i++) await null;
+          return ok;
+        });
+        const { scheduler } = await startScheduler(home, fanOutYaml(2), handlers);
+        return Promise.race([scheduler.done, new Promise((resolve) => setTimeout(() => resolve(`stranded at k=${k}`), 10_000))]);
+      }),
+    );
+    expect(outcomes.filter((o) => o !== 'completed')).toEqual([]);
+  });
+
   it('decides a join over many dependencies once, when the last one finishes', async () => {
     const handlers = new ScriptedHandlers(() => ok);
     const yaml = fanOutYaml(2000, { join: true }).replace(/(  - id: join\n)/, '$1    when: "$n0.output == \'ok\'"\n');
