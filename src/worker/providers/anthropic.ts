@@ -27,7 +27,11 @@ async function* runAnthropic(request: ProviderRequest, ctx: AdapterContext): Asy
     // A request without a key still goes out: a local server may need none, a real one answers 401.
     // A subscription login's token is a bearer token, with the beta header the API asks for it.
     ...(apiKey === undefined
-      ? { authToken: authToken ?? null, ...(authToken !== undefined ? { defaultHeaders: { 'anthropic-beta': OAUTH_BETA } } : {}) }
+      ? {
+          authToken: authToken ?? null,
+          // Without either, the header is left out on purpose (the SDK would refuse to send).
+          defaultHeaders: authToken !== undefined ? { 'anthropic-beta': OAUTH_BETA } : { 'x-api-key': null },
+        }
       : {}),
     ...(request.connection.baseUrl !== undefined ? { baseURL: request.connection.baseUrl } : {}),
     // Retries are attempts of the node (with their own records and spend), never hidden here.

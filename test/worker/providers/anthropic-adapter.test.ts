@@ -42,6 +42,15 @@ describe('anthropic adapter', () => {
     expect(srv.requests[0]!.body.model).toBe('claude-sonnet-4-5');
   });
 
+  it('calls a server that needs no key without any credential header', async () => {
+    const srv = await serve({ kind: 'stream', blocks: [{ type: 'text', text: 'keyless' }], usage: { input_tokens: 1, output_tokens: 1 } });
+    const { outcome } = await runAttempt(anthropicAdapter, agentTask(dir.dir, { model: 'm', connection: { baseUrl: srv.url } }));
+    expect(outcome.status).toBe('completed');
+    expect(outcome.output).toBe('keyless');
+    expect(srv.requests[0]!.headers['x-api-key']).toBeUndefined();
+    expect(srv.requests[0]!.headers.authorization).toBeUndefined();
+  });
+
   it('leaves tokens not_reported (never zero) when the API sends no output count', async () => {
     const srv = await serve({ kind: 'stream', blocks: [{ type: 'text', text: 'hi' }], usage: { input_tokens: 3 } });
     const { outcome, spend } = await runAttempt(anthropicAdapter, agentTask(dir.dir, { connection: connection(srv.url) }));
