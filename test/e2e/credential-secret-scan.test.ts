@@ -104,6 +104,10 @@ it('finds the connected key in no response, log line, event row, file or databas
   expect((await ended(cancelled.runId, ['cancelled'])).run.status).toBe('cancelled');
   release();
 
+  // The runs were the user's: every call went out with the user's key, not the install's.
+  expect(api.requests.length).toBeGreaterThanOrEqual(3);
+  for (const request of api.requests) expect(request.headers['x-api-key']).toBe(KEY);
+
   const runIds = [ok.runId, failing.runId, cancelled.runId];
   for (const runId of runIds) {
     const detail = await call(`/api/workflows/runs/${runId}`);
