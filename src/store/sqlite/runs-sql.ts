@@ -1,7 +1,10 @@
 import type Database from 'better-sqlite3';
 import { runStatusSchema, terminalRunStatuses, type Run, type RunStatus } from '../schemas/run.js';
 import type { NewRun, RunListQuery } from '../runs.js';
-import { toRun } from './rows.js';
+import { RUN_COLUMNS, toRun } from './rows.js';
+
+/** Every column toRun reads, never the definition (megabytes for a large workflow). */
+const COLUMNS = RUN_COLUMNS.join(', ');
 
 /** `('completed', 'failed', 'cancelled')`, for SQL. */
 const terminal = `(${terminalRunStatuses.map((status) => `'${status}'`).join(', ')})`;
@@ -15,13 +18,13 @@ export function runStatements(db: Database.Database) {
        user_message, inputs, metadata, definition, node_count, user_id, created_at, last_activity_at)
      VALUES (@id, @workflowName, 'pending', @conversationId, @workingPath, @codebaseId, @userMessage,
        @inputs, @metadata, @definition, COALESCE(json_array_length(@definition, '$.nodes'), 0), @userId, @now, @now)
-     RETURNING *`,
+     RETURNING ${COLUMNS}`,
   );
-  const byId = db.prepare('SELECT * FROM workflow_runs WHERE id = ?');
+  const byId = db.prepare(`SELECT ${COLUMNS} FROM workflow_runs WHERE id = ?`);
   const definition = db.prepare('SELECT definition FROM workflow_runs WHERE id = ?');
   const countByStatus = db.prepare('SELECT COUNT(*) AS n FROM workflow_runs WHERE status = ?');
   const openOf = db.prepare(
-    `SELECT * FROM workflow_runs
+    `SELECT ${COLUMNS} FROM workflow_runs
      WHERE status IN ${open} AND (conversation_id = @id OR json_extract(metadata, '$.parent_conversation_id') = @id)
      ORDER BY created_at DESC, rowid DESC`,
   );
@@ -37,7 +40,7 @@ export function runStatements(db: Database.Database) {
   // A sleeping run (released with a wake-up queued: nobody owns it, on purpose) is not an
   // orphan: its `wake_run` job brings it back.
   const notLeasedBy = db.prepare(
-    `SELECT * FROM workflow_runs
+    `SELECT ${COLUMNS} FROM workflow_runs
      WHERE status = @status AND (owner_id IS NULL OR owner_id <> @owner OR lease_expires_at < @now)
        AND NOT (owner_id IS NULL AND EXISTS (SELECT 1 FROM jobs WHERE jobs.run_id = workflow_runs.id
          AND jobs.kind = 'wake_run' AND jobs.status <> 'done'))
@@ -91,7 +94,7 @@ export function runStatements(db: Database.Database) {
       if (query.conversationId) (where.push('conversation_id = ?'), params.push(query.conversationId));
       if (query.workflowName) (where.push('workflow_name = ?'), params.push(query.workflowName));
       if (query.codebaseId) (where.push('codebase_id = ?'), params.push(query.codebaseId));
-      const sql = `SELECT * FROM workflow_runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+      const sql = `SELECT ${COLUMNS} FROM workflow_runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
                    ORDER BY created_at DESC, rowid DESC LIMIT ?`;
       return db
         .prepare(sql)
@@ -126,7 +129,7 @@ export function runStatements(db: Database.Database) {
                ${extra.map((set) => `, ${set}`).join('')}
            WHERE id = ? AND status IN (${placeholders})
              AND (owner_id IS NULL OR (${p.onlyUnowned ? '0' : '1'} AND (owner_id = ? OR owner_id = ? OR lease_expires_at < ?)))
-           RETURNING *`,
+           RETURNING ${COLUMNS}`,
         )
         .get(
           JSON.stringify(p.metadataPatch ?? {}), p.ownerId, p.leaseUntil, p.status, p.now, p.now, p.status, p.now,
@@ -149,7 +152,7 @@ export function runStatements(db: Database.Database) {
       const row = db
         .prepare(
           `UPDATE workflow_runs SET ${sets.join(', ')}
-           WHERE id = @runId AND owner_id = @ownerId RETURNING *`,
+           WHERE id = @runId AND owner_id = @ownerId RETURNING ${COLUMNS}`,
         )
         .get({
           runId: p.runId,
