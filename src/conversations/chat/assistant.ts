@@ -37,9 +37,19 @@ export interface AssistantReply {
   failureClass?: string | undefined;
 }
 
-export interface ChatAssistant {
-  status(): AssistantStatus;
+/** The assistant as one turn uses it. */
+export interface TurnAssistant {
+  readonly status: AssistantStatus;
   ask(call: AssistantCall): Promise<AssistantReply>;
   /** Strings that must never appear in a message, an event or a log (the credential). */
   readonly secrets: readonly string[];
+}
+
+export interface ChatAssistant {
+  /**
+   * The assistant for a turn: the install's default assistant, or, for a turn with a user
+   * (`X-Service-User`), that user's personal default (provider and chat model) and connected
+   * credential, resolved when the turn starts.
+   */
+  forTurn(userId: string | undefined): Promise<TurnAssistant>;
 }

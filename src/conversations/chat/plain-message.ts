@@ -17,9 +17,9 @@ import { dispatchWorkflow, projectCwd, type DispatchTarget } from './workflow-co
  * command the user can run. Without a configured provider, the answer says how to configure one.
  */
 export async function answerPlainMessage(deps: ChatDeps, turn: ChatTurn): Promise<ChatAnswer> {
-  const assistant = deps.assistant;
-  if (!assistant) return answer(PROVIDER_SETUP_TEXT);
-  const status = assistant.status();
+  if (!deps.assistant) return answer(PROVIDER_SETUP_TEXT);
+  const assistant = await deps.assistant.forTurn(turn.userId);
+  const status = assistant.status;
   if (!status.ready) {
     return answer(status.reason === 'not_configured' ? PROVIDER_SETUP_TEXT : unusableAssistantText(status.provider, status.detail));
   }

@@ -1,12 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { AssistantReply, AssistantStatus, ChatAssistant } from '../../conversations/chat/assistant.js';
+import type { AssistantReply, AssistantStatus, ChatAssistant, TurnAssistant } from '../../conversations/chat/assistant.js';
+import type { CredentialSource } from '../../credentials/credential-source.js';
+import { CairnError } from '../../shared/errors.js';
 import type { Settings } from '../../shared/config.js';
+import { credentialVendorOf } from '../../shared/providers/credential-vendors.js';
 import { describeUnknownProvider } from '../../shared/providers/registry.js';
 import type { StoreConfig } from '../../store/store-config.js';
+import type { Store } from '../../store/store.js';
 import type { WorkerPool } from '../../worker/pool/pool.js';
+import type { ProviderConnection } from '../../worker/providers/provider-adapter.js';
 import { providersWithAdapter } from '../../worker/providers/available.js';
-import { resolveModelBinding } from '../../workflow/model-binding.js';
+import { resolveModelBinding, type ModelBinding } from '../../workflow/model-binding.js';
+import { envDefaultAssistantOf, modelLayerOfPrefs, readInstallModelLayer, type ModelLayers } from '../../workflow/model-layers.js';
+import { withCredential } from '../nodes/agent-credential.js';
 
 /** Text is streamed to the conversation in batches: at this many characters, or this long after the first waits. */
 export const CHAT_FLUSH = { chars: 1024, ms: 200 } as const;
@@ -16,39 +23,78 @@ export const CHAT_FLUSH = { chars: 1024, ms: 200 } as const;
  */
 export const CHAT_IDLE_TIMEOUT_MS = 120_000;
 
+export interface ChatAssistantDeps {
+  pool: Pick<WorkerPool, 'runChat'>;
+  storeConfig: StoreConfig;
+  settings: Settings;
+  /** The users' stored preferences (their default assistant and chat model). */
+  store?: Pick<Store, 'getAiPrefs'>;
+  /** The users' connected credentials. */
+  credentials?: CredentialSource;
+}
+
 /**
- * The default assistant for chat turns: the provider `defaultAssistant` / `CAIRN_DEFAULT_ASSISTANT`
- * names (else `claude`), with the model of `assistants.<id>.model`, resolved by the one binding
- * module AI nodes use. Each call runs in a worker thread of the pool through that provider's
+ * The default assistant for chat turns, resolved per turn by the one binding module AI nodes
+ * use: the install's `defaultAssistant` / `CAIRN_DEFAULT_ASSISTANT` (else `claude`) with
+ * `assistants.<id>.model`, under the personal layer of the turn's user (their default provider
+ * and chat model) when the turn has one; the user's connected credential for that provider wins
+ * over the install's. Each call runs in a worker thread of the pool through that provider's
  * adapter, under the AI nodes' first-event watchdog and a chat idle watchdog, so the
  * supervisor's event loop and claim loop never wait on a provider.
  */
-export function createChatAssistant(deps: { pool: Pick<WorkerPool, 'runChat'>; storeConfig: StoreConfig; settings: Settings }): ChatAssistant {
+export function createChatAssistant(deps: ChatAssistantDeps): ChatAssistant {
   const { providers } = deps.settings;
-  const binding = resolveModelBinding({
-    node: {},
-    workflow: {},
-    layers: { install: { defaultAssistant: providers.defaultAssistant, assistants: providers.assistants } },
-  });
+
+  async function layersFor(userId: string | undefined): Promise<ModelLayers> {
+    let install;
+    try {
+      install = readInstallModelLayer(deps.settings.paths.config, envDefaultAssistantOf(providers));
+    } catch (err) {
+      if (!(err instanceof CairnError)) throw err;
+      // A config file that does not read: the settings the server started with.
+      install = { ...(providers.defaultAssistant ? { defaultAssistant: providers.defaultAssistant } : {}), assistants: providers.assistants };
+    }
+    const user = userId && deps.store ? modelLayerOfPrefs(await deps.store.getAiPrefs(userId)) : undefined;
+    return { install, ...(user ? { user } : {}) };
+  }
+
+  return {
+    async forTurn(userId) {
+      const binding = resolveModelBinding({ node: {}, workflow: {}, layers: await layersFor(userId) });
+      let connection: ProviderConnection = binding.ok ? (providers.connections[binding.provider] ?? {}) : {};
+      let personal = false;
+      if (binding.ok && userId && deps.credentials) {
+        const credential = await deps.credentials(userId, credentialVendorOf(binding.provider)).catch(() => undefined);
+        if (credential) {
+          connection = withCredential(connection, credential);
+          personal = true;
+        }
+      }
+      return turnAssistant(deps, binding, connection, personal);
+    },
+  };
+}
+
+function turnAssistant(deps: ChatAssistantDeps, binding: ModelBinding, connection: ProviderConnection, personal: boolean): TurnAssistant {
+  const { providers } = deps.settings;
   const provider = binding.ok ? binding.provider : (providers.defaultAssistant ?? 'claude');
-  const connection = binding.ok ? (providers.connections[binding.provider] ?? {}) : {};
-  const secrets = [connection.apiKey].filter((s): s is string => s !== undefined);
+  const secrets = [connection.apiKey, connection.authToken].filter((s): s is string => s !== undefined);
 
   function status(): AssistantStatus {
     if (!binding.ok) return { ready: false, provider, reason: 'unknown_provider', detail: describeUnknownProvider(provider) };
     if (!providersWithAdapter.includes(binding.provider)) {
       return { ready: false, provider, reason: 'no_adapter', detail: `it has no adapter in this version of Cairn (available: ${providersWithAdapter.join(', ')})` };
     }
-    if (!providers.configured[binding.provider]) return { ready: false, provider, reason: 'not_configured' };
+    if (!personal && !providers.configured[binding.provider]) return { ready: false, provider, reason: 'not_configured' };
     return { ready: true, provider, ...(binding.model !== undefined ? { model: binding.model } : {}) };
   }
 
   return {
     secrets,
-    status,
+    status: status(),
     async ask(call): Promise<AssistantReply> {
       if (!binding.ok) throw new Error(binding.error);
-      const reply = await deps.pool.runChat({
+      return deps.pool.runChat({
         kind: 'chat',
         store: deps.storeConfig,
         conversationId: call.conversationId,
@@ -64,7 +110,6 @@ export function createChatAssistant(deps: { pool: Pick<WorkerPool, 'runChat'>; s
         scratchDir: join(deps.settings.home, 'tmp', 'chat', randomUUID()),
         flush: { ...CHAT_FLUSH },
       });
-      return reply;
     },
   };
 }

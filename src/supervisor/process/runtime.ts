@@ -5,6 +5,7 @@ import { MAX_CONCURRENT_CHAT_TURNS } from '../../store/schemas/conversation.js';
 import type { Store, StoreConfig } from '../../store/open-store.js';
 import { createWorkerPool, type WorkerPool } from '../../worker/pool/pool.js';
 import { createSchedulerFactory } from '../run/scheduler-factory.js';
+import { credentialSourceFor } from '../../credentials/credential-source.js';
 import { createChatAssistant } from './chat-assistant.js';
 import { AttemptLimiter } from './limits.js';
 import { ProviderSlots } from './provider-limits.js';
@@ -64,7 +65,9 @@ export function createSupervisorRuntime(opts: {
     chat: {
       catalog: WorkflowCatalog.forHome(settings.home, { threadFile: null }),
       clock: Date.now,
-      assistant: createChatAssistant({ pool, storeConfig: opts.storeConfig, settings }),
+      assistant: createChatAssistant({
+        pool, storeConfig: opts.storeConfig, settings, store, credentials: credentialSourceFor(store, settings, log),
+      }),
     },
     ...(opts.id ? { id: opts.id } : {}),
     ...(opts.runLeaseMs ? { timing: { runLeaseMs: opts.runLeaseMs } } : {}),
