@@ -17,6 +17,10 @@ const installConfigSchema = z
         perRun: z.number().int().positive().optional(),
         /** Attempts in flight per provider id, at most (on top of the global and per-run limits). */
         providers: z.record(z.string(), z.number().int().positive()).optional(),
+        /** Calls started per provider id in any 60 s, at most. */
+        requestsPerMinute: z.record(z.string(), z.number().int().positive()).optional(),
+        /** Tokens (input + output, as reported) per provider id in any 60 s before another call starts. */
+        tokensPerMinute: z.record(z.string(), z.number().int().positive()).optional(),
       })
       .partial()
       .optional(),
@@ -87,6 +91,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
         ...(file.defaultAssistant !== undefined ? { defaultAssistant: file.defaultAssistant } : {}),
         ...(file.assistants !== undefined ? { assistants: file.assistants } : {}),
         ...(file.concurrency?.providers !== undefined ? { providerLimits: file.concurrency.providers } : {}),
+        ...(file.concurrency?.requestsPerMinute !== undefined ? { requestsPerMinute: file.concurrency.requestsPerMinute } : {}),
+        ...(file.concurrency?.tokensPerMinute !== undefined ? { tokensPerMinute: file.concurrency.tokensPerMinute } : {}),
       },
       env,
     ),

@@ -144,6 +144,8 @@ export const attemptResultSchema = z.object({
   checkoutStart: checkoutObservationSchema.optional(),
   /** AI attempts: the provider's own account of a failure (its `retryAfterMs` delays the retry). */
   providerFailure: providerFailureSchema.optional(),
+  /** AI attempts: input + output tokens as the provider reported them (a tokens-per-minute budget counts them). */
+  tokens: z.number().nonnegative().optional(),
 });
 export type AttemptResult = z.infer<typeof attemptResultSchema>;
 

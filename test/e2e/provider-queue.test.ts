@@ -92,3 +92,30 @@ nodes:
   const summaryAfter = summariseNodes(await sup.events(run.id));
   expect(summaryAfter.map((n) => n.status)).toEqual(['completed', 'completed', 'completed']);
 });
+
+it('holds a call back once its provider has started its requests per minute, as a queued node', async () => {
+  server = await startAnthropicServer(() => ({ kind: 'stream', blocks: [{ type: 'text', text: 'ok' }], usage: { input_tokens: 1, output_tokens: 1 } }));
+  writeFileSync(home.paths.config, 'concurrency:\n  requestsPerMinute:\n    anthropic: 2\n');
+  const sup = await startSupervisor(home, { limit: 4, env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-test' } });
+  const run = await sup.createRun(`name: rpm
+description: three AI nodes under a budget of two calls a minute
+provider: anthropic
+nodes:
+  - id: a0
+    prompt: "first"
+  - id: a1
+    prompt: "second"
+  - id: a2
+    prompt: "third"
+`);
+  // Two calls ran and completed; the third waits for the minute, first in its provider's line.
+  const held = await waitFor(async () => {
+    const events = await sup.events(run.id);
+    const done = events.filter((e) => e.event_type === 'node_completed');
+    const queued = events.filter((e) => e.event_type === 'provider_queued');
+    return done.length === 2 && queued.length === 1 ? { done, queued } : undefined;
+  }, { what: 'two calls done and one node queued' });
+  expect(held.queued[0]!.data).toMatchObject({ provider: 'anthropic', position: 1 });
+  expect(server.requests).toHaveLength(2);
+  expect((await sup.store.getRun(run.id))!.status).toBe('running');
+});

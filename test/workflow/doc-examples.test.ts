@@ -95,9 +95,12 @@ describe('the yaml blocks of docs/', () => {
       writeFileSync(join(t.cwd, 'config.yaml'), block.text);
       const settings = loadSettings({ CAIRN_HOME: t.cwd });
       expect(settings.providers.defaultAssistant).toBe(part.defaultAssistant);
-      expect(settings.providers.limits).toEqual((part.concurrency as { providers?: unknown }).providers ?? {});
+      const concurrency = (part.concurrency ?? {}) as { providers?: unknown; requestsPerMinute?: Record<string, number>; tokensPerMinute?: Record<string, number> };
+      expect(settings.providers.limits).toEqual(concurrency.providers ?? {});
+      for (const [id, rpm] of Object.entries(concurrency.requestsPerMinute ?? {})) expect(settings.providers.rates[id]?.requestsPerMinute).toBe(rpm);
+      for (const [id, tpm] of Object.entries(concurrency.tokensPerMinute ?? {})) expect(settings.providers.rates[id]?.tokensPerMinute).toBe(tpm);
       for (const id of ['openai-compatible', 'codex', 'gemini', 'opencode', 'pi', 'copilot']) {
-        expect(settings.providers.connections[id]?.baseUrl).toBe((part.assistants as Record<string, { baseUrl?: string }>)[id]?.baseUrl);
+        expect(settings.providers.connections[id]?.baseUrl).toBe((part.assistants as Record<string, { baseUrl?: string }> | undefined)?.[id]?.baseUrl);
       }
       return;
     }

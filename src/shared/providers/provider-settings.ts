@@ -35,6 +35,9 @@ export const providerConfigSchema = z.object({
   assistants: z.record(z.string(), assistantConfigSchema).optional(),
   /** `concurrency.providers.<id>`: attempts of that provider in flight, at most. */
   providerLimits: z.record(z.string(), z.number().int().positive()).optional(),
+  /** `concurrency.requestsPerMinute.<id>` / `concurrency.tokensPerMinute.<id>`: that provider's rate budgets. */
+  requestsPerMinute: z.record(z.string(), z.number().int().positive()).optional(),
+  tokensPerMinute: z.record(z.string(), z.number().int().positive()).optional(),
 });
 
 /** The first-event watchdog's default (contract: 60 s, raised through an environment variable in ms). */
@@ -54,6 +57,8 @@ export interface ProviderSettings {
   defaultAssistantFromEnv?: boolean;
   assistants: Readonly<Record<string, AssistantConfig>>;
   limits: Readonly<Record<string, number>>;
+  /** Per-provider budgets over a sliding minute (supervisor/process/provider-rates.ts). */
+  rates: Readonly<Record<string, { requestsPerMinute?: number; tokensPerMinute?: number }>>;
   firstEventTimeoutMs: number;
   idleTimeoutMs: number;
   /** How each provider is reached: config over environment. */
@@ -90,6 +95,7 @@ export function resolveProviderSettings(
     defaultAssistantFromEnv: Boolean(env.CAIRN_DEFAULT_ASSISTANT?.trim()),
     assistants,
     limits: file.providerLimits ?? {},
+    rates: rateBudgets(file.requestsPerMinute ?? {}, file.tokensPerMinute ?? {}),
     firstEventTimeoutMs:
       positiveIntFromEnv('CAIRN_PROVIDER_FIRST_EVENT_TIMEOUT_MS', env.CAIRN_PROVIDER_FIRST_EVENT_TIMEOUT_MS) ?? DEFAULT_FIRST_EVENT_TIMEOUT_MS,
     idleTimeoutMs: positiveIntFromEnv('CAIRN_PROVIDER_IDLE_TIMEOUT_MS', env.CAIRN_PROVIDER_IDLE_TIMEOUT_MS) ?? DEFAULT_IDLE_TIMEOUT_MS,
@@ -142,4 +148,18 @@ export function resolveProviderSettings(
       opencode: pick(opencode.apiKey, opencode.baseUrl, env.OPENAI_API_KEY, env.OPENAI_BASE_URL, env.OPENCODE_BIN_PATH, opencode.opencodeBinaryPath) !== undefined,
     },
   };
+}
+
+function rateBudgets(
+  rpm: Readonly<Record<string, number>>,
+  tpm: Readonly<Record<string, number>>,
+): Record<string, { requestsPerMinute?: number; tokensPerMinute?: number }> {
+  const out: Record<string, { requestsPerMinute?: number; tokensPerMinute?: number }> = {};
+  for (const provider of new Set([...Object.keys(rpm), ...Object.keys(tpm)])) {
+    out[provider] = {
+      ...(rpm[provider] !== undefined ? { requestsPerMinute: rpm[provider] } : {}),
+      ...(tpm[provider] !== undefined ? { tokensPerMinute: tpm[provider] } : {}),
+    };
+  }
+  return out;
 }

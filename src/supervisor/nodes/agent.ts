@@ -144,7 +144,7 @@ export class AgentNodeHandler implements NodeHandler {
 function outcomeOf(result: AttemptResult): AttemptOutcome {
   switch (result.status) {
     case 'completed':
-      return { status: 'completed', output: result.output };
+      return { status: 'completed', output: result.output, ...(result.tokens !== undefined ? { tokens: result.tokens } : {}) };
     case 'failed':
       return {
         status: 'failed',
@@ -152,6 +152,7 @@ function outcomeOf(result: AttemptResult): AttemptOutcome {
         failureKind: result.failureKind ?? 'unknown',
         ...(result.retryable !== undefined ? { retryable: result.retryable } : {}),
         ...(result.providerFailure?.retryAfterMs !== undefined ? { retryAfterMs: result.providerFailure.retryAfterMs } : {}),
+        ...(result.tokens !== undefined ? { tokens: result.tokens } : {}),
       };
     case 'cancelled':
     case 'not_started':

@@ -1,3 +1,5 @@
+import { ProviderRates } from './provider-rates.js';
+
 /**
  * Per-provider limits (`concurrency.providers.<id>` in config), shared by every run of the
  * supervisor, on top of the global and per-run limits. A node takes its provider's slot before
@@ -33,8 +35,13 @@ interface Waiter {
 export class ProviderSlots {
   private readonly active = new Map<string, number>();
   private readonly lines = new Map<string, Waiter[]>();
+  /** One timer per provider held back by its rate budget: it wakes the line when the minute frees room. */
+  private readonly rateTimers = new Map<string, NodeJS.Timeout>();
 
-  constructor(private readonly limits: Readonly<Record<string, number>> = {}) {}
+  constructor(
+    private readonly limits: Readonly<Record<string, number>> = {},
+    private readonly rates: ProviderRates = new ProviderRates(),
+  ) {}
 
   limitOf(provider: string): number | undefined {
     return this.limits[provider];
@@ -52,19 +59,23 @@ export class ProviderSlots {
     const index = line.findIndex((w) => w.key === key);
     // Those ahead in line keep the slots they are about to take: a free slot goes to the first.
     const ahead = index >= 0 ? index : line.length;
-    if (limit === undefined || active + ahead < limit) {
+    const room = Math.min(limit === undefined ? Infinity : limit - active, this.rates.room(provider));
+    if (ahead < room) {
       if (index >= 0) line.splice(index, 1);
       this.active.set(provider, active + 1);
+      this.rates.started(provider);
       return { acquired: true };
     }
+    this.armRateTimer(provider);
     if (index >= 0) return { acquired: false, position: index + 1, newlyQueued: false };
     line.push({ key, wake });
     this.lines.set(provider, line);
     return { acquired: false, position: line.length, newlyQueued: true };
   }
 
-  /** Gives a slot back and wakes the waiters that may now take one. */
-  release(provider: string): void {
+  /** Gives a slot back (with the tokens its call reported, for a TPM budget) and wakes the waiters that may now take one. */
+  release(provider: string, tokens?: number): void {
+    this.rates.used(provider, tokens);
     const active = Math.max(0, (this.active.get(provider) ?? 1) - 1);
     this.active.set(provider, active);
     const limit = this.limits[provider];
@@ -92,6 +103,19 @@ export class ProviderSlots {
     if (limit !== undefined && index === 0 && line.length > 0 && active < limit) line[0]!.wake();
     // Those behind it within the shown places moved up.
     else for (const waiter of line.slice(index, QUEUE_POSITIONS_SHOWN)) waiter.wake();
+  }
+
+  /** When the rate budget holds `provider` back, wakes the head of its line once the minute has room. */
+  private armRateTimer(provider: string): void {
+    if (this.rateTimers.has(provider)) return;
+    const ms = this.rates.msUntilRoom(provider);
+    if (ms === undefined) return;
+    const timer = setTimeout(() => {
+      this.rateTimers.delete(provider);
+      for (const waiter of (this.lines.get(provider) ?? []).slice(0, 1 + QUEUE_POSITIONS_SHOWN)) waiter.wake();
+    }, ms);
+    timer.unref();
+    this.rateTimers.set(provider, timer);
   }
 
   /** Live figures per provider that has had a call or a limit (for the heartbeat and /api/health). */

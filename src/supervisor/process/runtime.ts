@@ -7,6 +7,7 @@ import { createWorkerPool, type WorkerPool } from '../../worker/pool/pool.js';
 import { createSchedulerFactory } from '../run/scheduler-factory.js';
 import { credentialSourceFor } from '../../credentials/credential-source.js';
 import { createChatAssistant } from './chat-assistant.js';
+import { ProviderRates } from './provider-rates.js';
 import { AttemptLimiter } from './limits.js';
 import { ProviderSlots } from './provider-limits.js';
 import { RUN_LEASE_MS } from './run-registry.js';
@@ -49,7 +50,7 @@ export function createSupervisorRuntime(opts: {
     log,
   });
   const limiter = new AttemptLimiter(limit);
-  const providerSlots = new ProviderSlots(settings.providers.limits);
+  const providerSlots = new ProviderSlots(settings.providers.limits, new ProviderRates(settings.providers.rates));
   const supervisor = new Supervisor({
     store,
     limiter,

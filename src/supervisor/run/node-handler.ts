@@ -46,9 +46,15 @@ export interface NodeAttempt {
  * `not_started` has its attempt records written when the handler returns.
  */
 export type AttemptOutcome =
-  | { status: 'completed'; output: string }
+  | {
+      status: 'completed';
+      output: string;
+      /** AI attempts: the tokens the provider reported (its provider's tokens-per-minute budget counts them). */
+      tokens?: number;
+    }
   | {
       status: 'failed';
+      tokens?: number;
       error: string;
       failureKind: string;
       /** `false`: never retried, whatever the policy (bad credentials, no quota ...). */

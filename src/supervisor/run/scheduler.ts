@@ -311,12 +311,16 @@ export class RunScheduler {
 
   private launch(node: NodeEntry, provider: string | undefined): void {
     node.status = 'running';
+    let tokens: number | undefined;
     const task = this.deps.limiter
       .runUnlessAborted(() => this.runAttempt(node), this.queueAbort.signal)
       .then((ran) => {
         // Dropped from the queue before it started (cancel, shutdown, drain): nothing ran.
         if (ran.dropped) node.status = 'pending';
-        else this.onOutcome(node, ran.value);
+        else {
+          if ('tokens' in ran.value) tokens = ran.value.tokens;
+          this.onOutcome(node, ran.value);
+        }
       })
       .catch((err: unknown) => {
         this.deps.log.error({ err, nodeId: node.plan.id }, 'node.schedule_failed');
@@ -329,7 +333,7 @@ export class RunScheduler {
           : undefined,
       )
       .finally(() => {
-        if (provider !== undefined) this.deps.providerSlots?.release(provider);
+        if (provider !== undefined) this.deps.providerSlots?.release(provider, tokens);
         this.inflight.delete(task);
         this.kick();
       });

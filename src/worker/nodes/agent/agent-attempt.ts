@@ -75,6 +75,7 @@ export async function runAgentAttempt(task: AgentTask, deps: AgentAttemptDeps): 
     ...(outcome.retryable !== undefined ? { retryable: outcome.retryable } : {}),
     ...(outcome.interrupted ? { interrupted: true } : {}),
     ...(outcome.providerFailure !== undefined ? { providerFailure: outcome.providerFailure } : {}),
+    ...tokensOf(outcome.end.observations.tokens),
     startedAt,
     durationMs: performance.now() - t0,
     exitCode: null,
@@ -104,4 +105,13 @@ async function keepSession(store: Store, task: AgentTask, outcome: AgentOutcome)
   await store
     .setNodeSession(task.runId, task.path, keep ? { provider: task.provider, sessionId, attemptId: task.attempt.id } : null)
     .catch(() => {});
+}
+
+/** Input + output tokens the provider reported (for a tokens-per-minute budget); nothing when it reported none. */
+function tokensOf(observed: unknown): { tokens?: number } {
+  const t = observed as { input?: unknown; output?: unknown } | undefined;
+  const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);
+  if (t === undefined || t === null || typeof t !== 'object') return {};
+  const total = count(t.input) + count(t.output);
+  return total > 0 ? { tokens: total } : {};
 }
