@@ -36,6 +36,11 @@ export interface QueueRunRequest {
   budgetUsd?: number;
   /** The branch asked for the run's worktree (checked already); omitted: Cairn names one. */
   branch?: string;
+  /**
+   * A child run of a `workflow:` node: its parent run, the parent's node path and its index among
+   * the node's children (0 for a single child). Queued again, the child there is is returned.
+   */
+  parent?: { runId: string; nodeId: string; childIndex: number };
   clock: () => number;
 }
 
@@ -60,6 +65,7 @@ export async function queueRun(store: Store, request: QueueRunRequest): Promise<
   const budgetUsd = request.budgetUsd ?? entry.workflow.budget?.usd;
   if (budgetUsd !== undefined) metadata.budget = { usd: budgetUsd };
   if (request.branch !== undefined) metadata.isolation = { branch: request.branch };
+  if (request.parent) Object.assign(metadata, { parent_node_id: request.parent.nodeId, child_index: request.parent.childIndex });
   const attached = request.conversationId !== undefined;
   const now = request.clock();
   const conversationId =
@@ -74,6 +80,7 @@ export async function queueRun(store: Store, request: QueueRunRequest): Promise<
     inputs: request.inputs,
     metadata,
     definition: entry.workflow,
+    ...(request.parent ? { parent: request.parent } : {}),
     conversation: {
       id: newConversationRowId(),
       platform_type: 'web',

@@ -42,6 +42,8 @@ describe('the documented examples', () => {
       'review-files-all-done',
       'review-one-file',
       'shell-review',
+      'shout-all',
+      'shout-one',
       'triage',
     ]);
     for (const entry of listing.workflows) {
