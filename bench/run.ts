@@ -5,6 +5,7 @@ import { formatScaleTable, scale, type ScaleRow } from './scale.js';
 import { workflowList } from './workflow-list.js';
 import { dashboardPages, formatDashboardTable } from './dashboard.js';
 import { aiNodes, formatAiNodesTable } from './ai-nodes.js';
+import { childRunsOverhead, fanOutMemory, formatCompositionTable, inRunVsDag } from './composition.js';
 
 /**
  * `npm run bench`: measures the spine on this machine and prints tables (markdown, so the
@@ -42,6 +43,9 @@ async function main(): Promise<void> {
   if (want('dashboard')) console.log(formatDashboardTable(await dashboardPages()));
   if (want('lifecycle')) console.log(formatLifecycleTable(await lifecycle()));
   if (want('ai')) console.log(formatAiNodesTable(await aiNodes()));
+  if (want('composition')) {
+    console.log(formatCompositionTable({ inRun: await inRunVsDag(), children: await childRunsOverhead(), memory: await fanOutMemory() }));
+  }
   const rows: string[] = [];
   if (want('chain')) rows.push(`| 100-node chain, per node (POST → done) | ${fmt((await chain()).msPerNode, 2)} ms |`);
   if (want('first')) {

@@ -29,6 +29,7 @@ import { oauthRoutes } from './routes/oauth.js';
 import { loadOAuthEndpoints } from '../credentials/oauth/oauth-endpoints.js';
 import { SubscriptionLogin } from '../credentials/oauth/subscription-login.js';
 import { runOperationRoutes } from './routes/run-operations.js';
+import { fanOutRoutes } from './routes/fan-out.js';
 import { runRoutes } from './routes/runs.js';
 import { streamRoutes } from './routes/streams.js';
 import { workflowEditRoutes } from './routes/workflow-edits.js';
@@ -117,6 +118,7 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
     store: deps.store, catalog, clock, paths: homePaths(deps.settings.home), bodyLimit: limits.bodyLimit, installKey: deps.settings.installKey,
   });
   await app.register(runOperationRoutes, { store: deps.store, catalog });
+  await app.register(fanOutRoutes, { store: deps.store });
   await app.register(runRoutes, { store: deps.store, paths: homePaths(deps.settings.home) });
   await app.register(streamRoutes, { hub, events: deps.store });
   const registry = new CodebaseRegistry({ store: deps.store, paths: homePaths(deps.settings.home), log, clock });

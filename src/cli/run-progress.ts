@@ -4,6 +4,7 @@ import type { StreamPayload } from '../wire/stream-frames.js';
 import { writeLine, type OutputStream } from './context.js';
 import { queuedReason } from './node-summary.js';
 import { firstLine, formatDuration, tailLines, type Style } from './format.js';
+import { FanOutCounters, type FetchFanOutCounts } from './fan-out-counter.js';
 
 export type FinalRunStatus = Extract<RunStatus, 'completed' | 'failed' | 'cancelled'>;
 
@@ -32,11 +33,30 @@ export function outcomeOf(frame: StreamPayload, runId: string): RunOutcome | und
  * skipped), plus the workflow file's parse warnings when the run starts; frames of other runs are
  * ignored. The final status is the caller's to report.
  */
-export function createRunProgress(opts: { runId: string; out: OutputStream; style: Style }) {
-  const { out, style } = opts;
+export function createRunProgress(opts: { runId: string; out: OutputStream; style: Style; fetchFanOutCounts?: FetchFanOutCounts }) {
+  const { style } = opts;
+  const counters = new FanOutCounters({ out: opts.out, style, ...(opts.fetchFanOutCounts ? { fetch: opts.fetchFanOutCounts } : {}) });
+  // Every other line ends a counter line being rewritten on a terminal first.
+  const out: OutputStream = {
+    write: (chunk: string) => {
+      counters.beforeLine();
+      return opts.out.write(chunk);
+    },
+  };
   return {
+    /** The run ended: fan-outs of child runs get their last count, then no count is being fetched. */
+    async finish(): Promise<void> {
+      counters.otherRunEnded();
+      await counters.settled();
+    },
     print(frame: StreamPayload): void {
-      if (!('runId' in frame) || frame.runId !== opts.runId) return;
+      if (!('runId' in frame)) return;
+      if (frame.runId !== opts.runId) {
+        // A child run of this run (same conversation) ended: a fan-out counter may have moved.
+        if (frame.type === 'workflow_status' && isFinal(frame.status)) counters.otherRunEnded();
+        return;
+      }
+      if (counters.consume(frame)) return;
       if (frame.type === 'dag_node') {
         const took = frame.duration !== undefined ? ` ${style.dim(`(${formatDuration(frame.duration)})`)}` : '';
         switch (frame.status) {

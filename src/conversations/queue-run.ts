@@ -38,6 +38,11 @@ export interface QueueRunRequest {
   branch?: string;
   /** The identity of the request (X-Service-User), recorded on the run and a conversation it creates. */
   userId?: string | null;
+  /**
+   * A child run of a `workflow:` node: its parent run, the parent's node path and its index among
+   * the node's children (0 for a single child). Queued again, the child there is is returned.
+   */
+  parent?: { runId: string; nodeId: string; childIndex: number };
   clock: () => number;
 }
 
@@ -62,6 +67,7 @@ export async function queueRun(store: Store, request: QueueRunRequest): Promise<
   const budgetUsd = request.budgetUsd ?? entry.workflow.budget?.usd;
   if (budgetUsd !== undefined) metadata.budget = { usd: budgetUsd };
   if (request.branch !== undefined) metadata.isolation = { branch: request.branch };
+  if (request.parent) Object.assign(metadata, { parent_node_id: request.parent.nodeId, child_index: request.parent.childIndex });
   const attached = request.conversationId !== undefined;
   const now = request.clock();
   const conversationId =
@@ -77,6 +83,7 @@ export async function queueRun(store: Store, request: QueueRunRequest): Promise<
     metadata,
     definition: entry.workflow,
     userId: request.userId ?? null,
+    ...(request.parent ? { parent: request.parent } : {}),
     conversation: {
       id: newConversationRowId(),
       platform_type: 'web',

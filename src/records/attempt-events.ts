@@ -39,6 +39,8 @@ export interface AttemptRef {
   spend?: Spend;
   /** The provider's full session id: in the record, never in its public metadata. */
   sessionId?: string;
+  /** Whose spend the record carries: `node` (its own, the default), or a fan-out's `aggregate` / `instance` roll-up. */
+  accounting?: 'node' | 'aggregate' | 'instance';
 }
 
 /**
@@ -127,7 +129,7 @@ function recordBase(ref: AttemptRef, durationMs?: number): Omit<ExecutionRecordI
     },
     timing: durationMs === undefined ? { startedAt: ref.startedAt } : { startedAt: ref.startedAt, durationMs },
     spend: ref.spend ?? notApplicableSpend(),
-    accounting: 'node',
+    accounting: ref.accounting ?? 'node',
     ...(ref.binding !== undefined ? { binding: ref.binding } : {}),
     ...(ref.sessionId !== undefined ? { sessionId: ref.sessionId } : {}),
   };

@@ -46,6 +46,10 @@ export async function requestGateAnswer(
   const approval = approvalContextSchema.safeParse(run.metadata.approval);
   if (!approval.success) throw gateRefusal(verb, run);
   if (approval.data.resolved) throw new CairnError('RUN_INVALID_STATE', gateErrorText.alreadyAnswered(approval.data.resolved));
+  // Blocked on a child run: the answer belongs to the child (the parent goes on when it ends).
+  if (approval.data.type === 'child_workflow' && approval.data.childRunId) {
+    throw new CairnError('RUN_INVALID_STATE', gateErrorText.blockedOnChild(verb, approval.data.childRunId));
+  }
   const answer = await store.requestGateDecision({ runId: run.id, kind: kindOfVerb[verb], payload });
   if (!answer.queued) throw gateRefusal(verb, answer.run, answer.open);
   return { run, gate: approval.data.nodeId };

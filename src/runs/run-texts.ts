@@ -19,5 +19,10 @@ export const gateErrorText = {
   cannot: (verb: 'approve' | 'reject', status: string) => `Cannot ${verb} workflow in '${status}' status`,
   missingContext: 'Workflow run is paused but missing approval context',
   alreadyAnswered: (answer: 'approved' | 'rejected') => `Workflow run was already ${answer} — resume in progress`,
+  /** Upstream §6: approve/reject addressed to a parent blocked on its child run. */
+  blockedOnChild: (verb: 'approve' | 'reject', childRunId: string) =>
+    verb === 'approve'
+      ? `Run is paused waiting on sub-run ${childRunId}. Approve or reject the child run instead.`
+      : `Run is paused waiting on sub-run ${childRunId}. Reject the child run instead, or abandon this run to discard the whole tree.`,
   notJson: (field: 'comment' | 'reason') => `Request body is not valid JSON — send {"${field}": "..."} or no body`,
 } as const;

@@ -17,6 +17,12 @@ export interface RunStore {
    */
   createRun(run: NewRun): Promise<Run>;
   getRun(id: string): Promise<Run | undefined>;
+  /** The child run a parent's node started at `childIndex` (0 for a single child), if any. */
+  getChildRun(parentRunId: string, nodeId: string, childIndex: number): Promise<Run | undefined>;
+  /** The child runs a parent's node started, by index. */
+  listChildRuns(parentRunId: string, nodeId: string): Promise<Run[]>;
+  /** Every descendant of the run (children, their children, ...) that has not ended, nearest first. */
+  listOpenDescendants(runId: string): Promise<Run[]>;
   /** The definition snapshot taken when the run was created. */
   getRunDefinition(id: string): Promise<unknown>;
   listRuns(query: RunListQuery): Promise<Run[]>;
@@ -113,6 +119,11 @@ export interface NewRun {
   conversation?: NewConversation;
   /** The identity of the request that created the run (X-Service-User); null/omitted: none. */
   userId?: string | null;
+  /**
+   * A child run: its parent run, the parent's node path and its index among the node's children.
+   * Creating a child that exists already (same parent, node and index) returns that one instead.
+   */
+  parent?: { runId: string; nodeId: string; childIndex: number };
 }
 
 export interface RunListQuery {

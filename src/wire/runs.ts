@@ -123,7 +123,7 @@ export type RunOperationResponse = z.infer<typeof runOperationResponseSchema>;
 
 /** `POST …/abandon`: the operation's answer plus the contract's two facts about child runs. */
 export const runAbandonResponseSchema = runOperationResponseSchema.extend({
-  /** Descendant runs that could not be reached to cancel (0: Cairn has no child runs yet). */
+  /** Descendant runs (child runs, their children ...) the cascade could not end by the time of the answer. */
   cascadeFailures: z.number().int().nonnegative(),
   /** The paused parent this run's abandonment strands, when it was a child run (null: none). */
   blockedParentRunId: z.string().nullable(),

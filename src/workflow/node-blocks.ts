@@ -175,6 +175,12 @@ export const fanOutSchema = z.object({
   items: z.string().trim().min(1, "'fan_out.items' must reference a node output that produces a JSON array"),
   as: z.string().optional(),
   max_parallel: z.number().int().min(1, "'fan_out.max_parallel' must be >= 1").optional(),
+  /**
+   * Cairn: how the items run. `in_run`: as instances inside this run (no run row per item);
+   * `child_runs`: one child run each. Default: `in_run` when the child workflow has only
+   * bash/script nodes, `isolation` is not `worktree` and neither `with` nor `as` is given.
+   */
+  mode: z.enum(['in_run', 'child_runs'], { error: "'fan_out.mode' must be 'in_run' or 'child_runs'" }).optional(),
   join: z
     .enum(['all_success', 'all_done', 'first_success'])
     .refine((join) => join !== 'first_success', {

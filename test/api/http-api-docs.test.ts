@@ -62,3 +62,21 @@ it('shows the prefs a user gets from the documented writes', async () => {
   const res = await t.app.inject({ method: 'PATCH', url: '/api/auth/me/ai-prefs/default', headers, payload: { provider: 'codex', model: 'gpt-5' } });
   expect(res.json()).toEqual(example('### `PATCH /api/auth/me/ai-prefs/tiers`, `…/aliases`, `…/default`'));
 });
+
+it('shows the fan-out grid answer with the real keys of the answer and of an item, and the retry answer', async () => {
+  const run = await t.writer.createRun(newRun({
+    definition: { name: 'demo', description: 'd', nodes: [{ id: 'each', workflow: 'child', fan_out: { items: '["a"]' } }] },
+  }));
+  await t.writer.appendEvents([{
+    run_id: run.id, conversation_id: run.conversation_id, event_type: 'fan_out_instances', step_name: 'each',
+    data: { instances: [{ ordinal: 0, identity: 'ca978112ca1bbdca', item: 'a', inputs: {} }] },
+  }]);
+  const real = (await t.app.inject({ url: `/api/workflows/runs/${run.id}/fan-out/each` })).json();
+  const shown = example('### `GET /api/workflows/runs/{runId}/fan-out/{nodeId}`');
+  expect(Object.keys(shown).sort()).toEqual(Object.keys(real).sort());
+  expect(Object.keys(shown.counts).sort()).toEqual(Object.keys(real.counts).sort());
+  expect(Object.keys(shown.items[0]).sort()).toEqual(Object.keys(real.items[0]).sort());
+  expect(real.items[0]).toMatchObject({ index: 0, identity: 'ca978112ca1bbdca', item: 'a', status: 'pending', attempts: 0 });
+  const retry = example('### `POST /api/workflows/runs/{runId}/fan-out/{nodeId}/retry`');
+  expect(Object.keys(retry).sort()).toEqual(['message', 'retried', 'success']);
+});

@@ -30,11 +30,27 @@ it('serves a valid OpenAPI 3.0 document listing the run, health and stream route
       'GET /api/workflows/runs',
       'GET /api/workflows/runs/{runId}',
       'POST /api/workflows/runs/{runId}/cancel',
+      'GET /api/workflows/runs/{runId}/fan-out/{nodeId}',
+      'POST /api/workflows/runs/{runId}/fan-out/{nodeId}/retry',
       'GET /api/stream/__dashboard__',
       'GET /api/stream/{conversationId}',
     ]),
   );
   expect(operations).not.toContain('GET /api/openapi.json');
+});
+
+it('describes the fan-out grid: its paging query, its answer and an item\'s fields', async () => {
+  const { app } = await makeTestApp(home);
+  const doc = (await app.inject({ url: '/api/openapi.json' })).json();
+  const grid = doc.paths['/api/workflows/runs/{runId}/fan-out/{nodeId}'].get;
+  expect(grid.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`).sort()).toEqual(['path:nodeId', 'path:runId', 'query:limit', 'query:offset']);
+  const answer = grid.responses['200'].content['application/json'].schema;
+  expect(Object.keys(answer.properties)).toEqual(['runId', 'nodeId', 'mode', 'total', 'counts', 'items', 'nextOffset']);
+  expect(Object.keys(answer.properties.items.items.properties)).toEqual([
+    'index', 'identity', 'item', 'childRunId', 'status', 'attempts', 'durationMs', 'costUsd', 'outputPreview', 'error',
+  ]);
+  const retry = doc.paths['/api/workflows/runs/{runId}/fan-out/{nodeId}/retry'].post;
+  expect(Object.keys(retry.responses['200'].content['application/json'].schema.properties)).toEqual(['success', 'message', 'retried']);
 });
 
 it('describes the run request body, its optional query and its answers', async () => {
@@ -81,7 +97,7 @@ it('describes the run list query and the run detail events from the schemas that
   const metadata = doc.components.schemas.WorkflowRun.properties.metadata;
   expect(Object.keys(metadata.properties)).toEqual([
     'workflow_source', 'workflow_filename', 'parse_warnings', 'isolation', 'overrides', 'sealed_env', 'model_bindings', 'attachments',
-    'parent_conversation_id', 'approval', 'rejections', 'budget', 'budget_pause', 'totals', 'total_cost_usd', 'total_tokens_in', 'total_tokens_out',
+    'parent_conversation_id', 'parent_node_id', 'child_index', 'approval', 'rejections', 'budget', 'budget_pause', 'totals', 'total_cost_usd', 'total_tokens_in', 'total_tokens_out',
     'total_cache_read_tokens', 'total_cache_write_tokens', 'total_cache_partial', 'total_tokens_incomplete', 'unreadable',
   ]);
   expect(Object.keys(metadata.properties.totals.properties)).toEqual(expect.arrayContaining(['total_cost_usd', 'counted']));

@@ -11,7 +11,7 @@ import { waitFor } from '../helpers/wait-for.js';
 import { getRun } from '../helpers/workflows.js';
 
 /**
- * The upstream's deterministic corpus workflows (no AI provider, no child runs), unchanged, in a
+ * The upstream's deterministic corpus workflows (no AI provider; child runs of e2e-echo-child), unchanged, in a
  * project's `.archon/` folder, run through the real server (POST /api/workflows/{name}/run with
  * the project as cwd) by its real supervisor with real bash; each ends as its header says.
  */
@@ -26,7 +26,7 @@ beforeEach(async () => {
   home.defer(() => rm(project, { recursive: true, force: true }));
   cpSync(join(e2e, 'scripts'), join(project, '.archon', 'scripts'), { recursive: true });
   mkdirSync(join(project, '.archon', 'workflows'), { recursive: true });
-  for (const name of ['e2e-deterministic', 'e2e-joins', 'e2e-worktree-disabled', 'e2e-echo-child']) {
+  for (const name of ['e2e-deterministic', 'e2e-joins', 'e2e-worktree-disabled', 'e2e-echo-child', 'e2e-fanout-alldone', 'e2e-fanout-allsuccess']) {
     cpSync(join(e2e, 'workflows', `${name}.yaml`), join(project, '.archon', 'workflows', `${name}.yaml`));
   }
   server = await startServer(home);
@@ -73,6 +73,24 @@ it('e2e-worktree-disabled ends completed in the live checkout of a git repositor
   const { run: done, events } = await run('e2e-worktree-disabled');
   expect(done.status).toBe('completed');
   expect(output(events, 'assert-live-checkout')).toMatch(/PASS: ran in live checkout/);
+});
+
+it('e2e-fanout-alldone ends completed: the all_done join aggregates two children and the failed one, in item order', async () => {
+  const { run: done, events } = await run('e2e-fanout-alldone');
+  expect(done.status).toBe('completed');
+  expect(output(events, 'verify')).toContain('ALL_DONE AGGREGATED A FAILED CHILD OK');
+  const spread = JSON.parse(output(events, 'spread')!) as unknown[];
+  expect(spread.slice(0, 2)).toEqual(['child-ok: one', 'child-ok: two']);
+  expect(spread[2]).toMatchObject({ failed: true, status: 'failed' });
+});
+
+it('e2e-fanout-allsuccess ends failed as its header says: the failure is the spread node\'s, and report is skipped', async () => {
+  const { run: done, events } = await run('e2e-fanout-allsuccess');
+  expect(done.status).toBe('failed');
+  const failed = events.find((e) => e.step_name === 'spread' && e.event_type === 'node_failed');
+  expect(failed?.data.execution.lifecycle.error).toContain('1 of 3 fan-out items failed (join: all_success)');
+  expect(events.find((e) => e.step_name === 'report')?.event_type).toBe('node_skipped');
+  expect(events.some((e) => e.step_name === 'report' && e.event_type === 'node_started')).toBe(false);
 });
 
 it('e2e-echo-child echoes its argument and fails on a fail- argument', async () => {

@@ -10,6 +10,7 @@ import { describeHeartbeatContract } from './contract/heartbeats.js';
 import { describeJobLeaseContract } from './contract/job-leases.js';
 import { describeJobContract } from './contract/jobs.js';
 import { describeRunContract } from './contract/runs.js';
+import { describeChildRunContract } from './contract/child-runs.js';
 import { describeSleepingRunContract } from './contract/sleeping-runs.js';
 import { describeRunTotalsContract } from './contract/run-totals.js';
 import { describeUserPrefsContract } from './contract/user-prefs.js';
@@ -22,6 +23,7 @@ describe('SQLite store', () => {
   describeJobContract(sqliteBackend);
   describeJobLeaseContract(sqliteBackend);
   describeSleepingRunContract(sqliteBackend);
+  describeChildRunContract(sqliteBackend);
   describeRunTotalsContract(sqliteBackend);
   describeEventContract(sqliteBackend);
   describeEventOrderContract(sqliteBackend);

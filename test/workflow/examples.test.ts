@@ -44,6 +44,8 @@ describe('the documented examples', () => {
       'review-files-all-done',
       'review-one-file',
       'shell-review',
+      'shout-all',
+      'shout-one',
       'triage',
       'weekly-changelog',
     ]);

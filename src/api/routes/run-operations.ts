@@ -9,6 +9,7 @@ import { runAbandonResponseSchema, runIdParamsSchema, runOperationResponseSchema
 import { awaitJob, JOB_ANSWER_WAIT_MS } from '../await-job.js';
 import { lookupWorkflow } from '../workflow-lookup.js';
 import { runErrorText } from '../../runs/run-texts.js';
+import { awaitRunsEnded } from '../await-runs-ended.js';
 import { abandonableRunStatuses, resumableRunStatuses, resumeDefinition } from '../../runs/run-operations.js';
 
 export interface RunOperationRoutesOptions {
@@ -65,6 +66,14 @@ export const runOperationRoutes: FastifyPluginAsyncZod<RunOperationRoutesOptions
     return 'done';
   }
 
+  /** The parent left paused as blocked on this run, which abandoning it strands. */
+  async function blockedParentOf(run: Run): Promise<string | null> {
+    if (run.parent_run_id === null) return null;
+    const parent = await store.getRun(run.parent_run_id);
+    const approval = parent?.metadata.approval;
+    return parent?.status === 'paused' && approval?.type === 'child_workflow' && approval.childRunId === run.id ? parent.id : null;
+  }
+
   const responses = { 400: errorBodySchema, 404: errorBodySchema, 500: errorBodySchema };
 
   app.post(
@@ -119,7 +128,8 @@ export const runOperationRoutes: FastifyPluginAsyncZod<RunOperationRoutesOptions
           'Ends the run for good: its status becomes cancelled, so it can no longer be resumed. A ' +
           'running run is stopped as a cancel stops it (its nodes’ process groups are killed first). ' +
           'cascadeFailures counts descendant runs that could not be cancelled and blockedParentRunId ' +
-          'names a paused parent the run strands; Cairn has no child runs yet, so they are 0 and null.',
+          'names a paused parent the run strands. Every descendant run (child runs of workflow: nodes, ' +
+          'their children ...) that has not ended is cancelled with it.',
         params: runIdParamsSchema,
         response: { 200: runAbandonResponseSchema, ...responses },
       },
@@ -127,16 +137,22 @@ export const runOperationRoutes: FastifyPluginAsyncZod<RunOperationRoutesOptions
     async (req) => {
       const run = await requireRun(req.params.runId);
       if (!abandonableRunStatuses.includes(run.status)) throw new CairnError('RUN_INVALID_STATE', runErrorText.cannotAbandon(run.status));
+      const blockedParentRunId = await blockedParentOf(run);
+      const descendants = await store.listOpenDescendants(run.id);
+      const started = Date.now();
       const done = await carryOut('abandon_run', run, {}, runErrorText.cannotAbandon);
-      req.log.info({ runId: run.id, from: run.status, done }, 'run.abandon_requested');
+      // The cascade cancels every descendant that had not ended; one still open when the answer
+      // is due could not be reached (yet).
+      const unreached = done === 'done' ? await awaitRunsEnded(store, descendants.map((d) => d.id), Math.max(0, waitMs - (Date.now() - started))) : [];
+      req.log.info({ runId: run.id, from: run.status, done, descendants: descendants.length, unreached: unreached.length }, 'run.abandon_requested');
       return {
         success: true as const,
         message:
           done === 'done'
             ? `Abandoned workflow ${run.workflow_name}: the run is cancelled.`
             : `Abandon of workflow ${run.workflow_name} queued: the run is cancelled once the supervisor has stopped it.`,
-        cascadeFailures: 0,
-        blockedParentRunId: null,
+        cascadeFailures: unreached.length,
+        blockedParentRunId,
       };
     },
   );

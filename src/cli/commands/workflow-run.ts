@@ -9,6 +9,7 @@ import { CliError, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_PAUSED, usageEr
 import { gateCommands } from './run-gate.js';
 import { isColorWanted, writeLine, type CliContext } from '../context.js';
 import { followStream } from '../follow-stream.js';
+import { fanOutGridSchema } from '../../wire/fan-out.js';
 import { createStyle, formatDuration, type Style } from '../format.js';
 import { createRunProgress, outcomeOf, type RunOutcome } from '../run-progress.js';
 import { outputModes, printRunOutputs, readRunOutputs, type OutputMode } from '../run-output.js';
@@ -41,7 +42,16 @@ async function followRun(
     interrupted = true;
     controller.abort(new Error('interrupted'));
   });
-  const progress = createRunProgress({ runId: run.runId, out: ctx.stdout, style: opts.style });
+  const progress = createRunProgress({
+    runId: run.runId, out: ctx.stdout, style: opts.style,
+    // Items that run as child runs are counted by the server (the fan-out grid's counts).
+    fetchFanOutCounts: async (nodeId) => {
+      const path = `/api/workflows/runs/${encodeURIComponent(run.runId)}/fan-out/${encodeURIComponent(nodeId)}?limit=1`;
+      const { body } = await client.request('GET', path, fanOutGridSchema, { signal: controller.signal });
+      const c = body.counts;
+      return { total: body.total, completed: c.completed ?? 0, failed: (c.failed ?? 0) + (c.cancelled ?? 0), running: (c.running ?? 0) + (c.paused ?? 0) };
+    },
+  });
   let outcome: RunOutcome | undefined;
   let paused: FollowResult['paused'];
   try {
@@ -74,6 +84,7 @@ async function followRun(
         writeLine(ctx.stderr, opts.style.dim(`Lost the event stream (${reason}); reconnecting after event ${lastEventId}…`));
       },
     });
+    if (!opts.json && outcome) await progress.finish();
   } catch (err) {
     if (!interrupted) throw err;
   } finally {

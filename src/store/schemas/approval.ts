@@ -9,7 +9,7 @@ import type { Run } from './run.js';
  * answer. `resolved` is set in the transaction that answers it.
  */
 export const approvalContextSchema = z.looseObject({
-  type: z.enum(['approval', 'interactive_loop']),
+  type: z.enum(['approval', 'interactive_loop', 'child_workflow']),
   /** The node's path in the run. */
   nodeId: z.string(),
   message: z.string(),
@@ -21,6 +21,8 @@ export const approvalContextSchema = z.looseObject({
   /** The interactive loop's iteration that just ended (1-based). */
   iteration: z.number().int().positive().optional(),
   resolved: z.enum(['approved', 'rejected']).optional(),
+  /** `child_workflow`: the child run the parent is blocked on (approve or reject that one). */
+  childRunId: z.string().optional(),
 });
 export type ApprovalContext = z.infer<typeof approvalContextSchema>;
 

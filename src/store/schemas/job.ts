@@ -6,7 +6,7 @@ import { z } from 'zod';
  */
 export const jobKindSchema = z.enum([
   'start_run', 'cancel_run', 'resume_run', 'abandon_run', 'delete_run', 'approve_run', 'reject_run', 'chat_turn', 'workflow_result',
-  'wake_run',
+  'wake_run', 'child_run_settled',
 ]);
 /** Kinds whose claim records a cancel request on the run: whoever drives the run next ends it. */
 export const cancellingJobKinds: readonly JobKind[] = ['cancel_run', 'abandon_run'];

@@ -43,6 +43,16 @@ export const runMetadataSchema = z.looseObject({
     .string()
     .optional()
     .describe('The conversation (platform id) a chat /workflow run was dispatched from; the result is posted there'),
+  parent_node_id: z
+    .string()
+    .optional()
+    .describe('A child run: the path of the parent run’s `workflow:` node that started it (parent_run_id names the parent)'),
+  child_index: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe('A child run: its index among the node’s children (its fan-out item; 0 for a single child)'),
   approval: approvalContextSchema
     .optional()
     .describe('While the run is paused: the gate it waits at (node, message, what an answer does); `resolved` once answered'),

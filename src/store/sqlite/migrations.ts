@@ -391,6 +391,20 @@ export const migrations: readonly { version: number; name: string; sql: string }
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 14,
+    name: 'child runs: the parent node and child index of a run started by a workflow node',
+    sql: `
+      -- A child run (a \`workflow:\` node, or one item of its fan-out) names its parent run
+      -- (parent_run_id, there since the first version), the parent's node path and its index in the
+      -- node's items (0 for a single child). One child per (parent, node, index): creating it
+      -- again (a node run again after a take-over) finds the one there is.
+      ALTER TABLE workflow_runs ADD COLUMN parent_node_id TEXT;
+      ALTER TABLE workflow_runs ADD COLUMN child_index INTEGER;
+      CREATE UNIQUE INDEX IF NOT EXISTS workflow_runs_children
+        ON workflow_runs (parent_run_id, parent_node_id, child_index) WHERE parent_run_id IS NOT NULL;
+    `,
+  },
 ];
 
 /**

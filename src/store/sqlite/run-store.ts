@@ -34,10 +34,23 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
     if (terminalRunStatuses.includes(run.status)) jobs.closeQueued(run.id, 'wake_run', `run ended ${run.status} at ${now}`);
   };
 
+  /**
+   * A child run that pauses or ends tells its parent durably: the transaction that changes its
+   * status queues a `child_run_settled` job on the parent run (supervisor/jobs/child-run-settled.ts).
+   */
+  const tellParent = (run: Run, now: string): void => {
+    if (run.parent_run_id === null || (run.status !== 'paused' && !terminalRunStatuses.includes(run.status))) return;
+    jobs.insert('child_run_settled', run.parent_run_id, { childRunId: run.id, status: run.status }, now);
+  };
+
   return {
     createRun: (run) =>
       session.write('create a run', () => {
         const now = session.now();
+        if (run.parent) {
+          const existing = runs.child(run.parent.runId, run.parent.nodeId, run.parent.childIndex);
+          if (existing) return existing;
+        }
         if (run.conversation) conversations.insert(run.conversation, now);
         const created = runs.insert(run, now);
         jobs.insert('start_run', run.id, {}, now);
@@ -45,6 +58,13 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
       }),
 
     getRun: (id) => session.read('read a run', () => runs.get(id)),
+
+    getChildRun: (parentRunId, nodeId, childIndex) =>
+      session.read('read a child run', () => runs.child(parentRunId, nodeId, childIndex)),
+
+    listChildRuns: (parentRunId, nodeId) => session.read('list child runs', () => runs.children(parentRunId, nodeId)),
+
+    listOpenDescendants: (runId) => session.read('list the open descendants of a run', () => runs.openDescendants(runId)),
 
     getRunDefinition: (id) => session.read('read a run definition', () => runs.definition(id)),
 
@@ -78,6 +98,7 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
           events.append(input.events, now);
           reportToChat(run, now);
           dropWakeUpIfEnded(run, now);
+          if (input.status !== 'running') tellParent(run, now);
         }
         // Read again after the events: the attempts they close may have added to its totals.
         return run && input.events.length ? (runs.get(run.id) ?? run) : run;
@@ -117,6 +138,7 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
         events.append(input.events, now);
         reportToChat(run, now);
         dropWakeUpIfEnded(run, now);
+        if (input.status) tellParent(run, now);
         // A run that ended holds no environment: its worktree stays, unlocked.
         if (input.status && terminalRunStatuses.includes(input.status)) isolation.release(input.runId, now);
         return input.events.length ? (runs.get(run.id) ?? run) : run;

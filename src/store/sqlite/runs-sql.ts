@@ -15,10 +15,28 @@ const open = `(${runStatusSchema.options.filter((s) => !terminalRunStatuses.incl
 export function runStatements(db: Database.Database) {
   const insert = db.prepare(
     `INSERT INTO workflow_runs (id, workflow_name, status, conversation_id, working_path, codebase_id,
-       user_message, inputs, metadata, definition, node_count, user_id, created_at, last_activity_at)
+       user_message, inputs, metadata, definition, node_count, user_id, created_at, last_activity_at,
+       parent_run_id, parent_node_id, child_index)
      VALUES (@id, @workflowName, 'pending', @conversationId, @workingPath, @codebaseId, @userMessage,
-       @inputs, @metadata, @definition, COALESCE(json_array_length(@definition, '$.nodes'), 0), @userId, @now, @now)
+       @inputs, @metadata, @definition, COALESCE(json_array_length(@definition, '$.nodes'), 0), @userId, @now, @now,
+       @parentRunId, @parentNodeId, @childIndex)
      RETURNING ${COLUMNS}`,
+  );
+  const childOf = db.prepare(
+    `SELECT ${COLUMNS} FROM workflow_runs WHERE parent_run_id = ? AND parent_node_id = ? AND child_index = ?`,
+  );
+  const childrenOf = db.prepare(
+    `SELECT ${COLUMNS} FROM workflow_runs WHERE parent_run_id = ? AND parent_node_id = ? ORDER BY child_index`,
+  );
+  // Every run below this one (children, their children, ...) that has not ended, nearest first.
+  const openDescendants = db.prepare(
+    `WITH RECURSIVE tree(id, depth) AS (
+       SELECT id, 1 FROM workflow_runs WHERE parent_run_id = ?
+       UNION ALL
+       SELECT r.id, tree.depth + 1 FROM workflow_runs r JOIN tree ON r.parent_run_id = tree.id WHERE tree.depth < 64
+     )
+     SELECT ${RUN_COLUMNS.map((c) => `r.${c}`).join(', ')} FROM workflow_runs r JOIN tree ON tree.id = r.id
+     WHERE r.status NOT IN ${terminal} ORDER BY tree.depth, r.created_at`,
   );
   const byId = db.prepare(`SELECT ${COLUMNS} FROM workflow_runs WHERE id = ?`);
   const definition = db.prepare('SELECT definition FROM workflow_runs WHERE id = ?');
@@ -76,8 +94,24 @@ export function runStatements(db: Database.Database) {
         definition: JSON.stringify(run.definition),
         userId: run.userId ?? null,
         now,
+        parentRunId: run.parent?.runId ?? null,
+        parentNodeId: run.parent?.nodeId ?? null,
+        childIndex: run.parent?.childIndex ?? null,
       });
       return toRun(row as Record<string, unknown>);
+    },
+    /** The child a parent's node started at `childIndex`, if any. */
+    child(parentRunId: string, nodeId: string, childIndex: number): Run | undefined {
+      const row = childOf.get(parentRunId, nodeId, childIndex);
+      return row ? toRun(row as Record<string, unknown>) : undefined;
+    },
+    /** The children a parent's node started, by index. */
+    children(parentRunId: string, nodeId: string): Run[] {
+      return (childrenOf.all(parentRunId, nodeId) as Record<string, unknown>[]).map(toRun);
+    },
+    /** The run's descendants that have not ended, nearest first. */
+    openDescendants(runId: string): Run[] {
+      return (openDescendants.all(runId) as Record<string, unknown>[]).map(toRun);
     },
     get(id: string): Run | undefined {
       const row = byId.get(id);

@@ -8,7 +8,7 @@ export const ABANDONED_REASON = 'Abandoned by user';
  * `abandon_run`: ends a running, paused or failed run for good, as `cancelled` (the upstream's
  * status machine: abandon → cancelled). A running run is stopped as a cancel stops it, its
  * processes killed first; a failed or paused run is recorded cancelled at once, so it can no
- * longer be resumed. Child runs do not exist yet, so there is no cascade to carry out.
+ * longer be resumed. Every descendant run that has not ended is cancelled with it (endRun).
  */
 export const abandonRunJob: JobHandler = {
   mode: 'background',

@@ -24,8 +24,9 @@ export interface EndRunOptions {
  * this supervisor dies midway, whoever takes the run over cancels it instead of resuming it,
  * and the job, claimed again, finds the run cancelled.
  */
-export async function endRun(job: Job, { store, runs, supervisorId }: JobContext, opts: EndRunOptions): Promise<string> {
+export async function endRun(job: Job, { store, runs, supervisorId, log }: JobContext, opts: EndRunOptions): Promise<string> {
   const runId = runIdOf(job);
+  await cascade(runId, { store, log });
   let scheduler = await runs.driving(runId);
   if (!scheduler) {
     const run = await store.getRun(runId);
@@ -79,4 +80,19 @@ async function endSleepingRun(run: Run, { store, runs, supervisorId }: Pick<JobC
   if (!cancelled) return undefined; // woken meanwhile: cancelled through whoever drives it now
   await store.releaseRuns(supervisorId, [run.id]);
   return 'cancelled';
+}
+
+/**
+ * Cancel and abandon reach every descendant that has not ended (child runs of `workflow:` nodes,
+ * their children ...): each gets a `cancel_run` job of its own, so its processes are killed as a
+ * cancel kills them, by whoever drives it, whatever dies in between. A descendant that could not
+ * be asked is logged (the abandon answer counts what has not ended).
+ */
+async function cascade(runId: string, { store, log }: Pick<JobContext, 'store' | 'log'>): Promise<void> {
+  const descendants = await store.listOpenDescendants(runId);
+  for (const run of descendants) {
+    await store.enqueueJob('cancel_run', run.id, { cascadeFrom: runId }).catch((err: unknown) => {
+      log.warn({ err, runId, descendant: run.id }, 'run.cascade_failed');
+    });
+  }
 }

@@ -25,6 +25,7 @@ export async function findPausedGate(store: Store, runId: string): Promise<Pause
   if (!parsed.success) return 'ignored: the run is paused but missing approval context';
   if (parsed.data.resolved) return `ignored: the gate was already ${parsed.data.resolved}`;
   const approval = parsed.data;
+  if (approval.type === 'child_workflow') return `ignored: the run waits on its child run ${approval.childRunId ?? ''}`.trimEnd();
   const events = await store.listRunEvents(runId);
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!;

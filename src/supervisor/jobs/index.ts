@@ -2,6 +2,7 @@ import type { JobKind } from '../../store/schemas/job.js';
 import { abandonRunJob } from './abandon-run.js';
 import { approveRunJob } from './approve-run.js';
 import { cancelRunJob } from './cancel-run.js';
+import { childRunSettledJob } from './child-run-settled.js';
 import { rejectRunJob } from './reject-run.js';
 import { chatTurnJob } from './chat-turn.js';
 import { deleteRunJob } from './delete-run.js';
@@ -25,4 +26,5 @@ export const jobHandlers: Record<JobKind, JobHandler> = {
   approve_run: approveRunJob,
   reject_run: rejectRunJob,
   wake_run: wakeRunJob,
+  child_run_settled: childRunSettledJob,
 };

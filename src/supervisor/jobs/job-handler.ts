@@ -4,6 +4,7 @@ import type { HomePaths } from '../../shared/paths.js';
 import type { Job } from '../../store/schemas/job.js';
 import type { Store } from '../../store/store.js';
 import type { RunRegistry } from '../process/run-registry.js';
+import type { ChildRunSignals } from '../children/child-signals.js';
 
 /** What a job handler may use: the store, the runs this supervisor drives, and who it is. */
 export interface JobContext {
@@ -18,6 +19,8 @@ export interface JobContext {
   chat?: Pick<ChatDeps, 'catalog' | 'clock' | 'assistant'>;
   /** The home's paths (a deleted run's folder is removed from them). */
   paths: HomePaths;
+  /** Where a child run's pause or end reaches the parent node waiting for it here. */
+  childSignals?: ChildRunSignals;
 }
 
 /**

@@ -22,7 +22,10 @@ export const resumeRunJob: JobHandler = {
     if (await runs.driving(runId)) return 'ignored: run is running';
     const run = await store.getRun(runId);
     if (!run) return 'ignored: run is gone';
-    if (!resumableRunStatuses.includes(run.status)) return `ignored: run is ${run.status}`;
+    // A fan-out retry (rerunNodes) also resumes a completed run: its failed items run again.
+    const rerunNodes = Array.isArray(job.payload.rerunNodes) ? job.payload.rerunNodes.filter((n): n is string => typeof n === 'string') : [];
+    const retrying = rerunNodes.length > 0 && run.status === 'completed';
+    if (!resumableRunStatuses.includes(run.status) && !retrying) return `ignored: run is ${run.status}`;
     const definition = job.payload.definition;
     const budgetUsd = job.payload.budgetUsd;
     // A budget pause is over once resumed; a raised budget (asked with the resume) is the run's now.
@@ -35,17 +38,18 @@ export const resumeRunJob: JobHandler = {
       resume: true,
       ...(definition !== undefined ? { definition } : {}),
       ...(Object.keys(metadataPatch).length ? { metadataPatch } : {}),
-      events: [resumedEvent(run, supervisorId)],
+      events: [resumedEvent(run, supervisorId, rerunNodes)],
     });
     if (!resumed) return 'ignored: run changed state';
     return (await runs.resume(resumed)) ? 'resumed' : 'failed to resume';
   },
 };
 
-function resumedEvent(run: Run, supervisorId: string): NewRunEvent {
+function resumedEvent(run: Run, supervisorId: string, rerunNodes: readonly string[]): NewRunEvent {
   return newRunLevelEvent(run, 'workflow_resumed', {
     resumedFrom: run.status,
     supervisorId,
+    ...(rerunNodes.length ? { rerunNodes: [...rerunNodes] } : {}),
     ...(run.error !== null ? { error: run.error } : {}),
   });
 }

@@ -4,6 +4,10 @@ import type { CheckCondition, SubstituteText } from '../run/node-context.js';
 import type { NodeEventFactory } from '../run/node-events.js';
 import type { NodeHandler, NodeHandlerSet } from '../run/node-handler.js';
 import type { PlannedNode } from '../run/run-plan.js';
+import type { ChildRuns } from '../children/child-runs.js';
+import type { AttemptLimiter } from '../process/limits.js';
+import { ChildRunNodeHandler } from './child-run.js';
+import { InRunFanOut } from './fan-out-in-run.js';
 import { GateNodeHandler } from './gate.js';
 import { HaltNodeHandler } from './halt.js';
 import { LoopDriver } from './loop-driver.js';
@@ -25,6 +29,10 @@ export function createNodeHandlers(deps: {
   /** For loop_group bodies: `when` conditions and the records of body nodes decided without an attempt. */
   checkCondition: CheckCondition;
   events: NodeEventFactory;
+  /** The parent's side of `workflow:` nodes' child runs. */
+  children: ChildRuns;
+  /** The global limit, which in-run fan-out instances' nodes take slots of. */
+  limiter: AttemptLimiter;
 }): NodeHandlerSet {
   const { store, run, substituteText } = deps;
   const driver = new LoopDriver({ store, run, substituteText, exec: deps.exec });
@@ -37,6 +45,10 @@ export function createNodeHandlers(deps: {
     agent: deps.agent,
     loop: new LoopNodeHandler(driver, self),
     loop_group: new LoopGroupNodeHandler({ driver, handlers: self, store, events: deps.events, checkCondition: deps.checkCondition }),
+    child_run: new ChildRunNodeHandler({
+      store, run, substituteText, children: deps.children,
+      inRun: new InRunFanOut({ store, run, handlers: self, events: deps.events, checkCondition: deps.checkCondition, limiter: deps.limiter }),
+    }),
     unsupported: new UnsupportedNodeHandler({ store, run }),
   };
   const set: NodeHandlerSet = { handlerFor: (node) => byAction[node.action.type] };

@@ -12,6 +12,7 @@ import { AttemptLimiter } from './limits.js';
 import { ProviderSlots } from './provider-limits.js';
 import { RUN_LEASE_MS } from './run-registry.js';
 import { Supervisor } from './supervisor.js';
+import { ChildRunSignals } from '../children/child-signals.js';
 
 export interface SupervisorRuntime {
   supervisor: Supervisor;
@@ -51,6 +52,10 @@ export function createSupervisorRuntime(opts: {
   });
   const limiter = new AttemptLimiter(limit);
   const providerSlots = new ProviderSlots(settings.providers.limits, new ProviderRates(settings.providers.rates));
+  // The catalog in-process: chat turns and child runs' lookups are few and short, and the
+  // supervisor keeps no catalog thread.
+  const catalog = WorkflowCatalog.forHome(settings.home, { threadFile: null });
+  const childSignals = new ChildRunSignals();
   const supervisor = new Supervisor({
     store,
     limiter,
@@ -60,11 +65,12 @@ export function createSupervisorRuntime(opts: {
     paths: settings.paths,
     schedulers: createSchedulerFactory({
       store, storeConfig: opts.storeConfig, pool, limiter, providerSlots, settings, log, lockLeaseMs: opts.runLeaseMs ?? RUN_LEASE_MS,
+      children: { lookup: (name, query) => catalog.getAsync(name, query), signals: childSignals },
     }),
-    // The catalog in-process: chat turns are few and short, and the supervisor keeps no catalog
-    // thread. The assistant's calls run in the worker pool.
+    childSignals,
+    // The assistant's calls run in the worker pool.
     chat: {
-      catalog: WorkflowCatalog.forHome(settings.home, { threadFile: null }),
+      catalog,
       clock: Date.now,
       assistant: createChatAssistant({
         pool, storeConfig: opts.storeConfig, settings, store, credentials: credentialSourceFor(store, settings, log),

@@ -34,6 +34,8 @@ export interface SupervisorDeps {
   timing?: { runLeaseMs?: number; heartbeatMs?: number; jobs?: JobRunnerOptions };
   /** The workflow catalog and clock chat turns use. */
   chat?: JobContext['chat'];
+  /** Shared with the schedulers' child-run nodes: the news of `child_run_settled` jobs. */
+  childSignals?: JobContext['childSignals'];
 }
 
 /**
@@ -66,7 +68,8 @@ export class Supervisor {
       ...(deps.timing?.runLeaseMs ? { leaseMs: deps.timing.runLeaseMs } : {}),
     });
     this.jobs = new JobRunner(
-      { store: deps.store, runs: this.runs, supervisorId: this.id, log: deps.log, paths: deps.paths, ...(deps.chat ? { chat: deps.chat } : {}) },
+      { store: deps.store, runs: this.runs, supervisorId: this.id, log: deps.log, paths: deps.paths, ...(deps.chat ? { chat: deps.chat } : {}),
+        ...(deps.childSignals ? { childSignals: deps.childSignals } : {}) },
       deps.timing?.jobs,
     );
   }

@@ -7,7 +7,7 @@ import type { ApprovalContext, Rejections } from '../../store/schemas/approval.j
  * owes that rework.
  */
 export function approvalPatch(approval: ApprovalContext, rejection: Rejections[string] | undefined): Record<string, unknown> {
-  const keys = ['type', 'nodeId', 'message', 'captureResponse', 'onRejectMaxAttempts', 'decisions', 'iteration', 'resolved'] as const;
+  const keys = ['type', 'nodeId', 'message', 'captureResponse', 'onRejectMaxAttempts', 'decisions', 'iteration', 'resolved', 'childRunId'] as const;
   const context: Record<string, unknown> = {};
   for (const key of keys) context[key] = approval[key] ?? null;
   const patch: Record<string, unknown> = { approval: context };

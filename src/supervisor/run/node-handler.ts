@@ -78,6 +78,11 @@ export type AttemptOutcome =
  */
 export interface NodeHandler {
   runAttempt(attempt: NodeAttempt): Promise<AttemptOutcome>;
+  /**
+   * The attempt only waits for other runs (a child run, a fan-out of them) whose own nodes take
+   * the slots: it is not counted against the global limit, so a parent never starves its children.
+   */
+  readonly waitsForRuns?: boolean;
 }
 
 export interface NodeHandlerSet {

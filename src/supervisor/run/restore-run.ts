@@ -61,6 +61,7 @@ export async function restoreRun(
 ): Promise<RestoredRun> {
   const snapshot = rebuildRunSnapshot(events);
   const passStart = lastResumeSeq(events);
+  const rerun = rerunNodesOf(events, passStart);
   const bySeq = new Map(events.map((e) => [e.seq, e]));
   const nodes = new Map<string, RestoredNode>();
   const closing: NewRunEvent[] = [];
@@ -69,7 +70,8 @@ export async function restoreRun(
     const snap = snapshot.nodes.get(node.id);
     if (!snap) continue;
     if (snap.lastSeq < passStart && !snap.inFlight) {
-      nodes.set(node.id, await fromEarlierPass(snap, plan.referencedOutputs.has(node.id)));
+      // A node the resume asked to run again (a fan-out's failed items retried) keeps no prior success.
+      nodes.set(node.id, rerun.has(node.id) ? { status: 'pending', attempts: 0 } : await fromEarlierPass(snap, plan.referencedOutputs.has(node.id)));
       continue;
     }
     const state: RestoredNode = {
@@ -150,7 +152,7 @@ export async function restoreRun(
 
 /**
  * Attempts inside loops (a loop's body, a loop_group's body nodes, their completion checks: paths
- * under a loop node's) that were in flight: their process groups are killed and they are closed
+ * under a loop node's) and inside an in-run fan-out's instances that were in flight: their process groups are killed and they are closed
  * like a top-level attempt, so the loop, continued, runs that iteration's unfinished part again.
  */
 function closeLoopBodies(
@@ -160,11 +162,14 @@ function closeLoopBodies(
   kills: Promise<void>[],
   opts: { previousOwner: string | null; killGraceMs: number; cancelling?: boolean },
 ): NewRunEvent[] {
-  const loops = plan.nodes.filter((n) => n.action.type === 'loop' || n.action.type === 'loop_group').map((n) => n.id);
-  if (loops.length === 0) return [];
+  // Paths under a loop (`<loop>/...`) and under an in-run fan-out's instances (`<node>[i]`, `<node>[i]/...`).
+  const prefixes = plan.nodes.flatMap((n) =>
+    n.action.type === 'loop' || n.action.type === 'loop_group' ? [`${n.id}/`] : n.action.type === 'child_run' && n.action.fanOut ? [`${n.id}[`] : [],
+  );
+  if (prefixes.length === 0) return [];
   const closing: NewRunEvent[] = [];
   for (const snap of snapshots.values()) {
-    if (!snap.inFlight || !snap.node || !snap.invocation || !loops.some((id) => snap.path.startsWith(`${id}/`))) continue;
+    if (!snap.inFlight || !snap.node || !snap.invocation || !prefixes.some((prefix) => snap.path.startsWith(prefix))) continue;
     const startedAt = snap.inFlight.startedAt ?? new Date().toISOString();
     const pid = snap.inFlight.pid;
     if (pid !== undefined && startedNoLaterThan(pid, Date.parse(startedAt) + ATTEMPT_SPAWN_SLACK_MS)) {
@@ -199,6 +204,13 @@ function lastResumeSeq(events: readonly RunEvent[]): number {
     if (event.event_type === 'workflow_resumed' && typeof event.data.resumedFrom === 'string') return event.seq;
   }
   return 0;
+}
+
+/** The nodes the last resume asked to run again whatever they did before (`rerunNodes`, a fan-out retry). */
+function rerunNodesOf(events: readonly RunEvent[], passStart: number): Set<string> {
+  const resumed = passStart > 0 ? events.find((e) => e.seq === passStart) : undefined;
+  const named = resumed?.data.rerunNodes;
+  return new Set(Array.isArray(named) ? named.filter((n): n is string => typeof n === 'string') : []);
 }
 
 /** A node settled before the resumed pass began: pending again, carrying a prior success if it had one. */
@@ -238,7 +250,7 @@ function crashLoopError(node: PlannedNode, losses: number, previousOwner: string
 }
 
 /** The whole output of a finished node: the stored preview, or its spill file when it was cut. */
-async function fullOutput(snap: NodeSnapshot): Promise<string> {
+export async function fullOutput(snap: NodeSnapshot): Promise<string> {
   const reusable = snap.reusable!;
   const spill = reusable.persisted?.spillPath;
   if (spill) {

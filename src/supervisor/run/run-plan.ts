@@ -2,7 +2,9 @@ import type { NodeDescriptor } from '../../records/schemas/node-descriptor.js';
 import { describeNode } from '../../workflow/describe-node.js';
 import { topologicalOrder } from '../../workflow/graph.js';
 import { scanReferences } from '../../workflow/references.js';
-import { DEFAULT_ON_REJECT_MAX_ATTEMPTS, DEFAULT_RETRY_DELAY_MS, type TriggerRule } from '../../workflow/node-blocks.js';
+import {
+  DEFAULT_FAN_OUT_MAX_PARALLEL, DEFAULT_ON_REJECT_MAX_ATTEMPTS, DEFAULT_RETRY_DELAY_MS, type TriggerRule,
+} from '../../workflow/node-blocks.js';
 import type { WorkflowNode } from '../../workflow/node-schema.js';
 import type { Effort } from '../../workflow/node-blocks.js';
 import type { WorkflowDefinition } from '../../workflow/workflow-schema.js';
@@ -105,7 +107,27 @@ export interface LoopGroupAction extends LoopControl {
   body: RunPlan;
 }
 
-export type NodeAction = ExecAction | AgentAction | GateAction | HaltAction | WaitAction | LoopAction | LoopGroupAction | UnsupportedAction;
+/**
+ * A `workflow:` node: a child run of the named workflow (supervisor/nodes/child-run.ts), or with
+ * `fanOut` one child run per item (supervisor/nodes/fan-out.ts).
+ */
+export interface ChildRunAction {
+  type: 'child_run';
+  workflow: string;
+  /** The child's `$ARGUMENTS` (before substitution); a fan-out's item takes its place. */
+  input: string | undefined;
+  /** The child's inputs (string values substituted when the node runs). */
+  with: Readonly<Record<string, string | number | boolean>> | undefined;
+  isolation: 'inherit' | 'worktree';
+  fanOut?: {
+    items: string; as: string | undefined; maxParallel: number; join: 'all_success' | 'all_done';
+    /** As written; undefined: decided when the node runs (FanOutNodeHandler). */
+    mode: 'in_run' | 'child_runs' | undefined;
+  };
+}
+
+export type NodeAction =
+  | ExecAction | AgentAction | GateAction | HaltAction | WaitAction | LoopAction | LoopGroupAction | ChildRunAction | UnsupportedAction;
 
 /** The path segment of a loop's body (`<loop>/body`) and of the completion check (`<loop>/until_bash`). */
 export const LOOP_BODY_ID = 'body';
@@ -264,10 +286,24 @@ function actionOf(node: WorkflowNode, descriptor: NodeDescriptor): NodeAction {
     const group = node.loop_group;
     return { type: 'loop_group', ...loopControlOf(group, group.nodes.map((n) => n.id)), body: planNodes(node.id, group.nodes) };
   }
+  if ('workflow' in node) {
+    const fan = node.fan_out;
+    return {
+      type: 'child_run',
+      workflow: node.workflow,
+      input: node.input,
+      with: node.with,
+      isolation: node.isolation ?? 'inherit',
+      ...(fan
+        ? { fanOut: { items: fan.items, as: fan.as, maxParallel: fan.max_parallel ?? DEFAULT_FAN_OUT_MAX_PARALLEL, join: fan.join ?? 'all_success', mode: fan.mode } }
+        : {}),
+    };
+  }
+  const id = (node as { id: string }).id;
   return {
     type: 'unsupported',
     kind: descriptor.kind,
-    reason: `Node '${node.id}': '${descriptor.kind}' nodes cannot run yet in this version of Cairn (no executor for them). Remove the node or run the workflow where this node kind is supported.`,
+    reason: `Node '${id}': '${descriptor.kind}' nodes cannot run yet in this version of Cairn (no executor for them). Remove the node or run the workflow where this node kind is supported.`,
   };
 }
 

@@ -22,6 +22,8 @@ import { RunScheduler } from './scheduler.js';
 import { openRunEnv } from '../../runs/run-env.js';
 import { readRunModelLayers } from './run-model-layers.js';
 import { credentialSourceFor } from '../../credentials/credential-source.js';
+import { ChildRuns, type ChildWorkflowLookup } from '../children/child-runs.js';
+import type { ChildRunSignals } from '../children/child-signals.js';
 
 /** Grace between SIGTERM and SIGKILL when a node's process group is stopped. */
 export const KILL_GRACE_MS = 3_000;
@@ -54,6 +56,8 @@ export interface SchedulerFactoryDeps {
   log: Logger;
   /** The lease of a run's worktree lock: the run lease (RUN_LEASE_MS by default); the heartbeat renews both. */
   lockLeaseMs?: number;
+  /** What `workflow:` nodes need: the workflows they start, and the news of their children. */
+  children: { lookup: ChildWorkflowLookup; signals: ChildRunSignals };
 }
 
 /** Builds the scheduler of a run the supervisor has just acquired (so `run.owner_id` is ours). */
@@ -132,6 +136,8 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
       substituteText,
       checkCondition,
       events,
+      limiter: deps.limiter,
+      children: new ChildRuns({ store: deps.store, signals: deps.children.signals, lookup: deps.children.lookup, parent: run, workingPath, log }),
     });
     const providerOf = (node: Parameters<typeof bindingOf>[0]) => {
       const binding = bindingOf(node, workflow, models);

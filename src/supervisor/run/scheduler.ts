@@ -129,6 +129,23 @@ export class RunScheduler {
     await this.done;
   }
 
+  /**
+   * A node suspended on a child run whose child has now ended while this run still runs: the
+   * same attempt is continued (its handler reads the child's end). `ending`: the run is being
+   * paused or ended right now (the caller tries again, and then finds it paused); `absent`: no
+   * such node waits here.
+   */
+  continueSuspended(path: string): 'continued' | 'ending' | 'absent' {
+    if (this.ending || this.finished) return 'ending';
+    const entry = [...this.suspended.keys()].find((e) => e.path === path);
+    if (!entry || !entry.heldAttempt) return 'absent';
+    this.suspended.delete(entry);
+    entry.status = 'ready';
+    this.ready.push(entry);
+    this.kick();
+    return 'continued';
+  }
+
   /** A `cancel:` node was reached: the run ends cancelled with the node's reason. */
   private async halt(nodeId: string, reason: string): Promise<void> {
     this.deps.log.info({ nodeId, reason }, 'run.halted');
@@ -312,8 +329,13 @@ export class RunScheduler {
   private launch(node: NodeEntry, provider: string | undefined): void {
     node.status = 'running';
     let tokens: number | undefined;
-    const task = this.deps.limiter
-      .runUnlessAborted(() => this.runAttempt(node), this.queueAbort.signal)
+    // A node that waits for other runs holds no global slot (their nodes take theirs).
+    const outsideLimit = this.deps.handlers.handlerFor(node.plan).waitsForRuns === true;
+    const task = (
+      outsideLimit
+        ? this.runAttempt(node).then((value) => ({ dropped: false as const, value }))
+        : this.deps.limiter.runUnlessAborted(() => this.runAttempt(node), this.queueAbort.signal)
+    )
       .then((ran) => {
         // Dropped from the queue before it started (cancel, shutdown, drain): nothing ran.
         if (ran.dropped) node.status = 'pending';
@@ -359,6 +381,8 @@ export class RunScheduler {
         node: entry.plan, path: entry.path, identity, signal: this.attemptAbort.signal, ...(held ? { continued: true } : {}),
       });
       if (outcome.status === 'waiting') entry.heldAttempt = identity.attempt;
+      // A node suspended on something outside the run (a child run) may be continued in place.
+      if (outcome.status === 'suspended' && outcome.approval.type === 'child_workflow') entry.heldAttempt = identity.attempt;
       return outcome;
     } catch (err) {
       this.deps.log.error({ err, nodeId: entry.plan.id }, 'node.attempt_crashed');
@@ -436,7 +460,10 @@ export class RunScheduler {
    */
   private async pause(): Promise<void> {
     const [entry, approval] = this.suspended.entries().next().value!;
-    const reason = `Approval required at '${entry.path}': ${approval.message}`;
+    const reason =
+      approval.type === 'child_workflow'
+        ? `Blocked on child run ${approval.childRunId} at '${entry.path}': ${approval.message}`
+        : `Approval required at '${entry.path}': ${approval.message}`;
     const event = newRunLevelEvent(this.run, 'workflow_paused', { reason, nodeId: entry.path, type: approval.type });
     await this.finish('paused', null, [event], approvalPatch(approval, this.run.metadata.rejections?.[entry.path]));
   }

@@ -1,3 +1,5 @@
+import { WorkflowCatalog } from '../../../src/workflow/catalog.js';
+import { ChildRunSignals } from '../../../src/supervisor/children/child-signals.js';
 import { readFile, writeFile } from 'node:fs/promises';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { sealCredential } from '../../../src/credentials/credential-seal.js';
@@ -41,7 +43,11 @@ async function setUp(reply: (req: { body: any }, i: number) => MessagesReply): P
   home.defer(() => pool.close());
   logs = '';
   const log = createLogger({ name: 'supervisor', level: 'debug', destination: { write: (line: string) => void (logs += line) } });
-  factory = createSchedulerFactory({ store, storeConfig: sqliteStoreConfig(home.paths.database), pool, limiter: new AttemptLimiter(4), settings, log });
+  const catalog = WorkflowCatalog.forHome(settings.home, { threadFile: null });
+  factory = createSchedulerFactory({
+    store, storeConfig: sqliteStoreConfig(home.paths.database), pool, limiter: new AttemptLimiter(4), settings, log,
+    children: { lookup: (name, query) => catalog.getAsync(name, query), signals: new ChildRunSignals() },
+  });
 }
 
 /** Creates, acquires and starts a run as the supervisor does, owned by `user`. */

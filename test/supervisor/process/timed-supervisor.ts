@@ -5,6 +5,8 @@ import type { Logger } from '../../../src/shared/log.js';
 import { sqliteStoreConfig, type Store } from '../../../src/store/open-store.js';
 import { AttemptLimiter } from '../../../src/supervisor/process/limits.js';
 import { Supervisor, type SupervisorDeps } from '../../../src/supervisor/process/supervisor.js';
+import { WorkflowCatalog } from '../../../src/workflow/catalog.js';
+import { ChildRunSignals } from '../../../src/supervisor/children/child-signals.js';
 import { createSchedulerFactory } from '../../../src/supervisor/run/scheduler-factory.js';
 import { createWorkerPool } from '../../../src/worker/pool/pool.js';
 import { builtTaskFile } from '../../helpers/built-files.js';
@@ -38,9 +40,14 @@ export async function startTimedSupervisor(
   const log = opts.log ?? pino({ level: 'silent' });
   const pool = createWorkerPool({ store, maxThreads: 1, concurrentTasksPerWorker: 4, filename: builtTaskFile, log });
   const limiter = new AttemptLimiter(settings.maxConcurrency);
-  const schedulers = createSchedulerFactory({ store, storeConfig: sqliteStoreConfig(home.paths.database), pool, limiter, settings, log });
+  const catalog = WorkflowCatalog.forHome(settings.home, { threadFile: null });
+  const childSignals = new ChildRunSignals();
+  const schedulers = createSchedulerFactory({
+    store, storeConfig: sqliteStoreConfig(home.paths.database), pool, limiter, settings, log,
+    children: { lookup: (name, query) => catalog.getAsync(name, query), signals: childSignals },
+  });
   const supervisor = new Supervisor({
-    store, schedulers, limiter, perRunLimit: settings.perRunConcurrency, log, paths: settings.paths, id: opts.id,
+    store, schedulers, childSignals, limiter, perRunLimit: settings.perRunConcurrency, log, paths: settings.paths, id: opts.id,
     ...(opts.timing ? { timing: opts.timing } : {}),
   });
   await supervisor.start();
