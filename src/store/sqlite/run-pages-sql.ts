@@ -72,9 +72,11 @@ const hasEqualityFilter = (query: PageQuery) =>
 function searchPlan(query: PageQuery, counted?: { matches: number; runs: number }): SearchPlan | undefined {
   if (query.search === undefined || query.search === '') return undefined;
   if (!indexedSearch(query.search)) return 'scan';
-  if (!counted || counted.matches <= SORT_MATCHES_AT_MOST) return 'match';
-  const entries = ((query.offset ?? 0) + (query.limit ?? 0)) * (counted.runs / counted.matches);
-  return !hasEqualityFilter(query) && entries <= SCAN_ENTRIES_AT_MOST ? 'scan' : 'match-walk';
+  if (!counted) return 'match';
+  // The scan reads about (offset + limit) × runs / matches entries before its page is full.
+  const entries = ((query.offset ?? 0) + (query.limit ?? 0)) * (counted.runs / Math.max(1, counted.matches));
+  if (!hasEqualityFilter(query) && entries <= SCAN_ENTRIES_AT_MOST) return 'scan';
+  return counted.matches <= SORT_MATCHES_AT_MOST ? 'match' : 'match-walk';
 }
 
 /** The table to read: a scan with no equality filter but status reads the text index alone. */
