@@ -1,3 +1,4 @@
+import type { RunSlots } from '../run/run-slots.js';
 import { randomUUID } from 'node:crypto';
 import { attemptEndedEvent, attemptStartedEvent, instancePath, rebuildRunSnapshot, type AttemptRef } from '../../records/index.js';
 import { fanOutInstancesEventOf } from '../../records/event-data.js';
@@ -26,6 +27,8 @@ export interface InRunFanOutDeps {
   checkCondition: CheckCondition;
   /** The global limit: each instance node's attempt takes a slot, as a top-level node's does. */
   limiter: Pick<AttemptLimiter, 'runUnlessAborted'>;
+  /** The run's own limit: each instance node holds one of its slots while it runs. */
+  runSlots: Pick<RunSlots, 'run'>;
 }
 
 /** A child workflow its items can run as in-run instances: only bash and script nodes (no provider spend, nothing waits). */
@@ -206,9 +209,10 @@ export class InRunFanOut {
               variables: { ARGUMENTS: text, USER_MESSAGE: text },
               scope,
             });
-          return this.deps.limiter
-            .runUnlessAborted(run, attempt.signal)
-            .then((ran): AttemptOutcome => (ran.dropped ? { status: 'not_started' } : ran.value));
+          // The run's slot first, then the global one, as the scheduler takes them.
+          return this.deps.runSlots
+            .run(() => this.deps.limiter.runUnlessAborted(run, attempt.signal), attempt.signal)
+            .then((ran): AttemptOutcome => (ran === undefined || ran.dropped ? { status: 'not_started' } : ran.value));
         }),
       );
       let stopped = false;

@@ -1,3 +1,4 @@
+import type { RunSlots } from '../run/run-slots.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
 import type { CheckCondition, SubstituteText } from '../run/node-context.js';
@@ -33,6 +34,8 @@ export function createNodeHandlers(deps: {
   children: ChildRuns;
   /** The global limit, which in-run fan-out instances' nodes take slots of. */
   limiter: AttemptLimiter;
+  /** The run's own limit, which they take slots of too. */
+  runSlots: RunSlots;
 }): NodeHandlerSet {
   const { store, run, substituteText } = deps;
   const driver = new LoopDriver({ store, run, substituteText, exec: deps.exec });
@@ -47,7 +50,7 @@ export function createNodeHandlers(deps: {
     loop_group: new LoopGroupNodeHandler({ driver, handlers: self, store, events: deps.events, checkCondition: deps.checkCondition }),
     child_run: new ChildRunNodeHandler({
       store, run, substituteText, children: deps.children,
-      inRun: new InRunFanOut({ store, run, handlers: self, events: deps.events, checkCondition: deps.checkCondition, limiter: deps.limiter }),
+      inRun: new InRunFanOut({ store, run, handlers: self, events: deps.events, checkCondition: deps.checkCondition, limiter: deps.limiter, runSlots: deps.runSlots }),
     }),
     unsupported: new UnsupportedNodeHandler({ store, run }),
   };

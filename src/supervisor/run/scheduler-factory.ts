@@ -1,3 +1,4 @@
+import { RunSlots } from './run-slots.js';
 import type { Settings } from '../../shared/config.js';
 import type { Logger } from '../../shared/log.js';
 import type { Run } from '../../store/schemas/run.js';
@@ -101,6 +102,7 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
     const log = deps.log.child({ runId: run.id });
     const workflow = { provider: definition.provider, model: definition.model };
     const models = await readRunModelLayers(run, workingPath, deps);
+    const runSlots = new RunSlots(deps.settings.perRunConcurrency);
     const handlers = createNodeHandlers({
       exec: new ExecNodeHandler({
         store: deps.store,
@@ -137,6 +139,7 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
       checkCondition,
       events,
       limiter: deps.limiter,
+      runSlots,
       children: new ChildRuns({ store: deps.store, signals: deps.children.signals, lookup: deps.children.lookup, parent: run, workingPath, log }),
     });
     const providerOf = (node: Parameters<typeof bindingOf>[0]) => {
@@ -153,6 +156,7 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
       checkCondition,
       ownerId: run.owner_id!,
       perRunLimit: deps.settings.perRunConcurrency,
+      runSlots,
       sleepAfterMs: deps.settings.waitSleepAfterMs,
       log,
     });

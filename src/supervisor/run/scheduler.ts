@@ -1,3 +1,4 @@
+import { RunSlots } from './run-slots.js';
 import { randomUUID } from 'node:crypto';
 import { clockNow } from '../../shared/clock.js';
 import type { Logger } from '../../shared/log.js';
@@ -33,6 +34,8 @@ export interface SchedulerDeps {
   checkCondition: CheckCondition;
   ownerId: string;
   perRunLimit: number;
+  /** The run's slots, when handlers take them too (an in-run fan-out's instances); else made from perRunLimit. */
+  runSlots?: RunSlots;
   /** Per-provider limits shared by all runs; with `providerOf`, which provider a node calls (undefined: none). */
   providerSlots?: ProviderSlots;
   providerOf?: (node: NodeEntry['plan']) => string | undefined;
@@ -66,6 +69,7 @@ export class RunScheduler {
   /** The run's USD budget (metadata.budget.usd) and its engine-counted spend as last read. */
   private readonly budget: RunBudget;
   private readonly inflight = new Set<Promise<void>>();
+  private readonly runSlots: RunSlots;
   /** Nodes waiting out a retry delay or at a `wait`: off the queue, holding no slot. */
   private readonly timers = new NodeTimers((entry) => {
     this.ready.push(entry);
@@ -96,6 +100,8 @@ export class RunScheduler {
     private readonly deps: SchedulerDeps,
   ) {
     this.budget = new RunBudget(run.metadata);
+    this.runSlots = deps.runSlots ?? new RunSlots(deps.perRunLimit);
+    this.runSlots.onFree = () => this.kick();
     this.providerLine = deps.providerSlots
       ? new ProviderLine({ run, store: deps.store, log: deps.log, slots: deps.providerSlots, wake: () => this.kick() })
       : undefined;
@@ -310,7 +316,7 @@ export class RunScheduler {
     // Nodes parked for their provider were ready first: they are looked at first, in order.
     const parked = this.providerLine?.takeAll() ?? [];
     let entry: NodeEntry | undefined;
-    while (this.inflight.size < this.deps.perRunLimit && (entry = parked.shift() ?? this.ready.shift())) {
+    while (this.runSlots.free && (entry = parked.shift() ?? this.ready.shift())) {
       const provider = this.deps.providerOf?.(entry.plan);
       if (provider !== undefined && this.budget.over) {
         // Checked before the attempt asks for anything: it stays ready, and the run pauses once
@@ -331,6 +337,7 @@ export class RunScheduler {
     let tokens: number | undefined;
     // A node that waits for other runs holds no global slot (their nodes take theirs).
     const outsideLimit = this.deps.handlers.handlerFor(node.plan).waitsForRuns === true;
+    if (!outsideLimit) this.runSlots.take();
     const task = (
       outsideLimit
         ? this.runAttempt(node).then((value) => ({ dropped: false as const, value }))
@@ -356,6 +363,7 @@ export class RunScheduler {
       )
       .finally(() => {
         if (provider !== undefined) this.deps.providerSlots?.release(provider, tokens);
+        if (!outsideLimit) this.runSlots.release();
         this.inflight.delete(task);
         this.kick();
       });

@@ -1,0 +1,62 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { startServer } from '../helpers/server.js';
+import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { startRun, writeHomeWorkflow } from '../helpers/workflows.js';
+
+/**
+ * An in-run fan-out stays inside its run's own limit (`concurrency.perRun`), whatever its
+ * `max_parallel`: its instance nodes take the run's slots as the scheduler's nodes do. Measured
+ * from the start and end moments each item writes.
+ */
+
+let home: TempHome;
+beforeEach(async () => {
+  home = await makeTempHome();
+});
+afterEach(async () => {
+  await home.close();
+});
+
+/** The most intervals open at once. */
+function peak(intervals: [number, number][]): number {
+  const edges = intervals.flatMap(([s, e]) => [[s, 1], [e, -1]] as [number, number][]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let open = 0;
+  let most = 0;
+  for (const [, d] of edges) most = Math.max(most, (open += d));
+  return most;
+}
+
+it('runs an in-run fan-out with max_parallel 10 at most 3 at a time under a per-run limit of 3, next to a plain node', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'cairn-perrun-'));
+  home.defer(() => rm(dir, { recursive: true, force: true }));
+  const server = await startServer(home, { CAIRN_MAX_CONCURRENCY: '8', CAIRN_MAX_CONCURRENCY_PER_RUN: '3', SPANS: join(dir, 'spans.log') });
+  await writeHomeWorkflow(home, 'item', `name: item
+description: one timed item
+nodes:
+  - id: work
+    bash: 'a=$(date +%s%N); sleep 0.3; echo "$a $(date +%s%N)" >> "$SPANS"'
+`);
+  await writeHomeWorkflow(home, 'fan', `name: fan
+description: twelve items under the run's limit
+nodes:
+  - id: each
+    workflow: item
+    fan_out: { items: '[1,2,3,4,5,6,7,8,9,10,11,12]', max_parallel: 10, mode: in_run }
+  - id: beside
+    bash: 'a=$(date +%s%N); sleep 0.3; echo "$a $(date +%s%N)" >> "$SPANS"'
+`);
+  const { runId } = await startRun(server.url, 'fan');
+  const store = home.openStore();
+  const run = await waitFor(async () => {
+    const r = await store.getRun(runId);
+    return r && ['completed', 'failed', 'cancelled'].includes(r.status) ? r : undefined;
+  }, { what: 'the run to end', timeoutMs: 60_000 });
+  expect(run.status).toBe('completed');
+  const spans = (await readFile(join(dir, 'spans.log'), 'utf8')).trim().split('\n').map((l) => l.split(' ').map(Number) as [number, number]);
+  expect(spans).toHaveLength(13);
+  expect(peak(spans)).toBe(3);
+});
