@@ -1,5 +1,6 @@
 import type { Job } from '../store/schemas/job.js';
 import type { Store } from '../store/store.js';
+import { awaitStore } from './await-store.js';
 
 /** How long a run operation's answer waits for the supervisor to carry the job out. */
 export const JOB_ANSWER_WAIT_MS = 15_000;
@@ -19,37 +20,5 @@ export async function awaitJob(store: Pick<Store, 'getJob' | 'onChange'>, jobId:
     if (!job) return { state: 'gone' };
     return job.status === 'done' ? { state: 'done', result: job.result ?? '' } : undefined;
   };
-  const first = await look();
-  if (first) return first;
-  return new Promise<JobOutcome>((resolve) => {
-    let looking = false;
-    let again = false;
-    let finished = false;
-    const finish = (outcome: JobOutcome) => {
-      if (finished) return;
-      finished = true;
-      clearTimeout(timer);
-      unsubscribe();
-      resolve(outcome);
-    };
-    const check = async () => {
-      if (looking) return void (again = true);
-      looking = true;
-      try {
-        do {
-          again = false;
-          const outcome = await look();
-          if (outcome) return finish(outcome);
-        } while (again && !finished);
-      } catch {
-        // A busy store: the next change (or the deadline) answers.
-      } finally {
-        looking = false;
-      }
-    };
-    const unsubscribe = store.onChange(() => void check());
-    const timer = setTimeout(() => finish({ state: 'open' }), waitMs);
-    // A commit between the first look and the subscription would have no change to announce it.
-    void check();
-  });
+  return awaitStore(store, look, waitMs, () => ({ state: 'open' }));
 }

@@ -1,5 +1,6 @@
 import { terminalRunStatuses } from '../store/schemas/run.js';
 import type { Store } from '../store/store.js';
+import { awaitStore } from './await-store.js';
 
 /**
  * Waits until every named run has ended (woken by the store's change notification), at most
@@ -8,43 +9,14 @@ import type { Store } from '../store/store.js';
  */
 export async function awaitRunsEnded(store: Pick<Store, 'getRun' | 'onChange'>, runIds: readonly string[], waitMs: number): Promise<string[]> {
   let open = [...runIds];
-  const look = async (): Promise<boolean> => {
+  const look = async (): Promise<string[] | undefined> => {
     const still: string[] = [];
     for (const id of open) {
       const run = await store.getRun(id);
       if (run && !terminalRunStatuses.includes(run.status)) still.push(id);
     }
     open = still;
-    return open.length === 0;
+    return open.length === 0 ? [] : undefined;
   };
-  if (await look()) return [];
-  return new Promise<string[]>((resolve) => {
-    let looking = false;
-    let again = false;
-    let finished = false;
-    const finish = () => {
-      if (finished) return;
-      finished = true;
-      clearTimeout(timer);
-      unsubscribe();
-      resolve(open);
-    };
-    const check = async () => {
-      if (looking) return void (again = true);
-      looking = true;
-      try {
-        do {
-          again = false;
-          if (await look()) return finish();
-        } while (again && !finished);
-      } catch {
-        // A busy store: the next change (or the deadline) answers.
-      } finally {
-        looking = false;
-      }
-    };
-    const unsubscribe = store.onChange(() => void check());
-    const timer = setTimeout(finish, waitMs);
-    void check();
-  });
+  return awaitStore(store, look, waitMs, () => open);
 }

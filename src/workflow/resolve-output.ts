@@ -21,6 +21,20 @@ export type ProducerState =
 
 export type OutputLookup = (nodeId: string) => ProducerState | undefined;
 
+/** A node's state as the engine keeps it (top level, a loop body, a fan-out instance), as a reference sees it. */
+export function producerOf(state: { status: string; output?: string | undefined; error?: string | undefined } | undefined): ProducerState | undefined {
+  switch (state?.status) {
+    case 'completed':
+      return { status: 'completed', output: state.output ?? '' };
+    case 'skipped':
+      return { status: 'skipped' };
+    case 'failed':
+      return state.error === undefined ? { status: 'failed' } : { status: 'failed', error: state.error };
+    default:
+      return undefined;
+  }
+}
+
 /** Why a reference cannot be read; the caller fails the consuming node with `message`. */
 export interface ReferenceError {
   code:

@@ -7,7 +7,7 @@ import type { NodeSnapshot } from '../../records/run-snapshot.js';
 import type { NewRunEvent } from '../../store/schemas/event.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
-import type { ProducerState } from '../../workflow/resolve-output.js';
+import { producerOf } from '../../workflow/resolve-output.js';
 import type { WorkflowDefinition } from '../../workflow/workflow-schema.js';
 import type { AttemptLimiter } from '../process/limits.js';
 import type { CheckCondition } from '../run/node-context.js';
@@ -273,18 +273,6 @@ class RowBatch {
   }
 }
 
-function producerOf(state: NodeState | undefined): ProducerState | undefined {
-  switch (state?.status) {
-    case 'completed':
-      return { status: 'completed', output: state.output ?? '' };
-    case 'skipped':
-      return { status: 'skipped' };
-    case 'failed':
-      return state.error === undefined ? { status: 'failed' } : { status: 'failed', error: state.error };
-    default:
-      return undefined;
-  }
-}
 
 /** An instance's output, as a child run's would be: its `returns:` node's, else its last node's (in the order written) that completed and nothing depends on. */
 function resultOf(child: WorkflowDefinition, plan: RunPlan, states: ReadonlyMap<string, NodeState>): string {

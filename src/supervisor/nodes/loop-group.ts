@@ -1,4 +1,4 @@
-import type { ProducerState } from '../../workflow/resolve-output.js';
+import { producerOf, type ProducerState } from '../../workflow/resolve-output.js';
 import type { VariableValues } from '../../workflow/variables.js';
 import type { CheckCondition } from '../run/node-context.js';
 import type { NodeEventFactory } from '../run/node-events.js';
@@ -141,18 +141,6 @@ class GroupBody implements IterationBody {
   }
 }
 
-function producerOf(state: BodyState | undefined): ProducerState | undefined {
-  switch (state?.status) {
-    case 'completed':
-      return { status: 'completed', output: state.output ?? '' };
-    case 'skipped':
-      return { status: 'skipped' };
-    case 'failed':
-      return state.error === undefined ? { status: 'failed' } : { status: 'failed', error: state.error };
-    default:
-      return undefined;
-  }
-}
 
 /** The output of the last body node (in dependency order) that completed. */
 function lastOutput(nodes: readonly PlannedNode[], states: ReadonlyMap<string, BodyState>): string {

@@ -1,5 +1,5 @@
 import type { ReusableOutput } from '../../records/index.js';
-import type { ProducerState } from '../../workflow/resolve-output.js';
+import { producerOf, type ProducerState } from '../../workflow/resolve-output.js';
 import type { PlannedNode, RunPlan } from './run-plan.js';
 
 /**
@@ -176,16 +176,6 @@ export class NodeTable {
 
   /** What a consumer's reference to `nodeId` sees: its outcome and, when completed, its output. */
   producer(nodeId: string): ProducerState | undefined {
-    const entry = this.entries.get(nodeId);
-    switch (entry?.status) {
-      case 'completed':
-        return { status: 'completed', output: entry.output ?? '' };
-      case 'skipped':
-        return { status: 'skipped' };
-      case 'failed':
-        return entry.error === undefined ? { status: 'failed' } : { status: 'failed', error: entry.error };
-      default:
-        return undefined;
-    }
+    return producerOf(this.entries.get(nodeId));
   }
 }
