@@ -15,18 +15,23 @@ import { stopChildren, type ChildrenStop } from './stop-children.js';
 export const SHUTDOWN_DEADLINE_MS = 9_000;
 
 /**
- * V8 flags of the two children, measured in the fan-out benchmark (1000 × true, limit 8):
- * - `--max-semi-space-size=1`: the young generation otherwise grows to 16 MB semi-spaces during
- *   bursts of event JSON and keeps the pages; peak RSS of both dropped by about a third.
- * - `--optimize-for-size`: a slower-growing old generation; ~10 MB off the API's peaks.
- * None changed fan-out throughput measurably.
+ * V8 flags of the two children:
+ * - API: `--max-semi-space-size=1` (the young generation otherwise grows to 16 MB semi-spaces
+ *   during bursts of event JSON and keeps the pages; its peak RSS dropped by about a third) and
+ *   `--optimize-for-size` (a slower-growing old generation; ~10 MB off its peaks). Neither changed
+ *   fan-out throughput measurably.
+ * - Supervisor: `--max-semi-space-size=8`. The same two flags there cost AI nodes dearly: each
+ *   attempt's HTTP stream allocates enough that 1 MB semi-spaces scavenged all the time (on four
+ *   GC threads, on two cores), and `--optimize-for-size` held back optimised code. 1000 prompts at
+ *   limit 32: 2.44 → 1.10 ms of supervisor CPU per node, 0.29 → 0.58 of the server-bound ideal;
+ *   summed Pss at 10,000 nodes 192 → 258 MiB, still under 300 MB (BENCHMARKS.md).
  * Not `--lite-mode` (no optimising compiler): it took ~17 MB off the API's peak, but made the
  * API's catalog thread parse and check a 10,000-node workflow 3.5 times slower (the first POST of
  * one went from ~240 ms to ~370 ms); summed Pss stays under 200 MB without it (BENCHMARKS.md).
  */
 const childV8Flags = {
   api: ['--max-semi-space-size=1', '--optimize-for-size'],
-  supervisor: ['--max-semi-space-size=1', '--optimize-for-size'],
+  supervisor: ['--max-semi-space-size=8'],
 } as const;
 
 /** The built entries of the two processes, next to this module in `dist/`. */
