@@ -20,18 +20,18 @@ export const SHUTDOWN_DEADLINE_MS = 9_000;
  *   during bursts of event JSON and keeps the pages; its peak RSS dropped by about a third) and
  *   `--optimize-for-size` (a slower-growing old generation; ~10 MB off its peaks). Neither changed
  *   fan-out throughput measurably.
- * - Supervisor: `--max-semi-space-size=8`. The same two flags there cost AI nodes dearly: each
- *   attempt's HTTP stream allocates enough that 1 MB semi-spaces scavenged all the time (on four
- *   GC threads, on two cores), and `--optimize-for-size` held back optimised code. 1000 prompts at
- *   limit 32: 2.44 → 1.10 ms of supervisor CPU per node, 0.29 → 0.58 of the server-bound ideal;
- *   summed Pss at 10,000 nodes 192 → 258 MiB, still under 300 MB (BENCHMARKS.md).
+ * - Supervisor: `--max-semi-space-size=8` and `--optimize-for-size`. With 1 MB semi-spaces each AI
+ *   attempt's HTTP stream kept the young generation scavenging (on four GC threads, on two
+ *   cores): 1000 prompts at limit 32 cost 2.44 ms of supervisor CPU per node, 1.45-1.65 with 8 MB.
+ *   Dropping `--optimize-for-size` too gives 1.07 ms (and 0.58 of the server-bound ideal instead
+ *   of 0.4), but 1000 paused runs then hold +23 MiB instead of +6 (target ≤ 20): kept.
  * Not `--lite-mode` (no optimising compiler): it took ~17 MB off the API's peak, but made the
  * API's catalog thread parse and check a 10,000-node workflow 3.5 times slower (the first POST of
  * one went from ~240 ms to ~370 ms); summed Pss stays under 200 MB without it (BENCHMARKS.md).
  */
 const childV8Flags = {
   api: ['--max-semi-space-size=1', '--optimize-for-size'],
-  supervisor: ['--max-semi-space-size=8'],
+  supervisor: ['--max-semi-space-size=8', '--optimize-for-size'],
 } as const;
 
 /** The built entries of the two processes, next to this module in `dist/`. */
