@@ -22,7 +22,7 @@ export const SHUTDOWN_DEADLINE_MS = 9_000;
  *   fan-out throughput measurably.
  * - Supervisor: `--max-semi-space-size=8` and `--optimize-for-size`. With 1 MB semi-spaces each AI
  *   attempt's HTTP stream kept the young generation scavenging (on four GC threads, on two
- *   cores): 1000 prompts at limit 32 cost 2.44 ms of supervisor CPU per node, 1.45-1.65 with 8 MB.
+ *   cores): 1000 prompts at limit 32 (a warm run) cost 1.89 ms of supervisor CPU per node, 1.45-1.65 with 8 MB.
  *   Dropping `--optimize-for-size` too gives 1.07 ms (and 0.58 of the server-bound ideal instead
  *   of 0.4), but 1000 paused runs then hold +23 MiB instead of +6 (target ≤ 20): kept.
  * Not `--lite-mode` (no optimising compiler): it took ~17 MB off the API's peak, but made the
