@@ -1,4 +1,3 @@
-import type { RunSlots } from '../run/run-slots.js';
 import { randomUUID } from 'node:crypto';
 import { attemptEndedEvent, attemptStartedEvent, instancePath, rebuildRunSnapshot, type AttemptRef } from '../../records/index.js';
 import { fanOutInstancesEventOf } from '../../records/event-data.js';
@@ -17,6 +16,7 @@ import { fullOutput } from '../run/restore-run.js';
 import { compileRunPlan, type ChildRunAction, type PlannedNode, type RunPlan } from '../run/run-plan.js';
 import { evaluateTriggerRule, type TerminalOutcome } from '../run/trigger-rule.js';
 import { instancesOf, itemText } from './fan-out-items.js';
+import type { RunSlots } from '../run/run-slots.js';
 
 export interface InRunFanOutDeps {
   store: Store;

@@ -1,4 +1,3 @@
-import type { RunSlots } from '../run/run-slots.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
 import type { CheckCondition, SubstituteText } from '../run/node-context.js';
@@ -16,6 +15,7 @@ import { LoopGroupNodeHandler } from './loop-group.js';
 import { LoopNodeHandler } from './loop.js';
 import { UnsupportedNodeHandler } from './unsupported.js';
 import { WaitNodeHandler } from './wait.js';
+import type { RunSlots } from '../run/run-slots.js';
 
 /**
  * One handler per node action. Adding a node kind means adding its handler here and an action

@@ -1,4 +1,3 @@
-import { RunSlots } from './run-slots.js';
 import type { Settings } from '../../shared/config.js';
 import type { Logger } from '../../shared/log.js';
 import type { Run } from '../../store/schemas/run.js';
@@ -25,6 +24,7 @@ import { readRunModelLayers } from './run-model-layers.js';
 import { credentialSourceFor } from '../../credentials/credential-source.js';
 import { ChildRuns, type ChildWorkflowLookup } from '../children/child-runs.js';
 import type { ChildRunSignals } from '../children/child-signals.js';
+import { RunSlots } from './run-slots.js';
 
 /** Grace between SIGTERM and SIGKILL when a node's process group is stopped. */
 export const KILL_GRACE_MS = 3_000;

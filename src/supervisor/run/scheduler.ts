@@ -1,4 +1,3 @@
-import { RunSlots } from './run-slots.js';
 import { randomUUID } from 'node:crypto';
 import { clockNow } from '../../shared/clock.js';
 import type { Logger } from '../../shared/log.js';
@@ -19,12 +18,13 @@ import { NodeTimers } from './node-timers.js';
 import { ReadyQueue } from './ready-queue.js';
 import { decideRetry } from './retry-policy.js';
 import { summariseOutcome } from './run-outcome.js';
-import { fingerprintOfPrior, fingerprintOfText } from './output-fingerprint.js';
+import { fingerprintOfText } from './output-fingerprint.js';
 import type { RunPlan } from './run-plan.js';
 import { approvalPatch } from './approval-patch.js';
 import { commitTerminalTransition } from './terminal-transition.js';
 import type { ApprovalContext } from '../../store/schemas/approval.js';
-import { evaluateTriggerRule, type TerminalOutcome } from './trigger-rule.js';
+import { RunSlots } from './run-slots.js';
+import { CandidateDecider } from './candidate-decider.js';
 
 export interface SchedulerDeps {
   store: Store;
@@ -70,6 +70,7 @@ export class RunScheduler {
   private readonly budget: RunBudget;
   private readonly inflight = new Set<Promise<void>>();
   private readonly runSlots: RunSlots;
+  private readonly decider: CandidateDecider;
   /** Nodes waiting out a retry delay or at a `wait`: off the queue, holding no slot. */
   private readonly timers = new NodeTimers((entry) => {
     this.ready.push(entry);
@@ -101,6 +102,7 @@ export class RunScheduler {
   ) {
     this.budget = new RunBudget(run.metadata);
     this.runSlots = deps.runSlots ?? new RunSlots(deps.perRunLimit);
+    this.decider = new CandidateDecider({ table, events: deps.events, checkCondition: deps.checkCondition }, this.candidates, this.ready);
     this.runSlots.onFree = () => this.kick();
     this.providerLine = deps.providerSlots
       ? new ProviderLine({ run, store: deps.store, log: deps.log, slots: deps.providerSlots, wake: () => this.kick() })
@@ -246,7 +248,7 @@ export class RunScheduler {
     try {
       while (this.dirty && !this.finished && !this.ending) {
         this.dirty = false;
-        const decided = this.decideCandidates();
+        const decided = this.decider.decide();
         // Skip records are durable before any dependant acts on them.
         if (decided.length) await this.deps.store.appendEvents(decided);
         if (!this.stopping && !this.budget.reached) this.launchReady();
@@ -256,60 +258,6 @@ export class RunScheduler {
       this.deps.log.error({ err }, 'run.schedule_failed');
       void this.failRun(`Scheduling failed: ${(err as Error).message}`).catch(() => {});
     }
-  }
-
-  /** Decides every candidate: ready, skipped, or failed without an attempt. A node that ends
-   * here may free its dependants, which are decided in the same pass. Returns the events. */
-  private decideCandidates(): NewRunEvent[] {
-    const events: NewRunEvent[] = [];
-    let entry: NodeEntry | undefined;
-    while ((entry = this.candidates.shift())) {
-      if (entry.status !== 'pending') continue;
-      const node = entry.plan;
-      if (entry.prior && this.decideCached(entry, events)) continue;
-      const deps = node.dependsOn.map((dep) => ({ id: dep, outcome: this.table.get(dep)!.status as TerminalOutcome }));
-      const verdict = evaluateTriggerRule(node.triggerRule, deps);
-      const decision = verdict.run
-        ? this.deps.checkCondition(node)
-        : ({ reason: 'trigger_rule', cause: verdict.cause } as const);
-      if (decision && 'fail' in decision) {
-        events.push(this.deps.events.refused(node, decision.fail));
-        this.candidates.push(...this.table.settle(entry, 'failed', { error: decision.fail }));
-      } else if (decision) {
-        events.push(this.deps.events.skipped(node, decision));
-        this.candidates.push(...this.table.settle(entry, 'skipped'));
-      } else {
-        entry.status = 'ready';
-        this.ready.push(entry);
-      }
-    }
-    return events;
-  }
-
-  /**
-   * A resumed run's node with a prior success, now that its dependencies are terminal: replayed
-   * (settled completed with the prior output; returns true) unless it is `always_run` (reset) or
-   * a dependency ended differently in this pass (invalidated, naming those dependencies). A reset
-   * or invalidated node is then decided like any other (returns false).
-   */
-  private decideCached(entry: NodeEntry, events: NewRunEvent[]): boolean {
-    const prior = entry.prior!;
-    const node = entry.plan;
-    if (!node.alwaysRun) {
-      const stale = node.dependsOn.filter((dep) => this.table.get(dep)!.changed);
-      if (stale.length === 0) {
-        events.push(this.deps.events.replayed(node, prior));
-        this.candidates.push(...this.table.settle(entry, 'completed', { output: entry.output, changed: false }));
-        return true;
-      }
-      events.push(this.deps.events.invalidated(node, prior, stale));
-    } else {
-      events.push(this.deps.events.reset(node, prior));
-    }
-    entry.priorFingerprint = fingerprintOfPrior(prior);
-    delete entry.prior;
-    delete entry.output;
-    return false;
   }
 
   private launchReady(): void {
