@@ -1,5 +1,5 @@
 import { scanReferences } from './references.js';
-import type { ShellContext } from './shell-context.js';
+import { variableReference, type ShellContext } from './shell-context.js';
 
 /**
  * How an `include:` input's value (text known at load time, which may hold references) is
@@ -47,17 +47,9 @@ export function shellAssignment(name: string, value: string): LiteralResult {
 
 /** What stands for the value where `context` is; undefined leaves the reference as written. */
 export function shellReference(context: ShellContext, name: string, value: string): LiteralResult {
-  const v = `\${${name}}`;
+  const reference = variableReference(context, name);
+  if (reference !== undefined) return { ok: true, text: reference };
   switch (context.kind) {
-    case 'bare':
-      return { ok: true, text: `"${v}"` };
-    case 'double':
-    case 'heredoc':
-      return { ok: true, text: v };
-    case 'single':
-      return { ok: true, text: `'"${v}"'` };
-    case 'ansi':
-      return { ok: true, text: `'"${v}"$'` };
     case 'quoted_heredoc': {
       const lines = value.split('\n').map((line) => (context.stripTabs ? line.replace(/^\t+/, '') : line));
       if (lines.includes(context.delimiter)) {

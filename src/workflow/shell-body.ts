@@ -1,7 +1,7 @@
 import { filePreamble, type BodyEnvironment } from './body-environment.js';
 import type { Reference } from './references.js';
 import type { ReferenceError } from './resolve-output.js';
-import { shellContextsAt, type ShellContext } from './shell-context.js';
+import { shellContextsAt, variableReference, type ShellContext } from './shell-context.js';
 
 /**
  * Writes the references of a `bash` body so that the shell expands each to exactly its value
@@ -62,17 +62,9 @@ function inContext(
   value: ResolvedValue,
   written: string,
 ): { ok: true; text: string } | { ok: false; error: ReferenceError } {
-  const v = `\${${value.name}}`;
+  const reference = variableReference(context, value.name);
+  if (reference !== undefined) return { ok: true, text: reference };
   switch (context.kind) {
-    case 'bare':
-      return { ok: true, text: `"${v}"` };
-    case 'double':
-    case 'heredoc':
-      return { ok: true, text: v };
-    case 'single':
-      return { ok: true, text: `'"${v}"'` };
-    case 'ansi':
-      return { ok: true, text: `'"${v}"$'` };
     case 'quoted_heredoc': {
       const lines = value.text.split('\n').map((line) => (context.stripTabs ? line.replace(/^\t+/, '') : line));
       if (!lines.includes(context.delimiter)) return { ok: true, text: value.text };

@@ -13,6 +13,28 @@ export type ShellContext =
   | { kind: 'bare' | 'double' | 'single' | 'ansi' | 'heredoc' | 'arith' | 'comment' | 'escaped' }
   | { kind: 'quoted_heredoc'; delimiter: string; stripTabs: boolean };
 
+/**
+ * How a shell variable `name` is written to read as its exact value where `context` is: quoted
+ * where the shell would split or glob it, closing and reopening single and ANSI-C quotes around
+ * it. Undefined for the contexts that need more than that (a quoted heredoc, arithmetic, ...).
+ */
+export function variableReference(context: ShellContext, name: string): string | undefined {
+  const v = `\${${name}}`;
+  switch (context.kind) {
+    case 'bare':
+      return `"${v}"`;
+    case 'double':
+    case 'heredoc':
+      return v;
+    case 'single':
+      return `'"${v}"'`;
+    case 'ansi':
+      return `'"${v}"$'`;
+    default:
+      return undefined;
+  }
+}
+
 type Frame =
   | { kind: 'cmd'; close: ')' | '`' | undefined; depth: number }
   | { kind: 'double' }

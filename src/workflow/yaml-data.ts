@@ -11,19 +11,28 @@ import { parse } from 'yaml';
  * js-yaml takes a document only when it can read it exactly as `yaml` would: core schema,
  * no aliases at all (`maxAliases: 0`, so `yaml`'s own alias limits keep guarding against
  * billion-laughs documents), no directives (`%YAML 1.1` switches `yaml` to the 1.1 schema),
- * one document, plain keys. Everything else it refuses (duplicate
+ * one document, plain keys, no anchors or tags where a node starts. Everything else it refuses (duplicate
  * keys, complex keys, several documents, an empty file, unknown tags, deep nesting, any syntax
  * error), and then `yaml` parses the text, so the result and the error texts are `yaml`'s.
  * A test checks that both give the same data for every workflow in the corpus and the fixtures.
  */
 export function parseYamlData(text: string): unknown {
-  if (/^%/m.test(text)) return parseWithYaml(text);
+  if (/^%/m.test(text) || ANCHOR_OR_TAG.test(text)) return parseWithYaml(text);
   try {
     return load(text, { schema: CORE_SCHEMA, maxAliases: 0 });
   } catch {
     return parseWithYaml(text);
   }
 }
+
+/**
+ * An anchor (`&a`), a tag (`!t`) or an alias (`*a`) where a node starts: at a line's start, after
+ * `- `, after `key: `, or inside a flow collection. The two libraries disagree on some of their
+ * spellings (`&!{}` is data to js-yaml and an error to `yaml`), so such a document goes to `yaml`.
+ * It also matches a few plain texts (a line of a block scalar that starts with `!`); those are
+ * only read the slower way.
+ */
+const ANCHOR_OR_TAG = /(?:^[ \t]*(?:-[ \t]+)*|[:,[{][ \t]*)[&!*]/m;
 
 /** Errors with the line and a caret; warnings (unknown tags) are not printed to the server's stderr. */
 function parseWithYaml(text: string): unknown {

@@ -101,6 +101,12 @@ describe('parseYamlData reads like the yaml library', () => {
     );
   });
 
+  it('on anchors and tags where a node starts (js-yaml reads `&!{}` as data, yaml refuses it)', () => {
+    for (const text of ['name: &!{}\n', 'name: &a x\nbash: *a\n', 'nodes:\n  - &n {id: a}\n', 'x: [!!str 1, &b 2]\n', 'name: !custom x\n']) {
+      expect(ours(text), text).toEqual(reference(text));
+    }
+  });
+
   it('on plain scalars of any characters', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme-ascii', maxLength: 30 }), (s) => {
