@@ -37,7 +37,9 @@ export function describeConversationContract(backend: StoreBackend): void {
     });
 
     it('lists newest activity first, without hidden, untitled-empty or deleted ones unless asked', async () => {
-      const store = h().open();
+      // Each write a second after the last: two writes in one millisecond would tie.
+      let now = Date.parse('2026-01-01T00:00:00Z');
+      const store = h().open({ clock: () => (now += 1000) });
       const a = await store.createConversation(conversation('a', { title: 'A' }));
       await store.createConversation(conversation('empty'));
       await store.createConversation(conversation('worker', { hidden: true, title: 'W' }));
