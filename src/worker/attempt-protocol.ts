@@ -91,6 +91,8 @@ export const agentAttemptTaskSchema = z.object({
   }),
   /** The session an unfinished earlier attempt of this node left (private: never logged or recorded). */
   resumeSessionId: z.string().optional(),
+  /** A folder kept across the node's attempts in this run, for a CLI's own session store. */
+  sessionDir: z.string().optional(),
   /** The first-event watchdog: no chunk from the provider this long after the start fails the attempt. */
   firstEventTimeoutMs: z.number().int().positive(),
   /** The idle watchdog: no chunk for this long after the first fails the attempt. */

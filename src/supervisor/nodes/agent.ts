@@ -118,6 +118,7 @@ export class AgentNodeHandler implements NodeHandler {
       outputSpillDir: join(this.deps.artifactsDir, '.cairn', 'node-outputs'),
       artifactsDir: this.deps.artifactsDir,
       scratchDir: join(this.deps.artifactsDir, '.cairn', 'attempts', encodeURIComponent(attempt.path), identity.attempt.id),
+      sessionDir: join(this.deps.artifactsDir, '.cairn', 'sessions', encodeURIComponent(attempt.path)),
     };
     let result: AttemptResult;
     try {

@@ -69,7 +69,20 @@ async function* runCodex(request: ProviderRequest, ctx: AdapterContext, launcher
     return;
   }
   try {
-    yield* runWithRelay(request, ctx, launcher, exe.file, env, relay);
+    // A retry asks to resume the session its node's failed attempt left; when Codex no longer
+    // has it (another CODEX_HOME, a cleared folder), the attempt runs again from a new one.
+    const resume = request.resumeSessionId;
+    const first = { sessionNotFound: false };
+    let lost = false;
+    for await (const chunk of runWithRelay(request, ctx, launcher, exe.file, { ...env }, relay, resume, first)) {
+      if (chunk.type !== 'end' || resume === undefined) yield chunk;
+      else if (first.sessionNotFound && !ctx.signal.aborted) lost = true;
+      else yield { ...chunk, sessionOrigin: 'resumed' };
+    }
+    if (!lost) return;
+    for await (const chunk of runWithRelay(request, ctx, launcher, exe.file, { ...env }, relay, undefined, { sessionNotFound: false })) {
+      yield chunk.type === 'end' ? { ...chunk, sessionOrigin: 'resume-failed-cold' } : chunk;
+    }
   } finally {
     await relay.close();
   }
@@ -82,9 +95,14 @@ async function* runWithRelay(
   file: string,
   env: Record<string, string>,
   relay: HttpRelay,
+  resume: string | undefined,
+  seen: { sessionNotFound: boolean },
 ): AsyncGenerator<ProviderChunk> {
-  const codexHome = join(request.scratchDir, 'codex-home');
+  // Codex keeps its sessions (rollouts) in CODEX_HOME: one per node and run, so a retry finds them.
+  const codexHome = join(request.sessionDir ?? request.scratchDir, 'codex-home');
+  const answersBefore = relay.answers.length;
   await mkdir(codexHome, { recursive: true });
+  await mkdir(request.scratchDir, { recursive: true });
   const promptFile = join(request.scratchDir, 'prompt.md');
   await writeFile(promptFile, request.prompt);
   const hasKey = request.connection.apiKey !== undefined;
@@ -106,7 +124,10 @@ async function* runWithRelay(
   }
   env.CODEX_HOME = codexHome;
   if (hasKey) env[CODEX_KEY_ENV] = request.connection.apiKey!;
-  const args = [...commandFor(file), 'exec', '--json', '--skip-git-repo-check', '--color', 'never', ...schemaArgs, '-'];
+  const args = [
+    ...commandFor(file), 'exec', '--json', '--skip-git-repo-check', '--color', 'never', ...schemaArgs,
+    ...(resume !== undefined ? ['resume', resume] : []), '-',
+  ];
   const launched = await launchCli({ launcher, ctx, args, cwd: request.cwd, env, promptFile, name: 'cairn-codex' });
   if (!launched.ok) {
     yield { type: 'end', called: false, observations: {}, failure: adapterFailure('misconfigured', `cannot start Codex: ${launched.error}`) };
@@ -122,6 +143,8 @@ async function* runWithRelay(
     const end = await proc.exited();
     if (ctx.signal.aborted) await proc.stop();
     failure = codexFailure(state, relay.answers, end.code, proc.stderr());
+    seen.sessionNotFound =
+      resume !== undefined && end.code !== 0 && relay.answers.length === answersBefore && /no rollout found/i.test(proc.stderr());
   } finally {
     proc.finish();
   }

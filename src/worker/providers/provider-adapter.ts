@@ -29,6 +29,11 @@ export interface ProviderRequest {
    * (`sessionOrigin: resume-failed-cold`); other adapters ignore it.
    */
   resumeSessionId?: string;
+  /**
+   * A folder kept across the attempts of one node in one run, where a CLI keeps the sessions a
+   * later attempt may resume (Codex's CODEX_HOME); absent, the attempt's scratch folder serves.
+   */
+  sessionDir?: string;
   /** Where a CLI adapter may write the attempt's own files (its prompt, its CODEX_HOME ...). */
   scratchDir: string;
 }

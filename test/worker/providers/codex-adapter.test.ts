@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -192,6 +193,32 @@ describe('codex adapter (real Codex CLI)', () => {
     expect(outcome.error).toContain(CODEX_NOT_FOUND);
     expect(outcome.failureKind).toBe('config');
     expect(spend.costUsd).toEqual({ source: 'unavailable', reason: 'not_applicable' });
+  });
+
+  it('continues the session an earlier attempt left (exec resume), and starts cold when Codex no longer has it', async () => {
+    const base = await codexTask(() => ({ kind: 'stream', deltas: ['noted'], usage: { input_tokens: 5, output_tokens: 1, total_tokens: 6 } }));
+    // The node's attempts share a session folder (the supervisor gives one per run and node).
+    const task = { ...base, sessionDir: join(dir.dir, 'node-sessions') };
+    const sent = () => JSON.stringify(server!.requests.at(-1)!.body.input);
+    const first = await runAttempt(codexAdapter, { ...task, prompt: 'remember the word PELICAN' });
+    const sessionId = first.outcome.end.sessionId!;
+    expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
+
+    const resumed = await runAttempt(codexAdapter, { ...task, scratchDir: join(dir.dir, 'attempt-2'), prompt: 'which word was it?', resumeSessionId: sessionId });
+    expect(resumed.outcome.status).toBe('completed');
+    expect(resumed.outcome.end.sessionOrigin).toBe('resumed');
+    expect(sent()).toContain('PELICAN');
+    expect(sent()).toContain('which word was it?');
+
+    const probe = spawnProbe();
+    const cold = await runAttempt(codexAdapter, { ...task, scratchDir: join(dir.dir, 'attempt-3'), prompt: 'start over', resumeSessionId: randomUUID() }, { onSpawned: probe.onSpawned });
+    expect(cold.outcome.status).toBe('completed');
+    expect(cold.outcome.output).toBe('noted');
+    expect(cold.outcome.end.sessionOrigin).toBe('resume-failed-cold');
+    expect(sent()).toContain('start over');
+    expect(sent()).not.toContain('PELICAN');
+    expect(probe.pids).toHaveLength(2);
+    for (const pid of probe.pids) expect(isProcessGroupAlive(pid)).toBe(false);
   });
 });
 

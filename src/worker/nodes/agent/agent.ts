@@ -16,7 +16,7 @@ export type AgentTask = z.output<typeof agentAttemptTaskSchema>;
 export type AgentCall = Pick<
   AgentTask,
   'provider' | 'prompt' | 'model' | 'outputFormat' | 'systemPrompt' | 'cwd' | 'connection' | 'runId' | 'scratchDir' | 'firstEventTimeoutMs' | 'idleTimeoutMs'
-> & Partial<Pick<AgentTask, 'resumeSessionId'>> & { attempt: Pick<AgentTask['attempt'], 'id'> };
+> & Partial<Pick<AgentTask, 'resumeSessionId' | 'sessionDir'>> & { attempt: Pick<AgentTask['attempt'], 'id'> };
 
 /** How one AI attempt ended, with everything its record needs. */
 export interface AgentOutcome {
@@ -70,6 +70,7 @@ export async function runAgent(task: AgentCall, adapter: ProviderAdapter, opts: 
           connection: task.connection,
           sessionKey: `${task.runId}:${task.attempt.id}`,
           ...(task.resumeSessionId !== undefined ? { resumeSessionId: task.resumeSessionId } : {}),
+          ...(task.sessionDir !== undefined ? { sessionDir: task.sessionDir } : {}),
           scratchDir: task.scratchDir,
         },
         { signal: controller.signal, ...(opts.onSpawned ? { onSpawned: opts.onSpawned } : {}) },
