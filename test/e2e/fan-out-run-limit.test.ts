@@ -10,7 +10,7 @@ import { startRun, writeHomeWorkflow } from '../helpers/workflows.js';
 /**
  * An in-run fan-out stays inside its run's own limit (`concurrency.perRun`), whatever its
  * `max_parallel`: its instance nodes take the run's slots as the scheduler's nodes do. Measured
- * from the start and end moments each item writes.
+ * from the start and end moments each item writes, also across a kill -9 of the supervisor.
  */
 
 let home: TempHome;
@@ -59,4 +59,52 @@ nodes:
   const spans = (await readFile(join(dir, 'spans.log'), 'utf8')).trim().split('\n').map((l) => l.split(' ').map(Number) as [number, number]);
   expect(spans).toHaveLength(13);
   expect(peak(spans)).toBe(3);
+});
+
+it('keeps the per-run limit and runs no item twice at once when the supervisor is killed with -9 in the middle of the fan-out', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'cairn-perrun-kill-'));
+  home.defer(() => rm(dir, { recursive: true, force: true }));
+  const spansFile = join(dir, 'spans.log');
+  const server = await startServer(home, { CAIRN_MAX_CONCURRENCY: '8', CAIRN_MAX_CONCURRENCY_PER_RUN: '3', SPANS: spansFile });
+  await writeHomeWorkflow(home, 'item', `name: item
+description: one timed item
+nodes:
+  - id: work
+    bash: 'a=$(date +%s%N); sleep 0.3; echo "$ARGUMENTS $a $(date +%s%N)" >> "$SPANS"'
+`);
+  await writeHomeWorkflow(home, 'fan', `name: fan
+description: thirty items under the run's limit
+nodes:
+  - id: each
+    workflow: item
+    fan_out: { items: '[${Array.from({ length: 30 }, (_, i) => i).join(',')}]', max_parallel: 10, mode: in_run }
+`);
+  const { runId } = await startRun(server.url, 'fan');
+  await waitFor(async () => {
+    const text = await readFile(spansFile, 'utf8').catch(() => '');
+    return text.trim().split('\n').length >= 9 ? true : undefined;
+  }, { what: 'a third of the items to have run', timeoutMs: 30_000 });
+  const killed = await server.pid('supervisor');
+  process.kill(killed, 'SIGKILL');
+
+  const store = home.openStore();
+  const run = await waitFor(async () => {
+    const r = await store.getRun(runId);
+    return r && ['completed', 'failed', 'cancelled'].includes(r.status) ? r : undefined;
+  }, { what: 'the run to end after the take-over', timeoutMs: 90_000 });
+  expect(run.status).toBe('completed');
+  expect(await server.pid('supervisor')).not.toBe(killed);
+  const events = await store.listRunEvents(runId);
+  for (let i = 0; i < 30; i++) {
+    expect(events.filter((e) => e.event_type === 'node_completed' && e.step_name === `each[${i}]`), `item ${i}`).toHaveLength(1);
+  }
+  // Every span that finished: never more than 3 at once, across both supervisors, and no item
+  // running twice at the same time (a killed supervisor's child left running beside its rerun).
+  const spans = (await readFile(spansFile, 'utf8')).trim().split('\n').map((l) => l.split(' ').map(Number) as [number, number, number]);
+  expect(peak(spans.map(([, s, e]) => [s, e]))).toBeLessThanOrEqual(3);
+  for (let i = 0; i < 30; i++) {
+    const own = spans.filter(([item]) => item === i).map(([, s, e]) => [s, e] as [number, number]);
+    expect(own.length, `item ${i}`).toBeGreaterThanOrEqual(1);
+    expect(peak(own), `item ${i}`).toBe(1);
+  }
 });
