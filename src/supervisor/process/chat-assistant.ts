@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { AssistantReply, AssistantStatus, ChatAssistant, TurnAssistant } from '../../conversations/chat/assistant.js';
 import type { CredentialSource } from '../../credentials/credential-source.js';
-import { CairnError } from '../../shared/errors.js';
 import type { Settings } from '../../shared/config.js';
 import { credentialVendorOf } from '../../shared/providers/credential-vendors.js';
 import { describeUnknownProvider } from '../../shared/providers/registry.js';
@@ -12,7 +11,7 @@ import type { WorkerPool } from '../../worker/pool/pool.js';
 import type { ProviderConnection } from '../../worker/providers/provider-adapter.js';
 import { providersWithAdapter } from '../../worker/providers/available.js';
 import { resolveModelBinding, type ModelBinding } from '../../workflow/model-binding.js';
-import { envDefaultAssistantOf, modelLayerOfPrefs, readInstallModelLayer, type ModelLayers } from '../../workflow/model-layers.js';
+import { readRunModelLayers } from '../run/run-model-layers.js';
 import { withCredential } from '../nodes/agent-credential.js';
 
 /** Text is streamed to the conversation in batches: at this many characters, or this long after the first waits. */
@@ -28,7 +27,7 @@ export interface ChatAssistantDeps {
   storeConfig: StoreConfig;
   settings: Settings;
   /** The users' stored preferences (their default assistant and chat model). */
-  store?: Pick<Store, 'getAiPrefs'>;
+  store: Pick<Store, 'getAiPrefs'>;
   /** The users' connected credentials. */
   credentials?: CredentialSource;
 }
@@ -45,22 +44,11 @@ export interface ChatAssistantDeps {
 export function createChatAssistant(deps: ChatAssistantDeps): ChatAssistant {
   const { providers } = deps.settings;
 
-  async function layersFor(userId: string | undefined): Promise<ModelLayers> {
-    let install;
-    try {
-      install = readInstallModelLayer(deps.settings.paths.config, envDefaultAssistantOf(providers));
-    } catch (err) {
-      if (!(err instanceof CairnError)) throw err;
-      // A config file that does not read: the settings the server started with.
-      install = { ...(providers.defaultAssistant ? { defaultAssistant: providers.defaultAssistant } : {}), assistants: providers.assistants };
-    }
-    const user = userId && deps.store ? modelLayerOfPrefs(await deps.store.getAiPrefs(userId)) : undefined;
-    return { install, ...(user ? { user } : {}) };
-  }
-
   return {
     async forTurn(userId) {
-      const binding = resolveModelBinding({ node: {}, workflow: {}, layers: await layersFor(userId) });
+      // The layers a run of this user would bind with, without a run's own or a repository's.
+      const layers = await readRunModelLayers({ user_id: userId ?? null, metadata: {} }, null, deps);
+      const binding = resolveModelBinding({ node: {}, workflow: {}, layers });
       let connection: ProviderConnection = binding.ok ? (providers.connections[binding.provider] ?? {}) : {};
       let personal = false;
       if (binding.ok && userId && deps.credentials) {
