@@ -5,6 +5,7 @@ import { formatScaleTable, scale, type ScaleRow } from './scale.js';
 import { workflowList } from './workflow-list.js';
 import { dashboardPages, formatDashboardTable } from './dashboard.js';
 import { aiNodes, formatAiNodesTable } from './ai-nodes.js';
+import { formatSdkFetchTable, sdkFetchComparison } from './sdk-fetch.js';
 import { childRunsOverhead, fanOutMemory, formatCompositionTable, inRunVsDag } from './composition.js';
 
 /**
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
   if (want('dashboard')) console.log(formatDashboardTable(await dashboardPages()));
   if (want('lifecycle')) console.log(formatLifecycleTable(await lifecycle()));
   if (want('ai')) console.log(formatAiNodesTable(await aiNodes()));
+  if (want('fetch')) console.log(formatSdkFetchTable(await sdkFetchComparison()));
   if (want('composition')) {
     console.log(formatCompositionTable({ inRun: await inRunVsDag(), children: await childRunsOverhead(), memory: await fanOutMemory() }));
   }

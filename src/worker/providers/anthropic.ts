@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { SpendObservations } from '../../records/spend.js';
 import { adapterFailure, classifyFailure, retryFacts } from './failure-class.js';
 import type { AdapterContext, AdapterFailure, ProviderAdapter, ProviderChunk, ProviderRequest } from './provider-adapter.js';
+import { sdkFetch } from './sdk-fetch.js';
 
 /**
  * The Anthropic Messages API, streamed (`@anthropic-ai/sdk`). For nodes that need a model and no
@@ -36,6 +37,7 @@ async function* runAnthropic(request: ProviderRequest, ctx: AdapterContext): Asy
     ...(request.connection.baseUrl !== undefined ? { baseURL: request.connection.baseUrl } : {}),
     // Retries are attempts of the node (with their own records and spend), never hidden here.
     maxRetries: 0,
+    fetch: sdkFetch,
   });
   const observations: SpendObservations = {};
   let resolvedModel: string | undefined;

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import OpenAI from 'openai';
 import type { SpendObservations } from '../../records/spend.js';
 import { adapterFailure, classifyFailure, retryFacts } from './failure-class.js';
+import { sdkFetch } from './sdk-fetch.js';
 import type { AdapterContext, AdapterFailure, ProviderAdapter, ProviderChunk, ProviderRequest } from './provider-adapter.js';
 
 /**
@@ -29,7 +30,7 @@ function clientFor(apiKey: string, baseUrl: string | undefined): OpenAI {
   const key = createHash('sha256').update(`${apiKey}\n${baseUrl ?? ''}`).digest('hex');
   let client = clients.get(key);
   if (!client) {
-    client = new OpenAI({ apiKey, ...(baseUrl !== undefined ? { baseURL: baseUrl } : {}), maxRetries: 0 });
+    client = new OpenAI({ apiKey, ...(baseUrl !== undefined ? { baseURL: baseUrl } : {}), maxRetries: 0, fetch: sdkFetch });
     clients.set(key, client);
   }
   return client;
