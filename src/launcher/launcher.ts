@@ -20,18 +20,19 @@ export const SHUTDOWN_DEADLINE_MS = 9_000;
  *   during bursts of event JSON and keeps the pages; its peak RSS dropped by about a third) and
  *   `--optimize-for-size` (a slower-growing old generation; ~10 MB off its peaks). Neither changed
  *   fan-out throughput measurably.
- * - Supervisor: `--max-semi-space-size=8` and `--optimize-for-size`. With 1 MB semi-spaces each AI
- *   attempt's HTTP stream kept the young generation scavenging (on four GC threads, on two
- *   cores): 1000 prompts at limit 32 (a warm run) cost 1.89 ms of supervisor CPU per node, 1.45-1.65 with 8 MB.
- *   Dropping `--optimize-for-size` too gives 1.07 ms (and 0.58 of the server-bound ideal instead
- *   of 0.4), but 1000 paused runs then hold +23 MiB instead of +6 (target ≤ 20): kept.
+ * - Supervisor: `--max-semi-space-size=1` only. `--optimize-for-size` (kept until 2026-11-23)
+ *   cost half its CPU: 1000 prompts at limit 32 took 1.37-1.42 ms of supervisor CPU per node
+ *   with it and 0.67-0.70 without, in the steady state (after four runs). Larger semi-spaces
+ *   saved no CPU there that the bench could tell from noise, and let 1000 paused runs hold
+ *   more (target <= 20 MiB above none: the young generation grows during the burst of starts and
+ *   keeps its pages): +16 MiB at 1 MB, +19-20 at 2 MB, +27 at 8 MB (bench/lifecycle.ts).
  * Not `--lite-mode` (no optimising compiler): it took ~17 MB off the API's peak, but made the
  * API's catalog thread parse and check a 10,000-node workflow 3.5 times slower (the first POST of
  * one went from ~240 ms to ~370 ms); summed Pss stays under 200 MB without it (BENCHMARKS.md).
  */
 const childV8Flags = {
   api: ['--max-semi-space-size=1', '--optimize-for-size'],
-  supervisor: ['--max-semi-space-size=8', '--optimize-for-size'],
+  supervisor: ['--max-semi-space-size=1'],
 } as const;
 
 /** The built entries of the two processes, next to this module in `dist/`. */
