@@ -1,10 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import { startOpenAiServer } from '../test/helpers/openai-server.js';
+import { startChatServerProcess } from './chat-server.js';
 import { addWorkflow, openSession, timeRun, type Session } from './session.js';
 
 /**
  * AI nodes at scale: N `prompt` nodes on the `openai-compatible` adapter against a local Chat
- * Completions server that answers each request after a fixed latency, under a global limit. The
+ * Completions server (in its own process) that answers each request after a fixed latency,
+ * under a global limit. The
  * server-bound ideal is ceil(N / limit) × latency; the ratio says how close the engine gets. CPU
  * per node is the supervisor process's (main thread and worker threads) user+system time over
  * the run, divided by N. Run once without and once with a per-provider limit equal to the global
@@ -29,9 +30,10 @@ export interface AiNodesRow {
   status: string;
   idealMs: number;
   supervisorCpuMsPerNode: number;
-  /** The API process and this bench process (the local server and the SSE client), per node. */
+  /** The API process, the local server's process and this bench process (its SSE client), per node. */
   apiCpuMsPerNode: number;
   serverCpuMsPerNode: number;
+  clientCpuMsPerNode: number;
 }
 
 /** Runs after the first before measuring, and runs measured (their median is reported). */
@@ -51,7 +53,7 @@ async function cpuMs(pid: number): Promise<number> {
 }
 
 async function runOnce(nodes: number, limit: number, latencyMs: number, providerLimit: boolean): Promise<AiNodesRow> {
-  const server = await startOpenAiServer(() => ({ kind: 'stream', deltas: ['ok'] }), { delayMs: latencyMs });
+  const server = await startChatServerProcess(latencyMs);
   let session: Session | undefined;
   try {
     // The install config is read when the server starts: written first, into a fresh home.
@@ -65,11 +67,13 @@ async function runOnce(nodes: number, limit: number, latencyMs: number, provider
     const api = await session.server.pid('api');
     const before = await cpuMs(supervisor);
     const apiBefore = await cpuMs(api);
+    const serverBefore = await cpuMs(server.pid);
     const ownBefore = process.cpuUsage();
     const runs: { ms: number; status: string }[] = [];
     for (let i = 0; i < MEASURED_RUNS; i++) runs.push(await timeRun(session, 'prompts'));
     const after = await cpuMs(supervisor);
     const apiAfter = await cpuMs(api);
+    const serverAfter = await cpuMs(server.pid);
     const own = process.cpuUsage(ownBefore);
     const measured = MEASURED_RUNS * nodes;
     runs.sort((a, b) => a.ms - b.ms);
@@ -82,7 +86,8 @@ async function runOnce(nodes: number, limit: number, latencyMs: number, provider
       idealMs,
       supervisorCpuMsPerNode: (after - before) / measured,
       apiCpuMsPerNode: (apiAfter - apiBefore) / measured,
-      serverCpuMsPerNode: (own.user + own.system) / 1000 / measured,
+      serverCpuMsPerNode: (serverAfter - serverBefore) / measured,
+      clientCpuMsPerNode: (own.user + own.system) / 1000 / measured,
     };
   } finally {
     await session?.close();
@@ -101,16 +106,16 @@ export function formatAiNodesTable(rows: readonly AiNodesRow[]): string {
     'Ideal: ceil(N / limit) × latency, what the server alone allows. Steady state: the median of',
     `${MEASURED_RUNS} runs after ${WARM_UP_RUNS + 1} warm-up runs (ratio range in brackets); the first run after the server started`,
     'is shown on its own. CPU: the supervisor process (main thread and worker threads), user +',
-    'system, over the measured runs, per node; the API process and the bench process (the local',
-    'server and the SSE client) the same way.',
+    'system, over the measured runs, per node; the API process, the local server (a process of its',
+    'own, bench/chat-server.ts) and the bench process (its SSE client) the same way.',
     '',
-    '| nodes | global limit | per-provider limit | first run ms | wall ms (median) | ideal ms | ideal / wall | supervisor CPU ms per node | API / server CPU ms per node |',
+    '| nodes | global limit | per-provider limit | first run ms | wall ms (median) | ideal ms | ideal / wall | supervisor CPU ms per node | API / server / SSE client CPU ms per node |',
     '|---:|---:|---|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of rows) {
     const ratio = r.status === 'completed' ? `${(r.idealMs / r.ms).toFixed(2)} (${r.ratios[0]!.toFixed(2)}–${r.ratios.at(-1)!.toFixed(2)})` : r.status;
     lines.push(
-      `| ${r.nodes} | ${r.limit} | ${r.providerLimit ? String(r.limit) : 'none'} | ${r.firstMs.toFixed(0)} | ${r.ms.toFixed(0)} | ${r.idealMs} | ${ratio} | ${r.supervisorCpuMsPerNode.toFixed(2)} | ${r.apiCpuMsPerNode.toFixed(2)} / ${r.serverCpuMsPerNode.toFixed(2)} |`,
+      `| ${r.nodes} | ${r.limit} | ${r.providerLimit ? String(r.limit) : 'none'} | ${r.firstMs.toFixed(0)} | ${r.ms.toFixed(0)} | ${r.idealMs} | ${ratio} | ${r.supervisorCpuMsPerNode.toFixed(2)} | ${r.apiCpuMsPerNode.toFixed(2)} / ${r.serverCpuMsPerNode.toFixed(2)} / ${r.clientCpuMsPerNode.toFixed(2)} |`,
     );
   }
   return lines.join('\n') + '\n';

@@ -1,7 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import OpenAI from 'openai';
 import { sdkFetch } from '../src/worker/providers/sdk-fetch.js';
+import { startChatServerProcess } from './chat-server.js';
 
 /**
  * The HTTP client under the `openai` SDK: Node's global `fetch` against Cairn's `sdkFetch`
@@ -16,33 +15,10 @@ const CALLS = 1000;
 const IN_FLIGHT = 32;
 const LATENCY_MS = 20;
 
-// Plain JavaScript, so the server needs nothing but Node: the SSE frames the API streams.
-const SERVER = `
-const http = require('node:http');
-const chunk = (c) => 'data: ' + JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'bench', ...c }) + '\\n\\n';
-const server = http.createServer((req, res) => {
-  req.resume();
-  req.on('end', () => setTimeout(() => {
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write(chunk({ choices: [{ index: 0, delta: { content: 'ok' }, finish_reason: null }] }));
-    res.write(chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }));
-    res.write(chunk({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } }));
-    res.end('data: [DONE]\\n\\n');
-  }, ${LATENCY_MS}));
-});
-server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\\n'));
-`;
-
 export interface SdkFetchRow {
   client: string;
   cpuMsPerCall: number;
   ratio: number;
-}
-
-async function startServer(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['-e', SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const [port] = (await once(child.stdout!, 'data')) as [Buffer];
-  return { url: `http://127.0.0.1:${port.toString().trim()}/v1`, child };
 }
 
 async function round(client: OpenAI): Promise<{ cpuMs: number; wallMs: number }> {
@@ -63,7 +39,8 @@ async function round(client: OpenAI): Promise<{ cpuMs: number; wallMs: number }>
 }
 
 export async function sdkFetchComparison(): Promise<SdkFetchRow[]> {
-  const { url, child } = await startServer();
+  const server = await startChatServerProcess(LATENCY_MS);
+  const url = server.url;
   try {
     const rows: SdkFetchRow[] = [];
     for (const [name, fetch] of [['global fetch', undefined], ['sdkFetch (undici request)', sdkFetch]] as const) {
@@ -75,7 +52,7 @@ export async function sdkFetchComparison(): Promise<SdkFetchRow[]> {
     }
     return rows;
   } finally {
-    child.kill();
+    await server.close();
   }
 }
 

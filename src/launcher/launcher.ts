@@ -20,19 +20,21 @@ export const SHUTDOWN_DEADLINE_MS = 9_000;
  *   during bursts of event JSON and keeps the pages; its peak RSS dropped by about a third) and
  *   `--optimize-for-size` (a slower-growing old generation; ~10 MB off its peaks). Neither changed
  *   fan-out throughput measurably.
- * - Supervisor: `--max-semi-space-size=1` only. `--optimize-for-size` (kept until 2026-11-23)
- *   cost half its CPU: 1000 prompts at limit 32 took 1.37-1.42 ms of supervisor CPU per node
- *   with it and 0.67-0.70 without, in the steady state (after four runs). Larger semi-spaces
- *   saved no CPU there that the bench could tell from noise, and let 1000 paused runs hold
- *   more (target <= 20 MiB above none: the young generation grows during the burst of starts and
- *   keeps its pages): +16 MiB at 1 MB, +19-20 at 2 MB, +27 at 8 MB (bench/lifecycle.ts).
+ * - Supervisor: `--max-semi-space-size=1` and `--heap-growing-percent=50`. `--optimize-for-size`
+ *   (kept until 2026-11-23) cost half its CPU: 1000 prompts at limit 32 took 1.37-1.42 ms of
+ *   supervisor CPU per node with it and 0.6-0.7 without, in the steady state (bench/ai-nodes.ts).
+ *   What it was kept for is its slow heap growth: without it 1000 paused runs held +16-19 MiB
+ *   (target <= 20 above none; +27 with 8 MB semi-spaces), since V8 lets the old generation grow
+ *   4x between full collections on a machine this size and keeps the pages. A growth factor of
+ *   1.5 instead holds +9 MiB; 1.1 and 1.3 held no less and cost 0.1-0.2 ms more CPU per node
+ *   (more full collections), 2.0 held +14 (bench/lifecycle.ts).
  * Not `--lite-mode` (no optimising compiler): it took ~17 MB off the API's peak, but made the
  * API's catalog thread parse and check a 10,000-node workflow 3.5 times slower (the first POST of
  * one went from ~240 ms to ~370 ms); summed Pss stays under 200 MB without it (BENCHMARKS.md).
  */
 const childV8Flags = {
   api: ['--max-semi-space-size=1', '--optimize-for-size'],
-  supervisor: ['--max-semi-space-size=1'],
+  supervisor: ['--max-semi-space-size=1', '--heap-growing-percent=50'],
 } as const;
 
 /** The built entries of the two processes, next to this module in `dist/`. */
