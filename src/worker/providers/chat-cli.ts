@@ -7,6 +7,7 @@ import { adapterFailure } from './failure-class.js';
 import { startHttpRelay, type HttpRelay, type RelayedAnswer } from './http-relay.js';
 import { isChatCall, openAiRefusal } from './openai-refusal.js';
 import type { AdapterContext, AdapterFailure, ProviderChunk, ProviderRequest } from './provider-adapter.js';
+import { resumeOrCold, type ResumeSeen } from './session-resume.js';
 
 /**
  * One attempt of an agent CLI that talks to a Chat Completions server (OpenCode, Pi), the same
@@ -37,12 +38,37 @@ export interface ChatCliSpec {
   name: string;
   /** The server when none is configured. */
   defaultBaseUrl: string;
-  /** Writes the CLI's private config for the relay's URL; returns its argv and environment. */
-  prepare(relayUrl: string): Promise<{ args: string[]; env: Record<string, string> }>;
-  state: ChatCliState;
+  /**
+   * Writes the CLI's private config for the relay's URL; returns its argv and environment. With
+   * `resume`, the argv continues that session.
+   */
+  prepare(relayUrl: string, resume: string | undefined): Promise<{ args: string[]; env: Record<string, string> }>;
+  /** A reader of the CLI's lines, new for each run. */
+  newState(): ChatCliState;
+  /**
+   * Whether a run asked to resume a session said it does not know it, from what it printed.
+   * Without it the adapter never resumes (a retry starts fresh).
+   */
+  sessionNotFound?(state: ChatCliState, stderr: string): boolean;
 }
 
-export async function* runChatCli(request: ProviderRequest, ctx: AdapterContext, launcher: ChildLauncher, spec: ChatCliSpec): AsyncGenerator<ProviderChunk> {
+/**
+ * An attempt; a retry continues the session its node's failed attempt left when the CLI can
+ * (session-resume.ts).
+ */
+export function runChatCli(request: ProviderRequest, ctx: AdapterContext, launcher: ChildLauncher, spec: ChatCliSpec): AsyncGenerator<ProviderChunk> {
+  const resume = spec.sessionNotFound ? request.resumeSessionId : undefined;
+  return resumeOrCold(resume, ctx.signal, (session, seen) => runChatCliOnce(request, ctx, launcher, spec, session, seen));
+}
+
+async function* runChatCliOnce(
+  request: ProviderRequest,
+  ctx: AdapterContext,
+  launcher: ChildLauncher,
+  spec: ChatCliSpec,
+  resume: string | undefined,
+  seen: ResumeSeen,
+): AsyncGenerator<ProviderChunk> {
   const refusal: { failure?: AdapterFailure; stop?: () => Promise<void> } = {};
   const onRefused = (answer: RelayedAnswer) => {
     if (!isChatCall(answer) || refusal.failure) return;
@@ -60,7 +86,7 @@ export async function* runChatCli(request: ProviderRequest, ctx: AdapterContext,
     await mkdir(request.scratchDir, { recursive: true });
     const promptFile = join(request.scratchDir, 'prompt.md');
     await writeFile(promptFile, request.prompt);
-    const { args, env } = await spec.prepare(relay.url);
+    const { args, env } = await spec.prepare(relay.url, resume);
     const launched = await launchCli({ launcher, ctx, args, cwd: request.cwd, env, promptFile, name: spec.name });
     if (!launched.ok) {
       yield { type: 'end', called: false, observations: {}, failure: adapterFailure('misconfigured', `cannot start ${spec.label}: ${launched.error}`) };
@@ -69,7 +95,7 @@ export async function* runChatCli(request: ProviderRequest, ctx: AdapterContext,
     const proc = launched.proc;
     refusal.stop = proc.stop;
     if (refusal.failure) void proc.stop();
-    const state = spec.state;
+    const state = spec.newState();
     let failure: AdapterFailure | undefined;
     try {
       for await (const line of proc.lines) {
@@ -78,6 +104,7 @@ export async function* runChatCli(request: ProviderRequest, ctx: AdapterContext,
       const end = await proc.exited();
       if (ctx.signal.aborted || refusal.failure) await proc.stop();
       failure = refusal.failure ?? state.ownFailure() ?? exitFailure(spec.label, state, end.code, proc.stderr());
+      if (resume !== undefined) seen.sessionNotFound = spec.sessionNotFound?.(state, proc.stderr()) ?? false;
     } finally {
       proc.finish();
     }

@@ -7,6 +7,7 @@ import { commandFor, launchCli, resolveCliExecutable, type ExecutableLookup } fr
 import { ClaudeStreamState } from './claude-stream.js';
 import { adapterFailure } from './failure-class.js';
 import type { AdapterContext, AdapterFailure, ProviderAdapter, ProviderChunk, ProviderEnd, ProviderRequest } from './provider-adapter.js';
+import { resumeOrCold, type ResumeSeen } from './session-resume.js';
 
 /**
  * The Claude Code CLI: `claude -p --output-format stream-json --verbose`, one process group per
@@ -38,19 +39,8 @@ export function resolveClaudeExecutable(binaryPath: string | undefined, pathEnv:
  * asked to `--resume` it; when the CLI no longer knows that session (another machine, a cleared
  * `~/.claude`), the attempt runs again from a fresh session, recorded as `resume-failed-cold`.
  */
-async function* runClaude(request: ProviderRequest, ctx: AdapterContext, launcher: ChildLauncher): AsyncGenerator<ProviderChunk> {
-  const resume = request.resumeSessionId;
-  const first = { sessionNotFound: false };
-  let lost = false;
-  for await (const chunk of runClaudeOnce(request, ctx, launcher, resume, first)) {
-    if (chunk.type !== 'end' || resume === undefined) yield chunk;
-    else if (first.sessionNotFound && !ctx.signal.aborted) lost = true;
-    else yield { ...chunk, sessionOrigin: 'resumed' };
-  }
-  if (!lost) return;
-  for await (const chunk of runClaudeOnce(request, ctx, launcher, undefined, { sessionNotFound: false })) {
-    yield chunk.type === 'end' ? { ...chunk, sessionOrigin: 'resume-failed-cold' } : chunk;
-  }
+function runClaude(request: ProviderRequest, ctx: AdapterContext, launcher: ChildLauncher): AsyncGenerator<ProviderChunk> {
+  return resumeOrCold(request.resumeSessionId, ctx.signal, (resume, seen) => runClaudeOnce(request, ctx, launcher, resume, seen));
 }
 
 /** One run of the CLI; `seen.sessionNotFound` says, by its end, whether `--resume` named an unknown session. */
@@ -59,7 +49,7 @@ async function* runClaudeOnce(
   ctx: AdapterContext,
   launcher: ChildLauncher,
   resume: string | undefined,
-  seen: { sessionNotFound: boolean },
+  seen: ResumeSeen,
 ): AsyncGenerator<ProviderChunk> {
   const env = { ...request.connection.env };
   const pathEnv = env.PATH ?? workerEnv().PATH;

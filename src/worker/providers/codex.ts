@@ -11,6 +11,7 @@ import { CodexStreamState } from './codex-stream.js';
 import { adapterFailure } from './failure-class.js';
 import { startHttpRelay, type HttpRelay } from './http-relay.js';
 import type { AdapterContext, AdapterFailure, ProviderAdapter, ProviderChunk, ProviderRequest } from './provider-adapter.js';
+import { resumeOrCold, type ResumeSeen } from './session-resume.js';
 
 /**
  * The Codex CLI: `codex exec --json --skip-git-repo-check -`, one process group per attempt, the
@@ -69,20 +70,8 @@ async function* runCodex(request: ProviderRequest, ctx: AdapterContext, launcher
     return;
   }
   try {
-    // A retry asks to resume the session its node's failed attempt left; when Codex no longer
-    // has it (another CODEX_HOME, a cleared folder), the attempt runs again from a new one.
-    const resume = request.resumeSessionId;
-    const first = { sessionNotFound: false };
-    let lost = false;
-    for await (const chunk of runWithRelay(request, ctx, launcher, exe.file, { ...env }, relay, resume, first)) {
-      if (chunk.type !== 'end' || resume === undefined) yield chunk;
-      else if (first.sessionNotFound && !ctx.signal.aborted) lost = true;
-      else yield { ...chunk, sessionOrigin: 'resumed' };
-    }
-    if (!lost) return;
-    for await (const chunk of runWithRelay(request, ctx, launcher, exe.file, { ...env }, relay, undefined, { sessionNotFound: false })) {
-      yield chunk.type === 'end' ? { ...chunk, sessionOrigin: 'resume-failed-cold' } : chunk;
-    }
+    // A retry asks to resume the session its node's failed attempt left (session-resume.ts).
+    yield* resumeOrCold(request.resumeSessionId, ctx.signal, (resume, seen) => runWithRelay(request, ctx, launcher, exe.file, { ...env }, relay, resume, seen));
   } finally {
     await relay.close();
   }
@@ -96,7 +85,7 @@ async function* runWithRelay(
   env: Record<string, string>,
   relay: HttpRelay,
   resume: string | undefined,
-  seen: { sessionNotFound: boolean },
+  seen: ResumeSeen,
 ): AsyncGenerator<ProviderChunk> {
   // Codex keeps its sessions (rollouts) in CODEX_HOME: one per node and run, so a retry finds them.
   const codexHome = join(request.sessionDir ?? request.scratchDir, 'codex-home');

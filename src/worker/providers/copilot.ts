@@ -16,8 +16,10 @@ import type { AdapterContext, ProviderAdapter, ProviderChunk, ProviderRequest } 
  *
  * Copilot runs with a custom model provider ("bring your own key": COPILOT_PROVIDER_BASE_URL, a
  * Chat Completions server reached through the loopback relay) in offline mode: no GitHub login,
- * telemetry or update check. Each attempt gets its own HOME and COPILOT_HOME under its scratch
- * folder (never the user's `~/.copilot`). The key goes to Copilot in COPILOT_PROVIDER_API_KEY only.
+ * telemetry or update check. Each node of a run gets its own HOME and COPILOT_HOME under its
+ * session folder (never the user's `~/.copilot`), where Copilot keeps its sessions: a retry
+ * continues its failed attempt's session with `--resume=<id>`, or starts fresh when Copilot no
+ * longer has it. The key goes to Copilot in COPILOT_PROVIDER_API_KEY only.
  */
 
 export const COPILOT_NOT_FOUND = 'GitHub Copilot CLI executable was not found at a configured path';
@@ -62,9 +64,10 @@ async function* runCopilot(request: ProviderRequest, ctx: AdapterContext, launch
     label: 'Copilot',
     name: 'cairn-copilot',
     defaultBaseUrl: DEFAULT_COPILOT_BASE_URL,
-    state: new CopilotStreamState(),
-    prepare: async (relayUrl) => {
-      const home = join(request.scratchDir, 'copilot-home');
+    newState: () => new CopilotStreamState(),
+    prepare: async (relayUrl, resume) => {
+      // Kept per run and node (Copilot keeps its sessions under COPILOT_HOME), so a retry can continue one.
+      const home = join(request.sessionDir ?? request.scratchDir, 'copilot-home');
       await mkdir(join(home, '.copilot'), { recursive: true });
       Object.assign(env, {
         HOME: home,
@@ -78,7 +81,10 @@ async function* runCopilot(request: ProviderRequest, ctx: AdapterContext, launch
         COPILOT_MODEL: model,
       });
       if (request.connection.apiKey !== undefined) env.COPILOT_PROVIDER_API_KEY = request.connection.apiKey;
-      return { args: [...commandFor(exe.file), '--output-format', 'json', '--allow-all-tools', '--no-auto-update'], env };
+      const resumeArgs = resume !== undefined ? [`--resume=${resume}`] : [];
+      return { args: [...commandFor(exe.file), '--output-format', 'json', '--allow-all-tools', '--no-auto-update', ...resumeArgs], env };
     },
+    // `--resume=<id>` naming a session Copilot does not have: "No session, task, or name matched '<id>'".
+    sessionNotFound: (_state, stderr) => /No session, task, or name matched/i.test(stderr),
   });
 }

@@ -13,8 +13,10 @@ import type { AdapterContext, ProviderAdapter, ProviderChunk, ProviderRequest } 
  * The OpenCode CLI: `opencode run --format json`, one process group per attempt, the prompt on
  * stdin from a file of the attempt (never on the command line, never shell text).
  *
- * Each attempt gets its own HOME and XDG folders under its scratch folder (never the user's
- * `~/.config/opencode` or `~/.local/share/opencode`), whose global config defines one provider,
+ * Each node of a run gets its own HOME and XDG folders under its session folder (never the
+ * user's `~/.config/opencode` or `~/.local/share/opencode`), where OpenCode keeps its sessions: a
+ * retry continues its failed attempt's session with `--session`, or starts fresh when OpenCode no
+ * longer has it. The global config there defines one provider,
  * `cairn` (`@ai-sdk/openai-compatible`: any Chat Completions server), reached through a loopback
  * relay that notes each answer's status, `Retry-After` and usage. The key goes to OpenCode in an
  * environment variable the config names (`{env:...}`), never in a file. OpenCode retries a 429
@@ -85,13 +87,16 @@ async function* runOpencode(request: ProviderRequest, ctx: AdapterContext, launc
     label: 'OpenCode',
     name: 'cairn-opencode',
     defaultBaseUrl: DEFAULT_OPENCODE_BASE_URL,
-    state: new OpencodeStreamState(),
-    prepare: (relayUrl) => prepareOpencode(request, model, exe.file, env, relayUrl),
+    newState: () => new OpencodeStreamState(),
+    prepare: (relayUrl, resume) => prepareOpencode(request, model, exe.file, env, relayUrl, resume),
+    // `--session` naming a session OpenCode does not have: "Error: Session not found".
+    sessionNotFound: (_state, stderr) => /Session not found/i.test(stderr),
   });
 }
 
-async function prepareOpencode(request: ProviderRequest, model: string, file: string, env: Record<string, string>, relayUrl: string) {
-  const home = join(request.scratchDir, 'opencode-home');
+async function prepareOpencode(request: ProviderRequest, model: string, file: string, env: Record<string, string>, relayUrl: string, resume: string | undefined) {
+  // Kept per run and node (OpenCode's sessions live in its data folder), so a retry can continue one.
+  const home = join(request.sessionDir ?? request.scratchDir, 'opencode-home');
   const dirs = { config: join(home, 'config'), data: join(home, 'data'), cache: join(home, 'cache'), state: join(home, 'state') };
   for (const d of Object.values(dirs)) await mkdir(d, { recursive: true });
   await mkdir(join(dirs.config, 'opencode'), { recursive: true });
@@ -128,5 +133,6 @@ async function prepareOpencode(request: ProviderRequest, model: string, file: st
   });
   if (hasKey) env[OPENCODE_KEY_ENV] = request.connection.apiKey!;
   // `--model=<p/m>` is one argument; `--title` skips the extra call that would name the session.
-  return { args: [...commandFor(file), 'run', '--format', 'json', `--model=cairn/${model}`, '--title', 'cairn'], env };
+  const resumeArgs = resume !== undefined ? [`--session=${resume}`] : [];
+  return { args: [...commandFor(file), 'run', '--format', 'json', `--model=cairn/${model}`, '--title', 'cairn', ...resumeArgs], env };
 }

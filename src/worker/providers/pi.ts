@@ -13,11 +13,13 @@ import type { AdapterContext, ProviderAdapter, ProviderChunk, ProviderRequest } 
  * The Pi coding agent: `pi --mode json -p`, one process group per attempt, the prompt on stdin
  * from a file of the attempt (never on the command line, never shell text).
  *
- * Each attempt gets its own HOME and PI_CODING_AGENT_DIR under its scratch folder (never the
- * user's `~/.pi`): `models.json` defines one provider, `cairn` (`openai-completions`: any Chat
- * Completions server) reached through the loopback relay, and `settings.json` makes it the
- * default with the model asked for, turns Pi's own retries off and keeps it offline. The key
- * goes to Pi in an environment variable `models.json` names, never in a file.
+ * Each node of a run gets its own HOME and PI_CODING_AGENT_DIR under its session folder (never
+ * the user's `~/.pi`), where Pi keeps its sessions: a retry continues its failed attempt's
+ * session with `--session <id>`, or starts fresh when Pi no longer has it. `models.json` defines
+ * one provider, `cairn` (`openai-completions`: any Chat Completions server) reached through the
+ * loopback relay, and `settings.json` makes it the default with the model asked for, turns Pi's
+ * own retries off and keeps it offline. The key goes to Pi in an environment variable
+ * `models.json` names, never in a file.
  */
 
 export const PI_NOT_FOUND = 'Pi executable was not found at a configured path';
@@ -64,13 +66,16 @@ async function* runPi(request: ProviderRequest, ctx: AdapterContext, launcher: C
     label: 'Pi',
     name: 'cairn-pi',
     defaultBaseUrl: DEFAULT_PI_BASE_URL,
-    state: new PiStreamState(),
-    prepare: (relayUrl) => preparePi(request, model, exe.file, env, relayUrl),
+    newState: () => new PiStreamState(),
+    prepare: (relayUrl, resume) => preparePi(request, model, exe.file, env, relayUrl, resume),
+    // `--session <id>` that Pi cannot find: "No session found matching '<id>'", exit 1.
+    sessionNotFound: (_state, stderr) => /No session found matching/i.test(stderr),
   });
 }
 
-async function preparePi(request: ProviderRequest, model: string, file: string, env: Record<string, string>, relayUrl: string) {
-  const home = join(request.scratchDir, 'pi-home');
+async function preparePi(request: ProviderRequest, model: string, file: string, env: Record<string, string>, relayUrl: string, resume: string | undefined) {
+  // Kept per run and node (its sessions with it), so the node's next attempt can continue one.
+  const home = join(request.sessionDir ?? request.scratchDir, 'pi-home');
   const agentDir = join(home, 'agent');
   await mkdir(agentDir, { recursive: true });
   const hasKey = request.connection.apiKey !== undefined;
@@ -104,5 +109,6 @@ async function preparePi(request: ProviderRequest, model: string, file: string, 
     PI_TELEMETRY: '0',
   });
   if (hasKey) env[PI_KEY_ENV] = request.connection.apiKey!;
-  return { args: [...commandFor(file), '--mode', 'json', '-p', '--session-dir', join(home, 'sessions'), ...systemArgs], env };
+  const resumeArgs = resume !== undefined ? ['--session', resume] : [];
+  return { args: [...commandFor(file), '--mode', 'json', '-p', '--session-dir', join(home, 'sessions'), ...resumeArgs, ...systemArgs], env };
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
@@ -32,6 +33,37 @@ function spawnProbe() {
 }
 
 export function chatCliCases(spec: ChatCliSpec): void {
+  it(`continues the session an earlier attempt left, and starts cold when ${spec.label} no longer has it`, async () => {
+    const answers = ['noted: heron', 'it was heron', 'fresh start'];
+    const task = await spec.task((i) => ({ kind: 'stream', deltas: [answers[i] ?? 'more'] }), {
+      prompt: 'remember the word heron',
+      sessionDir: join(spec.dir(), 'node-session'),
+    });
+    const first = await runAttempt(spec.adapter, task);
+    expect(first.outcome.status).toBe('completed');
+    expect(first.outcome.end.sessionOrigin).toBeUndefined();
+    const sessionId = first.outcome.end.sessionId!;
+    expect(sessionId).toBeTruthy();
+
+    const resumed = await runAttempt(spec.adapter, { ...task, scratchDir: join(spec.dir(), 'attempt-2'), prompt: 'which word was it?', resumeSessionId: sessionId });
+    expect(resumed.outcome.status).toBe('completed');
+    expect(resumed.outcome.end.sessionOrigin).toBe('resumed');
+    expect(resumed.outcome.output).toBe('it was heron');
+    // The model was sent the earlier turn: the session really continued.
+    const continued = JSON.stringify(spec.server().requests.at(-1)!.body.messages);
+    expect(continued).toContain('remember the word heron');
+    expect(continued).toContain('noted: heron');
+    expect(continued).toContain('which word was it?');
+
+    const probe = spawnProbe();
+    const cold = await runAttempt(spec.adapter, { ...task, scratchDir: join(spec.dir(), 'attempt-3'), prompt: 'start over', resumeSessionId: randomUUID() }, { onSpawned: probe.onSpawned });
+    expect(cold.outcome.status).toBe('completed');
+    expect(cold.outcome.end.sessionOrigin).toBe('resume-failed-cold');
+    expect(cold.outcome.output).toBe('fresh start');
+    expect(JSON.stringify(spec.server().requests.at(-1)!.body.messages)).not.toContain('heron');
+    for (const pid of probe.pids) expect(isProcessGroupAlive(pid)).toBe(false);
+  });
+
   it(`records tokens as not reported when the server sends no usage (never zeros ${spec.label} fills in)`, async () => {
     const task = await spec.task(() => ({ kind: 'stream', deltas: ['no usage'], usage: null }));
     const { outcome, spend } = await runAttempt(spec.adapter, task);
