@@ -71,6 +71,7 @@ async function* runAnthropic(request: ProviderRequest, ctx: AdapterContext): Asy
         case 'message_start':
           resolvedModel = event.message.model || undefined;
           inputUsage = { ...event.message.usage };
+          yield { type: 'stream_open' };
           break;
         case 'content_block_start':
           if (event.content_block.type === 'tool_use') toolJson = '';

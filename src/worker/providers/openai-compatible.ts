@@ -71,7 +71,7 @@ async function* runChat(request: ProviderRequest, ctx: AdapterContext): AsyncGen
     called = true;
     let chunks = 0;
     for await (const chunk of stream) {
-      chunks++;
+      if (chunks++ === 0) yield { type: 'stream_open' };
       if (chunk.model) resolvedModel = chunk.model;
       for (const choice of chunk.choices ?? []) {
         const delta = choice.delta as { content?: string | null; reasoning_content?: string | null } | undefined;

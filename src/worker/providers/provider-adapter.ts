@@ -66,6 +66,12 @@ export type ProviderChunk =
   | RateLimitNotice
   /** The provider named its session (CLI adapters). */
   | { type: 'session'; sessionId: string }
+  /**
+   * The provider's answer stream opened with a frame that carries no content yet (a Chat
+   * Completions role chunk, a Messages `message_start`): its first event, so from here the idle
+   * watchdog applies, not the first-event one. Recorded nowhere.
+   */
+  | { type: 'stream_open' }
   | ProviderEnd;
 
 /** The attempt's last chunk: what the provider reported, and how the call ended. */

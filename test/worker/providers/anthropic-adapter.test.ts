@@ -30,7 +30,7 @@ describe('anthropic adapter', () => {
     const { outcome, chunks, spend } = await runAttempt(anthropicAdapter, task);
     expect(outcome.status).toBe('completed');
     expect(outcome.output).toBe('Hello there');
-    expect(chunks.map((c) => c.type)).toEqual(['thinking', 'text']);
+    expect(chunks.map((c) => c.type)).toEqual(['stream_open', 'thinking', 'text']);
     expect(spend.tokens).toEqual({ source: 'provider', value: { input: 12, output: 0, cacheRead: 4 } });
     expect(spend.stopReason).toEqual({ source: 'provider', value: 'end_turn' });
     // The Messages API reports no price: never estimated.

@@ -32,7 +32,7 @@ describe('openai-compatible adapter', () => {
     const { outcome, chunks, spend } = await runAttempt(openAiCompatibleAdapter, t);
     expect(outcome.status).toBe('completed');
     expect(outcome.output).toBe('Hello');
-    expect(chunks.map((c) => c.type)).toEqual(['thinking', 'text', 'text']);
+    expect(chunks.map((c) => c.type)).toEqual(['stream_open', 'thinking', 'text', 'text']);
     expect(spend.tokens).toEqual({ source: 'provider', value: { input: 9, output: 0, total: 9, cacheRead: 2 } });
     expect(spend.stopReason).toEqual({ source: 'provider', value: 'stop' });
     expect(spend.costUsd).toEqual({ source: 'unavailable', reason: 'unsupported' });
@@ -86,8 +86,12 @@ describe('openai-compatible adapter', () => {
   it('times out on a silent server and on a stalled stream', async () => {
     const first = await runAttempt(openAiCompatibleAdapter, await task({ kind: 'hang' }, { firstEventTimeoutMs: 300 }));
     expect(first.outcome.failureKind).toBe('timeout');
+    expect(first.outcome.error).toMatch(/first-event watchdog/);
     await server!.close();
-    const idle = await runAttempt(openAiCompatibleAdapter, await task({ kind: 'stream', deltas: ['a'], stallAfterFirst: true }, { idleTimeoutMs: 300 }));
+    // The stream opens (a role chunk, no content) and then says nothing: that opening is the
+    // provider's first event, so the idle watchdog stops it, not the first-event one.
+    const idle = await runAttempt(openAiCompatibleAdapter, await task({ kind: 'stream', deltas: ['a'], stallAfterFirst: true }, { idleTimeoutMs: 300, firstEventTimeoutMs: 60_000 }));
     expect(idle.outcome.failureKind).toBe('timeout');
+    expect(idle.outcome.error).toMatch(/idle watchdog/);
   });
 });
