@@ -186,6 +186,8 @@ const providers: readonly Provider[] = z.array(providerSchema).parse([
     capabilities: {
       ...none,
       structuredOutput: 'best_effort',
+      // ✚ `--resume=<id>`: a retry continues its failed attempt's session (the upstream says no).
+      sessionResume: true,
       mcp: true,
       toolRestrictions: true,
       // `--output-format stream-json` ends with a result whose stats carry token counts only.

@@ -5,6 +5,6 @@ import type { ProviderId } from '../../shared/providers/registry.js';
  * reads it to refuse a node whose provider cannot run). `adapters.ts` holds the adapters.
  */
 /** Providers whose adapter continues a failed attempt's session on the next attempt (`resumeSessionId`). */
-export const providersResumingSessions: readonly ProviderId[] = ['claude', 'codex', 'opencode', 'pi', 'copilot'];
+export const providersResumingSessions: readonly ProviderId[] = ['claude', 'codex', 'opencode', 'pi', 'copilot', 'gemini'];
 
 export const providersWithAdapter: readonly ProviderId[] = ['claude', 'codex', 'gemini', 'opencode', 'pi', 'copilot', 'anthropic', 'openai-compatible'];

@@ -9,13 +9,16 @@ import { geminiExitFailure, isModelCall, refusedFailure } from './gemini-failure
 import { GeminiStreamState } from './gemini-stream.js';
 import { startHttpRelay, type HttpRelay, type RelayedAnswer } from './http-relay.js';
 import type { AdapterContext, AdapterFailure, ProviderAdapter, ProviderChunk, ProviderRequest } from './provider-adapter.js';
+import { resumeOrCold, type ResumeSeen } from './session-resume.js';
 
 /**
  * The Gemini CLI: `gemini --output-format stream-json`, one process group per attempt, the
  * prompt on stdin from a file of the attempt (never on the command line, never shell text).
  *
- * Each attempt gets its own GEMINI_CLI_HOME (settings: API-key auth, no auto-update, no usage
- * statistics) and TMPDIR under its scratch folder, never the user's `~/.gemini`. The CLI reaches
+ * Each node of a run gets its own GEMINI_CLI_HOME (settings: API-key auth, no auto-update, no
+ * usage statistics) under its session folder, never the user's `~/.gemini`; the CLI keeps its
+ * sessions there, so a retry continues its failed attempt's session (`--resume=<id>`), or starts
+ * fresh when the CLI no longer has it. TMPDIR is the attempt's own. The CLI reaches
  * the configured server through a loopback relay (GOOGLE_GEMINI_BASE_URL), which notes each
  * answer; the CLI retries a 429 or 5xx itself for minutes, so the adapter stops it at the first
  * refused model call and Cairn's retry policy decides, from what the server said.
@@ -76,7 +79,8 @@ async function* runGemini(request: ProviderRequest, ctx: AdapterContext, launche
     return;
   }
   try {
-    yield* runWithRelay(request, ctx, launcher, exe.file, env, relay, refusal);
+    // A retry continues the session its node's failed attempt left (session-resume.ts).
+    yield* resumeOrCold(request.resumeSessionId, ctx.signal, (resume, seen) => runWithRelay(request, ctx, launcher, exe.file, { ...env }, relay, refusal, resume, seen));
   } finally {
     await relay.close();
   }
@@ -90,8 +94,11 @@ async function* runWithRelay(
   env: Record<string, string>,
   relay: HttpRelay,
   refusal: { failure?: AdapterFailure; stop?: () => Promise<void> },
+  resume: string | undefined,
+  seen: ResumeSeen,
 ): AsyncGenerator<ProviderChunk> {
-  const home = join(request.scratchDir, 'gemini-home');
+  // Kept per run and node (the CLI keeps its sessions in it), so a retry can continue one.
+  const home = join(request.sessionDir ?? request.scratchDir, 'gemini-home');
   const tmp = join(request.scratchDir, 'tmp');
   await mkdir(join(home, '.gemini'), { recursive: true });
   await mkdir(tmp, { recursive: true });
@@ -107,7 +114,11 @@ async function* runWithRelay(
   });
   if (request.connection.apiKey !== undefined) env.GEMINI_API_KEY = request.connection.apiKey;
   // `--model=<m>`: one argument, so a model starting with `-` is never read as a flag.
-  const args = [...commandFor(file), '--output-format', 'stream-json', ...(request.model !== undefined ? [`--model=${request.model}`] : [])];
+  const args = [
+    ...commandFor(file), '--output-format', 'stream-json',
+    ...(request.model !== undefined ? [`--model=${request.model}`] : []),
+    ...(resume !== undefined ? [`--resume=${resume}`] : []),
+  ];
   const launched = await launchCli({ launcher, ctx, args, cwd: request.cwd, env, promptFile, name: 'cairn-gemini' });
   if (!launched.ok) {
     yield { type: 'end', called: false, observations: {}, failure: adapterFailure('misconfigured', `cannot start the Gemini CLI: ${launched.error}`) };
@@ -126,6 +137,8 @@ async function* runWithRelay(
     const end = await proc.exited();
     if (ctx.signal.aborted || refusal.failure) await proc.stop();
     failure = refusal.failure ?? geminiExitFailure(state, end.code, proc.stderr());
+    // `--resume=<id>` naming a session the CLI does not have: "Error resuming session: Invalid session identifier".
+    if (resume !== undefined) seen.sessionNotFound = /Error resuming session: Invalid session identifier/i.test(proc.stderr());
   } finally {
     proc.finish();
   }

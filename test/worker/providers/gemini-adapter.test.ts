@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -60,6 +61,36 @@ describe('gemini adapter (real Gemini CLI)', () => {
     expect(JSON.stringify({ chunks, outcome, spend })).not.toContain(SECRET);
     expect(existsSync(join(dir.dir, '.gemini'))).toBe(false);
     expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
+  });
+
+  it('continues the session an earlier attempt left, and starts cold when the CLI no longer has it', async () => {
+    const answers = ['noted: heron', 'it was heron', 'fresh start'];
+    const task = await geminiTask((i) => ({ kind: 'stream', deltas: [answers[i] ?? 'more'] }), {
+      prompt: 'remember the word heron',
+      sessionDir: join(dir.dir, 'node-session'),
+    });
+    const first = await runAttempt(geminiAdapter, task);
+    expect(first.outcome.status).toBe('completed');
+    expect(first.outcome.end.sessionOrigin).toBeUndefined();
+    const sessionId = first.outcome.end.sessionId!;
+
+    const resumed = await runAttempt(geminiAdapter, { ...task, scratchDir: join(dir.dir, 'attempt-2'), prompt: 'which word was it?', resumeSessionId: sessionId });
+    expect(resumed.outcome.status).toBe('completed');
+    expect(resumed.outcome.end.sessionOrigin).toBe('resumed');
+    expect(resumed.outcome.output).toBe('it was heron');
+    // The model was sent the earlier turn: the session really continued.
+    const continued = JSON.stringify(server!.requests.at(-1)!.body);
+    expect(continued).toContain('remember the word heron');
+    expect(continued).toContain('noted: heron');
+    expect(continued).toContain('which word was it?');
+
+    const probe = spawnProbe();
+    const cold = await runAttempt(geminiAdapter, { ...task, scratchDir: join(dir.dir, 'attempt-3'), prompt: 'start over', resumeSessionId: randomUUID() }, { onSpawned: probe.onSpawned });
+    expect(cold.outcome.status).toBe('completed');
+    expect(cold.outcome.end.sessionOrigin).toBe('resume-failed-cold');
+    expect(cold.outcome.output).toBe('fresh start');
+    expect(JSON.stringify(server!.requests.at(-1)!.body)).not.toContain('heron');
+    for (const pid of probe.pids) expect(isProcessGroupAlive(pid)).toBe(false);
   });
 
   it('stops the CLI at a 401 and fails at once with class auth, never retried', async () => {
