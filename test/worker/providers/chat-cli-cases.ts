@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { isProcessGroupAlive } from '../../../src/shared/process-group.js';
@@ -25,6 +25,14 @@ export interface ChatCliSpec {
   task: (reply: (i: number) => ChatReply, overrides?: Parameters<typeof agentTask>[1]) => Promise<ReturnType<typeof agentTask>>;
   server: () => OpenAiServer;
   dir: () => string;
+}
+
+/** Files under `dir` whose bytes contain `secret`. */
+export function filesHolding(dir: string, secret: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[]).filter((f) => {
+    const path = join(dir, f);
+    return statSync(path).isFile() && readFileSync(path).toString('latin1').includes(secret);
+  });
 }
 
 function spawnProbe() {
@@ -62,6 +70,8 @@ export function chatCliCases(spec: ChatCliSpec): void {
     expect(cold.outcome.output).toBe('fresh start');
     expect(JSON.stringify(spec.server().requests.at(-1)!.body.messages)).not.toContain('heron');
     for (const pid of probe.pids) expect(isProcessGroupAlive(pid)).toBe(false);
+    // The node's home outlives its attempts: no file in it holds the key.
+    expect(filesHolding(join(spec.dir(), 'node-session'), spec.secret)).toEqual([]);
   });
 
   it(`records tokens as not reported when the server sends no usage (never zeros ${spec.label} fills in)`, async () => {

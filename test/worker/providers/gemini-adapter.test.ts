@@ -6,6 +6,7 @@ import { isProcessGroupAlive } from '../../../src/shared/process-group.js';
 import { GEMINI_NOT_FOUND, geminiAdapter } from '../../../src/worker/providers/gemini.js';
 import { startGeminiServer, type GeminiReply, type GeminiServer } from '../../helpers/gemini-server.js';
 import { agentTask, runAttempt, scratch } from './agent-harness.js';
+import { filesHolding } from './chat-cli-cases.js';
 
 /**
  * The real Gemini CLI (npm package @google/gemini-cli, a devDependency that runs on Node 20)
@@ -91,6 +92,8 @@ describe('gemini adapter (real Gemini CLI)', () => {
     expect(cold.outcome.output).toBe('fresh start');
     expect(JSON.stringify(server!.requests.at(-1)!.body)).not.toContain('heron');
     for (const pid of probe.pids) expect(isProcessGroupAlive(pid)).toBe(false);
+    // The node's home outlives its attempts: no file in it holds the key.
+    expect(filesHolding(join(dir.dir, 'node-session'), SECRET)).toEqual([]);
   });
 
   it('stops the CLI at a 401 and fails at once with class auth, never retried', async () => {
