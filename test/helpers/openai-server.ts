@@ -18,6 +18,8 @@ export type ChatReply =
       /** Sent as the usage chunk; `null`: the server sends none (some local servers). */
       usage?: { prompt_tokens: number; completion_tokens: number; total_tokens?: number; prompt_tokens_details?: { cached_tokens: number } } | null;
       stallAfterFirst?: boolean;
+      /** Tool calls the answer ends with (`finish_reason: tool_calls` unless `finishReason` says otherwise). */
+      toolCalls?: { id: string; name: string; arguments: string }[];
     }
   | { kind: 'error'; status: number; type?: string; code?: string; message: string; headers?: Record<string, string> }
   | { kind: 'hang' }
@@ -87,7 +89,10 @@ function answer(res: ServerResponse, reply: ChatReply, requestedModel: string): 
   if (reply.stallAfterFirst) return;
   for (const r of reply.reasoning ?? []) chunk([{ index: 0, delta: { reasoning_content: r }, finish_reason: null }]);
   for (const d of reply.deltas) chunk([{ index: 0, delta: { content: d }, finish_reason: null }]);
-  chunk([{ index: 0, delta: {}, finish_reason: reply.finishReason ?? 'stop' }]);
+  (reply.toolCalls ?? []).forEach((call, i) =>
+    chunk([{ index: 0, delta: { tool_calls: [{ index: i, id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }] }, finish_reason: null }]),
+  );
+  chunk([{ index: 0, delta: {}, finish_reason: reply.finishReason ?? (reply.toolCalls?.length ? 'tool_calls' : 'stop') }]);
   if (reply.usage !== null) chunk([], { usage: reply.usage ?? { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 } });
   res.end('data: [DONE]\n\n');
 }
