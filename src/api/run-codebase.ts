@@ -52,10 +52,13 @@ export async function resolveRunCodebase(
     const conversation = await store.getConversation(request.conversationId);
     return conversation?.codebase_id ? bindRunToCodebase(store, conversation.codebase_id) : undefined;
   }
-  for (const codebase of await store.listCodebases()) {
-    if ((await realpathOr(codebase.default_cwd)) === cwdReal) return bindRunToCodebase(store, codebase.id);
-  }
-  return undefined;
+  // Registration stores the checkout's real path, so a plain comparison finds it; a checkout
+  // whose path has since become a symlink is looked up by real path, all at once.
+  const codebases = await store.listCodebases();
+  const match =
+    codebases.find((c) => c.default_cwd === cwdReal) ??
+    (await Promise.all(codebases.map(async (c) => ((await realpathOr(c.default_cwd)) === cwdReal ? c : undefined)))).find(Boolean);
+  return match ? bindRunToCodebase(store, match.id) : undefined;
 }
 
 function realpathOr(path: string): Promise<string> {
