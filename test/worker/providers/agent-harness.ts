@@ -56,3 +56,9 @@ export async function runAttempt(
   });
   return { outcome, chunks, spend: spendOf(task, outcome.end) };
 }
+
+/** Records the pid of every process an attempt spawns (its `onSpawned`), to check they are gone. */
+export function spawnProbe() {
+  const pids: number[] = [];
+  return { pids, onSpawned: async (pid: number) => void pids.push(pid) };
+}

@@ -6,7 +6,7 @@ import { isProcessGroupAlive } from '../../../src/shared/process-group.js';
 import type { ProviderAdapter } from '../../../src/worker/providers/provider-adapter.js';
 import type { ChatReply, OpenAiServer } from '../../helpers/openai-server.js';
 import { waitFor } from '../../helpers/wait-for.js';
-import { agentTask, runAttempt } from './agent-harness.js';
+import { agentTask, runAttempt, spawnProbe } from './agent-harness.js';
 
 /**
  * The cases every vendor CLI adapter that talks to a Chat Completions server (opencode, pi,
@@ -33,11 +33,6 @@ export function filesHolding(dir: string, secret: string): string[] {
     const path = join(dir, f);
     return statSync(path).isFile() && readFileSync(path).toString('latin1').includes(secret);
   });
-}
-
-function spawnProbe() {
-  const pids: number[] = [];
-  return { pids, onSpawned: async (pid: number) => void pids.push(pid) };
 }
 
 export function chatCliCases(spec: ChatCliSpec): void {

@@ -7,7 +7,7 @@ import { isProcessGroupAlive } from '../../../src/shared/process-group.js';
 import { CLAUDE_NOT_FOUND, claudeAdapter } from '../../../src/worker/providers/claude.js';
 import type { ProviderChunk } from '../../../src/worker/providers/provider-adapter.js';
 import { startAnthropicServer, type AnthropicServer, type MessagesReply } from '../../helpers/anthropic-server.js';
-import { agentTask, runAttempt, scratch } from './agent-harness.js';
+import { agentTask, runAttempt, scratch, spawnProbe } from './agent-harness.js';
 
 /**
  * The real Claude Code CLI (npm package @anthropic-ai/claude-code, a devDependency; it runs on
@@ -45,11 +45,6 @@ async function claudeTask(reply: (i: number) => MessagesReply, overrides: Parame
 }
 
 /** Records the group the adapter forked, so a test can check that nothing of it is left. */
-function spawnProbe() {
-  const pids: number[] = [];
-  return { pids, onSpawned: async (pid: number) => void pids.push(pid) };
-}
-
 describe('claude adapter (real Claude Code CLI)', () => {
   it('calls with a subscription login’s token as a bearer token, over a key in the server’s environment', async () => {
     const base = await claudeTask(() => ({ kind: 'stream', blocks: [{ type: 'text', text: 'via login' }] }));

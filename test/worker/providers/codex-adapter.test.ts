@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isProcessGroupAlive } from '../../../src/shared/process-group.js';
 import { CODEX_NOT_FOUND, codexAdapter } from '../../../src/worker/providers/codex.js';
 import { startResponsesServer, type ResponsesReply, type ResponsesServer } from '../../helpers/responses-server.js';
-import { agentTask, runAttempt, scratch } from './agent-harness.js';
+import { agentTask, runAttempt, scratch, spawnProbe } from './agent-harness.js';
 
 /**
  * The real Codex CLI (npm package @openai/codex, a devDependency whose native binary runs under
@@ -35,11 +35,6 @@ async function codexTask(reply: (i: number) => ResponsesReply, overrides: Parame
     connection: { baseUrl: server.url, apiKey: SECRET, env: { HOME: dir.dir } },
     ...overrides,
   });
-}
-
-function spawnProbe() {
-  const pids: number[] = [];
-  return { pids, onSpawned: async (pid: number) => void pids.push(pid) };
 }
 
 describe('codex adapter (real Codex CLI)', () => {

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isProcessGroupAlive } from '../../../src/shared/process-group.js';
 import { GEMINI_NOT_FOUND, geminiAdapter } from '../../../src/worker/providers/gemini.js';
 import { startGeminiServer, type GeminiReply, type GeminiServer } from '../../helpers/gemini-server.js';
-import { agentTask, runAttempt, scratch } from './agent-harness.js';
+import { agentTask, runAttempt, scratch, spawnProbe } from './agent-harness.js';
 import { filesHolding } from './chat-cli-cases.js';
 
 /**
@@ -34,11 +34,6 @@ async function geminiTask(reply: (i: number) => GeminiReply, overrides: Paramete
     connection: { baseUrl: server.url, apiKey: SECRET, env: { HOME: dir.dir } },
     ...overrides,
   });
-}
-
-function spawnProbe() {
-  const pids: number[] = [];
-  return { pids, onSpawned: async (pid: number) => void pids.push(pid) };
 }
 
 describe('gemini adapter (real Gemini CLI)', () => {

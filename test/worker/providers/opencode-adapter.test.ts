@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isProcessGroupAlive } from '../../../src/shared/process-group.js';
 import { OPENCODE_NOT_FOUND, opencodeAdapter } from '../../../src/worker/providers/opencode.js';
 import { startOpenAiServer, type ChatReply, type OpenAiServer } from '../../helpers/openai-server.js';
-import { agentTask, runAttempt, scratch } from './agent-harness.js';
+import { agentTask, runAttempt, scratch, spawnProbe } from './agent-harness.js';
 import { chatCliCases } from './chat-cli-cases.js';
 
 /**
@@ -34,11 +34,6 @@ async function opencodeTask(reply: (i: number) => ChatReply, overrides: Paramete
     connection: { baseUrl: server.url, apiKey: SECRET, env: { HOME: dir.dir } },
     ...overrides,
   });
-}
-
-function spawnProbe() {
-  const pids: number[] = [];
-  return { pids, onSpawned: async (pid: number) => void pids.push(pid) };
 }
 
 describe('opencode adapter (real OpenCode CLI)', () => {
