@@ -6,8 +6,9 @@ import { Agent, request } from 'undici';
  * API under a WHATWG `Response`, instead of Node's global `fetch`. Global fetch runs every call
  * through the Fetch spec's machinery (a cloned request, teed body streams, a response body
  * built byte by byte); measured with the openai SDK streaming from a local server at 32 calls in
- * flight, it cost 0.36–0.39 ms of CPU per call against 0.21–0.23 ms here (BENCHMARKS.md), and
- * a worker thread that makes a thousand calls a second pays that on its one event loop.
+ * flight, it cost 0.28–0.35 ms of CPU per call against 0.18–0.23 ms here (`npm run bench --
+ * fetch`), and a worker thread that makes a thousand calls a second pays that on its one event
+ * loop. undici 6, not 7: 7 needs Node 20.18.1, Cairn runs on 20.3.
  *
  * What the SDKs send goes through unchanged: method, headers, a string or byte body, the abort
  * signal (before the answer, and while its body streams). Redirects are not followed (the
