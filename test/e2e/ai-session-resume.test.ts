@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { startAnthropicServer, type AnthropicServer, type MessagesReply } from '../helpers/anthropic-server.js';
+import { startOpenAiServer, type ChatReply, type OpenAiServer } from '../helpers/openai-server.js';
 import { startServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
@@ -16,11 +17,17 @@ import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
  * by the idle watchdog; the second is started with `--resume`, so the provider sees the first
  * attempt's prompt again, and its record says `sessionOrigin: resumed`. With `context: fresh`
  * the retry starts a new session.
+ *
+ * The same for a CLI on a Chat Completions server, the real Pi CLI: the first attempt's model
+ * asks for a tool, Pi runs it, and the next call stalls until the idle watchdog kills it; the
+ * retry continues that session (`pi --session <id>`, in the home the node keeps under the run's
+ * artifacts). Pi writes a session only once the model has answered once: an attempt stopped
+ * before that is retried cold (`resume-failed-cold`).
  */
 
 const cli = createRequire(import.meta.url).resolve('@anthropic-ai/claude-code/cli.js');
 let home: TempHome;
-let server: AnthropicServer;
+let server: AnthropicServer | OpenAiServer;
 beforeEach(async () => {
   home = await makeTempHome();
 });
@@ -56,9 +63,14 @@ nodes:
     idle_timeout: 3000
     retry: { max_attempts: 2, delay_ms: 1000, on_error: all }
 ${context}`);
-  const { runId } = await startRun(api.url, 'resumable');
+  return runToItsEnd(api.url);
+}
+
+/** Runs the `resumable` workflow to its end; its node's terminal records, in order. */
+async function runToItsEnd(url: string) {
+  const { runId } = await startRun(url, 'resumable');
   const done = await waitFor(async () => {
-    const detail = await getRun(api.url, runId);
+    const detail = await getRun(url, runId);
     return ['completed', 'failed'].includes(detail.run.status) ? detail : undefined;
   }, { what: 'the run to end', timeoutMs: 90_000 });
   const records = done.events
@@ -88,4 +100,49 @@ it('starts the retry in a new session when the node asks for a fresh context', a
   expect(records.map((r) => r.binding.sessionOrigin)).toEqual(['fresh', 'fresh']);
   const answered = server.requests.filter((r) => JSON.stringify(r.body.messages).includes('summarise the ticket'));
   expect(userTurns(answered.at(-1)!.body)).toBe(userTurns(answered[0]!.body));
+});
+
+async function runPiStallingOnce(first: ChatReply[]) {
+  const chat = await startOpenAiServer((_req, i): ChatReply => first[i] ?? { kind: 'stream', deltas: ['summary'] });
+  server = chat;
+  const api = await startServer(home, { OPENAI_BASE_URL: chat.url });
+  await writeHomeWorkflow(home, 'resumable', `name: resumable
+description: one AI step that stalls once
+provider: pi
+model: pi-test
+nodes:
+  - id: summarise
+    prompt: "summarise the ticket"
+    idle_timeout: 3000
+    retry: { max_attempts: 2, delay_ms: 1000, on_error: all }
+`);
+  const { done, records } = await runToItsEnd(api.url);
+  expect(done.run.status).toBe('completed');
+  return { chat, outcomes: records.map((r) => [r.lifecycle.status, r.lifecycle.failureKind, r.binding.sessionOrigin]) };
+}
+
+it("continues the failed attempt's Pi session on the retry", async () => {
+  const { chat, outcomes } = await runPiStallingOnce([
+    { kind: 'stream', deltas: [], toolCalls: [{ id: 'call_1', name: 'bash', arguments: JSON.stringify({ command: 'echo looked-at-the-ticket' }) }] },
+    { kind: 'stream', deltas: ['partial'], stallAfterFirst: true },
+  ]);
+  expect(outcomes).toEqual([
+    ['failed', 'timeout', 'fresh'],
+    ['completed', undefined, 'resumed'],
+  ]);
+  // The retry's call carries the first attempt's turns: the prompt, the tool call and its output.
+  const retried = JSON.stringify(chat.requests.at(-1)!.body.messages);
+  expect(retried).toContain('summarise the ticket');
+  expect(retried).toContain('call_1');
+  expect(retried).toContain('looked-at-the-ticket');
+  expect(userTurns(chat.requests.at(-1)!.body)).toBeGreaterThan(userTurns(chat.requests[0]!.body));
+});
+
+it('retries cold when the failed attempt was stopped before Pi saved its session', async () => {
+  const { chat, outcomes } = await runPiStallingOnce([{ kind: 'stream', deltas: ['partial'], stallAfterFirst: true }]);
+  expect(outcomes).toEqual([
+    ['failed', 'timeout', 'fresh'],
+    ['completed', undefined, 'resume-failed-cold'],
+  ]);
+  expect(userTurns(chat.requests.at(-1)!.body)).toBe(userTurns(chat.requests[0]!.body));
 });
