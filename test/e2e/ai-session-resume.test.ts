@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { isProcessGroupAlive } from '../../src/shared/process-group.js';
 import { startAnthropicServer, type AnthropicServer, type MessagesReply } from '../helpers/anthropic-server.js';
 import { startOpenAiServer, type ChatReply, type OpenAiServer } from '../helpers/openai-server.js';
 import { startServer } from '../helpers/server.js';
@@ -145,4 +146,57 @@ it('retries cold when the failed attempt was stopped before Pi saved its session
     ['completed', undefined, 'resume-failed-cold'],
   ]);
   expect(userTurns(chat.requests.at(-1)!.body)).toBe(userTurns(chat.requests[0]!.body));
+});
+
+it('kill -9 of the supervisor while a resuming Pi attempt waits on the model: the take-over kills it, resumes the same session once more and completes the node once', async () => {
+  const chat = await startOpenAiServer((_req, i): ChatReply => [
+    { kind: 'stream', deltas: [], toolCalls: [{ id: 'call_1', name: 'bash', arguments: JSON.stringify({ command: 'echo looked-at-the-ticket' }) }] },
+    { kind: 'stream', deltas: ['partial'], stallAfterFirst: true },
+    { kind: 'hang' },
+  ][i] as ChatReply ?? { kind: 'stream', deltas: ['summary'] });
+  server = chat;
+  const api = await startServer(home, { OPENAI_BASE_URL: chat.url });
+  await writeHomeWorkflow(home, 'resumable', `name: resumable
+description: one AI step that stalls once, then hangs while its supervisor dies
+provider: pi
+model: pi-test
+nodes:
+  - id: summarise
+    prompt: "summarise the ticket"
+    idle_timeout: 3000
+    retry: { max_attempts: 3, delay_ms: 1000, on_error: all }
+`);
+  const { runId } = await startRun(api.url, 'resumable');
+  // The retry, resuming attempt 1's session, is waiting on the model's answer (request 3).
+  await waitFor(() => (chat.requests.length >= 3 ? true : undefined), { what: 'the resuming attempt to call the model', timeoutMs: 60_000 });
+  const store = home.openStore();
+  const started = await waitFor(async () => {
+    const rows = (await store.listRunEvents(runId)).filter((e) => e.event_type === 'node_started' && e.step_name === 'summarise');
+    return rows.length >= 2 && typeof rows.at(-1)!.data.pid === 'number' ? rows : undefined;
+  }, { what: 'the resuming attempt to record its process group' });
+  const orphan = started.at(-1)!.data.pid as number;
+  const killed = await api.pid('supervisor');
+  process.kill(killed, 'SIGKILL');
+
+  const run = await waitFor(async () => {
+    const r = await store.getRun(runId);
+    return r && ['completed', 'failed', 'cancelled'].includes(r.status) ? r : undefined;
+  }, { what: 'the run to end after the take-over', timeoutMs: 90_000 });
+  expect(run.status).toBe('completed');
+  expect(await api.pid('supervisor')).not.toBe(killed);
+  expect(isProcessGroupAlive(orphan)).toBe(false);
+
+  const events = (await store.listRunEvents(runId)).filter((e) => e.step_name === 'summarise');
+  expect(events.filter((e) => e.event_type === 'node_completed')).toHaveLength(1);
+  // One node_started per attempt, with its process group.
+  const startedIds = events.filter((e) => e.event_type === 'node_started').map((e) => (e.data.execution as { attempt: { id: string } }).attempt.id);
+  expect(new Set(startedIds).size).toBe(startedIds.length);
+  const last = events.find((e) => e.event_type === 'node_completed')!.data.execution as { binding: { sessionOrigin: string } };
+  expect(last.binding.sessionOrigin).toBe('resumed');
+  // The last call still carries attempt 1's turns, and no two model calls were ever open at once.
+  const retried = JSON.stringify(chat.requests.at(-1)!.body.messages);
+  expect(retried).toContain('call_1');
+  expect(retried).toContain('looked-at-the-ticket');
+  const spans = chat.requests.map((r) => [r.openedAt!, r.closedAt ?? Infinity]).sort((a, b) => a[0]! - b[0]!);
+  for (let i = 1; i < spans.length; i++) expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1]!);
 });

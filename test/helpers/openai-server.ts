@@ -28,6 +28,9 @@ export type ChatReply =
 export interface ChatRequest {
   headers: IncomingMessage['headers'];
   body: any;
+  /** When the request arrived and when its connection closed (ms since the epoch). */
+  openedAt?: number;
+  closedAt?: number;
 }
 
 export interface OpenAiServer {
@@ -53,7 +56,8 @@ export async function startOpenAiServer(
     let raw = '';
     req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
     req.on('end', () => {
-      const recorded = { headers: req.headers, body: JSON.parse(raw || '{}') };
+      const recorded: ChatRequest = { headers: req.headers, body: JSON.parse(raw || '{}'), openedAt: Date.now() };
+      res.on('close', () => (recorded.closedAt = Date.now()));
       requests.push(recorded);
       const chosen = reply(recorded, requests.length - 1);
       if (opts.delayMs) setTimeout(() => answer(res, chosen, recorded.body.model), opts.delayMs);

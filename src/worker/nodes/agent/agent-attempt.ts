@@ -1,5 +1,6 @@
 import type { CheckoutObservation } from '../../../records/schemas/checkout-observation.js';
 import type { Store } from '../../../store/store.js';
+import { getProvider } from '../../../shared/providers/registry.js';
 import type { AttemptNotice, AttemptResult } from '../../attempt-protocol.js';
 import { adapterFor } from '../../providers/adapters.js';
 import { providersResumingSessions } from '../../providers/available.js';
@@ -49,7 +50,7 @@ export async function runAgentAttempt(task: AgentTask, deps: AgentAttemptDeps): 
     };
   } else {
     // A CLI adapter records its start with the process group, before the process runs.
-    const spawns = task.provider === 'claude' || task.provider === 'codex';
+    const spawns = getProvider(task.provider)?.transport === 'agent';
     if (!spawns && !deps.signal.aborted) await writeStarted(undefined);
     outcome = await runAgent(task, adapter, {
       signal: deps.signal,
