@@ -14,9 +14,9 @@ import type { NodeEventFactory } from '../run/node-events.js';
 import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandlerSet } from '../run/node-handler.js';
 import { fullOutput } from '../run/restore-run.js';
 import { compileRunPlan, type ChildRunAction, type PlannedNode, type RunPlan } from '../run/run-plan.js';
-import { evaluateTriggerRule, type TerminalOutcome } from '../run/trigger-rule.js';
 import { instancesOf, itemText } from './fan-out-items.js';
 import type { RunSlots } from '../run/run-slots.js';
+import { decideWave, type BodyNodeState } from './body-wave.js';
 
 export interface InRunFanOutDeps {
   store: Store;
@@ -36,11 +36,7 @@ export function runsInRun(definition: WorkflowDefinition): boolean {
   return compileRunPlan(definition).nodes.every((n) => n.action.type === 'exec');
 }
 
-interface NodeState {
-  status: 'pending' | TerminalOutcome;
-  output?: string;
-  error?: string;
-}
+type NodeState = BodyNodeState;
 
 type ItemResult = string | { failed: true; error: string; status: string };
 
@@ -177,24 +173,9 @@ export class InRunFanOut {
     const scope: BodyScope = { outputs: (id) => producerOf(states.get(id)) };
     const place = (node: PlannedNode) => ({ path: `${path}/${node.id}`, loopPath: [...(attempt.loopPath ?? [])] });
     for (;;) {
-      const wave = nodes.filter((n) => states.get(n.id)!.status === 'pending' && n.dependsOn.every((d) => states.get(d)?.status !== 'pending'));
-      if (wave.length === 0) return false;
-      const runnable: PlannedNode[] = [];
-      const decided = [];
-      for (const node of wave) {
-        const deps = node.dependsOn.map((id) => ({ id, outcome: states.get(id)!.status as TerminalOutcome }));
-        const verdict = evaluateTriggerRule(node.triggerRule, deps);
-        const decision = verdict.run ? this.deps.checkCondition(node, scope) : ({ reason: 'trigger_rule', cause: verdict.cause } as const);
-        if (decision && 'fail' in decision) {
-          decided.push(this.deps.events.refused(node, decision.fail, place(node)));
-          states.set(node.id, { status: 'failed', error: decision.fail });
-        } else if (decision) {
-          decided.push(this.deps.events.skipped(node, decision, place(node)));
-          states.set(node.id, { status: 'skipped' });
-        } else {
-          runnable.push(node);
-        }
-      }
+      const next = decideWave(nodes, states, scope, this.deps, place);
+      if (!next) return false;
+      const { runnable, decided } = next;
       if (decided.length) await this.deps.store.appendEvents(decided);
       const outcomes = await Promise.all(
         runnable.map((node) => {

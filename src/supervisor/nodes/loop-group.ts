@@ -4,11 +4,11 @@ import type { CheckCondition } from '../run/node-context.js';
 import type { NodeEventFactory } from '../run/node-events.js';
 import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandler, NodeHandlerSet } from '../run/node-handler.js';
 import type { LoopGroupAction, PlannedNode } from '../run/run-plan.js';
-import { evaluateTriggerRule, type TerminalOutcome } from '../run/trigger-rule.js';
 import type { Store } from '../../store/store.js';
 import { runBodyAttempt } from './loop-body-attempt.js';
 import type { IterationBody, IterationOutcome, LoopDriver } from './loop-driver.js';
 import { fullText, type LoopHistory } from './loop-history.js';
+import { decideWave, type BodyNodeState } from './body-wave.js';
 
 export interface LoopGroupDeps {
   driver: LoopDriver;
@@ -37,12 +37,7 @@ export class LoopGroupNodeHandler implements NodeHandler {
   }
 }
 
-interface BodyState {
-  status: 'pending' | TerminalOutcome;
-  output?: string;
-  error?: string;
-  failureKind?: string;
-}
+type BodyState = BodyNodeState;
 
 class GroupBody implements IterationBody {
   /** Body outputs of the last iteration this attempt ran (`$LOOP_PREV`). */
@@ -66,26 +61,9 @@ class GroupBody implements IterationBody {
     const place = (node: PlannedNode) => ({ path: `${attempt.path}/${node.id}`, loopPath });
 
     for (;;) {
-      const wave = nodes.filter(
-        (n) => states.get(n.id)!.status === 'pending' && n.dependsOn.every((d) => states.get(d)?.status !== 'pending'),
-      );
-      if (wave.length === 0) break;
-      const runnable: PlannedNode[] = [];
-      const decided = [];
-      for (const node of wave) {
-        const deps = node.dependsOn.map((id) => ({ id, outcome: states.get(id)!.status as TerminalOutcome }));
-        const verdict = evaluateTriggerRule(node.triggerRule, deps);
-        const decision = verdict.run ? this.deps.checkCondition(node, scope) : ({ reason: 'trigger_rule', cause: verdict.cause } as const);
-        if (decision && 'fail' in decision) {
-          decided.push(this.deps.events.refused(node, decision.fail, place(node)));
-          states.set(node.id, { status: 'failed', error: decision.fail, failureKind: 'config' });
-        } else if (decision) {
-          decided.push(this.deps.events.skipped(node, decision, place(node)));
-          states.set(node.id, { status: 'skipped' });
-        } else {
-          runnable.push(node);
-        }
-      }
+      const next = decideWave(nodes, states, scope, this.deps, place);
+      if (!next) break;
+      const { runnable, decided } = next;
       if (decided.length) await this.deps.store.appendEvents(decided);
       const outcomes = await Promise.all(
         runnable.map((node) =>
