@@ -1,6 +1,5 @@
 import { rebuildRunSnapshot } from '../records/index.js';
-import type { NodeSnapshot } from '../records/run-snapshot.js';
-import { readFile } from 'node:fs/promises';
+import { fullOutput } from '../records/full-output.js';
 import type { Store } from '../store/store.js';
 import { validateStoredDefinition } from '../workflow/validate-definition.js';
 
@@ -19,22 +18,12 @@ export async function childRunOutput(store: Pick<Store, 'getRunDefinition' | 'li
   };
   const { returns, nodes } = stored.workflow;
   const chosen = returns !== undefined ? done(returns) : undefined;
-  if (chosen) return wholeOutput(chosen);
+  if (chosen) return fullOutput(chosen);
   const needed = new Set(nodes.flatMap((n) => n.depends_on ?? []));
   for (let i = nodes.length - 1; i >= 0; i--) {
     const id = nodes[i]!.id;
     const snap = needed.has(id) ? undefined : done(id);
-    if (snap) return wholeOutput(snap);
+    if (snap) return fullOutput(snap);
   }
   return '';
-}
-
-async function wholeOutput(snap: NodeSnapshot): Promise<string> {
-  const reusable = snap.reusable!;
-  const spill = reusable.persisted?.spillPath;
-  if (spill) {
-    const text = await readFile(spill, 'utf8').catch(() => undefined);
-    if (text !== undefined) return text;
-  }
-  return reusable.text;
 }

@@ -12,7 +12,7 @@ import type { AttemptLimiter } from '../process/limits.js';
 import type { CheckCondition } from '../run/node-context.js';
 import type { NodeEventFactory } from '../run/node-events.js';
 import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandlerSet } from '../run/node-handler.js';
-import { fullOutput } from '../run/restore-run.js';
+import { fullOutput } from '../../records/full-output.js';
 import { compileRunPlan, type ChildRunAction, type PlannedNode, type RunPlan } from '../run/run-plan.js';
 import { instancesOf, itemText } from './fan-out-items.js';
 import type { RunSlots } from '../run/run-slots.js';

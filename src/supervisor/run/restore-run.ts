@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import {
   attemptEndedEvent,
   cacheActionOfEventType,
@@ -13,6 +12,7 @@ import type { Run } from '../../store/schemas/run.js';
 import type { RestoredNode } from './node-table.js';
 import { decideRetry } from './retry-policy.js';
 import type { PlannedNode, RunPlan } from './run-plan.js';
+import { fullOutput } from '../../records/full-output.js';
 
 /** Node states rebuilt from a run's event log (by path), plus the events that close interrupted attempts. */
 export interface RestoredRun {
@@ -247,15 +247,4 @@ function crashLoopError(node: PlannedNode, losses: number, previousOwner: string
     `(last: ${previousOwner ?? 'unknown'}); it is not run again, since it is most likely what stops the supervisor ` +
     `(it kills the supervisor's process, or exhausts memory). Check the node's command, then run the workflow again.`
   );
-}
-
-/** The whole output of a finished node: the stored preview, or its spill file when it was cut. */
-export async function fullOutput(snap: NodeSnapshot): Promise<string> {
-  const reusable = snap.reusable!;
-  const spill = reusable.persisted?.spillPath;
-  if (spill) {
-    const text = await readFile(spill, 'utf8').catch(() => undefined);
-    if (text !== undefined) return text;
-  }
-  return reusable.text;
 }
