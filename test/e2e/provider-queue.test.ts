@@ -27,6 +27,12 @@ function positionsOf(events: readonly LooseEvent[], node: string): number[] {
   return events.filter((e) => e.event_type === 'provider_queued' && e.step_name === node).map((e) => e.data.position as number);
 }
 
+
+/** A workflow of three independent `anthropic` prompts, a0 to a2. */
+function threeAnthropicNodes(name: string, description: string): string {
+  const nodes = ['first', 'second', 'third'].map((prompt, i) => `  - id: a${i}\n    prompt: "${prompt}"`).join('\n');
+  return `name: ${name}\ndescription: ${description}\nprovider: anthropic\nnodes:\n${nodes}\n`;
+}
 it('shows nodes waiting for their provider with their position, kept current as the line moves, and in /api/health', async () => {
   const releases: (() => void)[] = [];
   server = await startAnthropicServer(() => ({
@@ -37,17 +43,7 @@ it('shows nodes waiting for their provider with their position, kept current as 
   writeFileSync(home.paths.config, 'concurrency:\n  providers:\n    anthropic: 1\n');
   const sup = await startSupervisor(home, { limit: 4, env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-test' } });
   const api = await makeTestApp(home);
-  const run = await sup.createRun(`name: queue-positions
-description: three AI nodes behind a provider limit of 1
-provider: anthropic
-nodes:
-  - id: a0
-    prompt: "first"
-  - id: a1
-    prompt: "second"
-  - id: a2
-    prompt: "third"
-`);
+  const run = await sup.createRun(threeAnthropicNodes('queue-positions', 'three AI nodes behind a provider limit of 1'));
   // One call is in flight; the two others wait in line at positions 1 and 2.
   const waiting = await waitFor(async () => {
     const events = await sup.events(run.id);
@@ -97,17 +93,7 @@ it('holds a call back once its provider has started its requests per minute, as 
   server = await startAnthropicServer(() => ({ kind: 'stream', blocks: [{ type: 'text', text: 'ok' }], usage: { input_tokens: 1, output_tokens: 1 } }));
   writeFileSync(home.paths.config, 'concurrency:\n  requestsPerMinute:\n    anthropic: 2\n');
   const sup = await startSupervisor(home, { limit: 4, env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-test' } });
-  const run = await sup.createRun(`name: rpm
-description: three AI nodes under a budget of two calls a minute
-provider: anthropic
-nodes:
-  - id: a0
-    prompt: "first"
-  - id: a1
-    prompt: "second"
-  - id: a2
-    prompt: "third"
-`);
+  const run = await sup.createRun(threeAnthropicNodes('rpm', 'three AI nodes under a budget of two calls a minute'));
   // Two calls ran and completed; the third waits for the minute, first in its provider's line.
   const held = await waitFor(async () => {
     const events = await sup.events(run.id);
