@@ -7,7 +7,7 @@ import type { Store } from '../../src/store/store.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
+import { getRun, startRun, writeFlakyItemWorkflow, writeHomeWorkflow } from '../helpers/workflows.js';
 
 let home: TempHome;
 let server: RunningServer;
@@ -149,12 +149,7 @@ it('abandoning a child that blocks a paused parent names the parent it strands',
 
 it('resuming a fan-out that failed on 3 items re-runs those 3 children only (the same child runs)', async () => {
   const flags = await tempDir();
-  await writeHomeWorkflow(home, 'flaky', `name: flaky
-description: fails on bad items until fixed
-nodes:
-  - id: work
-    bash: 'case "$ARGUMENTS" in bad*) test -e "${flags}/fixed" || exit 1;; esac; echo "$ARGUMENTS" >> "${flags}/ran.log"; printf "%s" "done-$ARGUMENTS"'
-`);
+  await writeFlakyItemWorkflow(home, flags);
   await writeHomeWorkflow(home, 'flaky-fan', `name: flaky-fan
 description: 10 items, 3 bad
 nodes:

@@ -6,7 +6,7 @@ import type { Store } from '../../src/store/store.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { startRun, writeHomeWorkflow } from '../helpers/workflows.js';
+import { startRun, writeFlakyItemWorkflow, writeHomeWorkflow } from '../helpers/workflows.js';
 
 /** Fan-outs whose items run as instances inside the parent run (`fan_out.mode: in_run`, the default for a bash-only child). */
 
@@ -59,12 +59,7 @@ it('runs a bash-only child as in-run instances by default: no child runs, a snap
 
 it('a resume after 3 failed instances re-runs those 3 only, over the first snapshot even though the producer now lists other items', async () => {
   const flags = await tempDir();
-  await writeHomeWorkflow(home, 'flaky', `name: flaky
-description: fails on bad items until fixed
-nodes:
-  - id: work
-    bash: 'case "$ARGUMENTS" in bad*) test -e "${flags}/fixed" || exit 1;; esac; echo "$ARGUMENTS" >> "${flags}/ran.log"; printf "%s" "done-$ARGUMENTS"'
-`);
+  await writeFlakyItemWorkflow(home, flags);
   await writeHomeWorkflow(home, 'flaky-fan', `name: flaky-fan
 description: 10 items, 3 bad
 nodes:

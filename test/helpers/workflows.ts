@@ -9,6 +9,19 @@ export async function writeHomeWorkflow(home: TempHome, name: string, yaml: stri
 }
 
 /** A workflow of `count` independent bash nodes running `command`. */
+/**
+ * `flaky`: one bash node that fails on an item starting with `bad` until `<flags>/fixed` exists,
+ * logs each item it ran to `<flags>/ran.log` and prints `done-<item>` (the fan-out resume tests).
+ */
+export function writeFlakyItemWorkflow(home: TempHome, flags: string): Promise<void> {
+  return writeHomeWorkflow(home, 'flaky', `name: flaky
+description: fails on bad items until fixed
+nodes:
+  - id: work
+    bash: 'case "$ARGUMENTS" in bad*) test -e "${flags}/fixed" || exit 1;; esac; echo "$ARGUMENTS" >> "${flags}/ran.log"; printf "%s" "done-$ARGUMENTS"'
+`);
+}
+
 export function fanOutYaml(name: string, count: number, command: string): string {
   const nodes = Array.from({ length: count }, (_, i) => `  - id: n${i}\n    bash: ${JSON.stringify(command)}`);
   return `name: ${name}\ndescription: ${count} parallel nodes\nnodes:\n${nodes.join('\n')}\n`;
