@@ -103,20 +103,29 @@ it('starts the retry in a new session when the node asks for a fresh context', a
   expect(userTurns(answered.at(-1)!.body)).toBe(userTurns(answered[0]!.body));
 });
 
-async function runPiStallingOnce(first: ChatReply[]) {
+/**
+ * A server answering `first` in order, then 'summary' to every call, and `cairn serve` with the
+ * `resumable` workflow: one Pi step with a 3 s idle timeout and `max_attempts` attempts.
+ */
+async function startPi(first: ChatReply[], maxAttempts: number) {
   const chat = await startOpenAiServer((_req, i): ChatReply => first[i] ?? { kind: 'stream', deltas: ['summary'] });
   server = chat;
   const api = await startServer(home, { OPENAI_BASE_URL: chat.url });
   await writeHomeWorkflow(home, 'resumable', `name: resumable
-description: one AI step that stalls once
+description: one Pi step that stalls once
 provider: pi
 model: pi-test
 nodes:
   - id: summarise
     prompt: "summarise the ticket"
     idle_timeout: 3000
-    retry: { max_attempts: 2, delay_ms: 1000, on_error: all }
+    retry: { max_attempts: ${maxAttempts}, delay_ms: 1000, on_error: all }
 `);
+  return { chat, api };
+}
+
+async function runPiStallingOnce(first: ChatReply[]) {
+  const { chat, api } = await startPi(first, 2);
   const { done, records } = await runToItsEnd(api.url);
   expect(done.run.status).toBe('completed');
   return { chat, outcomes: records.map((r) => [r.lifecycle.status, r.lifecycle.failureKind, r.binding.sessionOrigin]) };
@@ -149,23 +158,11 @@ it('retries cold when the failed attempt was stopped before Pi saved its session
 });
 
 it('kill -9 of the supervisor while a resuming Pi attempt waits on the model: the take-over kills it, resumes the same session once more and completes the node once', async () => {
-  const chat = await startOpenAiServer((_req, i): ChatReply => [
+  const { chat, api } = await startPi([
     { kind: 'stream', deltas: [], toolCalls: [{ id: 'call_1', name: 'bash', arguments: JSON.stringify({ command: 'echo looked-at-the-ticket' }) }] },
     { kind: 'stream', deltas: ['partial'], stallAfterFirst: true },
     { kind: 'hang' },
-  ][i] as ChatReply ?? { kind: 'stream', deltas: ['summary'] });
-  server = chat;
-  const api = await startServer(home, { OPENAI_BASE_URL: chat.url });
-  await writeHomeWorkflow(home, 'resumable', `name: resumable
-description: one AI step that stalls once, then hangs while its supervisor dies
-provider: pi
-model: pi-test
-nodes:
-  - id: summarise
-    prompt: "summarise the ticket"
-    idle_timeout: 3000
-    retry: { max_attempts: 3, delay_ms: 1000, on_error: all }
-`);
+  ], 3);
   const { runId } = await startRun(api.url, 'resumable');
   // The retry, resuming attempt 1's session, is waiting on the model's answer (request 3).
   await waitFor(() => (chat.requests.length >= 3 ? true : undefined), { what: 'the resuming attempt to call the model', timeoutMs: 60_000 });
