@@ -15,6 +15,7 @@ import { chatCallResultSchema, chatCallTaskSchema, type ChatCallResult, type Cha
 import { cancelledFailure, cancelReasonOf } from '../cancel-reason.js';
 import { attemptClosedEvent } from './closed-record.js';
 import { AttemptTracker } from './attempt-tracker.js';
+import { letThreadsSizeTheirOwnHeaps, THREAD_YOUNG_GENERATION_MB } from './thread-heap.js';
 
 export interface WorkerPoolOptions {
   /** Where the pool writes the terminal record of an attempt whose thread could not. */
@@ -76,6 +77,7 @@ const THREAD_PING_MS = 1_000;
 /** The main-thread side of the Piscina pool that runs node attempts. */
 export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
   const log = opts.log ?? silentLogger();
+  letThreadsSizeTheirOwnHeaps();
   const piscina = new Piscina({
     filename: opts.filename ?? fileURLToPath(new URL('../thread/task-entry.cjs', import.meta.url)),
     maxThreads: opts.maxThreads,
@@ -84,6 +86,7 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
     minThreads: opts.maxThreads,
     concurrentTasksPerWorker: opts.concurrentTasksPerWorker,
     idleTimeout: opts.idleTimeout ?? Infinity,
+    resourceLimits: { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB },
   });
   // A thread that dies with no task of ours on it surfaces here; without a listener Node would
   // treat the 'error' event as an uncaught exception.
