@@ -1,3 +1,6 @@
+import type { NewRunEvent } from '../../store/schemas/event.js';
+import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
+import type { Run } from '../../store/schemas/run.js';
 import type { NodeEntry } from './node-table.js';
 
 /**
@@ -28,4 +31,23 @@ export function summariseOutcome(
     return { status: 'failed', error: `DAG workflow '${workflowName}' completed with failures: ${details}` };
   }
   return { status: 'completed', error: null };
+}
+
+/**
+ * The run's end once every node is terminal: its status and message (summariseOutcome) and the
+ * run-level event that records it, with the time since the run first started (across
+ * take-overs and restarts).
+ */
+export function runEnding(
+  run: Run,
+  workflowName: string,
+  nodes: Iterable<Readonly<NodeEntry>>,
+): ReturnType<typeof summariseOutcome> & { event: NewRunEvent } {
+  const outcome = summariseOutcome(workflowName, nodes);
+  const durationMs = Date.now() - Date.parse(run.started_at ?? run.created_at);
+  const event =
+    outcome.status === 'completed'
+      ? newRunLevelEvent(run, 'workflow_completed', { duration_ms: durationMs })
+      : newRunLevelEvent(run, 'workflow_failed', { error: outcome.error, duration_ms: durationMs });
+  return { ...outcome, event };
 }

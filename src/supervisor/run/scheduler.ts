@@ -1,13 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { clockNow } from '../../shared/clock.js';
 import type { Logger } from '../../shared/log.js';
 import type { NewRunEvent } from '../../store/schemas/event.js';
 import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
-import type { Run, RunStatus } from '../../store/schemas/run.js';
+import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
 import type { AttemptLimiter } from '../process/limits.js';
 import type { ProviderSlots } from '../process/provider-limits.js';
-import { budgetPausePatch, budgetPauseReason, RunBudget } from './budget.js';
+import { RunBudget } from './budget.js';
 import { ProviderLine } from './provider-line.js';
 import type { CheckCondition } from './node-context.js';
 import type { NodeEventFactory } from './node-events.js';
@@ -16,12 +15,11 @@ import { isTerminal, type NodeEntry, type NodeTable } from './node-table.js';
 import { closeSuspendedAttempts } from '../jobs/close-suspended.js';
 import { NodeTimers } from './node-timers.js';
 import { ReadyQueue } from './ready-queue.js';
-import { decideRetry } from './retry-policy.js';
-import { summariseOutcome } from './run-outcome.js';
-import { fingerprintOfText } from './output-fingerprint.js';
+import { applyOutcome, runNodeAttempt } from './node-attempt.js';
+import { runEnding } from './run-outcome.js';
 import type { RunPlan } from './run-plan.js';
-import { approvalPatch } from './approval-patch.js';
-import { commitTerminalTransition } from './terminal-transition.js';
+import { RunEnd, type SchedulerEnd } from './run-end.js';
+import { budgetPause, gatePause, type RunPause } from './run-pause.js';
 import type { ApprovalContext } from '../../store/schemas/approval.js';
 import { RunSlots } from './run-slots.js';
 import { CandidateDecider } from './candidate-decider.js';
@@ -50,8 +48,7 @@ export interface SchedulerDeps {
 
 type StopMode = 'cancel' | 'shutdown' | 'drain';
 
-/** Settles with the run's final status, or `released` when it was handed back at shutdown. */
-export type SchedulerEnd = RunStatus | 'released';
+export type { SchedulerEnd };
 
 /**
  * Drives one run by readiness over its node table: a node is decided the moment its last
@@ -77,7 +74,7 @@ export class RunScheduler {
     this.kick();
   });
   /** The run is being let go to sleep (see sleep()); settles once that is committed or refused. */
-  private sleeping: Promise<void> | undefined;
+  private sleeping: Promise<unknown> | undefined;
   /** Nodes at a gate, in the order they reached it: the first is what the paused run asks about. */
   private readonly suspended = new Map<NodeEntry, ApprovalContext>();
   private readonly queueAbort = new AbortController();
@@ -88,11 +85,8 @@ export class RunScheduler {
   private pumping: Promise<void> | undefined;
   /** Stopping, and every in-flight attempt has settled: the run may now finish (or be released). */
   private settled = false;
-  /** A terminal transition is being committed (or was): nothing else may start one. */
-  private ending: Promise<void> | undefined;
-  private finished = false;
-  private resolveDone!: (end: SchedulerEnd) => void;
-  readonly done = new Promise<SchedulerEnd>((resolve) => (this.resolveDone = resolve));
+  /** How the scheduler's hold on the run ends: a terminal state committed, or the run let go. */
+  private readonly end: RunEnd;
 
   constructor(
     private readonly run: Run,
@@ -100,6 +94,7 @@ export class RunScheduler {
     private readonly table: NodeTable,
     private readonly deps: SchedulerDeps,
   ) {
+    this.end = new RunEnd({ store: deps.store, runId: run.id, ownerId: deps.ownerId, log: deps.log });
     this.budget = new RunBudget(run.metadata);
     this.runSlots = deps.runSlots ?? new RunSlots(deps.perRunLimit);
     this.decider = new CandidateDecider({ table, events: deps.events, checkCondition: deps.checkCondition }, this.candidates, this.ready);
@@ -111,6 +106,11 @@ export class RunScheduler {
 
   get runId(): string {
     return this.run.id;
+  }
+
+  /** Settles with the run's final status, or `released` when it was let go. */
+  get done(): Promise<SchedulerEnd> {
+    return this.end.done;
   }
 
   /** Ready nodes waiting for a slot of this run's own limit (not yet asking the global one). */
@@ -144,7 +144,7 @@ export class RunScheduler {
    * such node waits here.
    */
   continueSuspended(path: string): 'continued' | 'ending' | 'absent' {
-    if (this.ending || this.finished) return 'ending';
+    if (this.end.reached) return 'ending';
     const entry = [...this.suspended.keys()].find((e) => e.path === path);
     if (!entry || !entry.heldAttempt) return 'absent';
     this.suspended.delete(entry);
@@ -161,15 +161,15 @@ export class RunScheduler {
   }
 
   private async endCancelled(reason: string, error: string | null): Promise<void> {
-    if (this.ending || this.finished) return;
+    if (this.end.reached) return;
     this.stop('cancel');
     await this.settleInflight();
     // Skip records of the last pass are committed before the run's terminal event.
     await this.pumpIdle();
     // Let go to sleep meanwhile: the cancel is completed by whoever ends the sleeping run.
-    if (this.ending || this.finished) return;
+    if (this.end.reached) return;
     const closing = await this.closeHeldAttempts(reason);
-    await this.finish('cancelled', error, [...closing, newRunLevelEvent(this.run, 'workflow_cancelled', { reason })]);
+    await this.end.finish('cancelled', error, [...closing, newRunLevelEvent(this.run, 'workflow_cancelled', { reason })]);
   }
 
   /**
@@ -198,15 +198,13 @@ export class RunScheduler {
     this.settled = true;
     this.kick();
     await this.pumpIdle();
-    if (this.ending) return void (await this.ending);
-    if (this.finished) return;
-    this.finished = true;
-    await this.deps.store.releaseRuns(this.deps.ownerId, [this.run.id]);
-    this.resolveDone('released');
+    if (this.end.ending) return void (await this.end.ending);
+    if (this.end.finished) return;
+    await this.end.letGo(() => this.deps.store.releaseRuns(this.deps.ownerId, [this.run.id]));
   }
 
   private stop(mode: StopMode): void {
-    if (this.finished) return;
+    if (this.end.finished) return;
     this.stopping ??= mode;
     this.queueAbort.abort();
     this.letGoOfWaiting();
@@ -235,7 +233,7 @@ export class RunScheduler {
       this.pumping = undefined;
       // A kick that came after the pass's last check, before this callback, found a pass still
       // set and started none: take it now, or the run would wait for a kick that never comes.
-      if (this.dirty && !this.finished && !this.ending) this.kick();
+      if (this.dirty && !this.end.reached) this.kick();
     });
   }
 
@@ -246,7 +244,7 @@ export class RunScheduler {
 
   private async pump(): Promise<void> {
     try {
-      while (this.dirty && !this.finished && !this.ending) {
+      while (this.dirty && !this.end.reached) {
         this.dirty = false;
         const decided = this.decider.decide();
         // Skip records are durable before any dependant acts on them.
@@ -318,124 +316,52 @@ export class RunScheduler {
     this.inflight.add(task);
   }
 
-  /** One attempt through the node's handler. A handler that throws is a bug: the attempt is a
-   * transient failure, logged, and goes through the retry policy like any other. */
-  private async runAttempt(entry: NodeEntry): Promise<AttemptOutcome> {
-    const held = entry.heldAttempt;
-    delete entry.heldAttempt;
-    if (!held) entry.attempts += 1;
-    // Queued for a global slot before the budget was reached: it does not start now.
-    if (this.deps.providerOf?.(entry.plan) !== undefined && this.budget.over) {
-      this.budget.reached = true;
-      return { status: 'not_started' };
-    }
-    entry.invocation ??= { id: randomUUID(), startedAt: new Date(clockNow()).toISOString() };
-    const identity = { invocation: entry.invocation, attempt: held ?? { id: randomUUID(), number: entry.attempts } };
-    try {
-      const handler = this.deps.handlers.handlerFor(entry.plan);
-      const outcome = await handler.runAttempt({
-        node: entry.plan, path: entry.path, identity, signal: this.attemptAbort.signal, ...(held ? { continued: true } : {}),
-      });
-      if (outcome.status === 'waiting') entry.heldAttempt = identity.attempt;
-      // A node suspended on something outside the run (a child run) may be continued in place.
-      if (outcome.status === 'suspended' && outcome.approval.type === 'child_workflow') entry.heldAttempt = identity.attempt;
-      return outcome;
-    } catch (err) {
-      this.deps.log.error({ err, nodeId: entry.plan.id }, 'node.attempt_crashed');
-      return { status: 'failed', error: `the attempt crashed: ${(err as Error).message}`, failureKind: 'transient' };
-    }
+  private runAttempt(entry: NodeEntry): Promise<AttemptOutcome> {
+    return runNodeAttempt(entry, {
+      handlers: this.deps.handlers,
+      signal: this.attemptAbort.signal,
+      log: this.deps.log,
+      heldBack: (node) => {
+        if (this.deps.providerOf?.(node.plan) === undefined || !this.budget.over) return false;
+        this.budget.reached = true;
+        return true;
+      },
+    });
   }
 
   private onOutcome(entry: NodeEntry, outcome: AttemptOutcome): void {
-    switch (outcome.status) {
-      case 'completed': {
-        // A node that had a prior success and produced the same output again leaves its cached
-        // dependants valid.
-        const changed = entry.priorFingerprint === undefined || fingerprintOfText(outcome.output) !== entry.priorFingerprint;
-        this.candidates.push(...this.table.settle(entry, 'completed', { output: outcome.output, changed }));
-        return;
-      }
-      case 'halted':
-        this.candidates.push(...this.table.settle(entry, 'completed', { output: outcome.output }));
-        void this.halt(entry.plan.id, outcome.reason).catch((err: unknown) => this.deps.log.error({ err }, 'run.halt_failed'));
-        return;
-      case 'suspended':
-        entry.status = 'suspended';
-        this.suspended.set(entry, outcome.approval);
-        return;
-      case 'waiting':
-        if (this.stopping) {
-          entry.status = 'pending';
-          return;
-        }
-        this.timers.waitUntil(entry, outcome.wakeAt);
-        return;
-      case 'not_started':
-        entry.attempts -= 1;
-        entry.status = 'pending';
-        return;
-      case 'cancelled':
-        // Interrupted attempts run again as a new attempt when the run is next driven.
-        entry.status = 'pending';
-        return;
-      case 'failed': {
-        const decision = decideRetry(entry.plan.retry, outcome, entry.attempts);
-        if (!decision.retry) {
-          this.candidates.push(...this.table.settle(entry, 'failed', { error: outcome.error }));
-        } else if (this.stopping) {
-          entry.status = 'pending';
-        } else {
-          this.timers.retryAfter(entry, decision.delayMs);
-        }
-      }
-    }
+    applyOutcome(entry, outcome, {
+      table: this.table,
+      candidates: this.candidates,
+      suspended: this.suspended,
+      timers: this.timers,
+      stopping: this.stopping !== undefined,
+      halt: (nodeId, reason) =>
+        void this.halt(nodeId, reason).catch((err: unknown) => this.deps.log.error({ err }, 'run.halt_failed')),
+    });
   }
 
+  /**
+   * Ends the run once nothing of it runs any more: completed or failed when every node is
+   * terminal; else paused when it waits for a person at a gate, for a child run, or for more
+   * budget (an AI attempt was held back by it). A paused run holds nothing here (no scheduler,
+   * no timer, no lease); a resume, or the answer's job, rebuilds it from its events.
+   */
   private async maybeFinish(): Promise<void> {
-    if (this.finished || this.ending || this.inflight.size || (this.stopping && !this.settled)) return;
+    if (this.end.reached || this.inflight.size || (this.stopping && !this.settled)) return;
     if (!this.table.allTerminal()) {
-      if (this.budget.reached) await this.pauseForBudget();
-      else if (this.suspended.size && !this.ready.length && !this.timers.retrying && !this.timers.waiting) await this.pause();
-      else await this.maybeSleep();
+      if (this.budget.reached) {
+        // Ready nodes, retries and waits hold nothing and continue when the run is resumed.
+        this.letGoOfWaiting();
+        await this.paused(budgetPause(this.run, this.budget.spentUsd, this.budget.usd!));
+      } else if (this.suspended.size && !this.ready.length && !this.timers.retrying && !this.timers.waiting) {
+        const [entry, approval] = this.suspended.entries().next().value!;
+        await this.paused(gatePause(this.run, entry.path, approval));
+      } else await this.maybeSleep();
       return;
     }
-    const outcome = summariseOutcome(this.plan.workflowName, this.table.values());
-    // From the run's first start, across take-overs and restarts.
-    const durationMs = Date.now() - Date.parse(this.run.started_at ?? this.run.created_at);
-    const event =
-      outcome.status === 'completed'
-        ? newRunLevelEvent(this.run, 'workflow_completed', { duration_ms: durationMs })
-        : newRunLevelEvent(this.run, 'workflow_failed', { error: outcome.error, duration_ms: durationMs });
-    await this.finish(outcome.status, outcome.error, [event]);
-  }
-
-  /**
-   * Every node that can run has run, and a gate waits for a person: the run is recorded paused
-   * with what it waits for, and let go. A paused run holds nothing here (no scheduler, no timer,
-   * no lease); the answer's job rebuilds it from its events.
-   */
-  private async pause(): Promise<void> {
-    const [entry, approval] = this.suspended.entries().next().value!;
-    const reason =
-      approval.type === 'child_workflow'
-        ? `Blocked on child run ${approval.childRunId} at '${entry.path}': ${approval.message}`
-        : `Approval required at '${entry.path}': ${approval.message}`;
-    const event = newRunLevelEvent(this.run, 'workflow_paused', { reason, nodeId: entry.path, type: approval.type });
-    await this.finish('paused', null, [event], approvalPatch(approval, this.run.metadata.rejections?.[entry.path]));
-  }
-
-  /**
-   * An AI attempt was held back by the run's budget and nothing runs any more: the run is recorded
-   * paused with why (`workflow_paused`, metadata.budget_pause) and let go like a run paused at a
-   * gate. Ready nodes, retries and waits hold nothing and continue when the run is resumed.
-   */
-  private async pauseForBudget(): Promise<void> {
-    this.letGoOfWaiting();
-    const spent = this.budget.spentUsd;
-    const budget = this.budget.usd!;
-    const reason = budgetPauseReason(spent, budget);
-    const event = newRunLevelEvent(this.run, 'workflow_paused', { reason, type: 'budget', spentUsd: spent, budgetUsd: budget });
-    await this.finish('paused', null, [event], budgetPausePatch(spent, budget));
+    const { status, error, event } = runEnding(this.run, this.plan.workflowName, this.table.values());
+    await this.end.finish(status, error, [event]);
   }
 
   /**
@@ -452,45 +378,19 @@ export class RunScheduler {
     if (this.ready.length || this.providerLine?.length || this.timers.retrying || this.inflight.size) return;
     const wakeAt = this.timers.earliestWake!;
     if (wakeAt - clockNow() <= after) return;
-    this.sleeping = this.sleep(wakeAt).finally(() => (this.sleeping = undefined));
+    this.sleeping = this.end.sleep(wakeAt, () => this.timers.letGo()).finally(() => (this.sleeping = undefined));
     await this.sleeping;
   }
 
-  private async sleep(wakeAt: number): Promise<void> {
-    const at = new Date(wakeAt).toISOString();
-    let slept = false;
-    try {
-      slept = await this.deps.store.sleepRun({ runId: this.run.id, ownerId: this.deps.ownerId, wakeAt: at });
-    } catch (err) {
-      this.deps.log.warn({ err }, 'run.sleep_failed');
-    }
-    if (!slept || this.finished || this.ending) return;
-    this.finished = true;
-    this.timers.letGo();
-    this.deps.log.info({ wakeAt: at }, 'run.sleeping');
-    this.resolveDone('released');
+  private paused({ event, patch }: RunPause): Promise<void> {
+    return this.end.finish('paused', null, [event], patch);
   }
 
   private async failRun(error: string): Promise<void> {
-    if (this.finished || this.ending) return;
+    if (this.end.reached) return;
     this.stop('cancel');
     await this.settleInflight();
     await this.pumpIdle();
-    await this.finish('failed', error, [newRunLevelEvent(this.run, 'workflow_failed', { error })]);
-  }
-
-  /** Commits the run's terminal state, retrying until it commits; only then is the run done. */
-  private finish(status: RunStatus, error: string | null, events: NewRunEvent[], metadataPatch?: Record<string, unknown>): Promise<void> {
-    this.ending ??= (async () => {
-      const committed = await commitTerminalTransition(
-        this.deps.store,
-        { runId: this.run.id, ownerId: this.deps.ownerId, status, error, release: true, events, ...(metadataPatch ? { metadataPatch } : {}) },
-        this.deps.log,
-      );
-      this.finished = true;
-      if (committed) this.deps.log.info({ status, ...(error !== null ? { error } : {}) }, 'run.finished');
-      this.resolveDone(committed ? status : 'released');
-    })();
-    return this.ending;
+    await this.end.finish('failed', error, [newRunLevelEvent(this.run, 'workflow_failed', { error })]);
   }
 }
