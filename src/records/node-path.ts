@@ -69,6 +69,18 @@ export function isWithinScope(path: string, scope: string): boolean {
   return path.length > scope.length + 1 && path.startsWith(scope) && path[scope.length] === PATH_SEPARATOR;
 }
 
+/**
+ * Whether some scope in `scopes` encloses `path` (isWithinScope for any of them), by looking up
+ * each enclosing prefix of `path`: as many lookups as `path` has separators, however many
+ * scopes there are (a 10,000-item fan-out has 10,000 instance scopes).
+ */
+export function isWithinAnyScope(path: string, scopes: ReadonlySet<string>): boolean {
+  for (let at = path.indexOf(PATH_SEPARATOR); at !== -1 && at < path.length - 1; at = path.indexOf(PATH_SEPARATOR, at + 1)) {
+    if (scopes.has(path.slice(0, at))) return true;
+  }
+  return false;
+}
+
 /** The scope that encloses `path`, or undefined for a top-level node. */
 export function parentPath(path: string): string | undefined {
   const at = path.lastIndexOf(PATH_SEPARATOR);

@@ -1,6 +1,6 @@
 import type { RunTotals } from './schemas/run-usage.js';
 import { costScopeOfAccounting } from './cost-scope.js';
-import { isWithinScope } from './node-path.js';
+import { isWithinAnyScope } from './node-path.js';
 import type { NodeRow, UsageObservation } from './read-node-event.js';
 
 /** Summed usage. Every key is absent, never 0, when no counted row reported it. */
@@ -39,10 +39,7 @@ export function countedContributions(rows: readonly NodeRow[]): UsageContributio
     contributions.push({ path: row.path, usage: row.usage });
   }
   if (instanceScopes.size === 0) return contributions;
-  return contributions.filter((c) => {
-    for (const scope of instanceScopes) if (isWithinScope(c.path, scope)) return false;
-    return true;
-  });
+  return contributions.filter((c) => !isWithinAnyScope(c.path, instanceScopes));
 }
 
 /** Sums observations. Cost keeps accumulating when tokens are incomplete; token totals do not. */

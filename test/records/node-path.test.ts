@@ -1,9 +1,11 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CairnError } from '../../src/shared/errors.js';
 import {
   assertNodeId,
   instancePath,
   isValidNodePath,
+  isWithinAnyScope,
   isWithinScope,
   nodePath,
   parentPath,
@@ -38,5 +40,23 @@ describe('node paths', () => {
     expect(isWithinScope('fixed/test', 'fix')).toBe(false);
     expect(parentPath('review[2]/lint')).toBe('review[2]');
     expect(parentPath('build')).toBeUndefined();
+  });
+
+  it('tells whether a path lies inside any of many scopes, as isWithinScope over each would', () => {
+    const scopes = new Set(['review[2]', 'each[7]/inner[0]']);
+    expect(isWithinAnyScope('review[2]/lint', scopes)).toBe(true);
+    expect(isWithinAnyScope('each[7]/inner[0]/x', scopes)).toBe(true);
+    expect(isWithinAnyScope('each[7]/inner[0]', scopes)).toBe(false);
+    expect(isWithinAnyScope('review[20]/lint', scopes)).toBe(false);
+    expect(isWithinAnyScope('each[7]/x', scopes)).toBe(false);
+    // Any strings, separators anywhere (leading, doubled, trailing): the same answer as the plain check.
+    const segment = fc.constantFrom('a', 'b', 'x[1]', '', 'a[0]');
+    const path = fc.array(segment, { minLength: 1, maxLength: 5 }).map((parts) => parts.join('/'));
+    fc.assert(
+      fc.property(path, fc.array(path, { maxLength: 6 }), (p, list) => {
+        expect(isWithinAnyScope(p, new Set(list))).toBe(list.some((scope) => isWithinScope(p, scope)));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
