@@ -1,32 +1,28 @@
-import { rebuildRunSnapshot } from '../records/index.js';
-import { isInterrupted } from '../records/interrupted.js';
 import { CairnError } from '../shared/errors.js';
 import { childRunOutput } from '../runs/child-output.js';
-import type { RunEvent } from '../store/schemas/event.js';
+import { isRunEvent } from '../store/schemas/event.js';
 import type { Run } from '../store/schemas/run.js';
 import type { Store } from '../store/store.js';
 import { validateStoredDefinition } from '../workflow/validate-definition.js';
 import type { FanOutGrid, FanOutGridItem, FanOutItemStatus } from '../wire/fan-out.js';
+import { FanOutGridFold } from './fan-out-grid-fold.js';
 
 const PREVIEW_CHARS = 200;
 
 /**
  * The fan-out grid of one node of a run: every item (from the node's `fan_out_instances`
  * snapshot) with its status, attempts, duration, cost, output preview and error, one page at a
- * time, and the counts per status over all items. In-run instances are read from the run's own
- * events; child runs from their rows (output previews only for the page's completed children).
+ * time, and the counts per status over all items. In-run instances come from the run's own
+ * events, folded as they are written (fan-out-grid-fold.ts); child runs from their rows (output
+ * previews only for the page's completed children).
  */
 export async function readFanOutGrid(store: Store, run: Run, nodeId: string, page: { limit: number; offset: number }): Promise<FanOutGrid> {
   requireFanOutNode(await store.getRunDefinition(run.id), run.workflow_name, nodeId);
-  const events = await store.listRunEvents(run.id);
-  const snapshot = rebuildRunSnapshot(events);
-  const instances = snapshot.fanOutInstances.get(nodeId) ?? [];
+  const fold = await foldedGrid(store, run.id, nodeId);
   const children = await store.listChildRuns(run.id, nodeId);
-  const mode = children.length ? 'child_runs' : modeOf(events, nodeId);
+  const mode = children.length ? 'child_runs' : fold.mode;
   const items: FanOutGridItem[] =
-    mode === 'child_runs'
-      ? await childItems(store, instances, children)
-      : instanceItems(events, snapshot, nodeId, instances, run.status === 'running');
+    mode === 'child_runs' ? await childItems(store, fold.instances, children) : fold.inRunItems(run.status === 'running');
   const counts = Object.fromEntries(['pending', 'running', 'paused', 'completed', 'failed', 'cancelled'].map((s) => [s, 0])) as Record<FanOutItemStatus, number>;
   for (const item of items) counts[item.status] += 1;
   const slice = items.slice(page.offset, page.offset + page.limit);
@@ -39,6 +35,28 @@ export async function readFanOutGrid(store: Store, run: Run, nodeId: string, pag
   return { runId: run.id, nodeId, mode, total: items.length, counts, items: slice, nextOffset: end < items.length ? end : null };
 }
 
+/**
+ * The grids asked for lately, each brought up to date with the events written since it was
+ * last read: a user paging through a grid, or a dashboard polling a running fan-out, reads only
+ * what is new. Few, since one holds a few hundred bytes per item.
+ */
+const folds = new Map<string, FanOutGridFold>();
+const FOLDS_KEPT = 4;
+const EVENTS_PER_READ = 5_000;
+
+async function foldedGrid(store: Store, runId: string, nodeId: string): Promise<FanOutGridFold> {
+  const key = `${runId}\n${nodeId}`;
+  const fold = folds.get(key) ?? new FanOutGridFold(nodeId);
+  folds.delete(key);
+  folds.set(key, fold);
+  if (folds.size > FOLDS_KEPT) folds.delete(folds.keys().next().value!);
+  for (;;) {
+    const batch = await store.listEventsAfter(fold.lastSeq, EVENTS_PER_READ, { runId });
+    fold.apply(batch.filter(isRunEvent));
+    if (batch.length < EVENTS_PER_READ) return fold;
+  }
+}
+
 /** Throws a 4xx naming the problem unless `nodeId` is a `workflow:` node with `fan_out` of the run's workflow. */
 export function requireFanOutNode(definition: unknown, workflowName: string, nodeId: string): void {
   const stored = validateStoredDefinition(definition);
@@ -47,16 +65,6 @@ export function requireFanOutNode(definition: unknown, workflowName: string, nod
   if (!('workflow' in node) || !node.fan_out) {
     throw new CairnError('VALIDATION_FAILED', `Node '${nodeId}' of workflow '${workflowName}' is not a fan-out (a workflow: node with fan_out)`);
   }
-}
-
-function modeOf(events: readonly RunEvent[], nodeId: string): 'in_run' | 'child_runs' | null {
-  for (let i = events.length - 1; i >= 0; i--) {
-    const e = events[i]!;
-    if (e.step_name !== nodeId || e.event_type !== 'node_started') continue;
-    const kind = (e.data.execution as { node?: { kind?: string } } | undefined)?.node?.kind;
-    return kind === 'compose_fan_out' ? 'in_run' : 'child_runs';
-  }
-  return null;
 }
 
 type Instance = { ordinal: number; identity: string; item: unknown };
@@ -86,58 +94,4 @@ async function childItems(store: Store, instances: readonly Instance[], children
     });
   }
   return items;
-}
-
-function instanceItems(
-  events: readonly RunEvent[],
-  snapshot: ReturnType<typeof rebuildRunSnapshot>,
-  nodeId: string,
-  instances: readonly Instance[],
-  running: boolean,
-): FanOutGridItem[] {
-  const rows = new Map<string, RunEvent[]>();
-  // Instances whose nodes have rows: an instance's own rows are written once it ended.
-  const begun = new Set<string>();
-  for (const e of events) {
-    if (e.step_name === null || !e.step_name.startsWith(`${nodeId}[`)) continue;
-    const slash = e.step_name.indexOf('/');
-    if (slash >= 0) {
-      begun.add(e.step_name.slice(0, slash));
-      continue;
-    }
-    let list = rows.get(e.step_name);
-    if (!list) rows.set(e.step_name, (list = []));
-    list.push(e);
-  }
-  const costs = new Map<number, number>();
-  for (const [path, snap] of snapshot.nodes) {
-    const match = /^(.+)\[(\d+)\](?:\/|$)/.exec(path);
-    if (!match || match[1] !== nodeId || snap.usage.costUsd === undefined) continue;
-    const ordinal = Number(match[2]);
-    costs.set(ordinal, (costs.get(ordinal) ?? 0) + snap.usage.costUsd);
-  }
-  return instances.map((instance) => {
-    const path = `${nodeId}[${instance.ordinal}]`;
-    const list = rows.get(path) ?? [];
-    const last = list.at(-1);
-    const execution = last?.data.execution as { timing?: { durationMs?: number }; lifecycle?: { error?: string } } | undefined;
-    const status: FanOutItemStatus =
-      !last ? (running && begun.has(path) ? 'running' : 'pending')
-        : last.event_type === 'node_started' ? 'running'
-          : last.event_type === 'node_completed' ? 'completed'
-            : isInterrupted(last.data) ? 'pending' : 'failed';
-    const output = typeof last?.data.node_output === 'string' ? last.data.node_output : null;
-    return {
-      index: instance.ordinal,
-      identity: instance.identity,
-      item: instance.item,
-      childRunId: null,
-      status,
-      attempts: list.filter((e) => e.event_type === 'node_started').length,
-      durationMs: status === 'completed' || status === 'failed' ? (execution?.timing?.durationMs ?? null) : null,
-      costUsd: costs.get(instance.ordinal) ?? null,
-      outputPreview: status === 'completed' && output !== null ? output.slice(0, PREVIEW_CHARS) : null,
-      error: status === 'failed' ? (execution?.lifecycle?.error ?? null) : null,
-    };
-  });
 }
