@@ -1,5 +1,4 @@
 import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeExecHarness, type ExecHarness } from '../exec-harness.js';
@@ -55,7 +54,7 @@ describe('exec attempts in the worker pool', () => {
   });
 
   it('fails at once with a config error when the uv runtime is not installed', async () => {
-    const emptyPath = await mkdtemp(join(tmpdir(), 'cairn-no-runtimes-'));
+    const emptyPath = await mkdtemp(join(h.home.home, 'no-runtimes-'));
     const task = h.task('print(1)', { runtime: 'uv', legacyType: 'script', nodeId: 'py', env: { PATH: emptyPath } });
     const result = await h.pool.runAttempt(task);
     expect(result).toMatchObject({
@@ -69,7 +68,7 @@ describe('exec attempts in the worker pool', () => {
   });
 
   it('names bun the same way when it is missing', async () => {
-    const emptyPath = await mkdtemp(join(tmpdir(), 'cairn-no-runtimes-'));
+    const emptyPath = await mkdtemp(join(h.home.home, 'no-runtimes-'));
     const task = h.task('console.log(1)', { runtime: 'bun', legacyType: 'script', nodeId: 'js', env: { PATH: emptyPath } });
     const result = await h.pool.runAttempt(task);
     expect(result.error).toBe("runtime not found: 'bun' is not installed or not on PATH (needed by node 'js')");

@@ -203,8 +203,12 @@ describe.runIf(helper)('the spawn helper', () => {
 describe('choosing a launcher', () => {
   it('uses the spawn helper when perl is on PATH, Node spawn otherwise or when told', async () => {
     const empty = await mkdtemp(join(tmpdir(), 'cairn-no-perl-'));
-    expect(chooseLauncher({ PATH: empty }).kind).toBe('direct');
-    expect(chooseLauncher({ PATH: process.env.PATH, CAIRN_EXEC_SPAWNER: 'direct' }).kind).toBe('direct');
-    if (perl) expect(chooseLauncher({ PATH: process.env.PATH }).kind).toBe('helper');
+    try {
+      expect(chooseLauncher({ PATH: empty }).kind).toBe('direct');
+      expect(chooseLauncher({ PATH: process.env.PATH, CAIRN_EXEC_SPAWNER: 'direct' }).kind).toBe('direct');
+      if (perl) expect(chooseLauncher({ PATH: process.env.PATH }).kind).toBe('helper');
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
   });
 });
