@@ -5,7 +5,8 @@ import { FAN_OUT_INSTANCES_EVENT, fanOutInstancesSchema, type FanOutInstance } f
 import type { RunEvent } from '../store/schemas/event.js';
 import type { FanOutGridItem, FanOutItemStatus } from '../wire/fan-out.js';
 
-const PREVIEW_CHARS = 200;
+/** How much of an item's output the grid shows. */
+export const PREVIEW_CHARS = 200;
 
 /** What the grid shows of an in-run instance's own rows: the latest one, and how many started. */
 interface InstanceRows {

@@ -5,9 +5,8 @@ import type { Run } from '../store/schemas/run.js';
 import type { Store } from '../store/store.js';
 import { validateStoredDefinition } from '../workflow/validate-definition.js';
 import type { FanOutGrid, FanOutGridItem, FanOutItemStatus } from '../wire/fan-out.js';
-import { FanOutGridFold } from './fan-out-grid-fold.js';
+import { FanOutGridFold, PREVIEW_CHARS } from './fan-out-grid-fold.js';
 
-const PREVIEW_CHARS = 200;
 
 /**
  * The fan-out grid of one node of a run: every item (from the node's `fan_out_instances`

@@ -6,7 +6,7 @@ import type { Store } from '../../src/store/store.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { startRun, writeHomeWorkflow } from '../helpers/workflows.js';
+import { startRun, writeFlakyItemWorkflow, writeHomeWorkflow } from '../helpers/workflows.js';
 
 /** The fan-out grid: GET …/fan-out/{nodeId} (paged) and POST …/fan-out/{nodeId}/retry, through the real server. */
 
@@ -38,12 +38,7 @@ const grid = async (runId: string, nodeId: string, query = '') => {
 
 describe.each(['in_run', 'child_runs'])('with %s items', (mode) => {
   it('lists every item with its status, attempts and output, paged; retry runs only the failed items again and joins again', async () => {
-    await writeHomeWorkflow(home, 'flaky', `name: flaky
-description: fails on bad items until fixed
-nodes:
-  - id: work
-    bash: 'case "$ARGUMENTS" in bad*) test -e "${flags}/fixed" || { echo "not fixed: $ARGUMENTS" >&2; exit 1; };; esac; echo "$ARGUMENTS" >> "${flags}/ran.log"; printf "%s" "done-$ARGUMENTS"'
-`);
+    await writeFlakyItemWorkflow(home, flags);
     await writeHomeWorkflow(home, 'gridded', `name: gridded
 description: 5 items, 2 bad, joined all_done
 nodes:

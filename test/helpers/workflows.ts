@@ -8,7 +8,6 @@ export async function writeHomeWorkflow(home: TempHome, name: string, yaml: stri
   await writeFile(join(home.paths.workflows, `${name}.yaml`), yaml);
 }
 
-/** A workflow of `count` independent bash nodes running `command`. */
 /**
  * `flaky`: one bash node that fails on an item starting with `bad` until `<flags>/fixed` exists,
  * logs each item it ran to `<flags>/ran.log` and prints `done-<item>` (the fan-out resume tests).
@@ -22,6 +21,7 @@ nodes:
 `);
 }
 
+/** A workflow of `count` independent bash nodes running `command`. */
 export function fanOutYaml(name: string, count: number, command: string): string {
   const nodes = Array.from({ length: count }, (_, i) => `  - id: n${i}\n    bash: ${JSON.stringify(command)}`);
   return `name: ${name}\ndescription: ${count} parallel nodes\nnodes:\n${nodes.join('\n')}\n`;
