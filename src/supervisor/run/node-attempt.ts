@@ -57,7 +57,7 @@ export interface OutcomeTarget {
   suspended: Map<NodeEntry, ApprovalContext>;
   timers: NodeTimers;
   /** The run is stopping: nothing waits or retries here any more (it stays pending for whoever drives it next). */
-  stopping: boolean;
+  stopping(): boolean;
   /** A `cancel:` node was reached: the run ends cancelled with its reason. */
   halt(nodeId: string, reason: string): void;
 }
@@ -85,7 +85,7 @@ export function applyOutcome(entry: NodeEntry, outcome: AttemptOutcome, target: 
       target.suspended.set(entry, outcome.approval);
       return;
     case 'waiting':
-      if (target.stopping) {
+      if (target.stopping()) {
         entry.status = 'pending';
         return;
       }
@@ -103,7 +103,7 @@ export function applyOutcome(entry: NodeEntry, outcome: AttemptOutcome, target: 
       const decision = decideRetry(entry.plan.retry, outcome, entry.attempts);
       if (!decision.retry) {
         target.candidates.push(...target.table.settle(entry, 'failed', { error: outcome.error }));
-      } else if (target.stopping) {
+      } else if (target.stopping()) {
         entry.status = 'pending';
       } else {
         target.timers.retryAfter(entry, decision.delayMs);

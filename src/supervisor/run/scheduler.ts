@@ -15,7 +15,7 @@ import { isTerminal, type NodeEntry, type NodeTable } from './node-table.js';
 import { closeSuspendedAttempts } from '../jobs/close-suspended.js';
 import { NodeTimers } from './node-timers.js';
 import { ReadyQueue } from './ready-queue.js';
-import { applyOutcome, runNodeAttempt } from './node-attempt.js';
+import { applyOutcome, runNodeAttempt, type AttemptRun, type OutcomeTarget } from './node-attempt.js';
 import { runEnding } from './run-outcome.js';
 import type { RunPlan } from './run-plan.js';
 import { RunEnd, type SchedulerEnd } from './run-end.js';
@@ -87,6 +87,9 @@ export class RunScheduler {
   private settled = false;
   /** How the scheduler's hold on the run ends: a terminal state committed, or the run let go. */
   private readonly end: RunEnd;
+  /** What each attempt runs with, and what its outcome moves (node-attempt.ts). */
+  private readonly attemptRun: AttemptRun;
+  private readonly outcomeTarget: OutcomeTarget;
 
   constructor(
     private readonly run: Run,
@@ -99,6 +102,24 @@ export class RunScheduler {
     this.runSlots = deps.runSlots ?? new RunSlots(deps.perRunLimit);
     this.decider = new CandidateDecider({ table, events: deps.events, checkCondition: deps.checkCondition }, this.candidates, this.ready);
     this.runSlots.onFree = () => this.kick();
+    this.attemptRun = {
+      handlers: deps.handlers,
+      signal: this.attemptAbort.signal,
+      log: deps.log,
+      heldBack: (node) => {
+        if (deps.providerOf?.(node.plan) === undefined || !this.budget.over) return false;
+        this.budget.reached = true;
+        return true;
+      },
+    };
+    this.outcomeTarget = {
+      table,
+      candidates: this.candidates,
+      suspended: this.suspended,
+      timers: this.timers,
+      stopping: () => this.stopping !== undefined,
+      halt: (nodeId, reason) => void this.halt(nodeId, reason).catch((err: unknown) => deps.log.error({ err }, 'run.halt_failed')),
+    };
     this.providerLine = deps.providerSlots
       ? new ProviderLine({ run, store: deps.store, log: deps.log, slots: deps.providerSlots, wake: () => this.kick() })
       : undefined;
@@ -294,12 +315,12 @@ export class RunScheduler {
         if (ran.dropped) node.status = 'pending';
         else {
           if ('tokens' in ran.value) tokens = ran.value.tokens;
-          this.onOutcome(node, ran.value);
+          applyOutcome(node, ran.value, this.outcomeTarget);
         }
       })
       .catch((err: unknown) => {
         this.deps.log.error({ err, nodeId: node.plan.id }, 'node.schedule_failed');
-        this.onOutcome(node, { status: 'failed', error: (err as Error).message, failureKind: 'transient' });
+        applyOutcome(node, { status: 'failed', error: (err as Error).message, failureKind: 'transient' }, this.outcomeTarget);
       })
       // The attempt's end (and its spend) is committed: the budget is checked against it.
       .then(() =>
@@ -317,28 +338,7 @@ export class RunScheduler {
   }
 
   private runAttempt(entry: NodeEntry): Promise<AttemptOutcome> {
-    return runNodeAttempt(entry, {
-      handlers: this.deps.handlers,
-      signal: this.attemptAbort.signal,
-      log: this.deps.log,
-      heldBack: (node) => {
-        if (this.deps.providerOf?.(node.plan) === undefined || !this.budget.over) return false;
-        this.budget.reached = true;
-        return true;
-      },
-    });
-  }
-
-  private onOutcome(entry: NodeEntry, outcome: AttemptOutcome): void {
-    applyOutcome(entry, outcome, {
-      table: this.table,
-      candidates: this.candidates,
-      suspended: this.suspended,
-      timers: this.timers,
-      stopping: this.stopping !== undefined,
-      halt: (nodeId, reason) =>
-        void this.halt(nodeId, reason).catch((err: unknown) => this.deps.log.error({ err }, 'run.halt_failed')),
-    });
+    return runNodeAttempt(entry, this.attemptRun);
   }
 
   /**
