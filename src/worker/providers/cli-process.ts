@@ -122,14 +122,15 @@ export async function launchCli(opts: CliLaunch): Promise<{ ok: true; proc: CliP
   }
   child.start();
   void child.closed.then(() => lines.end(), () => lines.end());
-  let stopped = false;
-  const stop = async () => {
-    if (stopped) return;
-    stopped = true;
-    await killProcessGroup(child.pid, { graceMs: KILL_GRACE_MS });
-    child.release();
-    lines.end();
-  };
+  // Every caller waits for the one kill: an adapter that stops its CLI after a watchdog already
+  // began to must not end the attempt while a member of the group is still exiting.
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await killProcessGroup(child.pid, { graceMs: KILL_GRACE_MS });
+      child.release();
+      lines.end();
+    })());
   const onAbort = () => void stop();
   opts.ctx.signal.addEventListener('abort', onAbort, { once: true });
   if (opts.ctx.signal.aborted) onAbort();
@@ -140,13 +141,13 @@ export async function launchCli(opts: CliLaunch): Promise<{ ok: true; proc: CliP
       lines,
       stop,
       get stopped() {
-        return stopped;
+        return stopping !== undefined;
       },
       exited: () => child.exited.catch(() => ({ code: null, signal: null })),
       stderr: () => Buffer.concat(stderr).toString('utf8'),
       finish: () => {
         opts.ctx.signal.removeEventListener('abort', onAbort);
-        if (!stopped) child.release();
+        if (stopping === undefined) child.release();
       },
     },
   };
