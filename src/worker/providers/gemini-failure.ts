@@ -45,7 +45,7 @@ export function geminiExitFailure(state: GeminiStreamState, code: number | null,
     return adapterFailure(status ? classifyFailure(Number(status), undefined) : 'unknown', state.resultError);
   }
   const tail = stderr.trim().slice(-500);
-  if (!state.sawLine && code === 0) return adapterFailure('transient', 'the Gemini CLI ended without a single event');
+  if (!state.sawLine && code === 0) return adapterFailure('transient', `the Gemini CLI ended without a single event${tail ? `: ${tail}` : ''}`);
   const how = code === null ? 'was killed' : `exited with code ${code}`;
   return adapterFailure(state.sawLine ? 'transient' : 'unknown', `the Gemini CLI ${how} before its result${tail ? `: ${tail}` : ''}`);
 }

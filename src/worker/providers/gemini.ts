@@ -6,6 +6,7 @@ import { workerEnv } from '../spawn/worker-env.js';
 import { commandFor, launchCli, resolveCliExecutable, type ExecutableLookup } from './cli-process.js';
 import { adapterFailure } from './failure-class.js';
 import { geminiExitFailure, isModelCall, refusedFailure } from './gemini-failure.js';
+import { prepareGeminiHome } from './gemini-home.js';
 import { GeminiStreamState } from './gemini-stream.js';
 import { startHttpRelay, type HttpRelay, type RelayedAnswer } from './http-relay.js';
 import type { AdapterContext, AdapterFailure, ProviderAdapter, ProviderChunk, ProviderRequest } from './provider-adapter.js';
@@ -15,11 +16,10 @@ import { resumeOrCold, type ResumeSeen } from './session-resume.js';
  * The Gemini CLI: `gemini --output-format stream-json`, one process group per attempt, the
  * prompt on stdin from a file of the attempt (never on the command line, never shell text).
  *
- * Each node of a run gets its own GEMINI_CLI_HOME (settings: API-key auth, no auto-update, no
- * usage statistics) under its session folder, never the user's `~/.gemini`; the CLI keeps its
- * sessions there, so a retry continues its failed attempt's session (`--resume=<id>`), or starts
- * fresh when the CLI no longer has it. TMPDIR is the attempt's own. The CLI reaches
- * the configured server through a loopback relay (GOOGLE_GEMINI_BASE_URL), which notes each
+ * Each node of a run gets its own GEMINI_CLI_HOME (gemini-home.ts) under its session folder,
+ * never the user's `~/.gemini`; the CLI keeps its sessions there, so a retry continues its
+ * failed attempt's session (`--resume=<id>`), or starts fresh when the CLI no longer has it.
+ * TMPDIR is the attempt's own. The CLI reaches the configured server through a loopback relay (GOOGLE_GEMINI_BASE_URL), which notes each
  * answer; the CLI retries a 429 or 5xx itself for minutes, so the adapter stops it at the first
  * refused model call and Cairn's retry policy decides, from what the server said.
  */
@@ -28,12 +28,6 @@ export const GEMINI_NOT_FOUND = 'Gemini CLI executable was not found at a config
 
 /** The server when none is configured. */
 export const DEFAULT_GEMINI_BASE_URL = 'https://generativelanguage.googleapis.com';
-
-const SETTINGS = {
-  security: { auth: { selectedType: 'gemini-api-key' } },
-  general: { disableAutoUpdate: true, disableUpdateNag: true },
-  privacy: { usageStatisticsEnabled: false },
-};
 
 export function createGeminiAdapter(launcher?: ChildLauncher): ProviderAdapter {
   return { id: 'gemini', run: (request, ctx) => runGemini(request, ctx, launcher ?? defaultLauncher()) };
@@ -100,9 +94,8 @@ async function* runWithRelay(
   // Kept per run and node (the CLI keeps its sessions in it), so a retry can continue one.
   const home = join(request.sessionDir ?? request.scratchDir, 'gemini-home');
   const tmp = join(request.scratchDir, 'tmp');
-  await mkdir(join(home, '.gemini'), { recursive: true });
+  await prepareGeminiHome(home);
   await mkdir(tmp, { recursive: true });
-  await writeFile(join(home, '.gemini', 'settings.json'), JSON.stringify(SETTINGS, null, 2));
   const promptFile = join(request.scratchDir, 'prompt.md');
   await writeFile(promptFile, request.prompt);
   Object.assign(env, {

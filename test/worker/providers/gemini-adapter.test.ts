@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isProcessGroupAlive } from '../../../src/shared/process-group.js';
@@ -89,6 +89,17 @@ describe('gemini adapter (real Gemini CLI)', () => {
     for (const pid of probe.pids) expect(isProcessGroupAlive(pid)).toBe(false);
     // The node's home outlives its attempts: no file in it holds the key.
     expect(filesHolding(join(dir.dir, 'node-session'), SECRET)).toEqual([]);
+  });
+
+  it("is not held up by a lock an earlier attempt's CLI left in the node's home", async () => {
+    // The CLI can exit between taking its registry lock and giving it back; the next CLI in the
+    // same home would wait until the lock is 10 s old, past this attempt's first-event watchdog.
+    const sessionDir = join(dir.dir, 'node-session');
+    mkdirSync(join(sessionDir, 'gemini-home', '.gemini', 'projects.json.lock'), { recursive: true });
+    const task = await geminiTask(() => ({ kind: 'stream', deltas: ['on time'] }), { sessionDir, firstEventTimeoutMs: 6_000 });
+    const { outcome } = await runAttempt(geminiAdapter, task);
+    expect(outcome.status).toBe('completed');
+    expect(outcome.output).toBe('on time');
   });
 
   it('stops the CLI at a 401 and fails at once with class auth, never retried', async () => {
