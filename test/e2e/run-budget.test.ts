@@ -26,16 +26,21 @@ afterEach(async () => {
   await server?.close();
 });
 
-it('pauses a run whose spend reached its budget before the next AI attempt, and a resume with a raised budget completes it', async () => {
+/** A local Messages API server whose every answer costs the same, and Cairn using the real CLI against it. */
+async function startPaidServer() {
   server = await startAnthropicServer(() => ({
     kind: 'stream', model: 'claude-sonnet-4-5-20250929', blocks: [{ type: 'text', text: 'done' }], usage: { input_tokens: 1000, output_tokens: 100 },
   }));
   const cliHome = await mkdtemp(join(tmpdir(), 'cairn-claude-home-'));
   home.defer(() => rm(cliHome, { recursive: true, force: true }));
-  const server_ = await startServer(home, {
+  return startServer(home, {
     ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-budget', CLAUDE_BIN_PATH: cli, HOME: cliHome,
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1',
   });
+}
+
+it('pauses a run whose spend reached its budget before the next AI attempt, and a resume with a raised budget completes it', async () => {
+  const server_ = await startPaidServer();
   await writeHomeWorkflow(home, 'budgeted', `name: budgeted
 description: three paid steps under a budget
 provider: claude
@@ -78,4 +83,32 @@ nodes:
   const done = await statusIn(['completed', 'failed']);
   expect(done.run.status).toBe('completed');
   expect(done.events.filter((e) => e.event_type === 'node_completed').map((e) => e.step_name)).toContain('three');
+});
+
+it('gives a child run what is left of its parent\'s budget when the child starts', async () => {
+  const server_ = await startPaidServer();
+  await writeHomeWorkflow(home, 'free-child', 'name: free-child\ndescription: no budget of its own\nnodes:\n  - id: one\n    bash: echo one\n');
+  await writeHomeWorkflow(home, 'spends-then-calls', `name: spends-then-calls
+description: a paid step, then a child run
+provider: claude
+model: claude-sonnet-4-5
+budget: { usd: 1 }
+nodes:
+  - id: paid
+    prompt: "step one"
+  - id: sub
+    depends_on: [paid]
+    workflow: free-child
+`);
+  const { runId } = await startRun(server_.url, 'spends-then-calls');
+  const done = await waitFor(async () => {
+    const detail = await getRun(server_.url, runId);
+    return ['completed', 'failed', 'paused'].includes(detail.run.status) ? detail : undefined;
+  }, { what: 'the parent to end', timeoutMs: 60_000 });
+  expect(done.run.status).toBe('completed');
+  const spent = done.run.metadata.totals.total_cost_usd as number;
+  expect(spent).toBeGreaterThan(0);
+  const sub = done.events.find((e) => e.event_type === 'node_completed' && e.step_name === 'sub');
+  const child = await getRun(server_.url, sub?.data.execution.diagnostics.childRunId as string);
+  expect(child.run.metadata.budget.usd).toBeCloseTo(1 - spent, 9);
 });

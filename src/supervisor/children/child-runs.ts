@@ -2,6 +2,7 @@ import { queueRun } from '../../conversations/queue-run.js';
 import { runProjectDir } from '../../codebases/run-project-dir.js';
 import { CairnError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/log.js';
+import type { InstallKey } from '../../shared/secrets/install-key.js';
 import { terminalRunStatuses, type Run, type RunStatus } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
 import type { WorkflowEntry } from '../../workflow/discover-workflows.js';
@@ -23,6 +24,9 @@ export interface ChildRunsDeps {
   parent: Run;
   /** Where the parent's nodes run: an `isolation: inherit` child works there too. */
   workingPath: string | null;
+  /** The parent's `config.env`, opened; sealed again for each child with the install key. */
+  env: Readonly<Record<string, string>>;
+  installKey: () => InstallKey;
   log: Logger;
 }
 
@@ -77,7 +81,12 @@ export class ChildRuns {
     return entry;
   }
 
-  /** Queues the child (or finds the one queued before). Throws a CairnError naming a bad request. */
+  /**
+   * Queues the child (or finds the one queued before). Throws a CairnError naming a bad request.
+   * The child runs as its parent's request asked: for the same user (whose credentials its AI
+   * nodes use), with the same overrides (model bindings, tiers, aliases) and `config.env`, and
+   * within what is left of the parent's USD budget when it starts.
+   */
   async start(request: ChildRequest): Promise<Run> {
     const existing = await this.find(request.nodePath, request.index);
     if (existing) return existing;
@@ -94,8 +103,25 @@ export class ChildRuns {
       codebaseId: worktree ? parent.codebase_id : null,
       conversationId: parent.conversation_id,
       parent: { runId: parent.id, nodeId: request.nodePath, childIndex: request.index },
+      userId: parent.user_id,
+      overrides: parent.metadata.overrides,
+      env: Object.keys(this.deps.env).length > 0 ? { values: this.deps.env, key: this.deps.installKey } : undefined,
+      ...(await this.budgetFor(entry.workflow.budget?.usd)),
       clock: Date.now,
     });
+  }
+
+  /**
+   * The child's USD budget: the parent's, less what the parent has spent so far (read now), or the
+   * child workflow's own `budget.usd` when that is lower. The parent's cost total counts its own
+   * attempts only, so each child is held to what was left when it started.
+   */
+  private async budgetFor(own: number | undefined): Promise<{ budgetUsd?: number }> {
+    const cap = this.deps.parent.metadata.budget?.usd;
+    if (cap === undefined) return own === undefined ? {} : { budgetUsd: own };
+    const spent = (await this.deps.store.getRun(this.deps.parent.id))?.metadata.totals?.total_cost_usd ?? 0;
+    const left = Math.max(0, cap - spent);
+    return { budgetUsd: own === undefined ? left : Math.min(own, left) };
   }
 
   private async checkDepth(): Promise<void> {

@@ -140,7 +140,10 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
       events,
       limiter: deps.limiter,
       runSlots,
-      children: new ChildRuns({ store: deps.store, signals: deps.children.signals, lookup: deps.children.lookup, parent: run, workingPath, log }),
+      children: new ChildRuns({
+        store: deps.store, signals: deps.children.signals, lookup: deps.children.lookup, parent: run, workingPath,
+        env: runEnv, installKey: deps.settings.installKey, log,
+      }),
     });
     const providerOf = (node: Parameters<typeof bindingOf>[0]) => {
       const binding = bindingOf(node, workflow, models);
