@@ -30,55 +30,56 @@ function peak(intervals: [number, number][]): number {
   return most;
 }
 
-it('runs an in-run fan-out with max_parallel 10 at most 3 at a time under a per-run limit of 3, next to a plain node', async () => {
+/** A timed span, `<item> <start> <end>` (a plain node's first field is not an item), appended to $SPANS. */
+const SPAN = `a=$(date +%s%N); sleep 0.3; echo "$ARGUMENTS $a $(date +%s%N)" >> "$SPANS"`;
+
+/**
+ * A server with a global limit of 8 and a per-run limit of 3, and a workflow `fan` running
+ * `items` timed items in one in-run fan-out (max_parallel 10), with a plain timed node beside it
+ * when `beside` is set. Returns the spans file.
+ */
+async function timedFanOut(items: number, beside: boolean) {
   const dir = await mkdtemp(join(tmpdir(), 'cairn-perrun-'));
   home.defer(() => rm(dir, { recursive: true, force: true }));
-  const server = await startServer(home, { CAIRN_MAX_CONCURRENCY: '8', CAIRN_MAX_CONCURRENCY_PER_RUN: '3', SPANS: join(dir, 'spans.log') });
-  await writeHomeWorkflow(home, 'item', `name: item
-description: one timed item
-nodes:
-  - id: work
-    bash: 'a=$(date +%s%N); sleep 0.3; echo "$a $(date +%s%N)" >> "$SPANS"'
-`);
+  const spans = join(dir, 'spans.log');
+  const server = await startServer(home, { CAIRN_MAX_CONCURRENCY: '8', CAIRN_MAX_CONCURRENCY_PER_RUN: '3', SPANS: spans });
+  await writeHomeWorkflow(home, 'item', `name: item\ndescription: one timed item\nnodes:\n  - id: work\n    bash: '${SPAN}'\n`);
+  const list = Array.from({ length: items }, (_, i) => i).join(',');
   await writeHomeWorkflow(home, 'fan', `name: fan
-description: twelve items under the run's limit
+description: ${items} items under the run's limit
 nodes:
   - id: each
     workflow: item
-    fan_out: { items: '[1,2,3,4,5,6,7,8,9,10,11,12]', max_parallel: 10, mode: in_run }
-  - id: beside
-    bash: 'a=$(date +%s%N); sleep 0.3; echo "$a $(date +%s%N)" >> "$SPANS"'
-`);
-  const { runId } = await startRun(server.url, 'fan');
+    fan_out: { items: '[${list}]', max_parallel: 10, mode: in_run }
+${beside ? `  - id: beside\n    bash: '${SPAN}'\n` : ''}`);
+  return { server, spans };
+}
+
+async function readSpans(file: string): Promise<[number, number, number][]> {
+  return (await readFile(file, 'utf8')).trim().split('\n').map((l) => l.split(' ').map(Number) as [number, number, number]);
+}
+
+async function runEnd(runId: string, timeoutMs: number) {
   const store = home.openStore();
   const run = await waitFor(async () => {
     const r = await store.getRun(runId);
     return r && ['completed', 'failed', 'cancelled'].includes(r.status) ? r : undefined;
-  }, { what: 'the run to end', timeoutMs: 60_000 });
+  }, { what: 'the run to end', timeoutMs });
+  return { store, run };
+}
+
+it('runs an in-run fan-out with max_parallel 10 at most 3 at a time under a per-run limit of 3, next to a plain node', async () => {
+  const { server, spans } = await timedFanOut(12, true);
+  const { runId } = await startRun(server.url, 'fan');
+  const { run } = await runEnd(runId, 60_000);
   expect(run.status).toBe('completed');
-  const spans = (await readFile(join(dir, 'spans.log'), 'utf8')).trim().split('\n').map((l) => l.split(' ').map(Number) as [number, number]);
-  expect(spans).toHaveLength(13);
-  expect(peak(spans)).toBe(3);
+  const timed = await readSpans(spans);
+  expect(timed).toHaveLength(13);
+  expect(peak(timed.map(([, start, end]) => [start, end]))).toBe(3);
 });
 
 it('keeps the per-run limit and runs no item twice at once when the supervisor is killed with -9 in the middle of the fan-out', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'cairn-perrun-kill-'));
-  home.defer(() => rm(dir, { recursive: true, force: true }));
-  const spansFile = join(dir, 'spans.log');
-  const server = await startServer(home, { CAIRN_MAX_CONCURRENCY: '8', CAIRN_MAX_CONCURRENCY_PER_RUN: '3', SPANS: spansFile });
-  await writeHomeWorkflow(home, 'item', `name: item
-description: one timed item
-nodes:
-  - id: work
-    bash: 'a=$(date +%s%N); sleep 0.3; echo "$ARGUMENTS $a $(date +%s%N)" >> "$SPANS"'
-`);
-  await writeHomeWorkflow(home, 'fan', `name: fan
-description: thirty items under the run's limit
-nodes:
-  - id: each
-    workflow: item
-    fan_out: { items: '[${Array.from({ length: 30 }, (_, i) => i).join(',')}]', max_parallel: 10, mode: in_run }
-`);
+  const { server, spans: spansFile } = await timedFanOut(30, false);
   const { runId } = await startRun(server.url, 'fan');
   await waitFor(async () => {
     const text = await readFile(spansFile, 'utf8').catch(() => '');
@@ -87,11 +88,7 @@ nodes:
   const killed = await server.pid('supervisor');
   process.kill(killed, 'SIGKILL');
 
-  const store = home.openStore();
-  const run = await waitFor(async () => {
-    const r = await store.getRun(runId);
-    return r && ['completed', 'failed', 'cancelled'].includes(r.status) ? r : undefined;
-  }, { what: 'the run to end after the take-over', timeoutMs: 90_000 });
+  const { store, run } = await runEnd(runId, 90_000);
   expect(run.status).toBe('completed');
   expect(await server.pid('supervisor')).not.toBe(killed);
   const events = await store.listRunEvents(runId);
@@ -100,7 +97,7 @@ nodes:
   }
   // Every span that finished: never more than 3 at once, across both supervisors, and no item
   // running twice at the same time (a killed supervisor's child left running beside its rerun).
-  const spans = (await readFile(spansFile, 'utf8')).trim().split('\n').map((l) => l.split(' ').map(Number) as [number, number, number]);
+  const spans = await readSpans(spansFile);
   expect(peak(spans.map(([, s, e]) => [s, e]))).toBeLessThanOrEqual(3);
   for (let i = 0; i < 30; i++) {
     const own = spans.filter(([item]) => item === i).map(([, s, e]) => [s, e] as [number, number]);
