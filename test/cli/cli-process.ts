@@ -37,3 +37,17 @@ export async function runCli(argv: string[], opts: { env: NodeJS.ProcessEnv; cwd
   const code = await cli.exited;
   return { code, stdout: cli.stdout(), stderr: cli.stderr() };
 }
+
+/**
+ * The environment a user's shell gives the CLI for the home `cairnHome`: no PORT or CAIRN_URL of
+ * the test run, so it finds the server through $CAIRN_HOME/run/server.json, and no colour.
+ */
+export function userCliEnv(cairnHome: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const { PORT: _port, CAIRN_URL: _url, ...env } = process.env;
+  return { ...env, CAIRN_HOME: cairnHome, NO_COLOR: '1', ...extra };
+}
+
+/** Runs the CLI to completion as a user would in the home `cairnHome` (its working directory). */
+export function runUserCli(cairnHome: string, argv: string[]) {
+  return runCli(argv, { env: userCliEnv(cairnHome), cwd: cairnHome });
+}

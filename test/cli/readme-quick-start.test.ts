@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
-import { assertBuilt } from './cli-process.js';
+import { assertBuilt, userCliEnv } from './cli-process.js';
 import { sh } from './shell-line.js';
 
 /**
@@ -26,8 +26,7 @@ afterEach(async () => {
 });
 
 function cliEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const { PORT: _port, CAIRN_URL: _url, ...env } = process.env;
-  return { ...env, CAIRN_HOME: home.home, NO_COLOR: '1', ...extra };
+  return userCliEnv(home.home, extra);
 }
 
 describe('README Quick start', () => {

@@ -3,7 +3,7 @@ import { startServer, type RunningServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { getRun, writeHomeWorkflow } from '../helpers/workflows.js';
-import { assertBuilt, runCli } from './cli-process.js';
+import { assertBuilt, runUserCli } from './cli-process.js';
 
 let home: TempHome;
 let server: RunningServer;
@@ -16,11 +16,7 @@ afterEach(async () => {
   await home.close();
 });
 
-const cliEnv = () => {
-  const { PORT: _port, CAIRN_URL: _url, ...env } = process.env;
-  return { ...env, CAIRN_HOME: home.home, NO_COLOR: '1' };
-};
-const cli = (...argv: string[]) => runCli(argv, { env: cliEnv(), cwd: home.home });
+const cli = (...argv: string[]) => runUserCli(home.home, argv);
 
 const gated = `name: gated
 description: a gate, then the work

@@ -5,7 +5,7 @@ import { startServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
-import { assertBuilt, runCli } from './cli-process.js';
+import { assertBuilt, runUserCli } from './cli-process.js';
 
 /**
  * What `cairn run get` says of attempts that did not fail on their own, with the real server and
@@ -22,10 +22,7 @@ afterEach(async () => {
   await home.close();
 });
 
-const cli = (...argv: string[]) => {
-  const { PORT: _port, CAIRN_URL: _url, ...env } = process.env;
-  return runCli(argv, { env: { ...env, CAIRN_HOME: home.home, NO_COLOR: '1' }, cwd: home.home });
-};
+const cli = (...argv: string[]) => runUserCli(home.home, argv);
 
 /** A node that sleeps the first time it runs and succeeds at once every time after. */
 async function writeOnceSlowWorkflow(): Promise<void> {

@@ -4,7 +4,7 @@ import { startServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
-import { assertBuilt, runCli } from './cli-process.js';
+import { assertBuilt, runUserCli } from './cli-process.js';
 
 /**
  * `cairn run logs` and the logs routes with the real server, supervisor and CLI (issue 8): a
@@ -21,10 +21,7 @@ afterEach(async () => {
   await home.close();
 });
 
-const cli = (...argv: string[]) => {
-  const { PORT: _port, CAIRN_URL: _url, ...env } = process.env;
-  return runCli(argv, { env: { ...env, CAIRN_HOME: home.home, NO_COLOR: '1' }, cwd: home.home });
-};
+const cli = (...argv: string[]) => runUserCli(home.home, argv);
 
 const LINES = 4000; // ~46 KiB of stderr: past the 32 KiB stored preview
 

@@ -2,7 +2,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { writeHomeWorkflow } from '../helpers/workflows.js';
-import { assertBuilt, runCli } from './cli-process.js';
+import { assertBuilt, runUserCli } from './cli-process.js';
 
 /**
  * `cairn workflow run <name>` of a workflow whose file does not load says so, naming the file and
@@ -19,10 +19,7 @@ afterEach(async () => {
   await home.close();
 });
 
-const cli = (...argv: string[]) => {
-  const { PORT: _port, CAIRN_URL: _url, ...env } = process.env;
-  return runCli(argv, { env: { ...env, CAIRN_HOME: home.home, NO_COLOR: '1' }, cwd: home.home });
-};
+const cli = (...argv: string[]) => runUserCli(home.home, argv);
 
 describe('cairn workflow run of a file that did not load', () => {
   it('names the file and shows the YAML parse error', async () => {

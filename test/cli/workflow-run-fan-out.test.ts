@@ -2,7 +2,7 @@ import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { startServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { writeHomeWorkflow } from '../helpers/workflows.js';
-import { assertBuilt, runCli } from './cli-process.js';
+import { assertBuilt, runUserCli } from './cli-process.js';
 
 /** `cairn workflow run` shows a fan-out as a counter line per node, not a line per item (real server, real CLI process). */
 
@@ -16,10 +16,7 @@ afterEach(async () => {
   await home.close();
 });
 
-const cli = (...argv: string[]) => {
-  const { PORT: _port, CAIRN_URL: _url, ...env } = process.env;
-  return runCli(argv, { env: { ...env, CAIRN_HOME: home.home, NO_COLOR: '1' }, cwd: home.home });
-};
+const cli = (...argv: string[]) => runUserCli(home.home, argv);
 
 it.each(['in_run', 'child_runs'])('counts the items of a %s fan-out on counter lines, ending at every item', async (mode) => {
   await writeHomeWorkflow(home, 'item', `name: item\ndescription: x\nnodes:\n  - id: work\n    bash: 'case "$ARGUMENTS" in 3|7) exit 1;; esac; echo ok'\n`);

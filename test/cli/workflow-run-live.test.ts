@@ -7,7 +7,7 @@ import { startServer, type RunningServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { getRun, writeHomeWorkflow } from '../helpers/workflows.js';
-import { assertBuilt, runCli, startCli } from './cli-process.js';
+import { assertBuilt, runUserCli, startCli, userCliEnv } from './cli-process.js';
 
 let home: TempHome;
 let server: RunningServer;
@@ -20,12 +20,8 @@ afterEach(async () => {
   await home.close();
 });
 
-/** The CLI finds the server through $CAIRN_HOME/run/server.json: no PORT, no --url. */
-const cliEnv = () => {
-  const { PORT: _port, CAIRN_URL: _url, ...env } = process.env;
-  return { ...env, CAIRN_HOME: home.home, NO_COLOR: '1' };
-};
-const cli = (...argv: string[]) => runCli(argv, { env: cliEnv(), cwd: home.home });
+const cliEnv = () => userCliEnv(home.home);
+const cli = (...argv: string[]) => runUserCli(home.home, argv);
 
 const passing = `name: passing
 description: two nodes, the second after the first

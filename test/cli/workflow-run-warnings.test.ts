@@ -2,7 +2,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { writeHomeWorkflow } from '../helpers/workflows.js';
-import { assertBuilt, runCli } from './cli-process.js';
+import { assertBuilt, runUserCli } from './cli-process.js';
 
 /**
  * The supervisor writes a `workflow_parse_warnings` event when a run's workflow file has keys
@@ -20,10 +20,7 @@ afterEach(async () => {
   await home.close();
 });
 
-const cli = (...argv: string[]) => {
-  const { PORT: _port, CAIRN_URL: _url, ...env } = process.env;
-  return runCli(argv, { env: { ...env, CAIRN_HOME: home.home, NO_COLOR: '1' }, cwd: home.home });
-};
+const cli = (...argv: string[]) => runUserCli(home.home, argv);
 
 describe('cairn workflow run shows the workflow file’s parse warnings', () => {
   it('prints one warning line per ignored key before the nodes run, and still completes', async () => {
