@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { CLAUDE_NOT_FOUND, claudeAdapter } from '../../../src/worker/providers/c
 import type { ProviderChunk } from '../../../src/worker/providers/provider-adapter.js';
 import { startAnthropicServer, type AnthropicServer, type MessagesReply } from '../../helpers/anthropic-server.js';
 import { agentTask, runAttempt, scratch, spawnProbe } from './agent-harness.js';
+import { cliProcessCases } from './cli-process-cases.js';
 
 /**
  * The real Claude Code CLI (npm package @anthropic-ai/claude-code, a devDependency; it runs on
@@ -125,49 +126,13 @@ describe('claude adapter (real Claude Code CLI)', () => {
     expect(outcome.structured).toEqual({ verdict: 'ship' });
   });
 
-  it('kills the process tree and fails with timeout when the stream goes idle', async () => {
-    const task = await claudeTask(() => ({ kind: 'hang' }), { idleTimeoutMs: 1500 });
-    const probe = spawnProbe();
-    const { outcome } = await runAttempt(claudeAdapter, task, { onSpawned: probe.onSpawned });
-    expect(outcome.failureKind).toBe('timeout');
-    expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
+  cliProcessCases({
+    provider: 'claude',
+    adapter: claudeAdapter,
+    hangingTask: (overrides) => claudeTask(() => ({ kind: 'hang' }), overrides),
+    notFound: CLAUDE_NOT_FOUND,
+    dir: () => dir.dir,
   });
-
-  it('kills the process tree of an executable that never speaks (first-event watchdog)', async () => {
-    const silent = join(dir.dir, 'silent-claude');
-    // A stand-in that starts a child of its own and says nothing.
-    writeFileSync(silent, '#!/bin/sh\nsleep 60 &\nsleep 60\n');
-    chmodSync(silent, 0o755);
-    const task = agentTask(dir.dir, { provider: 'claude', connection: { binaryPath: silent }, firstEventTimeoutMs: 300 });
-    const probe = spawnProbe();
-    const { outcome } = await runAttempt(claudeAdapter, task, { onSpawned: probe.onSpawned });
-    expect(outcome.failureKind).toBe('timeout');
-    expect(outcome.error).toMatch(/first-event watchdog/);
-    expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
-  });
-
-  it('leaves no process when cancelled mid-stream', async () => {
-    const task = await claudeTask(() => ({ kind: 'hang' }));
-    const probe = spawnProbe();
-    const controller = new AbortController();
-    const { outcome } = await runAttempt(claudeAdapter, task, {
-      signal: controller.signal,
-      onSpawned: probe.onSpawned,
-      onChunk: (c) => c.type === 'session' && controller.abort('cancelled'),
-    });
-    expect(outcome.status).toBe('cancelled');
-    expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
-  });
-
-  it("fails with the contract's error when the configured executable is missing", async () => {
-    const task = agentTask(dir.dir, { provider: 'claude', connection: { binaryPath: join(dir.dir, 'no-such-claude') } });
-    const { outcome, spend } = await runAttempt(claudeAdapter, task);
-    expect(outcome.status).toBe('failed');
-    expect(outcome.error).toContain(CLAUDE_NOT_FOUND);
-    expect(outcome.failureKind).toBe('config');
-    expect(spend.costUsd).toEqual({ source: 'unavailable', reason: 'not_applicable' });
-  });
-
   it('continues the session an earlier attempt left (--resume), and starts cold when the CLI no longer knows it', async () => {
     const task = await claudeTask(() => ({ kind: 'stream', blocks: [{ type: 'text', text: 'noted' }], usage: { input_tokens: 5, output_tokens: 1 } }));
     const sent = () => JSON.stringify(server!.requests.at(-1)!.body.messages);

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isProcessGroupAlive } from '../../../src/shared/process-group.js';
 import { CODEX_NOT_FOUND, codexAdapter } from '../../../src/worker/providers/codex.js';
 import { startResponsesServer, type ResponsesReply, type ResponsesServer } from '../../helpers/responses-server.js';
 import { agentTask, runAttempt, scratch, spawnProbe } from './agent-harness.js';
+import { cliProcessCases } from './cli-process-cases.js';
 
 /**
  * The real Codex CLI (npm package @openai/codex, a devDependency whose native binary runs under
@@ -148,48 +149,13 @@ describe('codex adapter (real Codex CLI)', () => {
     expect(JSON.stringify(body.input)).toContain('Answer as a release manager.');
   });
 
-  it('kills the process tree and fails with timeout when the stream goes idle', async () => {
-    const task = await codexTask(() => ({ kind: 'hang' }), { idleTimeoutMs: 1500 });
-    const probe = spawnProbe();
-    const { outcome } = await runAttempt(codexAdapter, task, { onSpawned: probe.onSpawned });
-    expect(outcome.failureKind).toBe('timeout');
-    expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
+  cliProcessCases({
+    provider: 'codex',
+    adapter: codexAdapter,
+    hangingTask: (overrides) => codexTask(() => ({ kind: 'hang' }), overrides),
+    notFound: CODEX_NOT_FOUND,
+    dir: () => dir.dir,
   });
-
-  it('kills the process tree of an executable that never speaks (first-event watchdog)', async () => {
-    const silent = join(dir.dir, 'silent-codex');
-    writeFileSync(silent, '#!/bin/sh\nsleep 60 &\nsleep 60\n');
-    chmodSync(silent, 0o755);
-    const task = agentTask(dir.dir, { provider: 'codex', connection: { binaryPath: silent }, firstEventTimeoutMs: 300 });
-    const probe = spawnProbe();
-    const { outcome } = await runAttempt(codexAdapter, task, { onSpawned: probe.onSpawned });
-    expect(outcome.failureKind).toBe('timeout');
-    expect(outcome.error).toMatch(/first-event watchdog/);
-    expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
-  });
-
-  it('leaves no process when cancelled mid-stream', async () => {
-    const task = await codexTask(() => ({ kind: 'hang' }));
-    const probe = spawnProbe();
-    const controller = new AbortController();
-    const { outcome } = await runAttempt(codexAdapter, task, {
-      signal: controller.signal,
-      onSpawned: probe.onSpawned,
-      onChunk: (c) => c.type === 'session' && controller.abort('cancelled'),
-    });
-    expect(outcome.status).toBe('cancelled');
-    expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
-  });
-
-  it("fails with the contract's error when the configured executable is missing", async () => {
-    const task = agentTask(dir.dir, { provider: 'codex', connection: { binaryPath: join(dir.dir, 'no-such-codex') } });
-    const { outcome, spend } = await runAttempt(codexAdapter, task);
-    expect(outcome.status).toBe('failed');
-    expect(outcome.error).toContain(CODEX_NOT_FOUND);
-    expect(outcome.failureKind).toBe('config');
-    expect(spend.costUsd).toEqual({ source: 'unavailable', reason: 'not_applicable' });
-  });
-
   it('continues the session an earlier attempt left (exec resume), and starts cold when Codex no longer has it', async () => {
     const base = await codexTask(() => ({ kind: 'stream', deltas: ['noted'], usage: { input_tokens: 5, output_tokens: 1, total_tokens: 6 } }));
     // The node's attempts share a session folder (the supervisor gives one per run and node).

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isProcessGroupAlive } from '../../../src/shared/process-group.js';
 import { GEMINI_NOT_FOUND, geminiAdapter } from '../../../src/worker/providers/gemini.js';
 import { startGeminiServer, type GeminiReply, type GeminiServer } from '../../helpers/gemini-server.js';
 import { agentTask, runAttempt, scratch, spawnProbe } from './agent-harness.js';
+import { cliProcessCases } from './cli-process-cases.js';
 import { filesHolding } from './chat-cli-cases.js';
 
 /**
@@ -134,43 +135,11 @@ describe('gemini adapter (real Gemini CLI)', () => {
     for (const f of ['pwned', 'pwned2', 'pwned3']) expect(existsSync(join(dir.dir, f))).toBe(false);
   });
 
-  it('kills the process tree and fails with timeout when the stream goes idle', async () => {
-    const task = await geminiTask(() => ({ kind: 'hang' }), { idleTimeoutMs: 1500 });
-    const probe = spawnProbe();
-    const { outcome } = await runAttempt(geminiAdapter, task, { onSpawned: probe.onSpawned });
-    expect(outcome.failureKind).toBe('timeout');
-    expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
-  });
-
-  it('kills the process tree of an executable that never speaks (first-event watchdog)', async () => {
-    const silent = join(dir.dir, 'silent-gemini');
-    writeFileSync(silent, '#!/bin/sh\nsleep 60 &\nsleep 60\n');
-    chmodSync(silent, 0o755);
-    const task = agentTask(dir.dir, { provider: 'gemini', connection: { binaryPath: silent }, firstEventTimeoutMs: 300 });
-    const probe = spawnProbe();
-    const { outcome } = await runAttempt(geminiAdapter, task, { onSpawned: probe.onSpawned });
-    expect(outcome.failureKind).toBe('timeout');
-    expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
-  });
-
-  it('leaves no process when cancelled mid-stream', async () => {
-    const task = await geminiTask(() => ({ kind: 'hang' }));
-    const probe = spawnProbe();
-    const controller = new AbortController();
-    const { outcome } = await runAttempt(geminiAdapter, task, {
-      signal: controller.signal,
-      onSpawned: probe.onSpawned,
-      onChunk: (c) => c.type === 'session' && controller.abort('cancelled'),
-    });
-    expect(outcome.status).toBe('cancelled');
-    expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
-  });
-
-  it("fails with the contract's error when the configured executable is missing", async () => {
-    const task = agentTask(dir.dir, { provider: 'gemini', connection: { binaryPath: join(dir.dir, 'no-such-gemini') } });
-    const { outcome, spend } = await runAttempt(geminiAdapter, task);
-    expect(outcome.error).toContain(GEMINI_NOT_FOUND);
-    expect(outcome.failureKind).toBe('config');
-    expect(spend.costUsd).toEqual({ source: 'unavailable', reason: 'not_applicable' });
+  cliProcessCases({
+    provider: 'gemini',
+    adapter: geminiAdapter,
+    hangingTask: (overrides) => geminiTask(() => ({ kind: 'hang' }), overrides),
+    notFound: GEMINI_NOT_FOUND,
+    dir: () => dir.dir,
   });
 });
