@@ -16,6 +16,14 @@ export type ChildWorkflowLookup = (name: string, query: { cwd?: string }) => Pro
 /** How deep child runs may nest (a workflow that starts itself stops here, with the reason). */
 export const MAX_CHILD_DEPTH = 10;
 
+/**
+ * How often a node waiting for its child reads the child again when no news came. The news is
+ * durable (a `child_run_settled` job), but a job can still be given up (a supervisor that kept
+ * stalling past its lease while another took the job); then the wait ends within this, never
+ * stays stuck. One read of one row per waiting child.
+ */
+export const CHILD_RECHECK_MS = 60_000;
+
 export interface ChildRunsDeps {
   store: Store;
   signals: ChildRunSignals;
@@ -28,6 +36,8 @@ export interface ChildRunsDeps {
   env: Readonly<Record<string, string>>;
   installKey: () => InstallKey;
   log: Logger;
+  /** CHILD_RECHECK_MS unless a test shortens it. */
+  recheckMs?: number;
 }
 
 /** What a child run is asked: its place under the parent, its message and inputs. */
@@ -164,7 +174,9 @@ export class ChildRuns {
         if (!child) return { status: 'failed', runId: childRunId, error: `child run ${childRunId} is gone` };
         const isStale = stale !== undefined && child.status === stale.status && child.completed_at === stale.completed_at;
         if (!isStale && (child.status === 'paused' || terminalRunStatuses.includes(child.status))) return this.endOf(child);
+        const recheck = setTimeout(() => wake(), this.deps.recheckMs ?? CHILD_RECHECK_MS);
         await woken;
+        clearTimeout(recheck);
         woken = new Promise<void>((resolve) => (wake = resolve));
       }
     } finally {
