@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { startServer } from '../helpers/server.js';
@@ -32,12 +32,13 @@ nodes:
     bash: echo first
   - id: last
     depends_on: [first]
-    bash: 'echo "start $(date +%s%N)" >> ran.log; touch last.ran; sleep 0.3; echo "end $(date +%s%N)" >> ran.log; echo last-done'
+    bash: 'echo "start $(date +%s%N)" >> ran.log; touch last.ran; while [ ! -e go ]; do sleep 0.05; done; echo "end $(date +%s%N)" >> ran.log; echo last-done'
 `);
   const { runId } = await startRun(server.url, 'ending');
   await waitForRunFile(home, { id: runId }, 'last.ran');
   const lock = await holdWriteLock(home);
-  // The last node's process has ended; its record, and the run's end after it, wait for the lock.
+  // Only now may the last node end: its record, and the run's end after it, wait for the lock.
+  await writeFile(join(home.paths.scratch(runId), 'go'), '');
   const runFiles = join(home.paths.scratch(runId), 'ran.log');
   await waitFor(async () => ((await readFile(runFiles, 'utf8')).includes('end ') ? true : undefined), { what: 'the last node to end' });
   const supervisorPid = await server.pid('supervisor');
