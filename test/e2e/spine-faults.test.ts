@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { startServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
@@ -54,7 +56,7 @@ it("a node that ends while another process holds the database's write lock past 
 description: a node whose end is written while the database is locked
 nodes:
   - id: n
-    bash: "sleep 0.5; echo done"
+    bash: "while [ ! -e go ]; do sleep 0.05; done; echo done"
   - id: after
     depends_on: [n]
     bash: echo after
@@ -64,6 +66,8 @@ nodes:
     what: 'the node to start',
   });
   const lock = await holdWriteLock(home);
+  // The node ends only once the lock is held, so its end is written behind it.
+  await writeFile(join(home.paths.scratch(runId), 'go'), '');
   // Past the old busy timeout: the node's end, the heartbeat and the claim loop all wait.
   await new Promise((resolve) => setTimeout(resolve, 11_000));
   await lock.release();
