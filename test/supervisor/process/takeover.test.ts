@@ -126,7 +126,7 @@ it('on shutdown with drain lets running nodes finish, starts nothing new, and th
 description: a chain
 nodes:
   - id: a
-    bash: "sleep 0.3; echo a"
+    bash: "sleep 1.5; echo a"
   - id: b
     depends_on: [a]
     bash: echo b
