@@ -17,11 +17,26 @@ export interface RunningServer {
   stop(): Promise<number | null>;
 }
 
+/** The port was free when chosen and taken before the server bound it (another test's server). */
+class PortTakenError extends Error {}
+
 /**
  * Starts the real `cairn serve` (built files) on a free port with the temp home, and waits
- * until the API answers and a supervisor heartbeat is live. Stopped by `home.close()`.
+ * until the API answers and a supervisor heartbeat is live: this home's own supervisor, never
+ * another test's server that got the port between its choice and the bind (then it starts
+ * again on another port). Stopped by `home.close()`.
  */
 export async function startServer(home: TempHome, env: Record<string, string> = {}): Promise<RunningServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServerOnce(home, env);
+    } catch (err) {
+      if (!(err instanceof PortTakenError) || attempt >= 3) throw err;
+    }
+  }
+}
+
+async function startServerOnce(home: TempHome, env: Record<string, string>): Promise<RunningServer> {
   const port = await freePort();
   let log = '';
   const launcher = spawn(process.execPath, [bin, 'serve'], {
@@ -48,11 +63,19 @@ export async function startServer(home: TempHome, env: Record<string, string> = 
   home.defer(() => server.stop());
   await waitFor(
     async () => {
-      if (launcher.exitCode !== null) throw new Error(`cairn serve exited early:\n${log}`);
+      if (launcher.exitCode !== null) {
+        if (/is already in use/.test(log)) throw new PortTakenError(`port ${port} was taken before the server started`);
+        throw new Error(`cairn serve exited early:\n${log}`);
+      }
+      if (log.includes('EADDRINUSE')) {
+        await server.stop();
+        throw new PortTakenError(`port ${port} was taken before the server bound it`);
+      }
       const health = await fetch(`${url}/api/health`).then((r) => r.json() as Promise<Record<string, any>>, () => undefined);
-      return health?.concurrency?.supervisor?.up === true;
+      const ours = await server.pid('supervisor').catch(() => undefined);
+      return health?.concurrency?.supervisor?.up === true && health.concurrency.supervisor.pid === ours;
     },
-    { what: 'the server and a live supervisor', timeoutMs: 30_000 },
+    { what: 'the server and its own live supervisor', timeoutMs: 30_000 },
   );
   return server;
 }
