@@ -1,6 +1,6 @@
-import { costScopeOfAccounting } from '../records/cost-scope.js';
 import { isInterrupted } from '../records/interrupted.js';
 import { readNodeEvent } from '../records/read-node-event.js';
+import { countsTowardNode } from '../records/usage.js';
 import { FAN_OUT_INSTANCES_EVENT, fanOutInstancesSchema, type FanOutInstance } from '../records/schemas/fan-out-instances.js';
 import type { RunEvent } from '../store/schemas/event.js';
 import type { FanOutGridItem, FanOutItemStatus } from '../wire/fan-out.js';
@@ -125,19 +125,16 @@ export class FanOutGridFold {
   }
 
   /**
-   * The spend a row adds to its instance: rows that consumed something (completed, failed,
-   * suspended) and count in their own scope or are an instance's total, as a run snapshot sums a
-   * node's usage. The instance is the last `[n]` of the row's path that is followed by a `/` or
-   * ends it.
+   * The spend a row adds to its instance, counted as a run snapshot counts a node's
+   * (countsTowardNode). The instance is the last `[n]` of the row's path that is followed by a
+   * `/` or ends it.
    */
   private addCost(event: RunEvent, step: string): void {
     if (event.event_type === 'node_started') return;
     const match = /^(.+)\[(\d+)\](?:\/|$)/.exec(step);
     if (!match || match[1] !== this.nodeId) return;
     const row = readNodeEvent(event);
-    if (row?.kind !== 'lifecycle') return;
-    const consumed = row.status === 'completed' || row.status === 'failed' || row.status === 'suspended';
-    if (!consumed || !(row.instanceTotal || costScopeOfAccounting(row.accounting) === 'own')) return;
+    if (row?.kind !== 'lifecycle' || !countsTowardNode(row)) return;
     const cost = row.usage.costUsd;
     if (cost === undefined) return;
     const ordinal = Number(match[2]);

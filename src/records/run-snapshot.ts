@@ -6,10 +6,9 @@ import type { Lifecycle, LifecycleStatus } from './schemas/node-lifecycle.js';
 import type { PersistedOutput } from './schemas/node-output.js';
 import type { RunTotals } from './schemas/run-usage.js';
 import { toPublicMetadata } from './build-record.js';
-import { costScopeOfAccounting } from './cost-scope.js';
 import type { NodeEventType } from './event-types.js';
 import { readNodeEvent, type CacheRow, type LifecycleRow, type NodeRow, type UsageObservation } from './read-node-event.js';
-import { countedContributions, sumUsage, toRunTotals, type UsageTotals } from './usage.js';
+import { countedContributions, countsTowardNode, sumUsage, toRunTotals, type UsageTotals } from './usage.js';
 
 /** A prior success that a resumed run can reuse instead of running the node again. */
 export interface ReusableOutput {
@@ -153,10 +152,7 @@ function applyLifecycle(state: NodeState, row: LifecycleRow): void {
     delete state.reusable;
   }
   // Failed rows count too: their spend was real even though their output is not reusable.
-  const consumed = row.status === 'completed' || row.status === 'failed' || row.status === 'suspended';
-  if (consumed && (row.instanceTotal || costScopeOfAccounting(row.accounting) === 'own')) {
-    state.observations.push(row.usage);
-  }
+  if (countsTowardNode(row)) state.observations.push(row.usage);
 }
 
 /** A new invocation id (or, for legacy rows, a start after a finished one) begins a new attempt count. */

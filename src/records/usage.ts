@@ -1,7 +1,7 @@
 import type { RunTotals } from './schemas/run-usage.js';
 import { costScopeOfAccounting } from './cost-scope.js';
 import { isWithinAnyScope } from './node-path.js';
-import type { NodeRow, UsageObservation } from './read-node-event.js';
+import type { LifecycleRow, NodeRow, UsageObservation } from './read-node-event.js';
 
 /** Summed usage. Every key is absent, never 0, when no counted row reported it. */
 export interface UsageTotals {
@@ -16,6 +16,16 @@ export interface UsageTotals {
   cachePartial?: true;
   /** A counted row's tokens were `incomplete`: token totals are unavailable (rule 2). */
   tokensIncomplete?: true;
+}
+
+/**
+ * Whether a row's spend counts toward its node's usage (accounting rule 3): a row that consumed
+ * something (completed, failed, suspended: a failure's spend was real too) in its own scope, or
+ * a composed instance's terminal total.
+ */
+export function countsTowardNode(row: LifecycleRow): boolean {
+  const consumed = row.status === 'completed' || row.status === 'failed' || row.status === 'suspended';
+  return consumed && (row.instanceTotal || costScopeOfAccounting(row.accounting) === 'own');
 }
 
 export interface UsageContribution {
