@@ -36,7 +36,6 @@ export function runsInRun(definition: WorkflowDefinition): boolean {
   return compileRunPlan(definition).nodes.every((n) => n.action.type === 'exec');
 }
 
-type NodeState = BodyNodeState;
 
 type ItemResult = string | { failed: true; error: string; status: string };
 
@@ -140,7 +139,7 @@ export class InRunFanOut {
       startedAt: now,
       accounting: 'instance',
     };
-    const states = new Map<string, NodeState>();
+    const states = new Map<string, BodyNodeState>();
     for (const node of plan.nodes) {
       const snap = recorded.get(`${path}/${node.id}`);
       if (snap?.status === 'completed' && snap.reusable) states.set(node.id, { status: 'completed', output: await fullOutput(snap) });
@@ -168,7 +167,7 @@ export class InRunFanOut {
   }
 
   /** The instance's nodes as a sub-DAG, decided as top-level nodes are. True when the attempt was stopped. */
-  private async runNodes(attempt: NodeAttempt, plan: RunPlan, path: string, text: string, states: Map<string, NodeState>): Promise<boolean> {
+  private async runNodes(attempt: NodeAttempt, plan: RunPlan, path: string, text: string, states: Map<string, BodyNodeState>): Promise<boolean> {
     const nodes = plan.order.map((id) => plan.nodes.find((n) => n.id === id)!);
     const scope: BodyScope = { outputs: (id) => producerOf(states.get(id)) };
     const place = (node: PlannedNode) => ({ path: `${path}/${node.id}`, loopPath: [...(attempt.loopPath ?? [])] });
@@ -256,7 +255,7 @@ class RowBatch {
 
 
 /** An instance's output, as a child run's would be: its `returns:` node's, else its last node's (in the order written) that completed and nothing depends on. */
-function resultOf(child: WorkflowDefinition, plan: RunPlan, states: ReadonlyMap<string, NodeState>): string {
+function resultOf(child: WorkflowDefinition, plan: RunPlan, states: ReadonlyMap<string, BodyNodeState>): string {
   const done = (id: string) => (states.get(id)?.status === 'completed' ? (states.get(id)!.output ?? '') : undefined);
   if (child.returns !== undefined && done(child.returns) !== undefined) return done(child.returns)!;
   const needed = new Set(plan.nodes.flatMap((n) => n.dependsOn));

@@ -37,7 +37,6 @@ export class LoopGroupNodeHandler implements NodeHandler {
   }
 }
 
-type BodyState = BodyNodeState;
 
 class GroupBody implements IterationBody {
   /** Body outputs of the last iteration this attempt ran (`$LOOP_PREV`). */
@@ -105,8 +104,8 @@ class GroupBody implements IterationBody {
   }
 
   /** What the body nodes of `iteration` recorded: finished ones keep their outcome, the rest run. */
-  private async recordedStates(attempt: NodeAttempt, iteration: number, history: LoopHistory): Promise<Map<string, BodyState>> {
-    const states = new Map<string, BodyState>();
+  private async recordedStates(attempt: NodeAttempt, iteration: number, history: LoopHistory): Promise<Map<string, BodyNodeState>> {
+    const states = new Map<string, BodyNodeState>();
     const rows = history.bodyRows(iteration);
     for (const node of this.action.body.nodes) {
       const row = rows.get(`${attempt.path}/${node.id}`);
@@ -121,7 +120,7 @@ class GroupBody implements IterationBody {
 
 
 /** The output of the last body node (in dependency order) that completed. */
-function lastOutput(nodes: readonly PlannedNode[], states: ReadonlyMap<string, BodyState>): string {
+function lastOutput(nodes: readonly PlannedNode[], states: ReadonlyMap<string, BodyNodeState>): string {
   for (let i = nodes.length - 1; i >= 0; i--) {
     const state = states.get(nodes[i]!.id);
     if (state?.status === 'completed') return state.output ?? '';
