@@ -43,6 +43,8 @@ export interface QueueRunRequest {
    * the node's children (0 for a single child). Queued again, the child there is is returned.
    */
   parent?: { runId: string; nodeId: string; childIndex: number };
+  /** A child run: the runs above it with a budget, nearest first (their budgets cover its spend). */
+  budgetScope?: readonly string[];
   clock: () => number;
 }
 
@@ -66,6 +68,7 @@ export async function queueRun(store: Store, request: QueueRunRequest): Promise<
   if (request.parentConversationId) metadata.parent_conversation_id = request.parentConversationId;
   const budgetUsd = request.budgetUsd ?? entry.workflow.budget?.usd;
   if (budgetUsd !== undefined) metadata.budget = { usd: budgetUsd };
+  if (request.budgetScope?.length) metadata.budget_scope = [...request.budgetScope];
   if (request.branch !== undefined) metadata.isolation = { branch: request.branch };
   if (request.parent) Object.assign(metadata, { parent_node_id: request.parent.nodeId, child_index: request.parent.childIndex });
   const attached = request.conversationId !== undefined;

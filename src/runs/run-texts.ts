@@ -9,6 +9,8 @@ export const runErrorText = {
   cannotCancel: (status: string) => `Cannot cancel workflow in '${status}' status`,
   cannotResume: (status: string) => `Cannot resume workflow in '${status}' status`,
   budgetNotPaused: (status: string) => `budgetUsd applies only to a run paused by its budget; this run is '${status}' and was not paused by its budget`,
+  budgetOfAnotherRun: (budgetRunId: string) =>
+    `this run was paused by the budget of run ${budgetRunId}, not by its own: resume run ${budgetRunId} with budgetUsd to raise that budget`,
   cannotAbandon: (status: string) =>
     `Cannot abandon run with status '${status}'. Only running, paused, or failed runs can be abandoned.`,
   cannotDelete: (status: string) => `Cannot delete workflow in '${status}' status — cancel it first`,

@@ -8,7 +8,7 @@ import { getRun, writeHomeWorkflow } from '../helpers/workflows.js';
 /**
  * The built server and a real supervisor: a child run (a `workflow:` node) runs as its parent's
  * request asked: for the same user, with the same `config.env` (sealed again for the child, never
- * shown), and within the parent's USD budget.
+ * shown), and under the parent's USD budget.
  */
 
 let home: TempHome;
@@ -58,18 +58,24 @@ it("a child run gets its parent's user and config.env, sealed again and never sh
   expect(childEvents).not.toContain(secret);
 });
 
-it("a child run is held to its parent's USD budget, or to its own when that is lower", async () => {
+it("a child run is held to its parent's USD budget, and to its own as well", async () => {
   await writeHomeWorkflow(home, 'free-child', 'name: free-child\ndescription: no budget of its own\nnodes:\n  - id: one\n    bash: echo one\n');
   await writeHomeWorkflow(home, 'thrifty-child', 'name: thrifty-child\ndescription: a budget of its own\nbudget:\n  usd: 0.25\nnodes:\n  - id: one\n    bash: echo one\n');
   await writeHomeWorkflow(home, 'budget-parent', 'name: budget-parent\ndescription: two children\nbudget:\n  usd: 2\nnodes:\n  - id: free\n    workflow: free-child\n  - id: thrifty\n    workflow: thrifty-child\n');
+  await writeHomeWorkflow(home, 'no-budget-parent', 'name: no-budget-parent\ndescription: no budget\nnodes:\n  - id: free\n    workflow: free-child\n');
 
   const parent = await runToEnd('budget-parent', { message: 'go' });
   expect(parent.run.status).toBe('completed');
-  expect((await getRun(server.url, childIdOf(parent, 'free'))).run.metadata.budget).toEqual({ usd: 2 });
-  expect((await getRun(server.url, childIdOf(parent, 'thrifty'))).run.metadata.budget).toEqual({ usd: 0.25 });
+  const free = (await getRun(server.url, childIdOf(parent, 'free'))).run.metadata;
+  expect([free.budget, free.budget_scope]).toEqual([undefined, [parent.run.id]]);
+  const thrifty = (await getRun(server.url, childIdOf(parent, 'thrifty'))).run.metadata;
+  expect([thrifty.budget, thrifty.budget_scope]).toEqual([{ usd: 0.25 }, [parent.run.id]]);
 
-  // A request's budget is the parent's budget, and so the children's.
-  const asked = await runToEnd('budget-parent', { message: 'go', budget: { usd: 0.5 } });
-  expect((await getRun(server.url, childIdOf(asked, 'free'))).run.metadata.budget).toEqual({ usd: 0.5 });
-  expect((await getRun(server.url, childIdOf(asked, 'thrifty'))).run.metadata.budget).toEqual({ usd: 0.25 });
+  // A request's budget is the parent's budget, and so covers the children.
+  const asked = await runToEnd('no-budget-parent', { message: 'go', budget: { usd: 0.5 } });
+  expect(asked.run.metadata.budget).toEqual({ usd: 0.5 });
+  expect((await getRun(server.url, childIdOf(asked, 'free'))).run.metadata.budget_scope).toEqual([asked.run.id]);
+  // No budget above: the child has none to count toward.
+  const unbudgeted = await runToEnd('no-budget-parent', { message: 'go' });
+  expect((await getRun(server.url, childIdOf(unbudgeted, 'free'))).run.metadata.budget_scope).toBeUndefined();
 });

@@ -85,30 +85,109 @@ nodes:
   expect(done.events.filter((e) => e.event_type === 'node_completed').map((e) => e.step_name)).toContain('three');
 });
 
-it('gives a child run what is left of its parent\'s budget when the child starts', async () => {
+/** Waits for the run to reach one of `statuses`, and returns its detail. */
+function statusOf(url: string, runId: string, statuses: string[]) {
+  return waitFor(async () => {
+    const detail = await getRun(url, runId);
+    return statuses.includes(detail.run.status) ? detail : undefined;
+  }, { what: `run ${runId} to be ${statuses.join('|')}`, timeoutMs: 60_000 });
+}
+
+function resume(url: string, runId: string, body?: object) {
+  return fetch(`${url}/api/workflows/runs/${runId}/resume`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+}
+
+// Each answer of the paid server costs $0.0045 (1000 in, 100 out on claude-sonnet-4-5).
+
+it('holds a child run to its parent\'s budget, counting both, and a resume of the parent with more budget finishes the child', async () => {
   const server_ = await startPaidServer();
-  await writeHomeWorkflow(home, 'free-child', 'name: free-child\ndescription: no budget of its own\nnodes:\n  - id: one\n    bash: echo one\n');
-  await writeHomeWorkflow(home, 'spends-then-calls', `name: spends-then-calls
-description: a paid step, then a child run
+  await writeHomeWorkflow(home, 'two-paid-steps', `name: two-paid-steps
+description: no budget of its own
 provider: claude
 model: claude-sonnet-4-5
-budget: { usd: 1 }
+nodes:
+  - id: a
+    prompt: "child step a"
+  - id: b
+    depends_on: [a]
+    prompt: "child step b"
+`);
+  await writeHomeWorkflow(home, 'spends-then-calls', `name: spends-then-calls
+description: a paid step, then a child run with two
+provider: claude
+model: claude-sonnet-4-5
+budget: { usd: 0.005 }
 nodes:
   - id: paid
     prompt: "step one"
   - id: sub
     depends_on: [paid]
-    workflow: free-child
+    workflow: two-paid-steps
 `);
   const { runId } = await startRun(server_.url, 'spends-then-calls');
-  const done = await waitFor(async () => {
-    const detail = await getRun(server_.url, runId);
-    return ['completed', 'failed', 'paused'].includes(detail.run.status) ? detail : undefined;
-  }, { what: 'the parent to end', timeoutMs: 60_000 });
+  const paused = await statusOf(server_.url, runId, ['paused', 'failed', 'completed']);
+  expect(paused.run.status).toBe('paused');
+  // $0.0045 of the parent's own, then the child's first step: $0.009 in all, and no third call.
+  expect(server.requests.length).toBe(2);
+  expect(paused.run.metadata.total_cost_usd).toBeCloseTo(0.0045, 9);
+  expect(paused.run.metadata.descendants_cost_usd).toBeCloseTo(0.0045, 9);
+  expect(paused.run.metadata.budget_pause).toMatchObject({ budget_run_id: runId, reason: 'budget exceeded: spent $0.01 of $0.01' });
+  const sub = paused.events.filter((e) => e.step_name === 'sub').at(-1)!;
+  expect(sub.data).toMatchObject({ interrupted: true });
+  const childId = /its child run (\S+) paused: budget exceeded/.exec(String(sub.data.execution.lifecycle.error))![1]!;
+  const child = await getRun(server_.url, childId);
+  expect(child.run.status).toBe('paused');
+  expect(child.run.metadata.budget_scope).toEqual([runId]);
+  expect(child.run.metadata.budget_pause.reason).toBe(`budget exceeded: spent $0.01 of $0.01 (the budget of run ${runId})`);
+
+  // The budget is the parent's: raising it through the child is refused, naming the parent.
+  const refused = await resume(server_.url, childId, { budgetUsd: 1 });
+  expect(refused.status).toBe(400);
+  expect(((await refused.json()) as { error: string }).error).toContain(`resume run ${runId} with budgetUsd`);
+
+  expect((await resume(server_.url, runId, { budgetUsd: 1 })).status).toBe(200);
+  const done = await statusOf(server_.url, runId, ['completed', 'failed']);
   expect(done.run.status).toBe('completed');
-  const spent = done.run.metadata.totals.total_cost_usd as number;
-  expect(spent).toBeGreaterThan(0);
-  const sub = done.events.find((e) => e.event_type === 'node_completed' && e.step_name === 'sub');
-  const child = await getRun(server_.url, sub?.data.execution.diagnostics.childRunId as string);
-  expect(child.run.metadata.budget.usd).toBeCloseTo(1 - spent, 9);
+  expect((await getRun(server_.url, childId)).run.status).toBe('completed');
+  expect(server.requests.length).toBe(3);
+  expect(done.run.metadata.descendants_cost_usd).toBeCloseTo(0.009, 9);
+});
+
+it('shares one budget among the children of a fan-out: the tree stops at the budget, and a resume of the parent goes on where it stopped', async () => {
+  const server_ = await startPaidServer();
+  await writeHomeWorkflow(home, 'one-paid-step', `name: one-paid-step
+description: one paid call per item
+provider: claude
+model: claude-sonnet-4-5
+nodes:
+  - id: ask
+    prompt: "item $ARGUMENTS"
+`);
+  await writeHomeWorkflow(home, 'paid-fan-out', `name: paid-fan-out
+description: four paid children under one budget
+budget: { usd: 0.01 }
+nodes:
+  - id: each
+    workflow: one-paid-step
+    fan_out: { items: '["a","b","c","d"]', max_parallel: 1, join: all_success }
+`);
+  const { runId } = await startRun(server_.url, 'paid-fan-out');
+  const paused = await statusOf(server_.url, runId, ['paused', 'failed', 'completed']);
+  const failures = paused.events.filter((e) => e.event_type === 'node_failed' && e.data.interrupted !== true);
+  expect(failures).toEqual([]);
+  expect(paused.run.status).toBe('paused');
+  // Three children fit under $0.01 ($0.0045 each, checked before each call); the fourth pauses
+  // before it calls. Each child used to get the whole budget: all four ran.
+  expect(server.requests.length).toBe(3);
+  expect(paused.run.metadata.descendants_cost_usd).toBeCloseTo(0.0135, 9);
+  expect(paused.events.find((e) => e.event_type === 'workflow_paused')?.data).toMatchObject({ type: 'budget', budgetUsd: 0.01 });
+
+  expect((await resume(server_.url, runId, { budgetUsd: 0.05 })).status).toBe(200);
+  const done = await statusOf(server_.url, runId, ['completed', 'failed']);
+  expect(done.run.status).toBe('completed');
+  expect(server.requests.length).toBe(4);
+  const each = done.events.filter((e) => e.event_type === 'node_completed' && e.step_name === 'each').at(-1)!;
+  expect(JSON.parse(each.data.execution.output.text as string)).toHaveLength(4);
 });

@@ -91,7 +91,8 @@ export const runOperationRoutes: FastifyPluginAsyncZod<RunOperationRoutesOptions
           'are reused. The request takes no body, except for a run paused by its budget (Cairn extension): ' +
           '`{ "budgetUsd": n }` raises its budget (metadata.budget.usd) as it resumes; without it the run resumes with ' +
           'the same budget and pauses again before its next AI attempt. 400 when the run is not failed or paused, or ' +
-          'budgetUsd is given for a run that is not paused by its budget.',
+          'budgetUsd is given for a run that is not paused by its own budget (a run paused by the budget of a run above it ' +
+          'names that run: resume it instead).',
         params: runIdParamsSchema,
         body: runResumeBodySchema,
         response: { 200: runOperationResponseSchema, ...responses },
@@ -103,6 +104,10 @@ export const runOperationRoutes: FastifyPluginAsyncZod<RunOperationRoutesOptions
       const budgetUsd = req.body?.budgetUsd;
       if (budgetUsd !== undefined && (run.status !== 'paused' || !run.metadata.budget_pause)) {
         throw new CairnError('RUN_INVALID_STATE', runErrorText.budgetNotPaused(run.status));
+      }
+      const budgetRunId = run.metadata.budget_pause?.budget_run_id;
+      if (budgetUsd !== undefined && budgetRunId !== undefined && budgetRunId !== run.id) {
+        throw new CairnError('RUN_INVALID_STATE', runErrorText.budgetOfAnotherRun(budgetRunId));
       }
       const definition = await resumeDefinition(store, (name, query) => lookupWorkflow(opts.catalog, name, query), run);
       const payload = { ...(definition === undefined ? {} : { definition }), ...(budgetUsd !== undefined ? { budgetUsd } : {}) };

@@ -64,12 +64,37 @@ export const runMetadataSchema = z.looseObject({
     .optional()
     .describe(
       'The run’s USD budget: the request’s budget.usd, else the workflow’s, when it was queued (a budget-paused run’s ' +
-        'resume may raise it). Before each AI attempt starts, a run whose total_cost_usd reached it pauses instead.',
+        'resume may raise it). It covers the run and every run below it: before each AI attempt starts, a run whose ' +
+        'total_cost_usd + descendants_cost_usd reached it (or an ancestor’s, see budget_scope) pauses instead.',
+    ),
+  budget_scope: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'A child run: the runs above it that have a budget, nearest first. Its costed attempts count toward each of them ' +
+        '(their descendants_cost_usd), and it pauses when one of those budgets is reached.',
+    ),
+  descendants_cost_usd: z
+    .number()
+    .nonnegative()
+    .optional()
+    .describe(
+      'A run with a budget: what the runs below it (child runs, fan-out items, theirs) have spent, USD. Its budget is ' +
+        'checked against total_cost_usd + descendants_cost_usd; total_cost_usd stays the run’s own attempts.',
     ),
   budget_pause: z
-    .looseObject({ reason: z.string(), spent_usd: z.number(), budget_usd: z.number() })
+    .looseObject({
+      reason: z.string(),
+      spent_usd: z.number(),
+      budget_usd: z.number(),
+      budget_run_id: z.string().optional(),
+      at: z.string().optional(),
+    })
     .optional()
-    .describe('While the run is paused by its budget: why (spent and budget, USD); cleared by the resume'),
+    .describe(
+      'While the run is paused by a budget: why (the tree spend and the budget, USD), whose budget it was (budget_run_id: ' +
+        'this run or one above it) and when; cleared by the resume',
+    ),
   totals: runTotalsStateSchema
     .optional()
     .describe(

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { z } from 'zod';
 import { addToRunTotals, countedUsageOf, flatRunTotalsPatch } from '../../records/run-totals-fold.js';
 import { runTotalsStateSchema, type RunTotalsState } from '../../records/schemas/run-usage.js';
 import type { NewRunEvent } from '../schemas/event.js';
@@ -10,34 +11,46 @@ import type { NewRunEvent } from '../schemas/event.js';
  * Must run inside the caller's transaction.
  */
 export function runTotalsStatements(db: Database.Database) {
-  const read = db.prepare(`SELECT json_extract(metadata, '$.totals') AS totals FROM workflow_runs WHERE id = ?`);
+  const read = db.prepare(
+    `SELECT json_extract(metadata, '$.totals') AS totals, json_extract(metadata, '$.budget_scope') AS scope FROM workflow_runs WHERE id = ?`,
+  );
   const write = db.prepare(
     `UPDATE workflow_runs SET metadata = json_patch(json_set(metadata, '$.totals', json(@totals)), @flat) WHERE id = @runId`,
+  );
+  // A child's spend counts toward the budgets above it (its budget_scope): added in place, so
+  // the ancestor's other metadata writes (JSON patches) and this one never undo each other.
+  const addToAncestor = db.prepare(
+    `UPDATE workflow_runs SET metadata = json_set(metadata, '$.descendants_cost_usd',
+       coalesce(json_extract(metadata, '$.descendants_cost_usd'), 0) + @costUsd) WHERE id = @runId`,
   );
 
   return {
     /** Adds the spend of the node events just written (those that count) to their runs' totals. */
     add(written: readonly Pick<NewRunEvent, 'run_id' | 'event_type' | 'step_name' | 'data'>[]): void {
-      const byRun = new Map<string, RunTotalsState | undefined>();
+      const byRun = new Map<string, { totals: RunTotalsState | undefined; scope: readonly string[]; costUsd: number }>();
       for (const event of written) {
         const usage = countedUsageOf(event);
         // A row that reports nothing (every bash and script attempt) changes no total: no write,
         // since rewriting the run's row (its stored definition included) per node made a
         // 10,000-node run pay for its size at every node.
         if (usage === undefined || Object.keys(usage).length === 0) continue;
-        const before = byRun.has(event.run_id) ? byRun.get(event.run_id) : stored(event.run_id);
-        byRun.set(event.run_id, addToRunTotals(before, usage));
+        const before = byRun.get(event.run_id) ?? stored(event.run_id);
+        byRun.set(event.run_id, { ...before, totals: addToRunTotals(before.totals, usage), costUsd: before.costUsd + (usage.costUsd ?? 0) });
       }
-      for (const [runId, totals] of byRun) {
+      for (const [runId, { totals, scope, costUsd }] of byRun) {
         if (totals) write.run({ runId, totals: JSON.stringify(totals), flat: JSON.stringify(flatRunTotalsPatch(totals)) });
+        if (costUsd > 0) for (const ancestor of scope) addToAncestor.run({ runId: ancestor, costUsd });
       }
     },
   };
 
-  function stored(runId: string): RunTotalsState | undefined {
-    const row = read.get(runId) as { totals: string | null } | undefined;
-    if (!row?.totals) return undefined;
+  function stored(runId: string): { totals: RunTotalsState | undefined; scope: readonly string[]; costUsd: number } {
+    const row = read.get(runId) as { totals: string | null; scope: string | null } | undefined;
     // Totals this version cannot read start over rather than block the attempt's end.
-    return runTotalsStateSchema.safeParse(JSON.parse(row.totals)).data;
+    const totals = row?.totals ? runTotalsStateSchema.safeParse(JSON.parse(row.totals)).data : undefined;
+    const scope = row?.scope ? scopeSchema.safeParse(JSON.parse(row.scope)).data ?? [] : [];
+    return { totals, scope, costUsd: 0 };
   }
 }
+
+const scopeSchema = z.array(z.string());

@@ -9,6 +9,7 @@ import type { WorkflowEntry } from '../../workflow/discover-workflows.js';
 import { resolveRunInputs } from '../../workflow/run-inputs.js';
 import { childRunOutput } from '../../runs/child-output.js';
 import type { ChildRunSignals } from './child-signals.js';
+import { budgetReachedOf, type BudgetReached } from '../run/budget.js';
 
 /** Finds a workflow by name in a project folder (the supervisor's catalog). */
 export type ChildWorkflowLookup = (name: string, query: { cwd?: string }) => Promise<WorkflowEntry>;
@@ -54,7 +55,7 @@ export interface ChildRequest {
 export type ChildEnd =
   | { status: 'completed'; runId: string; output: string }
   | { status: 'failed' | 'cancelled'; runId: string; error: string }
-  | { status: 'paused'; runId: string; message: string };
+  | { status: 'paused'; runId: string; message: string; budget?: BudgetReached };
 
 /**
  * Child runs of one parent run: started through queueRun (the one way runs are created), found
@@ -95,7 +96,7 @@ export class ChildRuns {
    * Queues the child (or finds the one queued before). Throws a CairnError naming a bad request.
    * The child runs as its parent's request asked: for the same user (whose credentials its AI
    * nodes use), with the same overrides (model bindings, tiers, aliases) and `config.env`, and
-   * within what is left of the parent's USD budget when it starts.
+   * under the parent's USD budget (and those above it), which it shares with its siblings.
    */
   async start(request: ChildRequest): Promise<Run> {
     const existing = await this.find(request.nodePath, request.index);
@@ -116,22 +117,21 @@ export class ChildRuns {
       userId: parent.user_id,
       overrides: parent.metadata.overrides,
       env: Object.keys(this.deps.env).length > 0 ? { values: this.deps.env, key: this.deps.installKey } : undefined,
-      ...(await this.budgetFor(entry.workflow.budget?.usd)),
+      ...this.budgetScope(),
       clock: Date.now,
     });
   }
 
   /**
-   * The child's USD budget: the parent's, less what the parent has spent so far (read now), or the
-   * child workflow's own `budget.usd` when that is lower. The parent's cost total counts its own
-   * attempts only, so each child is held to what was left when it started.
+   * The budgets the child's spend counts toward: the parent's, if it has one, then those the
+   * parent's own spend counts toward. One budget covers its run's whole tree, so the children of
+   * a fan-out share what is left of it instead of each getting all of it. The child workflow's
+   * own `budget.usd` (queueRun reads it) is one more budget, over the child's own tree.
    */
-  private async budgetFor(own: number | undefined): Promise<{ budgetUsd?: number }> {
-    const cap = this.deps.parent.metadata.budget?.usd;
-    if (cap === undefined) return own === undefined ? {} : { budgetUsd: own };
-    const spent = (await this.deps.store.getRun(this.deps.parent.id))?.metadata.totals?.total_cost_usd ?? 0;
-    const left = Math.max(0, cap - spent);
-    return { budgetUsd: own === undefined ? left : Math.min(own, left) };
+  private budgetScope(): { budgetScope?: string[] } {
+    const { parent } = this.deps;
+    const scope = [...(parent.metadata.budget?.usd !== undefined ? [parent.id] : []), ...(parent.metadata.budget_scope ?? [])];
+    return scope.length ? { budgetScope: scope } : {};
   }
 
   private async checkDepth(): Promise<void> {
@@ -158,10 +158,11 @@ export class ChildRuns {
   }
 
   /**
-   * Waits until the child pauses or ends: a terminal status counts only when it is not `stale`
-   * (the end it had when it was just asked to resume). Resolves undefined when `signal` aborts.
+   * Waits until the child pauses or ends: a pause or an end counts only when it is not `stale`
+   * (the one it had when it was just asked to resume; a budget pause is told from the next by its
+   * time). Resolves undefined when `signal` aborts.
    */
-  async settled(childRunId: string, signal: AbortSignal, stale?: Pick<Run, 'status' | 'completed_at'>): Promise<ChildEnd | undefined> {
+  async settled(childRunId: string, signal: AbortSignal, stale?: Pick<Run, 'status' | 'completed_at' | 'metadata'>): Promise<ChildEnd | undefined> {
     let wake!: () => void;
     let woken = new Promise<void>((resolve) => (wake = resolve));
     const unwatch = this.deps.signals.watch(childRunId, () => wake());
@@ -172,7 +173,11 @@ export class ChildRuns {
         if (signal.aborted) return undefined;
         const child = await this.deps.store.getRun(childRunId);
         if (!child) return { status: 'failed', runId: childRunId, error: `child run ${childRunId} is gone` };
-        const isStale = stale !== undefined && child.status === stale.status && child.completed_at === stale.completed_at;
+        const isStale =
+          stale !== undefined &&
+          child.status === stale.status &&
+          child.completed_at === stale.completed_at &&
+          child.metadata.budget_pause?.at === stale.metadata.budget_pause?.at;
         if (!isStale && (child.status === 'paused' || terminalRunStatuses.includes(child.status))) return this.endOf(child);
         const recheck = setTimeout(() => wake(), this.deps.recheckMs ?? CHILD_RECHECK_MS);
         await woken;
@@ -190,6 +195,8 @@ export class ChildRuns {
     const status: RunStatus = child.status;
     if (status === 'completed') return { status, runId: child.id, output: await childRunOutput(this.deps.store, child.id) };
     if (status === 'paused') {
+      const budget = budgetReachedOf(child);
+      if (budget) return { status, runId: child.id, message: child.metadata.budget_pause!.reason, budget };
       const message = typeof child.metadata.approval?.message === 'string' ? child.metadata.approval.message : 'paused';
       return { status, runId: child.id, message };
     }

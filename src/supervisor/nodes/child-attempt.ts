@@ -4,6 +4,7 @@ import type { Store } from '../../store/store.js';
 import type { ChildRequest, ChildRuns } from '../children/child-runs.js';
 import type { SubstituteText } from '../run/node-context.js';
 import type { AttemptOutcome, NodeAttempt } from '../run/node-handler.js';
+import { budgetPauseReason, type BudgetReached } from '../run/budget.js';
 import type { ChildRunAction } from '../run/run-plan.js';
 import type { InRunFanOut } from './fan-out-in-run.js';
 
@@ -44,11 +45,35 @@ export function childRequestOf(
 }
 
 /**
- * A child that ended in an earlier pass of the parent (before this invocation began) and failed:
- * a resumed parent resumes it (same child run id) instead of failing the node again.
+ * A child the node asks to be resumed before it waits for it (same child run id): one that ended
+ * failed in an earlier pass of the parent (before this invocation began), so a resumed parent
+ * does not fail the node again; or one paused on a budget, so a parent resumed with more budget
+ * (the child reads it) goes on where the child stopped.
  */
-export function failedInEarlierPass(child: Run, attempt: NodeAttempt): boolean {
-  return child.status === 'failed' && child.completed_at !== null && child.completed_at < attempt.identity.invocation.startedAt;
+export function childToResume(child: Run, attempt: NodeAttempt): boolean {
+  const failedBefore = child.status === 'failed' && child.completed_at !== null && child.completed_at < attempt.identity.invocation.startedAt;
+  return failedBefore || (child.status === 'paused' && child.metadata.budget_pause != null);
+}
+
+/**
+ * A child paused on a budget: the node's attempt ends interrupted (its error saying whose budget
+ * and what to do), and the parent pauses on the same budget once nothing else runs.
+ */
+export async function endOverBudget(
+  deps: ChildNodeDeps,
+  attempt: NodeAttempt,
+  ref: AttemptRef,
+  reached: BudgetReached,
+  what: string,
+): Promise<AttemptOutcome> {
+  const durationMs = Math.max(0, Date.now() - Date.parse(ref.startedAt));
+  const error = `Node '${attempt.node.id}': ${what} paused: ${budgetPauseReason(reached, deps.run.id)}. Resume the run to go on (with budgetUsd to raise the budget)`;
+  // Recorded as an interrupted attempt (as a shutdown's): not the node's outcome, it runs again
+  // when the run is next driven (resumed, or taken over before it paused).
+  await deps.store.appendEvents([
+    attemptEndedEvent(ref, { status: 'failed', error, failureKind: 'transient', interrupted: true }, durationMs),
+  ]);
+  return { status: 'over_budget', reached };
 }
 
 /**

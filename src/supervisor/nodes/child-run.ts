@@ -3,13 +3,14 @@ import { CairnError } from '../../shared/errors.js';
 import type { AttemptOutcome, NodeAttempt, NodeHandler } from '../run/node-handler.js';
 import type { ChildRunAction } from '../run/run-plan.js';
 import { attemptRefOf, recordRefusedAttempt } from './attempt-records.js';
-import { childRequestOf, endStoppedAttempt, failedInEarlierPass, suspendOnChild, type ChildNodeDeps } from './child-attempt.js';
+import { childRequestOf, childToResume, endOverBudget, endStoppedAttempt, suspendOnChild, type ChildNodeDeps } from './child-attempt.js';
 import { FanOutNodeHandler } from './fan-out.js';
 
 /**
  * `workflow:` nodes. One child run (index 0) whose output becomes the node's: a child paused at
  * its gate suspends the node (the parent pauses as blocked on it, point `child_workflow`) and the
- * same attempt goes on when the child ends; a failed or cancelled child fails the node. With
+ * same attempt goes on when the child ends; a child paused on a budget pauses the parent on it
+ * (resumed, the node resumes the child); a failed or cancelled child fails the node. With
  * `fan_out` the node is a FanOutNodeHandler's. The attempt holds no global slot while it waits.
  */
 export class ChildRunNodeHandler implements NodeHandler {
@@ -37,7 +38,7 @@ export class ChildRunNodeHandler implements NodeHandler {
     const ref = attemptRefOf(run, attempt, new Date().toISOString());
     if (!attempt.continued) await store.appendEvents([attemptStartedEvent(ref)]);
     let stale;
-    if (failedInEarlierPass(child, attempt)) {
+    if (childToResume(child, attempt)) {
       stale = child;
       await children.resume(child);
     }
@@ -47,6 +48,7 @@ export class ChildRunNodeHandler implements NodeHandler {
     const diagnostics = { childRunId: child.id };
     switch (end.status) {
       case 'paused':
+        if (end.budget) return endOverBudget(this.deps, attempt, ref, end.budget, `its child run ${child.id}`);
         return suspendOnChild(this.deps, attempt, ref, child.id, end.message);
       case 'completed':
         await store.appendEvents([attemptEndedEvent(ref, { status: 'completed', output: { text: end.output }, diagnostics }, durationMs)]);

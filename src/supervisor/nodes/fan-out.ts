@@ -9,7 +9,8 @@ import { rebuildRunSnapshot } from '../../records/index.js';
 import { fanOutInstancesEventOf } from '../../records/event-data.js';
 import { runsInRun } from './fan-out-in-run.js';
 import type { WorkflowDefinition } from '../../workflow/workflow-schema.js';
-import { childRequestOf, endStoppedAttempt, failedInEarlierPass, type ChildNodeDeps } from './child-attempt.js';
+import { childRequestOf, childToResume, endOverBudget, endStoppedAttempt, type ChildNodeDeps } from './child-attempt.js';
+import type { BudgetReached } from '../run/budget.js';
 
 /** One item's place in the join: the child's output, or what became of it. */
 type ItemResult = string | { failed: true; error: string; status: string; childRunId: string };
@@ -75,6 +76,8 @@ export class FanOutNodeHandler implements NodeHandler {
     const results: ItemResult[] = new Array<ItemResult>(items.values.length);
     const started: string[] = [];
     let paused = false;
+    /** A child paused on a budget: no new item starts, and the parent pauses on it. */
+    let overBudget: { reached: BudgetReached; children: number } | undefined;
     let startError: string | undefined;
     let next = 0;
     const runItem = async (index: number): Promise<boolean> => {
@@ -96,7 +99,7 @@ export class FanOutNodeHandler implements NodeHandler {
       }
       started.push(child.id);
       let stale;
-      if (failedInEarlierPass(child, attempt)) {
+      if (childToResume(child, attempt)) {
         stale = child;
         await children.resume(child);
       }
@@ -104,6 +107,9 @@ export class FanOutNodeHandler implements NodeHandler {
       if (!end) return false;
       if (end.status === 'completed') {
         results[index] = end.output;
+      } else if (end.status === 'paused' && end.budget) {
+        // Left paused (not cancelled): the parent's resume resumes it where it stopped.
+        overBudget = { reached: overBudget?.reached ?? end.budget, children: (overBudget?.children ?? 0) + 1 };
       } else if (end.status === 'paused') {
         paused = true;
         await children.cancel(child.id);
@@ -114,7 +120,7 @@ export class FanOutNodeHandler implements NodeHandler {
       return true;
     };
     const lane = async (): Promise<void> => {
-      while (next < items.values.length && !attempt.signal.aborted && startError === undefined) {
+      while (next < items.values.length && !attempt.signal.aborted && startError === undefined && overBudget === undefined) {
         if (!(await runItem(next++))) return;
       }
     };
@@ -126,6 +132,10 @@ export class FanOutNodeHandler implements NodeHandler {
       const error = `Node '${attempt.node.id}': cannot start child workflow '${action.workflow}': ${startError}`;
       await store.appendEvents([attemptEndedEvent(ref, { status: 'failed', error, failureKind: 'config', retryable: false }, durationMs)]);
       return { status: 'failed', error, failureKind: 'config', retryable: false };
+    }
+    if (overBudget !== undefined && !paused) {
+      const what = `${overBudget.children} of its ${results.length} fan-out children`;
+      return endOverBudget(this.deps, attempt, ref, overBudget.reached, what);
     }
     const output = `[${results.map((r) => JSON.stringify(r)).join(',')}]`;
     const failed = results.filter((r) => typeof r !== 'string').length;

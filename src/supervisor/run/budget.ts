@@ -1,53 +1,115 @@
 import type { Logger } from '../../shared/log.js';
+import type { Run } from '../../store/schemas/run.js';
 
 /**
- * A run's USD budget (`budget.usd` of the workflow or of the run request, kept in
- * `metadata.budget`): checked against the engine's cost total (`metadata.totals.total_cost_usd`)
- * before each AI attempt starts. Reached, the run pauses; it is never killed mid-attempt.
+ * USD budgets (`budget.usd` of the workflow or of the run request, kept in `metadata.budget`),
+ * one per run tree: a run's budget covers its own attempts and those of every run below it
+ * (child runs, fan-out items, their children). A child lists the runs above it that have a
+ * budget (`metadata.budget_scope`); the store adds each of its costed attempts to those runs'
+ * `descendants_cost_usd` in the transaction that writes the attempt's end. Before each AI attempt
+ * starts, every budget in scope (the run's own, then its ancestors') is checked against its
+ * run's spend: `total_cost_usd` + `descendants_cost_usd`. Reached, the run pauses; it is never
+ * killed mid-attempt.
  */
+
+/** One budget a run is held to: whose it is, how much, and that run's tree spend as last read. */
+export interface BudgetLimit {
+  runId: string;
+  usd: number;
+  spent: number;
+}
+
+/** What a budget pause records: the budget that was reached and its tree's spend. */
+export interface BudgetReached {
+  runId: string;
+  usd: number;
+  spent: number;
+}
 
 function usd(value: number): string {
   return `$${value.toFixed(2)}`;
 }
 
+/** A run's spend counted toward its budget: its own attempts and its descendants'. */
+export function treeSpendOf(run: Pick<Run, 'metadata'>): number {
+  return (run.metadata.totals?.total_cost_usd ?? 0) + (run.metadata.descendants_cost_usd ?? 0);
+}
+
 /** The paused run's reason, as `workflow_paused` and the run's status frames carry it. */
-export function budgetPauseReason(spentUsd: number, budgetUsd: number): string {
-  return `budget exceeded: spent ${usd(spentUsd)} of ${usd(budgetUsd)}`;
+export function budgetPauseReason(reached: BudgetReached, ownRunId: string): string {
+  const whose = reached.runId === ownRunId ? '' : ` (the budget of run ${reached.runId})`;
+  return `budget exceeded: spent ${usd(reached.spent)} of ${usd(reached.usd)}${whose}`;
 }
 
-/** The metadata patch of a run paused by its budget: why, until a resume clears it. */
-export function budgetPausePatch(spentUsd: number, budgetUsd: number): Record<string, unknown> {
-  return { budget_pause: { reason: budgetPauseReason(spentUsd, budgetUsd), spent_usd: spentUsd, budget_usd: budgetUsd } };
+/**
+ * The metadata patch of a run paused by a budget: why, until a resume clears it. `at` tells this
+ * pause from an earlier one of the same run (a parent waiting on the run after resuming it).
+ */
+export function budgetPausePatch(reached: BudgetReached, ownRunId: string, at: string): Record<string, unknown> {
+  return {
+    budget_pause: {
+      reason: budgetPauseReason(reached, ownRunId),
+      spent_usd: reached.spent,
+      budget_usd: reached.usd,
+      budget_run_id: reached.runId,
+      at,
+    },
+  };
 }
 
-/** A run's budget as its scheduler tracks it: the limit, the spend as last read, and whether it held an attempt back. */
+/** The budget a budget-paused run reached, as its `metadata.budget_pause` records it. */
+export function budgetReachedOf(run: Pick<Run, 'id' | 'metadata'>): BudgetReached | undefined {
+  const pause = run.metadata.budget_pause;
+  if (!pause) return undefined;
+  const runId = typeof pause.budget_run_id === 'string' ? pause.budget_run_id : run.id;
+  return { runId, usd: pause.budget_usd, spent: pause.spent_usd };
+}
+
+/**
+ * The budgets a run's scheduler holds it to: its own and its ancestors', each with its tree's
+ * spend as last read, and whether one of them held an attempt back.
+ */
 export class RunBudget {
-  readonly usd: number | undefined;
-  private spent: number;
-  /** An AI attempt was held back: nothing new starts, and the run pauses once idle. */
-  reached = false;
+  private readonly limits: BudgetLimit[] = [];
+  private readonly scope: readonly string[];
+  /** An attempt was held back by this budget (or a child paused on it): nothing new starts, and the run pauses once idle. */
+  reached: BudgetReached | undefined;
 
-  constructor(metadata: { budget?: { usd: number } | undefined; totals?: { total_cost_usd?: number | undefined } | undefined }) {
-    this.usd = metadata.budget?.usd;
-    this.spent = metadata.totals?.total_cost_usd ?? 0;
+  constructor(private readonly run: Pick<Run, 'id' | 'metadata'>) {
+    const own = run.metadata.budget?.usd;
+    if (own !== undefined) this.limits.push({ runId: run.id, usd: own, spent: treeSpendOf(run) });
+    this.scope = run.metadata.budget_scope ?? [];
   }
 
-  /** Set, and the counted spend has reached it. */
-  get over(): boolean {
-    return this.usd !== undefined && this.spent >= this.usd;
+  /** Some budget applies to this run (its own, or an ancestor's). */
+  get any(): boolean {
+    return this.limits.length > 0 || this.scope.length > 0;
   }
 
-  /** Reads the run's cost total again, as the transaction of each attempt's end keeps it (only for a run with a budget). */
-  async refresh(read: () => Promise<number | undefined>, log: Logger): Promise<void> {
-    if (this.usd === undefined) return;
+  /** The first budget whose tree spend has reached it, if any. */
+  get over(): BudgetReached | undefined {
+    const limit = this.limits.find((l) => l.spent >= l.usd);
+    return limit && { ...limit };
+  }
+
+  /**
+   * Reads the spend of the run and of the ancestors in its scope again (and the ancestors'
+   * budgets, which a resume may have raised), as the transactions of the attempts' ends keep it.
+   * Only for a run some budget applies to. A run gone or without a budget any more drops out.
+   */
+  async refresh(read: (runId: string) => Promise<Pick<Run, 'id' | 'metadata'> | undefined>, log: Logger): Promise<void> {
+    if (!this.any) return;
     try {
-      this.spent = (await read()) ?? this.spent;
+      const ids = [...(this.run.metadata.budget?.usd !== undefined ? [this.run.id] : []), ...this.scope];
+      const rows = await Promise.all(ids.map((id) => read(id)));
+      const fresh: BudgetLimit[] = [];
+      for (const row of rows) {
+        const limit = row?.metadata.budget?.usd;
+        if (row && limit !== undefined) fresh.push({ runId: row.id, usd: limit, spent: treeSpendOf(row) });
+      }
+      this.limits.splice(0, this.limits.length, ...fresh);
     } catch (err) {
       log.warn({ err }, 'run.spend_read_failed');
     }
-  }
-
-  get spentUsd(): number {
-    return this.spent;
   }
 }

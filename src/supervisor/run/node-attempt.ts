@@ -8,6 +8,7 @@ import type { NodeTimers } from './node-timers.js';
 import { fingerprintOfText } from './output-fingerprint.js';
 import type { ReadyQueue } from './ready-queue.js';
 import { decideRetry } from './retry-policy.js';
+import type { BudgetReached } from './budget.js';
 
 /** One node attempt from the scheduler's side: run through the node's handler, then its outcome applied to the node. */
 
@@ -60,6 +61,8 @@ export interface OutcomeTarget {
   stopping(): boolean;
   /** A `cancel:` node was reached: the run ends cancelled with its reason. */
   halt(nodeId: string, reason: string): void;
+  /** A node's child run paused on a budget: nothing new starts, and the run pauses on it once idle. */
+  overBudget(reached: BudgetReached): void;
 }
 
 /**
@@ -94,6 +97,11 @@ export function applyOutcome(entry: NodeEntry, outcome: AttemptOutcome, target: 
     case 'not_started':
       entry.attempts -= 1;
       entry.status = 'pending';
+      return;
+    case 'over_budget':
+      // Its attempt ended (recorded); the node runs again when the run is resumed.
+      entry.status = 'pending';
+      target.overBudget(outcome.reached);
       return;
     case 'cancelled':
       // Interrupted attempts run again as a new attempt when the run is next driven.

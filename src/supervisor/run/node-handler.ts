@@ -1,4 +1,5 @@
 import type { ApprovalContext } from '../../store/schemas/approval.js';
+import type { BudgetReached } from './budget.js';
 import type { PlannedNode } from './run-plan.js';
 import type { VariableValues } from '../../workflow/variables.js';
 import type { Diagnostics, LoopFrame } from '../../records/schemas/execution-record.js';
@@ -69,7 +70,12 @@ export type AttemptOutcome =
   /** A durable timer (a `wait` node): the attempt is continued at `wakeAt` (epoch ms), holding no slot meanwhile. */
   | { status: 'waiting'; wakeAt: number }
   /** The node completed and ends the run `cancelled` with its reason (a `cancel` node). */
-  | { status: 'halted'; reason: string; output: string };
+  | { status: 'halted'; reason: string; output: string }
+  /**
+   * A child run it waits for paused on a budget (its attempt ended, recorded as interrupted):
+   * the run pauses on the same budget, and the node runs again (resuming the child) when resumed.
+   */
+  | { status: 'over_budget'; reached: BudgetReached };
 
 /**
  * Runs the attempts of one node kind. The scheduler knows nothing of kinds: it asks the handler

@@ -3,7 +3,7 @@ import type { NewRunEvent } from '../../store/schemas/event.js';
 import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
 import type { Run } from '../../store/schemas/run.js';
 import { approvalPatch } from './approval-patch.js';
-import { budgetPausePatch, budgetPauseReason } from './budget.js';
+import { budgetPausePatch, budgetPauseReason, type BudgetReached } from './budget.js';
 
 /** What a paused run records: its `workflow_paused` event and the metadata saying why. */
 export interface RunPause {
@@ -23,15 +23,16 @@ export function gatePause(run: Run, path: string, approval: ApprovalContext): Ru
   };
 }
 
-/** Paused by its USD budget: what was spent of how much. */
-export function budgetPause(run: Run, spentUsd: number, budgetUsd: number): RunPause {
+/** Paused by a USD budget (its own, or one of a run above it): what was spent of how much, and whose. */
+export function budgetPause(run: Run, reached: BudgetReached): RunPause {
   return {
     event: newRunLevelEvent(run, 'workflow_paused', {
-      reason: budgetPauseReason(spentUsd, budgetUsd),
+      reason: budgetPauseReason(reached, run.id),
       type: 'budget',
-      spentUsd,
-      budgetUsd,
+      spentUsd: reached.spent,
+      budgetUsd: reached.usd,
+      ...(reached.runId !== run.id ? { budgetRunId: reached.runId } : {}),
     }),
-    patch: budgetPausePatch(spentUsd, budgetUsd),
+    patch: budgetPausePatch(reached, run.id, new Date().toISOString()),
   };
 }

@@ -98,7 +98,7 @@ export class RunScheduler {
     private readonly deps: SchedulerDeps,
   ) {
     this.end = new RunEnd({ store: deps.store, runId: run.id, ownerId: deps.ownerId, log: deps.log });
-    this.budget = new RunBudget(run.metadata);
+    this.budget = new RunBudget(run);
     this.runSlots = deps.runSlots ?? new RunSlots(deps.perRunLimit);
     this.decider = new CandidateDecider({ table, events: deps.events, checkCondition: deps.checkCondition }, this.candidates, this.ready);
     this.runSlots.onFree = () => this.kick();
@@ -107,8 +107,9 @@ export class RunScheduler {
       signal: this.attemptAbort.signal,
       log: deps.log,
       heldBack: (node) => {
-        if (deps.providerOf?.(node.plan) === undefined || !this.budget.over) return false;
-        this.budget.reached = true;
+        const over = deps.providerOf?.(node.plan) === undefined ? undefined : this.budget.over;
+        if (!over) return false;
+        this.budget.reached = over;
         return true;
       },
     };
@@ -119,6 +120,9 @@ export class RunScheduler {
       timers: this.timers,
       stopping: () => this.stopping !== undefined,
       halt: (nodeId, reason) => void this.halt(nodeId, reason).catch((err: unknown) => deps.log.error({ err }, 'run.halt_failed')),
+      overBudget: (reached) => {
+        this.budget.reached ??= reached;
+      },
     };
     this.providerLine = deps.providerSlots
       ? new ProviderLine({ run, store: deps.store, log: deps.log, slots: deps.providerSlots, wake: () => this.kick() })
@@ -145,6 +149,8 @@ export class RunScheduler {
    */
   async start(closing: readonly NewRunEvent[] = [], opts: { cancelling?: boolean } = {}): Promise<void> {
     if (closing.length) await this.deps.store.appendEvents(closing);
+    // The budgets above this run (a child's) are read before its first AI attempt is checked.
+    await this.refreshBudget();
     this.candidates.push(...this.table.unblocked(this.plan.order));
     for (const entry of this.table.retrying()) this.timers.retryAfter(entry, Math.max(0, entry.retryAt! - Date.now()));
     if (opts.cancelling) this.stop('cancel');
@@ -285,12 +291,13 @@ export class RunScheduler {
     let entry: NodeEntry | undefined;
     while (this.runSlots.free && (entry = parked.shift() ?? this.ready.shift())) {
       const provider = this.deps.providerOf?.(entry.plan);
-      if (provider !== undefined && this.budget.over) {
+      const over = provider === undefined ? undefined : this.budget.over;
+      if (over) {
         // Checked before the attempt asks for anything: it stays ready, and the run pauses once
         // what is running has ended (nothing is killed).
-        this.budget.reached = true;
+        this.budget.reached = over;
         parked.unshift(entry);
-        this.deps.log.info({ nodeId: entry.plan.id, spentUsd: this.budget.spentUsd, budgetUsd: this.budget.usd }, 'run.budget_reached');
+        this.deps.log.info({ nodeId: entry.plan.id, spentUsd: over.spent, budgetUsd: over.usd, budgetRunId: over.runId }, 'run.budget_reached');
         break;
       }
       if (provider !== undefined && this.providerLine && !this.providerLine.take(entry, provider)) continue;
@@ -322,12 +329,8 @@ export class RunScheduler {
         this.deps.log.error({ err, nodeId: node.plan.id }, 'node.schedule_failed');
         applyOutcome(node, { status: 'failed', error: (err as Error).message, failureKind: 'transient' }, this.outcomeTarget);
       })
-      // The attempt's end (and its spend) is committed: the budget is checked against it.
-      .then(() =>
-        provider !== undefined
-          ? this.budget.refresh(async () => (await this.deps.store.getRun(this.run.id))?.metadata.totals?.total_cost_usd, this.deps.log)
-          : undefined,
-      )
+      // The attempt's end (and its spend, or its child runs') is committed: the budget is checked against it.
+      .then(() => (provider !== undefined || outsideLimit ? this.refreshBudget() : undefined))
       .finally(() => {
         if (provider !== undefined) this.deps.providerSlots?.release(provider, tokens);
         if (!outsideLimit) this.runSlots.release();
@@ -335,6 +338,11 @@ export class RunScheduler {
         this.kick();
       });
     this.inflight.add(task);
+  }
+
+  /** Reads the spend of the budgets this run is held to again (nothing when none applies). */
+  private refreshBudget(): Promise<void> {
+    return this.budget.refresh((id) => this.deps.store.getRun(id), this.deps.log);
   }
 
   private runAttempt(entry: NodeEntry): Promise<AttemptOutcome> {
@@ -353,7 +361,7 @@ export class RunScheduler {
       if (this.budget.reached) {
         // Ready nodes, retries and waits hold nothing and continue when the run is resumed.
         this.letGoOfWaiting();
-        await this.paused(budgetPause(this.run, this.budget.spentUsd, this.budget.usd!));
+        await this.paused(budgetPause(this.run, this.budget.reached));
       } else if (this.suspended.size && !this.ready.length && !this.timers.retrying && !this.timers.waiting) {
         const [entry, approval] = this.suspended.entries().next().value!;
         await this.paused(gatePause(this.run, entry.path, approval));

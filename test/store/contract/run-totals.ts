@@ -41,6 +41,26 @@ export function describeRunTotalsContract(backend: StoreBackend): void {
       expect((await store.getRun(run.id))!.metadata.totals).toMatchObject({ total_tokens_in: 15, total_tokens_out: 3, total_cost_usd: 0.75, counted: { rows: 2 } });
     });
 
+    it('adds a child’s costed attempts to each run above it with a budget (its budget_scope), in the same transaction, once', async () => {
+      const store = h().open();
+      const root = await store.createRun(newRun({ metadata: { budget: { usd: 1 } } }));
+      const middle = await store.createRun(newRun({ metadata: { budget: { usd: 0.5 }, budget_scope: [root.id] } }));
+      const leaf = await store.createRun(newRun({ metadata: { budget_scope: [middle.id, root.id] } }));
+      const end = attemptEndedEvent(agentAttempt(leaf, 'att-1', { input: 10, output: 2 }, 0.25), { status: 'completed', output: { text: 'ok' } });
+      await store.appendEvents([end]);
+      await store.appendEvents([end]);
+      await store.appendEvents([attemptEndedEvent(agentAttempt(middle, 'att-2', { input: 1, output: 1 }, 0.125), { status: 'completed', output: { text: 'ok' } })]);
+      // Another metadata write of the root in between is a patch: the count survives it.
+      await store.acquireRun({ runId: root.id, ownerId: 'sup-a', leaseMs: 60_000, fromStatuses: ['pending'], status: 'running', metadataPatch: { approval: null }, events: [] });
+      await store.appendEvents([attemptEndedEvent(agentAttempt(leaf, 'att-3', { input: 1, output: 1 }, 0), { status: 'completed', output: { text: 'ok' } })]);
+      const read = async (run: Run) => (await store.getRun(run.id))!.metadata;
+      expect(await read(leaf)).toMatchObject({ total_cost_usd: 0.25 });
+      expect((await read(leaf)).descendants_cost_usd).toBeUndefined();
+      expect(await read(middle)).toMatchObject({ total_cost_usd: 0.125, descendants_cost_usd: 0.25 });
+      expect(await read(root)).toMatchObject({ descendants_cost_usd: 0.375 });
+      expect((await read(root)).total_cost_usd).toBeUndefined();
+    });
+
     it('adds the spend of attempts closed by a run’s transition in that transition, and keeps it across a resume', async () => {
       const store = h().open();
       const run = await store.createRun(newRun());
