@@ -27,7 +27,7 @@ export type CliErrorCode = (typeof cliErrorCodes)[number];
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
-/** `cairn workflow run`: the run paused at a gate and waits for `cairn run approve|reject`. */
+/** `cairn workflow run`: the run paused, at a gate (`cairn run approve|reject`) or on its budget (`cairn run resume --budget-usd`). */
 export const EXIT_PAUSED = 3;
 /** 128 + SIGINT, what shells report for a command stopped with Ctrl-C. */
 export const EXIT_INTERRUPTED = 130;

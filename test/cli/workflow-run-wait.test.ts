@@ -36,7 +36,7 @@ it('run from a terminal, `workflow run` waits at a paused gate and follows the r
   const stdout = capture();
   const running = runCliInProcess(['workflow', 'run', 'gated', '--output', 'all'], { env: env(), cwd: home.home, stdinIsTTY: true, stdout });
   const runId = await pausedRunId(stdout);
-  expect(stdout.text).toContain('Waiting for the answer');
+  expect(stdout.text).toContain('Waiting for the run to go on');
   const res = await fetch(`${server.url}/api/workflows/runs/${runId}/approve`, {
     method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ comment: 'yes' }),
   });

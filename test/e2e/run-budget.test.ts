@@ -1,10 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { startAnthropicServer, type AnthropicServer } from '../helpers/anthropic-server.js';
-import { startServer } from '../helpers/server.js';
+import type { AnthropicServer } from '../helpers/anthropic-server.js';
+import { startPaidClaude } from '../helpers/paid-claude.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
@@ -15,7 +11,6 @@ import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
  * start over budget, nothing is killed, and a resume with a raised budget completes it.
  */
 
-const cli = createRequire(import.meta.url).resolve('@anthropic-ai/claude-code/cli.js');
 let home: TempHome;
 let server: AnthropicServer;
 beforeEach(async () => {
@@ -23,20 +18,13 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await home.close();
-  await server?.close();
 });
 
-/** A local Messages API server whose every answer costs the same, and Cairn using the real CLI against it. */
+/** The paid Messages API server (kept as `server`, whose requests the tests count) and Cairn using the real CLI against it. */
 async function startPaidServer() {
-  server = await startAnthropicServer(() => ({
-    kind: 'stream', model: 'claude-sonnet-4-5-20250929', blocks: [{ type: 'text', text: 'done' }], usage: { input_tokens: 1000, output_tokens: 100 },
-  }));
-  const cliHome = await mkdtemp(join(tmpdir(), 'cairn-claude-home-'));
-  home.defer(() => rm(cliHome, { recursive: true, force: true }));
-  return startServer(home, {
-    ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-budget', CLAUDE_BIN_PATH: cli, HOME: cliHome,
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1',
-  });
+  const started = await startPaidClaude(home);
+  server = started.messages;
+  return started.cairn;
 }
 
 it('pauses a run whose spend reached its budget before the next AI attempt, and a resume with a raised budget completes it', async () => {

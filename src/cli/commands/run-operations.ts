@@ -4,30 +4,60 @@ import { writeLine } from '../context.js';
 import { runPath } from '../run-detail-pages.js';
 import { MIN_RUN_ID_PREFIX, resolveRunId } from '../run-id.js';
 import { printHelp, printJson, serverOptionsHelp, type Command } from './command.js';
+import { usageError } from '../cli-error.js';
 import { clientFor, urlOption } from './server-flags.js';
 
 const idHelp = `<id> is the whole run id or its first ${MIN_RUN_ID_PREFIX} or more characters, as for \`cairn run get\`.`;
 
-/** One run operation: resolve the id (prefixes too), send the request, print the server's message. */
-function operation(name: string, summary: string, help: string, send: (id: string) => { method: 'POST' | 'DELETE'; path: string }): Command {
+/** A request of one run operation: its method and path, and the body a resume may take. */
+interface OperationRequest {
+  method: 'POST' | 'DELETE';
+  path: string;
+  body?: Record<string, unknown>;
+}
+
+/**
+ * One run operation: resolve the id (prefixes too), send the request, print the server's message.
+ * `budgetUsd`: the command takes `--budget-usd <n>` (a positive number) and passes it to `send`.
+ */
+function operation(
+  name: string,
+  summary: string,
+  help: string,
+  send: (id: string, budgetUsd?: number) => OperationRequest,
+  opts: { budgetUsd?: boolean } = {},
+): Command {
   return {
     name,
     summary,
     help,
     async run(argv, ctx) {
-      const { values, positionals } = parseCommandArgs(this.name, argv, { json: { type: 'boolean' }, ...urlOption });
+      const { values, positionals } = parseCommandArgs(this.name, argv, {
+        json: { type: 'boolean' },
+        ...(opts.budgetUsd ? { 'budget-usd': { type: 'string' as const } } : {}),
+        ...urlOption,
+      });
       if (values.help) return printHelp(ctx, this.help);
       const [given] = expectPositionals(this.name, positionals, ['id']) as [string];
+      const budgetUsd = parseBudget(this.name, values['budget-usd']);
       const client = clientFor(ctx, values.url);
       const id = await resolveRunId(client, given, this.name);
-      const { method, path } = send(id);
+      const { method, path, body: requestBody } = send(id, budgetUsd);
       const schema = name === 'run abandon' ? runAbandonResponseSchema : runOperationResponseSchema;
-      const { raw, body } = await client.request(method, path, schema);
+      const { raw, body } = await client.request(method, path, schema, requestBody ? { body: requestBody } : {});
       if (values.json) return printJson(ctx, raw);
       writeLine(ctx.stdout, body.message);
       return 0;
     },
   };
+}
+
+/** `--budget-usd`: a positive number of US dollars, or a usage error naming what was given. */
+function parseBudget(command: string, raw: unknown): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = typeof raw === 'string' && /^\s*\d*\.?\d+\s*$/.test(raw) ? Number(raw) : NaN;
+  if (!(value > 0)) throw usageError(`--budget-usd must be a positive number of US dollars, such as 5 or 0.5, not '${String(raw)}'`, command);
+  return value;
 }
 
 const options = `Options:
@@ -37,15 +67,22 @@ ${serverOptionsHelp}`;
 export const runResumeCommand = operation(
   'run resume',
   'continue a failed or paused run, skipping the nodes that already succeeded',
-  `Usage: cairn run resume <id> [--json] [--url <url>]
+  `Usage: cairn run resume <id> [--budget-usd <n>] [--json] [--url <url>]
 
 Continue a failed or paused run under the same id. Nodes that already succeeded are not run
 again (their output is reused); always_run nodes, nodes whose dependency ran again with another
 output, and the failed and skipped nodes run. The workflow is read from its file as it is now, so
 a fix to the file applies; the inputs of the first start are reused. ${idHelp}
 
-${options}`,
-  (id) => ({ method: 'POST', path: `${runPath(id)}/resume` }),
+A run paused by its USD budget resumes with the same budget (and pauses again before its next AI
+attempt) unless --budget-usd raises it. A child run paused by the budget of a run above it is
+resumed through that run: resume the run the pause names.
+
+Options:
+  --budget-usd <n>   a run paused by its own budget: its new budget, in US dollars
+${options.slice('Options:\n'.length)}`,
+  (id, budgetUsd) => ({ method: 'POST', path: `${runPath(id)}/resume`, ...(budgetUsd !== undefined ? { body: { budgetUsd } } : {}) }),
+  { budgetUsd: true },
 );
 
 export const runAbandonCommand = operation(

@@ -6,7 +6,7 @@ import { runOperationResponseSchema } from '../../wire/runs.js';
 import { streamPayloadSchema } from '../../wire/stream-frames.js';
 import { expectPositionals, parseCommandArgs, parseInputs } from '../args.js';
 import { CliError, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_PAUSED, usageError } from '../cli-error.js';
-import { gateCommands } from './run-gate.js';
+import { pausedHint } from '../paused-hint.js';
 import { isColorWanted, writeLine, type CliContext } from '../context.js';
 import { followStream } from '../follow-stream.js';
 import { fanOutGridSchema } from '../../wire/fan-out.js';
@@ -24,7 +24,7 @@ export function newConversationId(now: number = Date.now()): string {
 
 interface FollowResult {
   outcome: RunOutcome | undefined;
-  /** The run paused at a gate: what it waits for. */
+  /** The run paused (at a gate, or on a budget): why. */
   paused?: { reason: string | undefined };
   interrupted: boolean;
 }
@@ -74,7 +74,10 @@ async function followRun(
         const data = frame.data;
         if (data.type === 'workflow_status' && data.runId === run.runId && data.status === 'paused') {
           if (!opts.waitAtGates) paused = { reason: data.reason };
-          else if (!opts.json) printPaused(ctx, run.runId, data.reason, opts.style, 'Waiting for the answer (Ctrl-C cancels the run).');
+          else if (!opts.json) {
+            const then = 'Waiting for the run to go on (Ctrl-C cancels the run).';
+            void printPaused(ctx, client, run.runId, data.reason, opts.style, then);
+          }
         }
         return outcome !== undefined || paused !== undefined;
       },
@@ -93,12 +96,11 @@ async function followRun(
   return { outcome, interrupted, ...(paused ? { paused } : {}) };
 }
 
-/** What a paused run waits for and the commands that answer it. */
-function printPaused(ctx: CliContext, runId: string, reason: string | undefined, style: Style, then?: string): void {
-  const commands = gateCommands(runId);
+/** What a paused run waits for and the commands that get it going: a gate's answers, or a resume with more budget. */
+async function printPaused(ctx: CliContext, client: ApiClient, runId: string, reason: string | undefined, style: Style, then?: string): Promise<void> {
+  const hint = await pausedHint(client, runId);
   writeLine(ctx.stdout, style.yellow(`Run ${runId} is paused${reason ? `: ${reason}` : '.'}`));
-  writeLine(ctx.stdout, `Approve it with:  ${commands.approve}`);
-  writeLine(ctx.stdout, `Reject it with:   ${commands.reject}`);
+  for (const line of hint) writeLine(ctx.stdout, line);
   if (then) writeLine(ctx.stdout, then);
 }
 
@@ -150,9 +152,12 @@ When the run pauses at an approval gate, the command prints the gate's message a
 \`cairn run approve\` / \`cairn run reject\` commands that answer it. Run from a terminal (stdin
 is a TTY), it then waits for the answer (given from another terminal or the web UI) and goes on
 following the run; otherwise it exits (the run stays paused, costing nothing, until answered).
+When the run pauses on its USD budget, it prints the \`cairn run resume <id> --budget-usd <usd>\`
+that raises the budget (naming the run whose budget it is) in place of the answers.
 
 Exit status: 0 when the run completes, 1 when it fails or is cancelled, 2 on a usage error,
-3 when the run paused at a gate (stdin not a terminal), 130 when interrupted with Ctrl-C (the run is cancelled).`,
+3 when the run paused (at a gate, or on its budget; stdin not a terminal), 130 when interrupted
+with Ctrl-C (the run is cancelled).`,
   async run(argv, ctx) {
     const { values, positionals } = parseCommandArgs(this.name, argv, {
       input: { type: 'string', multiple: true },
@@ -205,7 +210,7 @@ Exit status: 0 when the run completes, 1 when it fails or is cancelled, 2 on a u
       }
     }
     if (result.paused) {
-      if (!json) printPaused(ctx, runId, result.paused.reason, style);
+      if (!json) await printPaused(ctx, client, runId, result.paused.reason, style);
       return EXIT_PAUSED;
     }
     const outcome = result.outcome;

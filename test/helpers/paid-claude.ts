@@ -1,0 +1,31 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startAnthropicServer, type AnthropicServer } from './anthropic-server.js';
+import { startServer, type RunningServer } from './server.js';
+import type { TempHome } from './temp-home.js';
+
+const claudeCli = createRequire(import.meta.url).resolve('@anthropic-ai/claude-code/cli.js');
+
+/** What one answer of the paid server costs, as the real Claude Code CLI reports it: 1000 in, 100 out on claude-sonnet-4-5. */
+export const PAID_ANSWER_USD = 0.0045;
+
+/**
+ * A local Messages API server whose every answer costs the same (PAID_ANSWER_USD), and Cairn
+ * started on `home` with the real Claude Code CLI pointed at it: the adapter that reports cost.
+ * Both are closed with the home.
+ */
+export async function startPaidClaude(home: TempHome): Promise<{ messages: AnthropicServer; cairn: RunningServer }> {
+  const messages = await startAnthropicServer(() => ({
+    kind: 'stream', model: 'claude-sonnet-4-5-20250929', blocks: [{ type: 'text', text: 'done' }], usage: { input_tokens: 1000, output_tokens: 100 },
+  }));
+  home.defer(() => messages.close());
+  const cliHome = await mkdtemp(join(tmpdir(), 'cairn-claude-home-'));
+  home.defer(() => rm(cliHome, { recursive: true, force: true }));
+  const cairn = await startServer(home, {
+    ANTHROPIC_BASE_URL: messages.url, ANTHROPIC_API_KEY: 'sk-ant-budget', CLAUDE_BIN_PATH: claudeCli, HOME: cliHome,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1',
+  });
+  return { messages, cairn };
+}
