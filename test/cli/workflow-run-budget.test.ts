@@ -50,6 +50,10 @@ it('prints the resume that raises the budget when a run pauses on it, and `run r
   expect(paused.stdout).toContain(`Raise the budget and go on with:  cairn run resume ${runId} --budget-usd <usd>`);
   expect(paused.stdout).not.toContain('cairn run approve');
   expect(messages.requests.length).toBe(2);
+  const shown = await runCliInProcess(['run', 'get', runId], { env: env(), cwd: home.home });
+  expect(shown.stdout).toContain(`Paused    budget exceeded: spent $0.01 of $0.01 (cairn run resume ${runId} --budget-usd <usd> goes on)`);
+  expect(shown.stdout).toContain('Cost      $0.0090 (its own $0.0000, its child runs $0.0090)');
+  expect(shown.stdout).toContain('Budget    $0.0050');
 
   const bad = await runCliInProcess(['run', 'resume', runId, '--budget-usd', 'lots'], { env: env(), cwd: home.home });
   expect(bad.code).toBe(2);

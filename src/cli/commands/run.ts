@@ -79,9 +79,36 @@ function printRun(ctx: CliContext, run: WorkflowRun, style: Style): void {
     ['Duration', formatSpan(run.started_at, run.completed_at)],
     ['Directory', run.working_path],
     ['Message', run.user_message ? firstLine(run.user_message, 100) : undefined],
+    ['Paused', run.status === 'paused' ? style.yellow(pausedReason(run)) : undefined],
     ['Error', run.error ? style.red(run.error) : undefined],
+    ['Cost', costLine(run)],
+    ['Budget', run.metadata.budget ? usd(run.metadata.budget.usd) : undefined],
+    ['Tokens', run.metadata.total_tokens_in !== undefined ? `${run.metadata.total_tokens_in} in, ${run.metadata.total_tokens_out ?? 0} out` : undefined],
   ];
   for (const [label, value] of fields) if (value) writeLine(ctx.stdout, `${style.bold(label.padEnd(10))}${value}`);
+}
+
+function usd(value: number): string {
+  return `$${value.toFixed(4)}`;
+}
+
+/** Why a paused run waits: its budget, else the gate or child run it is blocked at. */
+function pausedReason(run: WorkflowRun): string {
+  const budget = run.metadata.budget_pause;
+  if (budget) return `${budget.reason} (cairn run resume ${budget.budget_run_id ?? run.id} --budget-usd <usd> goes on)`;
+  const message = run.metadata.approval?.message;
+  return typeof message === 'string' ? message : 'waiting';
+}
+
+/**
+ * What the run spent, as providers reported it: its own attempts, and with child runs under its
+ * budget what they spent too (their sum is what its budget is checked against).
+ */
+function costLine(run: WorkflowRun): string | undefined {
+  const own = run.metadata.total_cost_usd;
+  const children = run.metadata.descendants_cost_usd;
+  if (children === undefined) return own === undefined ? undefined : usd(own);
+  return `${usd((own ?? 0) + children)} (its own ${usd(own ?? 0)}, its child runs ${usd(children)})`;
 }
 
 /** One row of the `--events` table: all `run get` keeps of an event once its page is read. */
@@ -94,8 +121,9 @@ export const runGetCommand: Command = {
   summary: 'show one run and what each of its nodes did',
   help: `Usage: cairn run get <id> [--events] [--json] [--url <url>]
 
-Show a run: its status, timing and error, and one line per node (status, duration, error or
-skip reason) derived from the run's event log. The log is read page by page, however long it is.
+Show a run: its status, timing, error or why it is paused, what it cost (its child runs under its
+budget included) and its budget, and one line per node (status, duration, error or skip reason)
+derived from the run's event log. The log is read page by page, however long it is.
 A node's status is running, suspended (at a gate or a wait), completed, failed, cancelled (by a cancel of the run), interrupted
 (cut short by a server stop; it runs again when the run continues), skipped or cached. <id> is
 the whole run id or its first ${MIN_RUN_ID_PREFIX} or more characters, when only one recent run starts so.
