@@ -4,7 +4,6 @@ import type { PlannedNode } from '../run/run-plan.js';
 import type { VariableValues } from '../../workflow/variables.js';
 import type { IterationOutcome } from './loop-driver.js';
 import type { RecordedBodyRow } from './loop-history.js';
-import { budgetPauseReason } from '../run/budget.js';
 
 /**
  * One attempt of a node inside a loop's iteration (a loop's body, a loop_group's body node),
@@ -49,12 +48,6 @@ export async function runBodyAttempt(
       return outcome;
     case 'halted':
       return { status: 'completed', output: outcome.output };
-    case 'over_budget':
-      return {
-        status: 'failed',
-        error: `Node '${body.node.id}' inside a loop: its child run paused on the budget of run ${outcome.reached.runId} (${budgetPauseReason(outcome.reached, outcome.reached.runId)}); a loop cannot pause on it in this version of Cairn`,
-        failureKind: 'config',
-      };
     default:
       return {
         status: 'failed',
