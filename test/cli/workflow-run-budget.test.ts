@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { AnthropicServer } from '../helpers/anthropic-server.js';
-import { startPaidClaude } from '../helpers/paid-claude.js';
+import { startPaidClaude, writePaidFanOut } from '../helpers/paid-claude.js';
 import type { RunningServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { getRun, writeHomeWorkflow } from '../helpers/workflows.js';
+import { getRun } from '../helpers/workflows.js';
 import { runCliInProcess } from './cli-harness.js';
 
 /**
@@ -19,22 +19,7 @@ let messages: AnthropicServer;
 beforeEach(async () => {
   home = await makeTempHome();
   ({ cairn, messages } = await startPaidClaude(home));
-  await writeHomeWorkflow(home, 'one-paid-step', `name: one-paid-step
-description: one paid call per item
-provider: claude
-model: claude-sonnet-4-5
-nodes:
-  - id: ask
-    prompt: "item $ARGUMENTS"
-`);
-  await writeHomeWorkflow(home, 'paid-fan-out', `name: paid-fan-out
-description: three paid children under one budget
-budget: { usd: 0.005 }
-nodes:
-  - id: each
-    workflow: one-paid-step
-    fan_out: { items: '["a","b","c"]', max_parallel: 1 }
-`);
+  await writePaidFanOut(home, { items: ['a', 'b', 'c'], budgetUsd: 0.005 });
 });
 afterEach(async () => {
   await home.close();

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { AnthropicServer } from '../helpers/anthropic-server.js';
-import { startPaidClaude } from '../helpers/paid-claude.js';
+import { startPaidClaude, writePaidFanOut } from '../helpers/paid-claude.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
@@ -145,22 +145,7 @@ nodes:
 
 it('shares one budget among the children of a fan-out: the tree stops at the budget, and a resume of the parent goes on where it stopped', async () => {
   const server_ = await startPaidServer();
-  await writeHomeWorkflow(home, 'one-paid-step', `name: one-paid-step
-description: one paid call per item
-provider: claude
-model: claude-sonnet-4-5
-nodes:
-  - id: ask
-    prompt: "item $ARGUMENTS"
-`);
-  await writeHomeWorkflow(home, 'paid-fan-out', `name: paid-fan-out
-description: four paid children under one budget
-budget: { usd: 0.01 }
-nodes:
-  - id: each
-    workflow: one-paid-step
-    fan_out: { items: '["a","b","c","d"]', max_parallel: 1, join: all_success }
-`);
+  await writePaidFanOut(home, { items: ['a', 'b', 'c', 'd'], budgetUsd: 0.01 });
   const { runId } = await startRun(server_.url, 'paid-fan-out');
   const paused = await statusOf(server_.url, runId, ['paused', 'failed', 'completed']);
   const failures = paused.events.filter((e) => e.event_type === 'node_failed' && e.data.interrupted !== true);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { startAnthropicServer, type AnthropicServer } from './anthropic-server.js';
 import { startServer, type RunningServer } from './server.js';
 import type { TempHome } from './temp-home.js';
+import { writeHomeWorkflow } from './workflows.js';
 
 const claudeCli = createRequire(import.meta.url).resolve('@anthropic-ai/claude-code/cli.js');
 
@@ -28,4 +29,27 @@ export async function startPaidClaude(home: TempHome): Promise<{ messages: Anthr
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1',
   });
   return { messages, cairn };
+}
+
+/**
+ * Writes `paid-fan-out`: a fan-out over `items` (one at a time) of `one-paid-step`, a child
+ * making one paid call, under a budget of `budgetUsd`.
+ */
+export async function writePaidFanOut(home: TempHome, opts: { items: readonly string[]; budgetUsd: number }): Promise<void> {
+  await writeHomeWorkflow(home, 'one-paid-step', `name: one-paid-step
+description: one paid call per item
+provider: claude
+model: claude-sonnet-4-5
+nodes:
+  - id: ask
+    prompt: "item $ARGUMENTS"
+`);
+  await writeHomeWorkflow(home, 'paid-fan-out', `name: paid-fan-out
+description: paid children under one budget
+budget: { usd: ${opts.budgetUsd} }
+nodes:
+  - id: each
+    workflow: one-paid-step
+    fan_out: { items: '${JSON.stringify(opts.items)}', max_parallel: 1, join: all_success }
+`);
 }
