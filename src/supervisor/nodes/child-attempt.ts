@@ -1,7 +1,7 @@
 import { attemptEndedEvent, attemptSuspendedEvent, type AttemptRef } from '../../records/index.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
-import type { ChildRequest, ChildRuns } from '../children/child-runs.js';
+import type { ChildEnd, ChildRequest, ChildRuns } from '../children/child-runs.js';
 import type { SubstituteText } from '../run/node-context.js';
 import type { AttemptOutcome, NodeAttempt } from '../run/node-handler.js';
 import { budgetPauseReason, type BudgetReached } from '../run/budget.js';
@@ -50,9 +50,19 @@ export function childRequestOf(
  * does not fail the node again; or one paused on a budget, so a parent resumed with more budget
  * (the child reads it) goes on where the child stopped.
  */
-export function childToResume(child: Run, attempt: NodeAttempt): boolean {
+function childToResume(child: Run, attempt: NodeAttempt): boolean {
   const failedBefore = child.status === 'failed' && child.completed_at !== null && child.completed_at < attempt.identity.invocation.startedAt;
   return failedBefore || (child.status === 'paused' && child.metadata.budget_pause != null);
+}
+
+/**
+ * Waits for the child to pause or end, resuming it first when it is one to resume
+ * (childToResume); the end it had then does not count. Undefined when the attempt is stopped.
+ */
+export async function settleChild(deps: ChildNodeDeps, child: Run, attempt: NodeAttempt): Promise<ChildEnd | undefined> {
+  const resume = childToResume(child, attempt);
+  if (resume) await deps.children.resume(child);
+  return deps.children.settled(child.id, attempt.signal, resume ? child : undefined);
 }
 
 /**

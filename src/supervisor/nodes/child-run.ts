@@ -3,7 +3,7 @@ import { CairnError } from '../../shared/errors.js';
 import type { AttemptOutcome, NodeAttempt, NodeHandler } from '../run/node-handler.js';
 import type { ChildRunAction } from '../run/run-plan.js';
 import { attemptRefOf, recordRefusedAttempt } from './attempt-records.js';
-import { childRequestOf, childToResume, endOverBudget, endStoppedAttempt, suspendOnChild, type ChildNodeDeps } from './child-attempt.js';
+import { childRequestOf, settleChild, endOverBudget, endStoppedAttempt, suspendOnChild, type ChildNodeDeps } from './child-attempt.js';
 import { FanOutNodeHandler } from './fan-out.js';
 
 /**
@@ -37,12 +37,7 @@ export class ChildRunNodeHandler implements NodeHandler {
     }
     const ref = attemptRefOf(run, attempt, new Date().toISOString());
     if (!attempt.continued) await store.appendEvents([attemptStartedEvent(ref)]);
-    let stale;
-    if (childToResume(child, attempt)) {
-      stale = child;
-      await children.resume(child);
-    }
-    const end = await children.settled(child.id, attempt.signal, stale);
+    const end = await settleChild(this.deps, child, attempt);
     if (!end) return endStoppedAttempt(this.deps, attempt, ref, [child.id]);
     const durationMs = Math.max(0, Date.now() - Date.parse(ref.startedAt));
     const diagnostics = { childRunId: child.id };

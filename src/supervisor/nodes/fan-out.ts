@@ -9,7 +9,7 @@ import { rebuildRunSnapshot } from '../../records/index.js';
 import { fanOutInstancesEventOf } from '../../records/event-data.js';
 import { runsInRun } from './fan-out-in-run.js';
 import type { WorkflowDefinition } from '../../workflow/workflow-schema.js';
-import { childRequestOf, childToResume, endOverBudget, endStoppedAttempt, type ChildNodeDeps } from './child-attempt.js';
+import { childRequestOf, settleChild, endOverBudget, endStoppedAttempt, type ChildNodeDeps } from './child-attempt.js';
 import type { BudgetReached } from '../run/budget.js';
 
 /** One item's place in the join: the child's output, or what became of it. */
@@ -98,12 +98,7 @@ export class FanOutNodeHandler implements NodeHandler {
         }
       }
       started.push(child.id);
-      let stale;
-      if (childToResume(child, attempt)) {
-        stale = child;
-        await children.resume(child);
-      }
-      const end = await children.settled(child.id, attempt.signal, stale);
+      const end = await settleChild(this.deps, child, attempt);
       if (!end) return false;
       if (end.status === 'completed') {
         results[index] = end.output;

@@ -12,14 +12,10 @@ import type { Run } from '../../store/schemas/run.js';
  * killed mid-attempt.
  */
 
-/** One budget a run is held to: whose it is, how much, and that run's tree spend as last read. */
-export interface BudgetLimit {
-  runId: string;
-  usd: number;
-  spent: number;
-}
-
-/** What a budget pause records: the budget that was reached and its tree's spend. */
+/**
+ * One budget a run is held to: whose it is, how much, and that run's tree spend as last read;
+ * once reached, what a budget pause records.
+ */
 export interface BudgetReached {
   runId: string;
   usd: number;
@@ -70,12 +66,16 @@ export function budgetReachedOf(run: Pick<Run, 'id' | 'metadata'>): BudgetReache
  * spend as last read, and whether one of them held an attempt back.
  */
 export class RunBudget {
-  private readonly limits: BudgetLimit[] = [];
+  private readonly limits: BudgetReached[] = [];
   private readonly scope: readonly string[];
   /** An attempt was held back by this budget (or a child paused on it): nothing new starts, and the run pauses once idle. */
   reached: BudgetReached | undefined;
 
-  constructor(private readonly run: Pick<Run, 'id' | 'metadata'>) {
+  constructor(
+    private readonly run: Pick<Run, 'id' | 'metadata'>,
+    private readonly read: (runId: string) => Promise<Pick<Run, 'id' | 'metadata'> | undefined>,
+    private readonly log: Logger,
+  ) {
     const own = run.metadata.budget?.usd;
     if (own !== undefined) this.limits.push({ runId: run.id, usd: own, spent: treeSpendOf(run) });
     this.scope = run.metadata.budget_scope ?? [];
@@ -97,19 +97,19 @@ export class RunBudget {
    * budgets, which a resume may have raised), as the transactions of the attempts' ends keep it.
    * Only for a run some budget applies to. A run gone or without a budget any more drops out.
    */
-  async refresh(read: (runId: string) => Promise<Pick<Run, 'id' | 'metadata'> | undefined>, log: Logger): Promise<void> {
+  async refresh(): Promise<void> {
     if (!this.any) return;
     try {
       const ids = [...(this.run.metadata.budget?.usd !== undefined ? [this.run.id] : []), ...this.scope];
-      const rows = await Promise.all(ids.map((id) => read(id)));
-      const fresh: BudgetLimit[] = [];
+      const rows = await Promise.all(ids.map((id) => this.read(id)));
+      const fresh: BudgetReached[] = [];
       for (const row of rows) {
         const limit = row?.metadata.budget?.usd;
         if (row && limit !== undefined) fresh.push({ runId: row.id, usd: limit, spent: treeSpendOf(row) });
       }
       this.limits.splice(0, this.limits.length, ...fresh);
     } catch (err) {
-      log.warn({ err }, 'run.spend_read_failed');
+      this.log.warn({ err }, 'run.spend_read_failed');
     }
   }
 }

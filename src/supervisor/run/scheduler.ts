@@ -98,7 +98,7 @@ export class RunScheduler {
     private readonly deps: SchedulerDeps,
   ) {
     this.end = new RunEnd({ store: deps.store, runId: run.id, ownerId: deps.ownerId, log: deps.log });
-    this.budget = new RunBudget(run);
+    this.budget = new RunBudget(run, (id) => deps.store.getRun(id), deps.log);
     this.runSlots = deps.runSlots ?? new RunSlots(deps.perRunLimit);
     this.decider = new CandidateDecider({ table, events: deps.events, checkCondition: deps.checkCondition }, this.candidates, this.ready);
     this.runSlots.onFree = () => this.kick();
@@ -150,7 +150,7 @@ export class RunScheduler {
   async start(closing: readonly NewRunEvent[] = [], opts: { cancelling?: boolean } = {}): Promise<void> {
     if (closing.length) await this.deps.store.appendEvents(closing);
     // The budgets above this run (a child's) are read before its first AI attempt is checked.
-    await this.refreshBudget();
+    await this.budget.refresh();
     this.candidates.push(...this.table.unblocked(this.plan.order));
     for (const entry of this.table.retrying()) this.timers.retryAfter(entry, Math.max(0, entry.retryAt! - Date.now()));
     if (opts.cancelling) this.stop('cancel');
@@ -330,7 +330,7 @@ export class RunScheduler {
         applyOutcome(node, { status: 'failed', error: (err as Error).message, failureKind: 'transient' }, this.outcomeTarget);
       })
       // The attempt's end (and its spend, or its child runs') is committed: the budget is checked against it.
-      .then(() => (provider !== undefined || outsideLimit ? this.refreshBudget() : undefined))
+      .then(() => (provider !== undefined || outsideLimit ? this.budget.refresh() : undefined))
       .finally(() => {
         if (provider !== undefined) this.deps.providerSlots?.release(provider, tokens);
         if (!outsideLimit) this.runSlots.release();
@@ -338,11 +338,6 @@ export class RunScheduler {
         this.kick();
       });
     this.inflight.add(task);
-  }
-
-  /** Reads the spend of the budgets this run is held to again (nothing when none applies). */
-  private refreshBudget(): Promise<void> {
-    return this.budget.refresh((id) => this.deps.store.getRun(id), this.deps.log);
   }
 
   private runAttempt(entry: NodeEntry): Promise<AttemptOutcome> {
