@@ -4,8 +4,10 @@ import OpenAI from 'openai';
 import { openStore, sqliteStoreConfig, type Store } from '../src/store/open-store.js';
 import { sdkFetch } from '../src/worker/providers/sdk-fetch.js';
 import { createRunRow } from '../test/helpers/supervisor.js';
+import { openSse } from '../test/helpers/sse.js';
 import { makeTempHome } from '../test/helpers/temp-home.js';
 import { startChatServerProcess } from './chat-server.js';
+import { openSession, type Session } from './session.js';
 
 /**
  * The HTTP client under the `openai` SDK: Node's global `fetch` against Cairn's `sdkFetch`
@@ -19,6 +21,11 @@ import { startChatServerProcess } from './chat-server.js';
  * commits through Cairn's own store (a `node_started` row before, a 2 KB terminal row after,
  * batched per tick as a worker thread batches them), all on this one thread. What the AI nodes
  * bench loses beyond it is Cairn's path around the call, not the durability of its records.
+ *
+ * A fourth row is that floor as the AI nodes bench sees it: the rows go into the database of a
+ * real `cairn serve`, whose API process streams them over SSE to a client in this process while
+ * the calls run (the AI bench watches its runs the same way). Only the scheduling, the worker
+ * thread and the record building of Cairn's own path are missing from it.
  */
 
 const CALLS = 1000;
@@ -31,16 +38,20 @@ export interface SdkFetchRow {
   ratio: number;
 }
 
-/** A node's two rows around its call, in the run of `records`. */
+/** Where each call's two rows go: a store, and (the watched floor) the server whose API streams them. */
 interface CallRecords {
   store: Store;
-  runId: string;
-  conversationId: string;
+  watchedBy?: Session;
 }
 
 const END_DATA = { execution: { output: 'x'.repeat(2_000) } };
 
+const FLOOR_WORKFLOW = 'name: floor\ndescription: rows of calls\nnodes:\n  - id: a\n    bash: "true"\n';
+
 async function round(client: OpenAI, records?: CallRecords): Promise<{ cpuMs: number; wallMs: number }> {
+  // A run per round, so a watcher's stream carries exactly this round's rows.
+  const run = records ? await createRunRow(records.store, FLOOR_WORKFLOW) : undefined;
+  const watcher = run && records?.watchedBy ? await openSse(`${records.watchedBy.server.url}/api/stream/${run.conversation_id}`) : undefined;
   let started = 0;
   const cpu = process.cpuUsage();
   const t0 = performance.now();
@@ -48,7 +59,7 @@ async function round(client: OpenAI, records?: CallRecords): Promise<{ cpuMs: nu
     Array.from({ length: IN_FLIGHT }, async () => {
       while (started < CALLS) {
         const step = `p${started++}`;
-        const row = (event_type: string, data: Record<string, unknown>) => ({ run_id: records!.runId, conversation_id: records!.conversationId, event_type, step_name: step, data });
+        const row = (event_type: string, data: Record<string, unknown>) => ({ run_id: run!.id, conversation_id: run!.conversation_id, event_type, step_name: step, data });
         if (records) await records.store.appendEvents([row('node_started', { attempt: 1 })]);
         const stream = await client.chat.completions.create({ model: 'bench', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } });
         for await (const _ of stream) void _;
@@ -57,7 +68,13 @@ async function round(client: OpenAI, records?: CallRecords): Promise<{ cpuMs: nu
     }),
   );
   const used = process.cpuUsage(cpu);
-  return { cpuMs: (used.user + used.system) / 1000, wallMs: performance.now() - t0 };
+  const wallMs = performance.now() - t0;
+  if (watcher) {
+    // Not timed: the watcher only has to have been streaming while the calls ran.
+    await watcher.until((frames) => frames.length >= 2 * CALLS, 60_000);
+    watcher.close();
+  }
+  return { cpuMs: (used.user + used.system) / 1000, wallMs };
 }
 
 export async function sdkFetchComparison(): Promise<SdkFetchRow[]> {
@@ -67,12 +84,14 @@ export async function sdkFetchComparison(): Promise<SdkFetchRow[]> {
     const rows: SdkFetchRow[] = [];
     const home = await makeTempHome();
     const store = openStore(sqliteStoreConfig(join(home.home, 'floor.sqlite')));
-    const run = await createRunRow(store, 'name: floor\ndescription: rows of calls\nnodes:\n  - id: a\n    bash: "true"\n');
-    const records = { store, runId: run.id, conversationId: run.conversation_id };
+    // The watched floor writes into a running server's own database.
+    const session = await openSession();
+    const served = openStore(sqliteStoreConfig(session.home.paths.database));
     const clients = [
       ['global fetch', undefined, undefined],
       ['sdkFetch (undici request)', sdkFetch, undefined],
-      ['sdkFetch, each call between two durable commits (the floor)', sdkFetch, records],
+      ['sdkFetch, each call between two durable commits (the floor)', sdkFetch, { store }],
+      ['the floor, its rows streamed by a server to an SSE client (as in the AI bench)', sdkFetch, { store: served, watchedBy: session }],
     ] as const;
     try {
       for (const [name, fetch, withRecords] of clients) {
@@ -84,6 +103,8 @@ export async function sdkFetchComparison(): Promise<SdkFetchRow[]> {
       }
     } finally {
       await store.close();
+      await served.close();
+      await session.close();
       await home.close();
     }
     return rows;
