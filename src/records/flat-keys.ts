@@ -92,6 +92,9 @@ const diagnosticKeyNames: Readonly<Record<keyof Diagnostics, string>> = {
   mcpUnavailable: 'mcp_unavailable',
 };
 
+/** The flat keys a record's diagnostics may write. */
+export const diagnosticFlatKeys: ReadonlySet<string> = new Set(Object.values(diagnosticKeyNames));
+
 function diagnosticKeys(diagnostics: Diagnostics): FlatData {
   const keys: FlatData = {};
   for (const [name, value] of Object.entries(diagnostics)) {

@@ -54,6 +54,7 @@ export {
   type PathSegment,
 } from './node-path.js';
 export * from './event-types.js';
+export { liveNodeEventData } from './live-event-data.js';
 export { attemptStartedEvent, attemptEndedEvent, attemptSuspendedEvent, type AttemptRef, type AttemptEnding } from './attempt-events.js';
 export { nodeEventOf, cacheEventOf, fanOutInstancesEventOf, type NodeEventDraft, type NodeEventExtras } from './event-data.js';
 export { legacyTypeOf } from './flat-keys.js';

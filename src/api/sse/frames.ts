@@ -1,4 +1,4 @@
-import { isInterrupted } from '../../records/index.js';
+import { cacheActionOfEventType, isInterrupted, liveNodeEventData, statusOfEventType } from '../../records/index.js';
 import type { ConversationEvent, RunEvent, StreamEvent } from '../../store/schemas/event.js';
 import { runStatusOfEvent } from '../../store/schemas/run-level-events.js';
 import type { EventPayload } from '../../wire/stream-frames.js';
@@ -6,7 +6,9 @@ import type { EventPayload } from '../../wire/stream-frames.js';
 /**
  * Maps a durable event to the JSON payload of its SSE frame (the payload schema, shared with
  * clients, is in `wire/stream-frames.ts`): run-level events that announce a status become
- * `workflow_status`, node lifecycle events `dag_node`, everything else `workflow_event`.
+ * `workflow_status`, node lifecycle events `dag_node`, everything else `workflow_event`. A node
+ * record sent as `workflow_event` (`node_suspended`, a cache reset or invalidation) carries its
+ * public metadata only: never its output, diagnostics or session id.
  */
 
 type NodeStatus = Extract<EventPayload, { type: 'dag_node' }>['status'];
@@ -89,7 +91,8 @@ function toRunPayload(event: RunEvent, workflowName: string): EventPayload {
       },
     );
   }
-  return { type: 'workflow_event', ...base, stepName: event.step_name, data };
+  const nodeRecord = event.step_name !== null && (statusOfEventType(event.event_type) ?? cacheActionOfEventType(event.event_type));
+  return { type: 'workflow_event', ...base, stepName: event.step_name, data: nodeRecord ? liveNodeEventData(data) : data };
 }
 
 /** One SSE frame for a durable event: `id:` is the seq, so `Last-Event-ID` can resume after it. */
