@@ -1,5 +1,6 @@
 import type { RunEvent } from '../store/schemas/event.js';
-import type { ExecutionMetadata, Invocation } from './schemas/execution-record.js';
+import type { CheckoutObservation } from './schemas/checkout-observation.js';
+import type { ExecutionMetadata, ExecutionRecord, Invocation } from './schemas/execution-record.js';
 import { FAN_OUT_INSTANCES_EVENT, fanOutInstancesSchema, type FanOutInstance } from './schemas/fan-out-instances.js';
 import type { NodeDescriptor } from './schemas/node-descriptor.js';
 import type { Lifecycle, LifecycleStatus } from './schemas/node-lifecycle.js';
@@ -32,6 +33,11 @@ export interface InFlightAttempt {
   startedAt?: string;
   /** Process group id recorded on `node_started`, to kill an orphan before running again. */
   pid?: number;
+  /**
+   * What the `node_started` record said of the attempt, for the record that closes it: the
+   * checkout it found, and (an AI attempt) its binding and the spend it started from.
+   */
+  started?: Pick<ExecutionRecord, 'binding' | 'spend'> & { checkoutStart?: CheckoutObservation };
 }
 
 export interface NodeSnapshot {
@@ -134,11 +140,12 @@ function applyLifecycle(state: NodeState, row: LifecycleRow): void {
   trackInvocation(state, row);
   state.invocationOpen = row.status === 'started' || row.status === 'suspended' || row.status === 'failed';
   if (row.status === 'started') {
-    const attempt = row.record?.attempt;
+    const record = row.record;
     state.inFlight = {
       seq: row.seq,
-      ...(attempt !== undefined ? { attemptId: attempt.id, startedAt: attempt.startedAt } : {}),
+      ...(record !== undefined ? { attemptId: record.attempt.id, startedAt: record.attempt.startedAt } : {}),
       ...(row.pid !== undefined ? { pid: row.pid } : {}),
+      ...(record !== undefined ? { started: startedFacts(record) } : {}),
     };
   } else {
     delete state.inFlight;
@@ -153,6 +160,11 @@ function applyLifecycle(state: NodeState, row: LifecycleRow): void {
   }
   // Failed rows count too: their spend was real even though their output is not reusable.
   if (countsTowardNode(row)) state.observations.push(row.usage);
+}
+
+function startedFacts(record: ExecutionRecord): NonNullable<InFlightAttempt['started']> {
+  const checkout = record.attempt.checkoutStart;
+  return { binding: record.binding, spend: record.spend, ...(checkout !== undefined ? { checkoutStart: checkout } : {}) };
 }
 
 /** A new invocation id (or, for legacy rows, a start after a finished one) begins a new attempt count. */

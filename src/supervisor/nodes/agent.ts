@@ -11,7 +11,7 @@ import type { ModelLayers } from '../../workflow/model-layers.js';
 import type { VariableValues } from '../../workflow/variables.js';
 import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandler } from '../run/node-handler.js';
 import type { PlannedNode } from '../run/run-plan.js';
-import { closeBrokenAttempt, recordRefusedAttempt } from './attempt-records.js';
+import { closeBrokenAttempt, keepFirstCheckout, recordRefusedAttempt } from './attempt-records.js';
 import type { AttemptRunner } from './exec.js';
 import type { CredentialSource } from '../../credentials/credential-source.js';
 import { credentialVendorOf } from '../../shared/providers/credential-vendors.js';
@@ -126,6 +126,7 @@ export class AgentNodeHandler implements NodeHandler {
     } catch (err) {
       return closeBrokenAttempt(this.deps, attempt, new Date().toISOString(), err);
     }
+    keepFirstCheckout(identity, result);
     return outcomeOf(result);
   }
 

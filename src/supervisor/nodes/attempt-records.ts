@@ -3,7 +3,8 @@ import type { FailureKind } from '../../records/schemas/node-lifecycle.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
 import type { Logger } from '../../shared/log.js';
-import type { AttemptOutcome, NodeAttempt } from '../run/node-handler.js';
+import type { AttemptResult } from '../../worker/attempt-protocol.js';
+import type { AttemptIdentity, AttemptOutcome, NodeAttempt } from '../run/node-handler.js';
 
 /** The record reference of an attempt a supervisor-side handler owns. */
 export function attemptRefOf(run: Pick<Run, 'id' | 'conversation_id'>, attempt: NodeAttempt, startedAt: string): AttemptRef {
@@ -16,6 +17,15 @@ export function attemptRefOf(run: Pick<Run, 'id' | 'conversation_id'>, attempt: 
     attemptId: attempt.identity.attempt.id,
     startedAt,
   };
+}
+
+/**
+ * The invocation keeps the checkout its first attempt found (contract: later attempts and resumed
+ * continuations retain it). `identity.invocation` is the node's own invocation, so its retries
+ * send the sample on to their worker, which records it on every row of the invocation.
+ */
+export function keepFirstCheckout(identity: AttemptIdentity, result: Pick<AttemptResult, 'checkoutStart'>): void {
+  if (identity.attempt.number === 1 && result.checkoutStart !== undefined) identity.invocation.checkoutStart ??= result.checkoutStart;
 }
 
 /**

@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import type { CheckoutObservation } from '../../records/schemas/checkout-observation.js';
 import type { Logger } from '../../shared/log.js';
 import type { StoreConfig } from '../../store/store-config.js';
 import type { Run } from '../../store/schemas/run.js';
@@ -8,7 +7,7 @@ import type { AttemptResult, AttemptTask, ExecAttemptTask } from '../../worker/a
 import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandler } from '../run/node-handler.js';
 import type { PlannedNode } from '../run/run-plan.js';
 import type { VariableValues } from '../../workflow/variables.js';
-import { closeBrokenAttempt, recordRefusedAttempt } from './attempt-records.js';
+import { closeBrokenAttempt, keepFirstCheckout, recordRefusedAttempt } from './attempt-records.js';
 
 /** Runs one attempt in a worker (the Piscina pool in production). */
 export interface AttemptRunner {
@@ -46,9 +45,6 @@ export interface ExecHandlerDeps {
  * thread, which writes its records (or the pool does, when the thread could not).
  */
 export class ExecNodeHandler implements NodeHandler {
-  /** The checkout sample of each invocation's first attempt, sent with its later attempts. */
-  private readonly firstCheckouts = new Map<string, CheckoutObservation>();
-
   constructor(private readonly deps: ExecHandlerDeps) {}
 
   async runAttempt(attempt: NodeAttempt): Promise<AttemptOutcome> {
@@ -67,7 +63,7 @@ export class ExecNodeHandler implements NodeHandler {
       nodeId: node.id,
       runtime: node.action.runtime,
       legacyType: node.action.legacyType,
-      invocation: { ...identity.invocation, loopPath: [...(attempt.loopPath ?? [])], ...this.firstCheckoutOf(identity.invocation.id) },
+      invocation: { ...identity.invocation, loopPath: [...(attempt.loopPath ?? [])] },
       attempt: identity.attempt,
       ...(attempt.diagnostics ? { diagnostics: { ...attempt.diagnostics } } : {}),
       script: prepared.script,
@@ -87,17 +83,9 @@ export class ExecNodeHandler implements NodeHandler {
     } catch (err) {
       return closeBrokenAttempt(this.deps, attempt, startedAt, err);
     }
-    const invocationId = identity.invocation.id;
-    if (identity.attempt.number === 1 && result.checkoutStart) this.firstCheckouts.set(invocationId, result.checkoutStart);
-    if (result.status === 'completed') this.firstCheckouts.delete(invocationId);
+    keepFirstCheckout(identity, result);
     return outcomeOf(result);
   }
-
-  private firstCheckoutOf(invocationId: string): { checkoutStart?: CheckoutObservation } {
-    const first = this.firstCheckouts.get(invocationId);
-    return first ? { checkoutStart: first } : {};
-  }
-
 }
 
 function outcomeOf(result: AttemptResult): AttemptOutcome {

@@ -2,6 +2,7 @@ import type { ApprovalContext } from '../../store/schemas/approval.js';
 import type { BudgetReached } from './budget.js';
 import type { PlannedNode } from './run-plan.js';
 import type { VariableValues } from '../../workflow/variables.js';
+import type { CheckoutObservation } from '../../records/schemas/checkout-observation.js';
 import type { Diagnostics, LoopFrame } from '../../records/schemas/execution-record.js';
 import type { OutputLookup } from '../../workflow/resolve-output.js';
 
@@ -14,9 +15,19 @@ export interface BodyScope {
   previousIteration?: OutputLookup;
 }
 
+/**
+ * An invocation of a node: its id, when it began, and the checkout as its first attempt found it
+ * (contract: later attempts and resumed continuations retain it).
+ */
+export interface InvocationIdentity {
+  id: string;
+  startedAt: string;
+  checkoutStart?: CheckoutObservation;
+}
+
 /** Which invocation and attempt of a node an attempt is. */
 export interface AttemptIdentity {
-  invocation: { id: string; startedAt: string };
+  invocation: InvocationIdentity;
   attempt: { id: string; number: number };
 }
 

@@ -1,5 +1,6 @@
 import type { ReusableOutput } from '../../records/index.js';
 import { producerOf, type ProducerState } from '../../workflow/resolve-output.js';
+import type { InvocationIdentity } from './node-handler.js';
 import type { PlannedNode, RunPlan } from './run-plan.js';
 
 /**
@@ -27,7 +28,7 @@ export interface NodeEntry {
   status: NodeStatus;
   /** Attempts started so far in the current invocation. */
   attempts: number;
-  invocation?: { id: string; startedAt: string };
+  invocation?: InvocationIdentity;
   error?: string;
   /** The full output of a completed node, kept only while a later node may reference it. */
   output?: string;
@@ -56,7 +57,7 @@ export interface NodeEntry {
 export interface RestoredNode {
   status: 'pending' | TerminalStatus;
   attempts: number;
-  invocation?: { id: string; startedAt: string };
+  invocation?: InvocationIdentity;
   error?: string;
   output?: string;
   /** Set when the node was waiting out a retry delay: epoch ms when it may run again. */

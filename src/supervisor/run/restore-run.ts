@@ -4,11 +4,14 @@ import {
   isInterrupted,
   rebuildRunSnapshot,
   type AttemptRef,
+  type InFlightAttempt,
   type NodeSnapshot,
 } from '../../records/index.js';
+import type { Invocation } from '../../records/schemas/execution-record.js';
 import { killProcessGroup, startedNoLaterThan } from '../../shared/process-group.js';
 import type { NewRunEvent, RunEvent } from '../../store/schemas/event.js';
 import type { Run } from '../../store/schemas/run.js';
+import type { InvocationIdentity } from './node-handler.js';
 import type { RestoredNode } from './node-table.js';
 import { decideRetry } from './retry-policy.js';
 import type { PlannedNode, RunPlan } from './run-plan.js';
@@ -77,7 +80,7 @@ export async function restoreRun(
     const state: RestoredNode = {
       status: 'pending',
       attempts: snap.attemptsStarted,
-      ...(snap.invocation ? { invocation: { id: snap.invocation.id, startedAt: snap.invocation.startedAt } } : {}),
+      ...(snap.invocation ? { invocation: invocationIdentityOf(snap.invocation) } : {}),
     };
     if (snap.inFlight) {
       const startedAt = snap.inFlight.startedAt ?? new Date().toISOString();
@@ -96,6 +99,7 @@ export async function restoreRun(
         invocation: { ...invocation, loopPath: [] },
         attemptId: snap.inFlight.attemptId ?? invocation.id,
         startedAt,
+        ...startedFactsOf(snap.inFlight),
       };
       const losses = supervisorLosses(events, node.id, invocation.id) + 1;
       if (opts.cancelling) {
@@ -183,6 +187,7 @@ function closeLoopBodies(
       invocation: snap.invocation,
       attemptId: snap.inFlight.attemptId ?? snap.invocation.id,
       startedAt,
+      ...startedFactsOf(snap.inFlight),
     };
     closing.push(
       opts.cancelling
@@ -228,6 +233,27 @@ function closedBySupervisorLoss(ref: AttemptRef, previousOwner: string | null): 
   const error = `Attempt interrupted: supervisor ${previousOwner ?? '(unknown)'} stopped while it ran; the node runs again`;
   const event = attemptEndedEvent(ref, { status: 'failed', error, failureKind: 'transient', interrupted: true });
   return { ...event, data: { ...event.data, [SUPERVISOR_LOST_KEY]: true } };
+}
+
+/** The invocation a restored node goes on with: its id, start and first checkout (not its loop path: a top-level node has none). */
+function invocationIdentityOf(invocation: Invocation): InvocationIdentity {
+  const { id, startedAt, checkoutStart } = invocation;
+  return { id, startedAt, ...(checkoutStart !== undefined ? { checkoutStart } : {}) };
+}
+
+/**
+ * What the record closing an attempt a dead supervisor left keeps of its `node_started`: the
+ * checkout it found, and an AI attempt's binding and spend (its measurements keep the
+ * availability they started with: accounting rule 1).
+ */
+function startedFactsOf(inFlight: InFlightAttempt): Pick<AttemptRef, 'attemptCheckout' | 'binding' | 'spend'> {
+  const started = inFlight.started;
+  if (started === undefined) return {};
+  return {
+    binding: started.binding,
+    spend: started.spend,
+    ...(started.checkoutStart !== undefined ? { attemptCheckout: started.checkoutStart } : {}),
+  };
 }
 
 /** How many attempts of this invocation were already closed because their supervisor died. */

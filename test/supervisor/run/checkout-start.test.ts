@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it, onTestFinished } from 'vitest';
 import type { Store } from '../../../src/store/store.js';
 import { loadWorkflowText } from '../../../src/workflow/load-workflow.js';
 import { git, registeredWidgetClone } from '../../api/codebases/git-fixtures.js';
-import { startSupervisor } from '../../helpers/supervisor.js';
+import { startAnthropicServer } from '../../helpers/anthropic-server.js';
+import { nodeTimeline, startSupervisor } from '../../helpers/supervisor.js';
 import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
@@ -90,4 +91,56 @@ it('samples a plain cwd inside a repository (not a registered codebase, a subfol
   await waitFor(async () => ['completed', 'failed'].includes((await store.getRun(run.id))!.status), { what: 'the run to end' });
   const started = (await store.listRunEvents(run.id)).find((e) => e.event_type === 'node_started')! as Record<string, any>;
   expect(started.data.execution.attempt.checkoutStart).toMatchObject({ kind: 'git', commit: git(clone, 'rev-parse', 'HEAD').trim() });
+});
+
+// Contract, invocation: "The invocation's observation is taken at its first attempt; later attempts
+// and resumed continuations retain it."
+it('an AI node retried after a rate limit keeps its invocation checkoutStart on every later row', async () => {
+  const server = await startAnthropicServer((_req, i) =>
+    i === 0
+      ? { kind: 'error', status: 429, type: 'rate_limit_error', message: 'slow down', headers: { 'retry-after': '1' } }
+      : { kind: 'stream', blocks: [{ type: 'text', text: 'ok' }], usage: { input_tokens: 1, output_tokens: 1 } },
+  );
+  onTestFinished(() => server.close());
+  const sup = await startSupervisor(home, { env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-test' } });
+  const run = await sup.createRun(`name: ai-retry-checkout
+description: rate limited once
+provider: anthropic
+nodes:
+  - id: ask
+    prompt: hi
+`);
+  expect((await sup.waitForStatus(run.id, ['completed', 'failed'])).status).toBe('completed');
+  const events = await sup.events(run.id);
+  expect(nodeTimeline(events)).toEqual(['node_started:ask', 'node_failed:ask', 'node_started:ask', 'node_completed:ask']);
+  const records = events.filter((e) => e.step_name === 'ask').map((e) => e.data.execution);
+  expect(new Set(records.map((r) => r.invocation.id)).size).toBe(1);
+  const first = records[0]!;
+  expect(first.invocation.checkoutStart).toBeDefined();
+  // Every later row of the same invocation (the failure, the retry's start and completion) keeps it.
+  for (const r of records.slice(1)) expect(r.invocation.checkoutStart).toEqual(first.invocation.checkoutStart);
+});
+
+it('a bash node whose retry runs under a new supervisor keeps its invocation checkoutStart', async () => {
+  const first = await startSupervisor(home, { id: 'sup-first' });
+  const run = await first.createRun(`name: retry-across-restart-checkout
+description: fails once, then succeeds
+nodes:
+  - id: flaky
+    bash: "if [ -e .tried ]; then echo second; else touch .tried; exit 3; fi"
+    retry: { max_attempts: 2, delay_ms: 1000, on_error: all }
+`);
+  await waitFor(async () => (await first.events(run.id)).some((e) => e.event_type === 'node_failed'), { what: 'the first attempt to fail' });
+  await first.stop({ drain: false });
+
+  const second = await startSupervisor(home, { id: 'sup-second' });
+  expect((await second.waitForStatus(run.id, ['completed', 'failed'])).status).toBe('completed');
+  const events = await second.events(run.id);
+  expect(nodeTimeline(events)).toEqual(['node_started:flaky', 'node_failed:flaky', 'node_started:flaky', 'node_completed:flaky']);
+  const records = events.filter((e) => e.step_name === 'flaky').map((e) => e.data.execution);
+  expect(new Set(records.map((r) => r.invocation.id)).size).toBe(1);
+  const original = records[0]!.invocation.checkoutStart;
+  expect(original).toBeDefined();
+  expect(records[2]!.invocation.checkoutStart).toEqual(original);
+  expect(records[3]!.invocation.checkoutStart).toEqual(original);
 });
