@@ -33,7 +33,7 @@ describe('resume snapshot: lifecycle and attempts', () => {
     const node = snapshot.nodes.get('build')!;
     expect(node.inFlight).toMatchObject({ seq: 3, attemptId: 'att-build-2', startedAt: T1, pid: 4242 });
     // What the record closing it keeps of its start (an exec attempt: no binding, spend not applicable).
-    expect(node.inFlight?.started).toMatchObject({ binding: {}, spend: events[2]!.data.execution.spend });
+    expect(node.inFlight?.started).toMatchObject({ binding: {}, spend: (events[2]!.data.execution as { spend: unknown }).spend });
     expect(node).toMatchObject({ status: 'started', invocationOpen: true, attemptsStarted: 2 });
     expect(node.invocation?.checkoutStart).toEqual(checkout);
     expect(listInFlightNodes(snapshot).map((n) => n.path)).toEqual(['build']);
