@@ -101,6 +101,7 @@ describe('POST /api/workflows/{name}/run', () => {
         env: { API_TOKEN: 'sekret' },
         tiers: { large: 'claude/sonnet', small: 'claude/haiku' },
         aliases: { '@fast': 'x/y', '@deep': 'claude/opus' },
+        assistants: { codex: { model: 'gpt-5' } },
       },
     });
     expect(res.statusCode).toBe(200);
@@ -113,15 +114,19 @@ describe('POST /api/workflows/{name}/run', () => {
         docs: { path: 'documentation/' },
         tiers: { large: 'claude/sonnet', small: 'claude/haiku' },
         aliases: { '@fast': 'x/y', '@deep': 'claude/opus' },
+        assistants: { codex: { model: 'gpt-5' } },
       },
       env_names: ['API_TOKEN'],
     });
     // The explicit fields are the final layer: they replace only the names they give.
     expect(stored?.metadata.model_bindings).toEqual({
       assistant: 'claude',
+      assistants: { codex: { model: 'gpt-5' } },
       tiers: { large: { provider: 'claude', model: 'opus' }, small: 'claude/haiku' },
       aliases: { '@fast': 'claude/haiku', '@deep': 'claude/opus' },
-      source: { 'tiers.large': 'request', 'tiers.small': 'config', 'aliases.@fast': 'request', 'aliases.@deep': 'config', assistant: 'config' },
+      source: {
+        'tiers.large': 'request', 'tiers.small': 'config', 'aliases.@fast': 'request', 'aliases.@deep': 'config', assistant: 'config', 'assistants.codex': 'config',
+      },
     });
     const row = await t.store.getRun(res.json().runId);
     expect(JSON.stringify(row)).not.toContain('sekret');
@@ -241,6 +246,13 @@ describe('POST /api/workflows/{name}/run refusals (nothing is written)', () => {
     await refused(await post('plain', { config: { env: { TOKEN: 5 } } }), 400, "config.env value for 'TOKEN' must be a string");
     await refused(await post('plain', { config: { env: { 'BAD-NAME': 'x' } } }), 400, "config.env key 'BAD-NAME' is not a valid variable name");
     await refused(await post('plain', { config: [] }), 400, 'config must be an object');
+  });
+
+  it('400 naming an assistant setting other than model, never echoing its value', async () => {
+    const secret = 'sk-ant-run-config-secret';
+    const res = await post('plain', { config: { assistants: { claude: { model: 'sonnet', apiKey: secret } } } });
+    await refused(res, 400, /^config\.assistants\.<id>: key 'apiKey' has no effect on one run; only model is accepted/);
+    expect(res.body).not.toContain(secret);
   });
 
   it('400 for tiers and aliases that are not model specs under valid names', async () => {

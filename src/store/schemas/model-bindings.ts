@@ -52,7 +52,10 @@ export function resolveRunModelBindings(overrides: RunOverrides | undefined): Mo
     source.assistant = 'config';
   }
   if (config.assistants !== undefined) {
-    bindings.assistants = config.assistants;
+    // Only the model: nothing else of an assistant's settings is a binding (nor may be shown back).
+    bindings.assistants = Object.fromEntries(
+      Object.entries(config.assistants).map(([id, settings]) => [id, settings.model === undefined ? {} : { model: settings.model }]),
+    );
     for (const id of Object.keys(config.assistants)) source[`assistants.${id}`] = 'config';
   }
   return Object.keys(source).length > 0 ? bindings : undefined;

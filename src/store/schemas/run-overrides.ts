@@ -199,15 +199,28 @@ const envSchema = z
     }
   });
 
+/**
+ * One assistant's settings for one run: only its model has an effect. Anything else a config
+ * file may hold there (a key, a base URL, a binary path) is refused, naming the key and never
+ * echoing its value: a run's overrides are shown back in its detail.
+ */
+const runAssistantSchema = z.strictObject(
+  { model: nonEmpty('config.assistants.<id>.model').optional() },
+  {
+    error: (iss) =>
+      iss.code === 'unrecognized_keys'
+        ? `config.assistants.<id>: key ${iss.keys.map((k) => `'${k}'`).join(', ')} has no effect on one run; only model is accepted (a key goes in the server's environment or through PUT /api/auth/providers/{provider})`
+        : 'config.assistants.<id> must be an object { model? }',
+  },
+);
+
 export const runConfigSchema = z
   .strictObject(
     {
       assistant: nonEmpty('config.assistant').optional(),
       defaultAssistant: nonEmpty('config.defaultAssistant').optional(),
       assistants: z
-        .record(z.string(), z.looseObject({ model: nonEmpty('config.assistants.<id>.model').optional() }), {
-          error: 'config.assistants must be an object keyed by assistant id, each { model?, ... }',
-        })
+        .record(z.string(), runAssistantSchema, { error: 'config.assistants must be an object keyed by assistant id, each { model? }' })
         .optional(),
       tiers: tiersSchema('config.tiers').optional(),
       aliases: aliasesSchema('config.aliases').optional(),
