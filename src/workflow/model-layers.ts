@@ -5,7 +5,7 @@ import { CairnError } from '../shared/errors.js';
 import { describeIssue } from './issue-text.js';
 import { projectFolders } from './locations.js';
 import { effortSchema } from './node-blocks.js';
-import { parseYamlData } from './yaml-data.js';
+import { parseYamlData, yamlErrorHeadline } from './yaml-data.js';
 
 /**
  * One scope's model settings: the install config (`$CAIRN_HOME/config.yaml`), a repository's
@@ -80,7 +80,7 @@ function readYamlFile(path: string): { found: false } | { found: true; data: unk
   try {
     return { found: true, data: parseYamlData(text) };
   } catch (err) {
-    throw new CairnError('CONFIG_INVALID', `${path}: YAML parse error: ${err instanceof Error ? err.message : String(err)}`);
+    throw new CairnError('CONFIG_INVALID', `${path}: YAML parse error: ${yamlErrorHeadline(err)}; fix the file by hand`);
   }
 }
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { describeIssue } from './issue-text.js';
 import { projectFolders } from './locations.js';
-import { parseYamlData } from './yaml-data.js';
+import { parseYamlData, yamlErrorHeadline } from './yaml-data.js';
 
 /**
  * The workflow settings of a project's config file, `<cwd>/.cairn/config.yaml` (and, for users
@@ -103,7 +103,7 @@ function readSettings(text: string): FileSettings | FileError {
   try {
     raw = parseYamlData(text) ?? {};
   } catch (err) {
-    return { error: `YAML parse error: ${err instanceof Error ? err.message : String(err)}`, errorType: 'parse_error' };
+    return { error: `YAML parse error: ${yamlErrorHeadline(err)}`, errorType: 'parse_error' };
   }
   const parsed = projectConfigSchema.safeParse(raw);
   if (!parsed.success) {

@@ -34,6 +34,15 @@ export function parseYamlData(text: string): unknown {
  */
 const ANCHOR_OR_TAG = /(?:^[ \t]*(?:-[ \t]+)*|[:,[{][ \t]*)[&!*]/m;
 
+/**
+ * What a config file's YAML error says, without the excerpt of the file that follows it: its
+ * first line names the problem with its line and column, and the excerpt could show a secret
+ * kept beside the broken line (an API key in `assistants.<id>`).
+ */
+export function yamlErrorHeadline(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!.replace(/:$/, '');
+}
+
 /** Errors with the line and a caret; warnings (unknown tags) are not printed to the server's stderr. */
 function parseWithYaml(text: string): unknown {
   return parse(text, { prettyErrors: true, logLevel: 'error' });

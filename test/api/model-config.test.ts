@@ -39,6 +39,16 @@ describe('GET /api/config', () => {
     expect(res.body).not.toContain('127.0.0.1');
   });
 
+  it('answers a config file that does not parse with the line and column of the problem, never its lines', async () => {
+    // Mis-indented right under the key: the YAML error's excerpt would show the key's line.
+    writeFileSync(configFile, 'assistants:\n  claude:\n    apiKey: sk-never-shown-456\n   model: sonnet\n');
+    const res = await t.app.inject({ url: '/api/config' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'CONFIG_INVALID' });
+    expect(res.json().error).toMatch(/YAML parse error: .*line 4, column 1; fix the file by hand$/);
+    expect(res.body).not.toContain('sk-never-shown-456');
+  });
+
   it('follows the default assistant: codex’s tier defaults carry their effort', async () => {
     expect((await patch('/api/config/assistants', { assistant: 'codex' })).json().tierDefaults.small).toEqual({
       provider: 'codex', model: 'gpt-5.5', effort: 'minimal',
