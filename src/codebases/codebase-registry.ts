@@ -9,6 +9,7 @@ import type { Store } from '../store/store.js';
 import { codebaseIdFromRemote, localCodebaseId } from './codebase-id.js';
 import { scanEnvFiles } from './env-scan.js';
 import { cloneRepository, readCheckout } from './git-checkout.js';
+import { withoutCredentials } from './remote-url.js';
 import { removeCodebaseWorktrees } from './worktree-cleanup.js';
 
 /** Exactly one of the two: a URL to clone, or a local directory to register in place. */
@@ -154,7 +155,7 @@ export class CodebaseRegistry {
       throw new CairnError('CODEBASE_CLONE_FAILED', codebaseErrorText.cloneFailed(reason), undefined, { cause: thrown });
     }
     this.deps.log.info({ codebaseId: id, path: dest }, 'codebase.clone_completed');
-    return this.insert(await this.describe(dest, { id, repositoryUrl: url, managed: true }));
+    return this.insert(await this.describe(dest, { id, repositoryUrl: withoutCredentials(url), managed: true }));
   }
 
   private async registerPath(path: string): Promise<{ codebase: Codebase; created: boolean }> {
@@ -163,7 +164,8 @@ export class CodebaseRegistry {
     const id = facts.remoteUrl ? codebaseIdFromRemote(facts.remoteUrl) : localCodebaseId(dir);
     const existing = await this.deps.store.getCodebase(id);
     if (existing) return { codebase: existing, created: false };
-    return this.insert(await this.describe(dir, { id, repositoryUrl: facts.remoteUrl, managed: false }));
+    const repositoryUrl = facts.remoteUrl === null ? null : withoutCredentials(facts.remoteUrl);
+    return this.insert(await this.describe(dir, { id, repositoryUrl, managed: false }));
   }
 
   private async describe(

@@ -40,6 +40,21 @@ describe('POST /api/codebases', () => {
     expect(again.json().id).toBe('acme/widgets');
   });
 
+  it('never stores or answers the credentials of a clone URL, nor of a registered checkout\'s origin', async () => {
+    const plain = makeBareRemote(root, 'acme', 'private');
+    const secret = 'ghp_CLONE_URL_TOKEN';
+    const res = await post({ url: plain.replace('file://', `file://x-access-token:${secret}@`) });
+    expect(res.statusCode).toBe(201);
+    expect(res.json().repository_url).toBe(plain);
+    const checkout = cloneLocally(root, plain, 'with-token');
+    git(checkout, 'remote', 'set-url', 'origin', `https://${secret}@github.com/acme/other.git`);
+    const local = await post({ path: checkout });
+    expect(local.json().repository_url).toBe('https://github.com/acme/other.git');
+    const answers = [res.body, local.body, (await t.app.inject({ url: '/api/codebases' })).body, (await t.app.inject({ url: '/api/codebases/acme/private' })).body];
+    for (const body of answers) expect(body).not.toContain(secret);
+    expect(JSON.stringify(await t.store.listCodebases())).not.toContain(secret);
+  });
+
   it('gives two local clones of one remote one id: the second registration answers 200 with the first', async () => {
     const url = makeBareRemote(root, 'acme', 'gadgets');
     const a = cloneLocally(root, url, 'clone-a');
