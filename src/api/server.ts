@@ -35,6 +35,7 @@ import { streamRoutes } from './routes/streams.js';
 import { workflowEditRoutes } from './routes/workflow-edits.js';
 import { workflowRunRoutes } from './routes/workflow-run.js';
 import { workflowRoutes } from './routes/workflows.js';
+import { checkJsonDepth } from './json-depth.js';
 import { defaultSseOptions, SseHub, type SseOptions } from './sse/sse-hub.js';
 
 export interface ApiDeps {
@@ -155,6 +156,7 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
  * JSON content type counts as no body, so `POST .../cancel` with a bare header is not an error.
  * Fastify also reads `text/plain` by default; no route takes text, so it is dropped and a text
  * body gets the 415 every other content type gets, rather than a 400 about the body's shape.
+ * A body nested deeper than MAX_JSON_DEPTH is a 400 (json-depth.ts says why).
  */
 function acceptJsonBodiesOnly(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -165,6 +167,14 @@ function acceptJsonBodiesOnly(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
-    parseJson(req, text, done);
+    parseJson(req, text, (err: Error | null, parsed?: unknown) => {
+      if (err) return done(err);
+      try {
+        checkJsonDepth(parsed);
+      } catch (deep) {
+        return done(deep as Error);
+      }
+      done(null, parsed);
+    });
   });
 }

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTestApp } from '../helpers/app.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
+import { writeHomeWorkflow } from '../helpers/workflows.js';
 import { seedRun } from './fixtures.js';
 
 let home: TempHome;
@@ -23,6 +24,24 @@ describe('requests the server cannot use', () => {
     });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ error: 'Invalid JSON in request body', code: 'INVALID_JSON' });
+  });
+
+  it('answers 400 for a body nested deeper than 100 levels, before anything is written', async () => {
+    const { app, store } = await makeTestApp(home);
+    await writeHomeWorkflow(home, 'hello', 'name: hello\ndescription: says hi\nnodes:\n  - id: a\n    bash: echo hi\n');
+    const nested = (depth: number) => `{"config":{"workflows":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}}`;
+    const post = (payload: string) =>
+      app.inject({ method: 'POST', url: '/api/workflows/hello/run', headers: { 'content-type': 'application/json' }, payload });
+    // 1,100 levels would be a run the store cannot read back (SQLite's JSON stops at 1000);
+    // 100,000 levels (600 KB) once overflowed JSON.stringify's stack into a 500.
+    for (const depth of [99, 1_100, 100_000]) {
+      const res = await post(nested(depth));
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ error: 'Request body nests objects or arrays more than 100 levels deep; flatten it', code: 'VALIDATION_FAILED' });
+    }
+    expect(await store.listRuns({ limit: 5 })).toEqual([]);
+    // 100 levels in all (the body and config are the first two) still make a run.
+    expect((await post(nested(98))).statusCode).toBe(200);
   });
 
   it('answers 413 for a body over the limit', async () => {
