@@ -10,8 +10,9 @@ export interface JobStore {
   /**
    * Claims the oldest job that is queued, or claimed under a lease that has expired, and counts
    * the claim in `attempts`; a job with `not_before` is not claimed before that moment. Jobs for a run owned by another live supervisor are left for that
-   * supervisor. Claiming a `cancel_run` job records the cancel request on its run in the same
-   * transaction (see RunStore.getCancelRequestedAt); so does claiming an `abandon_run` job, so the request outlives the claimant.
+   * supervisor. Claiming a `cancel_run` job records the cancel request on its run (as of the job's
+   * `created_at`) in the same transaction (see RunStore.getCancelRequestedAt); so does claiming an
+   * `abandon_run` job, so the request outlives the claimant.
    */
   claimJob(ownerId: string, leaseMs: number): Promise<Job | undefined>;
   /**

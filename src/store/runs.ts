@@ -70,8 +70,10 @@ export interface RunStore {
    */
   listRunsNotLeasedBy(ownerId: string, status: RunStatus): Promise<Run[]>;
   /**
-   * When a cancel of the run was first requested (its `cancel_run` job claimed), or null. A run
-   * with a cancel request is cancelled by whoever drives it next, never resumed.
+   * When a cancel of the run was first requested, or null: its `cancel_run` (or `abandon_run`)
+   * job claimed, else such a job queued and not claimed yet (a supervisor that died, or one
+   * that takes the run over before its claim loop gets to the job). A run with a cancel request
+   * is cancelled by whoever drives it next, never resumed or run on.
    */
   getCancelRequestedAt(runId: string): Promise<string | null>;
   /**

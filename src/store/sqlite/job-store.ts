@@ -18,7 +18,8 @@ export function sqliteJobStore(session: SqliteSession): JobStore {
       return session.write('claim a job', () => {
         const now = session.now();
         const job = jobs.claim(ownerId, session.now(leaseMs), now);
-        if (job && job.run_id !== null && cancellingJobKinds.includes(job.kind)) runs.requestCancel(job.run_id, now);
+        // Recorded as of when the user asked, which is what getCancelRequestedAt said while it was queued.
+        if (job && job.run_id !== null && cancellingJobKinds.includes(job.kind)) runs.requestCancel(job.run_id, job.created_at);
         return job;
       });
     },

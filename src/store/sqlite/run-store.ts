@@ -1,6 +1,6 @@
 import { CairnError } from '../../shared/errors.js';
 import type { GateDecisionAnswer, RunStore } from '../runs.js';
-import { gateDecisionJobKinds, type GateDecisionJobKind } from '../schemas/job.js';
+import { cancellingJobKinds, gateDecisionJobKinds, type GateDecisionJobKind } from '../schemas/job.js';
 import { eventStatements } from './events-sql.js';
 import { isolationStatements } from './isolation-sql.js';
 import { jobStatements } from './jobs-sql.js';
@@ -115,7 +115,16 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
     listRunsNotLeasedBy: (ownerId, status) =>
       session.read('list runs to take over', () => runs.listNotLeasedBy(ownerId, status, session.now())),
 
-    getCancelRequestedAt: (runId) => session.read('read the cancel request of a run', () => runs.cancelRequestedAt(runId)),
+    // A cancel or abandon queued while no supervisor was there to claim it counts as well: a
+    // take-over or a start that reads this before the claim must not run the run on.
+    getCancelRequestedAt: (runId) =>
+      session.read('read the cancel request of a run', () => {
+        const recorded = runs.cancelRequestedAt(runId);
+        if (recorded !== null) return recorded;
+        const queued = jobs.openOfKinds(runId, cancellingJobKinds);
+        const status = queued && runs.get(runId)?.status;
+        return status && !terminalRunStatuses.includes(status) ? queued.created_at : null;
+      }),
 
     deleteRun: (runId, fromStatuses) =>
       session.write('delete a run', () => runs.remove(runId, fromStatuses)),

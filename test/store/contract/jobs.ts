@@ -53,19 +53,21 @@ export function describeJobContract(backend: StoreBackend): void {
       expect(await store.claimJob('sup-a', 10_000)).toMatchObject({ kind: 'cancel_run' });
     });
 
-    it('records the cancel request on the run when a cancel job is claimed, not when it is queued', async () => {
+    it('reports a cancel request from the moment its job is queued, and records it on the run when the job is claimed', async () => {
       let now = Date.parse('2026-01-01T00:00:00Z');
       const store = h().open({ clock: () => now });
       const run = await store.createRun(newRun());
       const start = await store.claimJob('sup-a', 60_000);
       await store.acquireRun({ runId: run.id, ownerId: 'sup-a', leaseMs: 60_000, fromStatuses: ['pending'], status: 'running', events: [] });
       await store.finishJob(start!.id, 'sup-a', 'started');
-      await store.enqueueJob('cancel_run', run.id);
       expect(await store.getCancelRequestedAt(run.id)).toBeNull();
+      await store.enqueueJob('cancel_run', run.id);
+      // Queued and not claimed (its supervisor died, say): a take-over reading it must not run the run on.
+      const requestedAt = new Date(now).toISOString();
+      expect(await store.getCancelRequestedAt(run.id)).toBe(requestedAt);
 
       now += 1_000;
       expect(await store.claimJob('sup-a', 60_000)).toMatchObject({ kind: 'cancel_run' });
-      const requestedAt = new Date(now).toISOString();
       expect(await store.getCancelRequestedAt(run.id)).toBe(requestedAt);
       // A second cancel keeps the time of the first.
       await store.enqueueJob('cancel_run', run.id);
