@@ -56,5 +56,5 @@ function unavailable(what: string, tries: number, waitedMs: number, cause: unkno
       'process holds a long write transaction on it. Retry later; if it persists, stop the other ' +
       'program that has the Cairn database open (a second `cairn serve` on the same CAIRN_HOME, ' +
       'or a sqlite3 shell inside a transaction).';
-  return new CairnError('STORE_UNAVAILABLE', message, { what, tries, waitedMs }, { cause });
+  return new CairnError('STORE_UNAVAILABLE', message, { what, tries, waitedMs, closed }, { cause });
 }

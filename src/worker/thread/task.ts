@@ -15,6 +15,7 @@ import { runAgentAttempt } from '../nodes/agent/agent-attempt.js';
 import { observeCheckout } from '../../codebases/checkout-state.js';
 import { chatCallTaskSchema, type ChatCallResult } from '../chat-protocol.js';
 import { runChatCall } from '../chat/chat-call.js';
+import { appendTerminalRecord } from './terminal-record.js';
 
 /**
  * Piscina's thread entry: one node attempt per call, several at once per thread. A thread
@@ -136,9 +137,7 @@ async function runAttemptTask(input: unknown): Promise<AttemptResult> {
     // Both streams are kept whatever the outcome: a failure's stdout and a success's stderr too.
     const finished = execFinishedEvent(task, startedAt, result, await spillStreams(task, result));
     // Attempts that never spawned (missing runtime, bad cwd) get their start and end at once.
-    await store.appendEvents(
-      spawnedPid === undefined ? [execStartedEvent(task, startedAt, undefined, checkout), finished] : [finished],
-    );
+    await appendTerminalRecord(store, spawnedPid === undefined ? [execStartedEvent(task, startedAt, undefined, checkout), finished] : [finished]);
     return result;
   } finally {
     running.delete(attemptId);

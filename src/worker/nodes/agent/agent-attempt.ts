@@ -8,6 +8,7 @@ import type { ProviderAdapter } from '../../providers/provider-adapter.js';
 import { spillLongOutput } from '../exec/exec-records.js';
 import { runAgent, type AgentOutcome, type AgentTask } from './agent.js';
 import { agentFinishedEvent, agentStartedEvent, chunkEvent } from './agent-records.js';
+import { appendTerminalRecord } from '../../thread/terminal-record.js';
 
 export interface AgentAttemptDeps {
   store: Store;
@@ -90,7 +91,7 @@ export async function runAgentAttempt(task: AgentTask, deps: AgentAttemptDeps): 
   const output = { text: outcome.output, ...(outcome.structured !== undefined ? { structured: outcome.structured } : {}), ...(spillPath ? { spillPath } : {}) };
   await keepSession(store, task, outcome);
   const finished = agentFinishedEvent(task, startedAt, result, outcome.end, output);
-  await store.appendEvents(started ? [finished] : [agentStartedEvent(task, startedAt, undefined, checkout), finished]);
+  await appendTerminalRecord(store, started ? [finished] : [agentStartedEvent(task, startedAt, undefined, checkout), finished]);
   return result;
 }
 

@@ -1,0 +1,101 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startAnthropicServer } from '../helpers/anthropic-server.js';
+import { PAID_ANSWER_USD } from '../helpers/paid-claude.js';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { startServer } from '../helpers/server.js';
+import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { holdWriteLock } from '../helpers/write-lock.js';
+import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
+
+/**
+ * Another program holds the database's write lock (BEGIN IMMEDIATE) for longer than the store's
+ * 30 s busy budget while a node ends. Nothing crashes: once the lock is released, the node's
+ * success must be recorded, once, and the run must go on; the node must not run again.
+ */
+
+let home: TempHome;
+beforeEach(async () => {
+  home = await makeTempHome();
+});
+afterEach(async () => {
+  await home.close();
+});
+
+it('a node that ends while another process holds the write lock past the 30 s busy budget: its success is recorded once the lock is released, and the run completes', async () => {
+  const server = await startServer(home);
+  const log = join(home.home, 'executions.log');
+  await writeHomeWorkflow(home, 'locked-long', `name: locked-long
+description: a node whose end is written while the database is locked for long
+nodes:
+  - id: n
+    bash: "echo start >> '${log}'; while [ ! -e go ]; do sleep 0.05; done; echo done"
+  - id: after
+    depends_on: [n]
+    bash: echo after
+`);
+  const { runId } = await startRun(server.url, 'locked-long');
+  await waitFor(async () => (await getRun(server.url, runId)).events.some((e) => e.event_type === 'node_started'), {
+    what: 'the node to start',
+  });
+  const lock = await holdWriteLock(home);
+  await writeFile(join(home.paths.scratch(runId), 'go'), '');
+  await new Promise((resolve) => setTimeout(resolve, 34_000));
+  await lock.release();
+
+  const { run, events } = await waitFor(async () => {
+    const detail = await getRun(server.url, runId);
+    return ['completed', 'failed', 'cancelled'].includes(detail.run.status) ? detail : undefined;
+  }, { what: 'the run to end', timeoutMs: 60_000 });
+  const timeline = events.map((e) => `${e.event_type}:${e.step_name ?? ''}`);
+  expect(timeline.filter((t) => t.endsWith(':n'))).toEqual(['node_started:n', 'node_completed:n']);
+  expect(run.status).toBe('completed');
+  expect((await readFile(log, 'utf8')).trim().split('\n')).toEqual(['start']);
+}, 120_000);
+
+const claudeCli = createRequire(import.meta.url).resolve('@anthropic-ai/claude-code/cli.js');
+
+it('a paid AI attempt that ends while another process holds the write lock past the 30 s busy budget: its success and its spend are recorded once the lock is released', async () => {
+  let answer!: () => void;
+  const released = new Promise<void>((resolve) => (answer = resolve));
+  const messages = await startAnthropicServer(() => ({
+    kind: 'stream', model: 'claude-sonnet-4-5-20250929', blocks: [{ type: 'text', text: 'done' }], usage: { input_tokens: 1000, output_tokens: 100 }, heldUntil: released,
+  }));
+  home.defer(() => messages.close());
+  home.defer(() => answer());
+  const cliHome = await mkdtemp(join(tmpdir(), 'cairn-claude-home-'));
+  home.defer(() => rm(cliHome, { recursive: true, force: true }));
+  const server = await startServer(home, {
+    ANTHROPIC_BASE_URL: messages.url, ANTHROPIC_API_KEY: 'sk-ant-audit', CLAUDE_BIN_PATH: claudeCli, HOME: cliHome,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1',
+  });
+  await writeHomeWorkflow(home, 'paid-locked', `name: paid-locked
+description: a paid step whose end is written while the database is locked for long
+provider: claude
+model: claude-sonnet-4-5
+nodes:
+  - id: ask
+    prompt: "say done"
+`);
+  const { runId } = await startRun(server.url, 'paid-locked');
+  await waitFor(() => messages.requests.length >= 1, { what: 'the CLI to call the Messages API', timeoutMs: 30_000 });
+  const lock = await holdWriteLock(home);
+  // The provider answers (the call is paid) while the database is locked.
+  answer();
+  await new Promise((resolve) => setTimeout(resolve, 34_000));
+  await lock.release();
+
+  const { run, events } = await waitFor(async () => {
+    const detail = await getRun(server.url, runId);
+    return ['completed', 'failed', 'cancelled'].includes(detail.run.status) ? detail : undefined;
+  }, { what: 'the run to end', timeoutMs: 60_000 });
+  const ask = events.filter((e) => e.step_name === 'ask' && e.event_type.startsWith('node_'));
+  expect(ask.map((e) => e.event_type)).toEqual(['node_started', 'node_completed']);
+  expect(run.status).toBe('completed');
+  // The paid call's cost is in the run's totals, and it was paid once.
+  expect(messages.requests).toHaveLength(1);
+  expect(run.metadata.totals?.total_cost_usd).toBeCloseTo(PAID_ANSWER_USD, 9);
+}, 120_000);
