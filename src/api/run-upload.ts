@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import type {} from '@fastify/multipart';
+import secureJson from 'secure-json-parse';
 import { CairnError } from '../shared/errors.js';
 import { attachmentName, originalName } from './attachment-names.js';
+import { checkJsonDepth } from './json-depth.js';
 
 /**
  * Receiving a multipart request (a run request: its fields as form fields, `files` as repeated
@@ -64,6 +66,8 @@ export const uploadText = {
   twice: (field: string) => `Field '${field}' is given twice; send each field once`,
   badJson: (field: string) => jsonFieldText[field] ?? `${field} must be JSON-encoded (a JSON object in one form field)`,
   malformed: (why: string) => `The multipart body could not be read: ${why}`,
+  prototypeKey: (field: string) =>
+    `${field} holds a '__proto__' or 'constructor.prototype' key, which no field accepts; remove it`,
 } as const;
 
 /** What a multipart request carries, for its refusals' texts. */
@@ -83,13 +87,33 @@ function toUploadError(err: unknown, what: UploadKind): CairnError {
   return new CairnError('VALIDATION_FAILED', uploadText.malformed(why), undefined, { cause: err });
 }
 
+function parsesAsJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A JSON-encoded field, decoded with the guards the JSON body parser (and the multipart parser, for
+ * a part declared application/json) uses: a `__proto__` or `constructor.prototype` key is refused,
+ * never silently dropped, and so is nesting deeper than a JSON body may (json-depth.ts).
+ */
 function decodeField(field: string, value: unknown): unknown {
   if (!jsonFields.has(field)) return value;
-  if (typeof value !== 'string') return value; // a part declared application/json: decoded already
+  // A part declared application/json comes decoded already (by the multipart parser, same guard).
+  const decoded = typeof value === 'string' ? parseJsonField(field, value) : value;
+  checkJsonDepth(decoded, field);
+  return decoded;
+}
+
+function parseJsonField(field: string, text: string): unknown {
   try {
-    return JSON.parse(value) as unknown;
+    return secureJson.parse(text, null, { protoAction: 'error', constructorAction: 'error' }) as unknown;
   } catch {
-    throw new CairnError('VALIDATION_FAILED', uploadText.badJson(field));
+    throw new CairnError('VALIDATION_FAILED', parsesAsJson(text) ? uploadText.prototypeKey(field) : uploadText.badJson(field));
   }
 }
 

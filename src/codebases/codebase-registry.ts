@@ -8,7 +8,7 @@ import type { Codebase, IsolationEnvironment, NewCodebase } from '../store/schem
 import type { Store } from '../store/store.js';
 import { codebaseIdFromRemote, localCodebaseId } from './codebase-id.js';
 import { scanEnvFiles } from './env-scan.js';
-import { cloneRepository, readCheckout } from './git-checkout.js';
+import { cloneRepository, gitFailureReason, readCheckout } from './git-checkout.js';
 import { withoutCredentials } from './remote-url.js';
 import { removeCodebaseWorktrees } from './worktree-cleanup.js';
 
@@ -150,7 +150,8 @@ export class CodebaseRegistry {
     } catch (thrown) {
       await rm(dest, { recursive: true, force: true });
       await this.removeEmptyParents(dest);
-      const reason = coerceError(thrown).message.trim().split('\n').filter(Boolean).pop() ?? 'git clone failed';
+      // git may quote the URL it was given: its credentials stay out of the answer and the log.
+      const reason = withoutCredentials(gitFailureReason(coerceError(thrown).message));
       this.deps.log.warn({ codebaseId: id, reason }, 'codebase.clone_failed');
       throw new CairnError('CODEBASE_CLONE_FAILED', codebaseErrorText.cloneFailed(reason), undefined, { cause: thrown });
     }

@@ -50,3 +50,15 @@ export async function readCheckout(dir: string): Promise<CheckoutFacts> {
 export async function cloneRepository(url: string, dest: string): Promise<void> {
   await git().clone(url, dest);
 }
+
+/**
+ * The line of a failed git command's output that names the problem: its first `fatal:` line,
+ * without the prefix (`'…/widgets.git' does not appear to be a git repository`). The lines after
+ * it are advice (`Please make sure you have the correct access rights / and the repository
+ * exists.`), not the reason. Output without one: its last line.
+ */
+export function gitFailureReason(output: string): string {
+  const lines = output.split('\n').map((line) => line.trim()).filter(Boolean);
+  const fatal = lines.find((line) => line.startsWith('fatal:'));
+  return fatal?.slice('fatal:'.length).trim() || lines.at(-1) || 'git clone failed';
+}

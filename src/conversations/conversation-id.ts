@@ -23,3 +23,18 @@ export function newConversationRowId(): string {
 
 /** What a conversation id in a URL may hold: letters, digits, `_` and `-` (upstream's rule). */
 export const conversationIdPattern = /^[\w-]+$/;
+
+/**
+ * The key of the dashboard stream (`GET /api/stream/__dashboard__`, every run's events), so never
+ * a conversation's id: that conversation's own stream could not be followed.
+ */
+export const DASHBOARD_STREAM_KEY = '__dashboard__';
+
+/** Whether an id is reserved, and so refused wherever a conversation id is given. */
+export function isReservedConversationId(id: string): boolean {
+  return id === DASHBOARD_STREAM_KEY;
+}
+
+/** The end of the refusal of a reserved id; the caller puts the field's name before it. */
+export const reservedConversationIdText =
+  `'${DASHBOARD_STREAM_KEY}' is reserved for the dashboard stream (GET /api/stream/${DASHBOARD_STREAM_KEY}); use another id`;

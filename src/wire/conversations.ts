@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { conversationIdPattern, isReservedConversationId, reservedConversationIdText } from '../conversations/conversation-id.js';
 import { conversationSchema, dispatchStatusSchema, messageSchema } from '../store/schemas/conversation.js';
+import { isIsoDateText } from './iso-date.js';
 
 /** Schemas of `/api/conversations…`, for validation, serialization and OpenAPI. Texts are upstream's. */
 
@@ -18,7 +20,8 @@ export const conversationIdParamsSchema = z.object({
   id: z
     .string()
     .max(200, { error: `${conversationErrorText.invalidId}: at most 200 characters` })
-    .regex(/^[\w-]+$/, { error: conversationErrorText.invalidId })
+    .regex(conversationIdPattern, { error: conversationErrorText.invalidId })
+    .refine((id) => !isReservedConversationId(id), { error: `${conversationErrorText.invalidId}: ${reservedConversationIdText}` })
     .describe('The platform_conversation_id (e.g. web-1767225600000-ab12cd), not the hex id'),
 });
 
@@ -88,7 +91,7 @@ export const listMessagesQuerySchema = z.object({
     .describe(`How many messages (default ${MESSAGES_DEFAULT_LIMIT}; more than ${MESSAGES_MAX_LIMIT} reads ${MESSAGES_MAX_LIMIT})`),
   before: z
     .string()
-    .refine((text) => /^\d{1,15}$/.test(text) || (/^\d{4}-\d{2}-\d{2}/.test(text) && !Number.isNaN(Date.parse(text))), {
+    .refine((text) => /^\d{1,15}$/.test(text) || isIsoDateText(text), {
       error: 'before must be a message id (a positive integer) or an ISO 8601 time',
     })
     .optional()

@@ -1,20 +1,22 @@
 import { z } from 'zod';
 import { dashboardCountsSchema, dashboardRunSchema } from '../store/schemas/run-page.js';
 import { runStatusSchema } from '../store/schemas/run.js';
+import { isIsoDateText } from './iso-date.js';
 import { RUN_LIST_DEFAULT_LIMIT, RUN_LIST_MAX_LIMIT } from './runs.js';
 
 /**
  * `GET /api/dashboard/runs`: upstream's Command Center query (status, codebaseId, search, after,
  * before, limit, offset) and its answer `{ runs, total, counts }`. Like the run list, a limit out
  * of range is clamped and an unknown status is ignored, as upstream clients expect; a date that
- * is not a date is refused (it would silently change what is counted).
+ * is not a date, or names a day that does not exist, is refused (it would silently change what is
+ * counted).
  */
 
 const isoText = (field: string) =>
   z
     .string({ error: `${field} must be an ISO 8601 date or time` })
     .max(100, { error: `${field} must be an ISO 8601 date or time` })
-    .refine((text) => /^\d{4}-\d{2}-\d{2}/.test(text) && !Number.isNaN(Date.parse(text)), {
+    .refine(isIsoDateText, {
       error: `${field} must be an ISO 8601 date or time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z`,
     })
     .transform((text) => new Date(text).toISOString());

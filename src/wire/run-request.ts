@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { aliasesSchema, runConfigSchema, tiersSchema } from '../store/schemas/run-overrides.js';
+import { isReservedConversationId, reservedConversationIdText } from '../conversations/conversation-id.js';
 
 /**
  * `POST /api/workflows/{name}/run`: params, query, body and answer. The API validates with these
@@ -56,6 +57,9 @@ export const conversationIdSchema = z
   .min(1, { error: 'conversationId must be a non-empty string', abort: true })
   .regex(conversationIdPattern, {
     error: "conversationId must be a non-empty alphanumeric string (letters, digits, '_', '-', '.', ':')",
+  })
+  .refine((id) => !isReservedConversationId(id), {
+    error: `conversationId ${reservedConversationIdText}, or omit conversationId to get a new one`,
   });
 
 const inputName = (path: readonly PropertyKey[]) => String(path.at(-1));

@@ -131,6 +131,14 @@ describe('GET /api/dashboard/runs', () => {
       expect(res.body.error, query).toContain(field);
     }
   });
+
+  // Date.parse alone reads 2026-02-30 as 2026-03-02: a day that does not exist is not a date.
+  it.each(['after', 'before'])('answers 400 naming %s for a day that does not exist (2026-02-30)', async (field) => {
+    const res = await get(`/api/dashboard/runs?${field}=2026-02-30`);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toContain(field);
+    expect((await get(`/api/dashboard/runs?${field}=2024-02-29T23:00:00-05:00`)).status).toBe(200);
+  });
 });
 
 describe('dashboard counts kept by the database', () => {

@@ -212,6 +212,13 @@ describe('POST /api/workflows/{name}/run refusals (nothing is written)', () => {
     await refused(await raw('[1, 2]'), 400, 'Request body must be a JSON object');
   });
 
+  it('400 for a JSON null body, like any other body that is not an object', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/api/workflows/plain/run', headers: { 'content-type': 'application/json' }, payload: 'null' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toBe('Request body must be a JSON object');
+    expect(await t.store.listRuns({ limit: 10 })).toEqual([]);
+  });
+
   it('415 for a body that is not JSON at all, saying how to send it', async () => {
     const res = await t.app.inject({
       method: 'POST', url: '/api/workflows/plain/run', headers: { 'content-type': 'text/plain' }, payload: 'message=hi',
@@ -225,6 +232,16 @@ describe('POST /api/workflows/{name}/run refusals (nothing is written)', () => {
     await refused(await post('plain', { conversationId: 7 }), 400, 'conversationId must be a non-empty string');
     await refused(await post('plain', { conversationId: 'a b' }), 400, /^conversationId must be a non-empty alphanumeric string/);
     await refused(await post('plain', { mesage: 'typo' }), 400, /^Unknown field 'mesage'/);
+  });
+
+  it('400 naming conversationId for __dashboard__, the key of the dashboard stream (GET /api/stream/__dashboard__)', async () => {
+    const res = await post('plain', { conversationId: '__dashboard__' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatch(/conversationId/i);
+    expect(res.json().error).toBe(
+      "conversationId '__dashboard__' is reserved for the dashboard stream (GET /api/stream/__dashboard__); use another id, or omit conversationId to get a new one",
+    );
+    expect(await t.store.listRuns({ limit: 10 })).toEqual([]);
   });
 
   it('413 for a body over the limit', async () => {

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { DASHBOARD_STREAM_KEY } from '../../conversations/conversation-id.js';
 import type { Store } from '../../store/store.js';
 import { streamPayloadSchema, streamResumeHeadersSchema, streamResumeQuerySchema } from '../../wire/stream-frames.js';
 import type { SseHub, StreamRequest } from '../sse/sse-hub.js';
@@ -10,8 +11,6 @@ export interface StreamRoutesOptions {
   /** Where a resume point is checked against the newest event. */
   events: Pick<Store, 'lastEventSeq'>;
 }
-
-export const DASHBOARD_STREAM = '__dashboard__';
 
 const streamDescription =
   'Server-Sent Events. The first frame is `data: {"type":"heartbeat","timestamp":<ms>}`; then ' +
@@ -82,7 +81,7 @@ const streamSchema = {
 /** `GET /api/stream/__dashboard__` (every run event) and `GET /api/stream/{conversationId}`. */
 export const streamRoutes: FastifyPluginAsyncZod<StreamRoutesOptions> = async (app, { hub, events }) => {
   app.get(
-    `/api/stream/${DASHBOARD_STREAM}`,
+    `/api/stream/${DASHBOARD_STREAM_KEY}`,
     { schema: { ...streamSchema, summary: 'Live events of every run (dashboard)' } },
     async (req, reply) => {
       const afterSeq = await resumePoint(events, req.log, req.headers['last-event-id'], req.query.lastEventId);

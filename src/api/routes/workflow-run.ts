@@ -17,7 +17,7 @@ import { formatValidationIssues } from '../errors.js';
 import { resolveRunCodebase, runCodebaseText } from '../run-codebase.js';
 import { resolveRunCwd } from '../run-cwd.js';
 import { placeAttachments } from '../run-attachments.js';
-import { discardUpload, receiveUpload, uploadLimits, type ReceivedUpload } from '../run-upload.js';
+import { discardUpload, receiveUpload, uploadLimits } from '../run-upload.js';
 import { lookupWorkflow } from '../workflow-lookup.js';
 import { resolveRunInputs } from '../../workflow/run-inputs.js';
 import {
@@ -39,14 +39,17 @@ export interface WorkflowRunRoutesOptions {
   installKey: () => InstallKey;
 }
 
-/** A multipart request's fields, checked with the schema a JSON body is checked with. */
-function parseUploadBody(upload: ReceivedUpload): NonNullable<RunRequestBody> {
-  const parsed = runRequestBodySchema.safeParse(upload.body);
+/** The body's own schema, without the missing body it also takes (a missing body is `undefined`). */
+const runRequestObjectSchema = runRequestBodySchema.unwrap().unwrap();
+
+/** Fields checked with the schema a JSON body is checked with: a multipart request's, or a JSON `null`. */
+function parseBody(fields: unknown): NonNullable<RunRequestBody> {
+  const parsed = runRequestObjectSchema.safeParse(fields);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => ({ instancePath: `/${issue.path.join('/')}`, message: issue.message }));
     throw new CairnError('VALIDATION_FAILED', formatValidationIssues(issues, 'body'));
   }
-  return parsed.data ?? {};
+  return parsed.data;
 }
 
 /**
@@ -93,12 +96,17 @@ export const workflowRunRoutes: FastifyPluginAsyncZod<WorkflowRunRoutesOptions> 
           415: errorBodySchema,
         },
       },
+      // A JSON `null` body is not an object, but the validator cannot tell it from no body (fastify
+      // hands a missing body to it as null); it is refused here, before, like `[]` or `"text"`.
+      preValidation: async (req) => {
+        if (req.body === null) parseBody(null);
+      },
     },
     async (req) => {
       const upload = req.isMultipart() ? await receiveUpload(req, opts.paths.uploads, opts.bodyLimit) : undefined;
       let undo: (() => Promise<void>) | undefined;
       try {
-        const body = upload ? parseUploadBody(upload) : (req.body ?? {});
+        const body = upload ? parseBody(upload.body) : (req.body ?? {});
         const userId = requestUser(req);
         const cwd = await resolveRunCwd(req.query.cwd);
         const codebase = await resolveRunCodebase(opts.store, { cwd, codebaseId: body.codebaseId, conversationId: body.conversationId });

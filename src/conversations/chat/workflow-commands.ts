@@ -4,7 +4,10 @@ import { resolveRunInputs } from '../../workflow/run-inputs.js';
 import { abandonableRunStatuses, requestGateAnswer, resumableRunStatuses, resumeDefinition, type GateVerb } from '../../runs/run-operations.js';
 import { runErrorText } from '../../runs/run-texts.js';
 import { queueRun } from '../queue-run.js';
+import { runRequestBodySchema } from '../../wire/run-request.js';
 import { answer, type ChatAnswer, type ChatDeps, type ChatTurn } from './turn-context.js';
+
+const runMessageSchema = runRequestBodySchema.unwrap().unwrap().shape.message;
 
 const USAGE =
   'Usage: /workflow list | run <name> [message] | status | cancel <id> | resume <id> | abandon <id> | approve <id> [comment] | reject <id> [reason]';
@@ -47,6 +50,10 @@ async function runWorkflow(deps: ChatDeps, turn: ChatTurn, name: string | undefi
  */
 export async function dispatchWorkflow(deps: ChatDeps, turn: ChatTurn, name: string, message: string, target: DispatchTarget): Promise<ChatAnswer> {
   const { cwd } = target;
+  // The run route's check of a run's message: it reaches a process ($ARGUMENTS), so a NUL byte is
+  // refused rather than queued to fail.
+  const checked = runMessageSchema.safeParse(message);
+  if (!checked.success) return answer(`Cannot run workflow '${name}': ${checked.error.issues.map((issue) => issue.message).join('; ')}`);
   let run: Run;
   try {
     const entry = await deps.catalog.getAsync(name, { cwd });

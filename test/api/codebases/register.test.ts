@@ -118,4 +118,13 @@ describe('POST /api/codebases', () => {
     expect(res.json().error).toMatch(/^Failed to add codebase: /);
     expect(existsSync(join(home.home, 'workspaces', 'nowhere'))).toBe(false);
   });
+
+  it('answers the line of git’s output that names the problem, not its closing advice', async () => {
+    const res = await post({ url: `file://${join(root, 'no-such', 'acme', 'widgets.git')}` });
+    expect(res.statusCode).toBe(400);
+    const { error } = res.json() as { error: string };
+    expect(error).toMatch(/^Failed to add codebase: /);
+    expect(error).not.toBe('Failed to add codebase: and the repository exists.');
+    expect(error).toMatch(/does not appear to be a git repository|not found|does not exist/);
+  });
 });

@@ -217,6 +217,16 @@ describe('chat turns', () => {
     expect(await ask(id, '/workflow resume')).toBe('Usage: /workflow resume <run id>');
   });
 
+  it('/workflow run with a NUL byte in the message answers the run route’s refusal and queues no run that can only fail', async () => {
+    await startSupervisor(home);
+    const id = await newConversation();
+    expect(await ask(id, '/workflow run plain x\u0000y')).toBe("Cannot run workflow 'plain': message must not contain a NUL byte (\\u0000)");
+    const { runs } = (await (await fetch(`${url}/api/workflows/runs?limit=200&workflow=plain`)).json()) as { runs: Record<string, any>[] };
+    const withNul = runs.filter((r) => String(r.user_message).includes('\u0000'));
+    expect(withNul.map((r) => ({ status: r.status, error: r.error }))).toEqual([]);
+    expect(runs).toEqual([]);
+  });
+
   it('/workflow approve, reject, resume and abandon carry out what the run routes do', async () => {
     await startSupervisor(home);
     const control = join(home.home, 'may-pass');

@@ -131,6 +131,17 @@ describe('one conversation', () => {
     }
   });
 
+  it('answers 400 for __dashboard__, the key of the dashboard stream, and never creates it', async () => {
+    const res = await inject('POST', '/api/conversations/__dashboard__/message', { message: '/help' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toBe(
+      "Invalid conversation ID: '__dashboard__' is reserved for the dashboard stream (GET /api/stream/__dashboard__); use another id",
+    );
+    const conv = await inject('GET', '/api/conversations/__dashboard__');
+    expect(conv.statusCode).not.toBe(200);
+    expect(await t.store.getConversation('__dashboard__')).toBeUndefined();
+  });
+
   it('renames (cut to 255 characters, hostile text kept as text) and answers success with the conversation', async () => {
     const id = await create();
     const hostile = `'; DROP TABLE conversations; -- %_ "\u0000 ${'é'.repeat(300)}`;
@@ -224,6 +235,7 @@ describe('GET /api/conversations/{id}/messages', () => {
       ['before=yesterday', 'before must be a message id'],
       ["before=1'%20OR%201=1", 'before must be a message id'],
       ['before=2026-13-45', 'before must be a message id'],
+      ['before=2026-02-30', 'before must be a message id'],
     ] as const) {
       const res = await inject('GET', `/api/conversations/${id}/messages?${query}`);
       expect(res.statusCode, query).toBe(400);

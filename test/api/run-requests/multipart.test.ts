@@ -131,6 +131,24 @@ describe('POST /api/workflows/{name}/run as multipart/form-data', () => {
     await expectNothingKept();
   });
 
+  it('refuses inputs naming __proto__ as a JSON body does, rather than dropping the name and starting the run', async () => {
+    const res = await postForm(form({ inputs: '{"version":"1","__proto__":"x"}' }, [{ name: 'a.txt', bytes: 'x' }]));
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe("inputs holds a '__proto__' or 'constructor.prototype' key, which no field accepts; remove it");
+    const config = await postForm(form({ inputs: '{"version":"1"}', config: '{"constructor":{"prototype":{}}}' }));
+    expect(config.status).toBe(400);
+    expect(config.body.error).toContain("config holds a '__proto__' or 'constructor.prototype' key");
+    await expectNothingKept();
+  });
+
+  it('refuses a JSON field nested more than 100 levels deep, as a JSON body is refused', async () => {
+    const deep = `{"workflows":${'{"a":'.repeat(150)}1${'}'.repeat(150)}}`;
+    const res = await postForm(form({ inputs: '{"version":"1"}', config: deep }, [{ name: 'a.txt', bytes: 'x' }]));
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('config nests objects or arrays more than 100 levels deep; flatten it');
+    await expectNothingKept();
+  });
+
   it('checks the decoded fields as a JSON body is checked, before any file is kept', async () => {
     const files = [{ name: 'a.txt', bytes: 'x' }];
     const cases: [Record<string, string>, string][] = [
