@@ -69,7 +69,7 @@ it('a paid AI attempt that ends while another process holds the write lock past 
   const cliHome = await mkdtemp(join(tmpdir(), 'cairn-claude-home-'));
   home.defer(() => rm(cliHome, { recursive: true, force: true }));
   const server = await startServer(home, {
-    ANTHROPIC_BASE_URL: messages.url, ANTHROPIC_API_KEY: 'sk-ant-audit', CLAUDE_BIN_PATH: claudeCli, HOME: cliHome,
+    ANTHROPIC_BASE_URL: messages.url, ANTHROPIC_API_KEY: 'sk-ant-test', CLAUDE_BIN_PATH: claudeCli, HOME: cliHome,
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1',
   });
   await writeHomeWorkflow(home, 'paid-locked', `name: paid-locked
