@@ -3,7 +3,7 @@ import { isInterrupted, readNodeEvent } from '../../records/index.js';
 import type { LifecycleStatus } from '../../records/schemas/node-lifecycle.js';
 import type { Output } from '../../records/schemas/node-output.js';
 import type { RunEvent } from '../../store/schemas/event.js';
-import type { InvocationIdentity } from '../run/node-handler.js';
+import { invocationIdentityOf, type InvocationIdentity } from '../run/node-handler.js';
 import { LOOP_ITERATION_COMPLETED, LOOP_ITERATION_STARTED, type LoopStop } from '../../store/schemas/loop-events.js';
 
 /** The latest record of one body node (or completion check) in one iteration. */
@@ -116,8 +116,7 @@ export class LoopHistory {
     let byPath = this.rows.get(frame.iteration);
     if (!byPath) this.rows.set(frame.iteration, (byPath = new Map()));
     const previous = byPath.get(row.path);
-    const { id, startedAt, checkoutStart } = row.record.invocation;
-    const invocation = { id, startedAt, ...(checkoutStart !== undefined ? { checkoutStart } : {}) };
+    const invocation = invocationIdentityOf(row.record.invocation);
     const sameInvocation = previous?.invocation.id === invocation.id;
     const attempts = (sameInvocation ? previous.attempts : 0) + (row.status === 'started' ? 1 : 0);
     const lifecycle = row.record.lifecycle;

@@ -3,7 +3,7 @@ import type { BudgetReached } from './budget.js';
 import type { PlannedNode } from './run-plan.js';
 import type { VariableValues } from '../../workflow/variables.js';
 import type { CheckoutObservation } from '../../records/schemas/checkout-observation.js';
-import type { Diagnostics, LoopFrame } from '../../records/schemas/execution-record.js';
+import type { Diagnostics, Invocation, LoopFrame } from '../../records/schemas/execution-record.js';
 import type { OutputLookup } from '../../workflow/resolve-output.js';
 
 /**
@@ -23,6 +23,12 @@ export interface InvocationIdentity {
   id: string;
   startedAt: string;
   checkoutStart?: CheckoutObservation;
+}
+
+/** The identity of a recorded invocation, to go on with it (its loop path is the attempt's). */
+export function invocationIdentityOf(invocation: Invocation): InvocationIdentity {
+  const { id, startedAt, checkoutStart } = invocation;
+  return { id, startedAt, ...(checkoutStart !== undefined ? { checkoutStart } : {}) };
 }
 
 /** Which invocation and attempt of a node an attempt is. */

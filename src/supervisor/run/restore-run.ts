@@ -7,11 +7,10 @@ import {
   type InFlightAttempt,
   type NodeSnapshot,
 } from '../../records/index.js';
-import type { Invocation } from '../../records/schemas/execution-record.js';
 import { killProcessGroup, startedNoLaterThan } from '../../shared/process-group.js';
 import type { NewRunEvent, RunEvent } from '../../store/schemas/event.js';
 import type { Run } from '../../store/schemas/run.js';
-import type { InvocationIdentity } from './node-handler.js';
+import { invocationIdentityOf } from './node-handler.js';
 import type { RestoredNode } from './node-table.js';
 import { decideRetry } from './retry-policy.js';
 import type { PlannedNode, RunPlan } from './run-plan.js';
@@ -233,12 +232,6 @@ function closedBySupervisorLoss(ref: AttemptRef, previousOwner: string | null): 
   const error = `Attempt interrupted: supervisor ${previousOwner ?? '(unknown)'} stopped while it ran; the node runs again`;
   const event = attemptEndedEvent(ref, { status: 'failed', error, failureKind: 'transient', interrupted: true });
   return { ...event, data: { ...event.data, [SUPERVISOR_LOST_KEY]: true } };
-}
-
-/** The invocation a restored node goes on with: its id, start and first checkout (not its loop path: a top-level node has none). */
-function invocationIdentityOf(invocation: Invocation): InvocationIdentity {
-  const { id, startedAt, checkoutStart } = invocation;
-  return { id, startedAt, ...(checkoutStart !== undefined ? { checkoutStart } : {}) };
 }
 
 /**
