@@ -98,11 +98,9 @@ export class ProviderSlots {
     const index = line.findIndex((w) => w.key === key);
     if (index < 0) return;
     line.splice(index, 1);
-    const limit = this.limits[provider];
-    const active = this.active.get(provider) ?? 0;
-    if (limit !== undefined && index === 0 && line.length > 0 && active < limit) line[0]!.wake();
-    // Those behind it within the shown places moved up.
-    else for (const waiter of line.slice(index, QUEUE_POSITIONS_SHOWN)) waiter.wake();
+    // Those behind it within the shown places moved up (the new head among them, which may now
+    // take a slot the one that left was held back from).
+    for (const waiter of line.slice(index, QUEUE_POSITIONS_SHOWN)) waiter.wake();
   }
 
   /** When the rate budget holds `provider` back, wakes the head of its line once the minute has room. */
