@@ -164,3 +164,37 @@ it('shares one budget among the children of a fan-out: the tree stops at the bud
   const each = done.events.filter((e) => e.event_type === 'node_completed' && e.step_name === 'each').at(-1)!;
   expect(JSON.parse(each.data.execution.output.text as string)).toHaveLength(4);
 });
+
+it('checks the budget before each iteration of a loop whose body is an AI node: the run pauses between iterations and a resume goes on from the next one', async () => {
+  const cairn = await startPaidServer();
+  // The check counts the iterations in the run's folder; it says done at the fourth.
+  await writeHomeWorkflow(home, 'paid-loop', `name: paid-loop
+description: a paid call per iteration under a budget
+provider: claude
+model: claude-sonnet-4-5
+budget: { usd: 0.01 }
+nodes:
+  - id: refine
+    loop:
+      prompt: "refine it"
+      until: NEVER_SAID
+      until_bash: 'n=$(cat count 2>/dev/null || echo 0); n=$((n + 1)); echo $n > count; [ $n -ge 4 ]'
+      max_iterations: 6
+`);
+  const { runId } = await startRun(cairn.url, 'paid-loop');
+  const paused = await statusOf(cairn.url, runId, ['paused', 'failed', 'completed']);
+  expect(paused.run.status).toBe('paused');
+  // $0.0045 an answer: 0.009 spent before the third iteration (under 0.01), 0.0135 before the fourth.
+  expect(server.requests).toHaveLength(3);
+  expect(paused.run.metadata.budget_pause).toMatchObject({ budget_usd: 0.01, budget_run_id: runId });
+  const interrupted = paused.events.filter((e) => e.step_name === 'refine' && e.event_type === 'node_failed');
+  expect(interrupted.map((e) => e.data.error)).toEqual([expect.stringMatching(/^Node 'refine': paused before iteration 4: budget exceeded/)]);
+  expect(interrupted[0]!.data.interrupted).toBe(true);
+
+  expect((await resume(cairn.url, runId, { budgetUsd: 1 })).status).toBe(200);
+  const done = await statusOf(cairn.url, runId, ['completed', 'failed']);
+  expect(done.run.status).toBe('completed');
+  // Iterations 1-3 are not run again: one more call, the fourth iteration's.
+  expect(server.requests).toHaveLength(4);
+  expect(done.events.filter((e) => e.event_type === 'loop_iteration_completed').map((e) => e.data.iteration)).toEqual([1, 2, 3, 4]);
+});

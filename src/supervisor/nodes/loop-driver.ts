@@ -14,6 +14,7 @@ import type { VariableValues } from '../../workflow/variables.js';
 import { cancelledFailure, cancelReasonOf } from '../../worker/cancel-reason.js';
 import type { SubstituteText } from '../run/node-context.js';
 import type { AttemptOutcome, NodeAttempt, NodeHandler } from '../run/node-handler.js';
+import { budgetPauseReason, type BudgetReached } from '../run/budget.js';
 import type { LoopControl } from '../run/run-plan.js';
 import { attemptRefOf } from './attempt-records.js';
 import { LoopHistory, type RecordedBodyRow } from './loop-history.js';
@@ -87,8 +88,12 @@ export class LoopDriver {
       if (iteration >= control.maxIterations) return end.maxIterations(iteration);
     }
 
+    let ranOne = false;
     for (;;) {
       if (attempt.signal.aborted) return end.stopped(stopReason(attempt.signal));
+      const reached = ranOne ? await attempt.budget?.() : undefined;
+      if (reached) return end.overBudget(reached, budgetPauseReason(reached, this.deps.run.id), iteration + 1);
+      ranOne = true;
       iteration += 1;
       const facts = { invocationId: identity.invocation.id, iteration, maxIterations: control.maxIterations };
       if (!history.started(iteration)) await this.deps.store.appendEvents([iterationStartedEvent(this.deps.run, path, facts)]);
@@ -212,6 +217,18 @@ class LoopEnd {
       attemptEndedEvent(this.ref, { status: 'failed', error, failureKind, retryable: false, diagnostics }, this.durationMs()),
     ]);
     return { status: 'failed', error, failureKind };
+  }
+
+  /**
+   * The run's USD budget was reached before iteration `next`: the attempt ends interrupted (not
+   * the node's outcome) and the run pauses; resumed, the loop goes on from that iteration.
+   */
+  async overBudget(reached: BudgetReached, reason: string, next: number): Promise<AttemptOutcome> {
+    const error = `Node '${this.ref.node.id}': paused before iteration ${next}: ${reason}. Resume the run to go on (with budgetUsd to raise the budget)`;
+    await this.store.appendEvents([
+      attemptEndedEvent(this.ref, { status: 'failed', error, failureKind: 'transient', interrupted: true }, this.durationMs()),
+    ]);
+    return { status: 'over_budget', reached };
   }
 
   /** Stopped between or during iterations by a cancel (final) or a shutdown (continued later). */

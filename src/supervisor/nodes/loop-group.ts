@@ -64,27 +64,22 @@ class GroupBody implements IterationBody {
       if (!next) break;
       const { runnable, decided } = next;
       if (decided.length) await this.deps.store.appendEvents(decided);
-      const outcomes = await Promise.all(
-        runnable.map((node) =>
-          runBodyAttempt(this.deps.handlers().handlerFor(node), attempt, {
-            node,
-            path: place(node).path,
-            iteration,
-            maxIterations: this.action.maxIterations,
-            variables,
-            recorded: history.bodyRows(iteration).get(place(node).path),
-            scope,
-          }),
-        ),
-      );
-      let stopped: IterationOutcome | undefined;
-      runnable.forEach((node, i) => {
-        const outcome = outcomes[i]!;
+      // One body node at a time: the group holds one slot of each limit (global, run, provider),
+      // and a process or a provider call of its body is what that slot stands for.
+      for (const node of runnable) {
+        const outcome = await runBodyAttempt(this.deps.handlers().handlerFor(node), attempt, {
+          node,
+          path: place(node).path,
+          iteration,
+          maxIterations: this.action.maxIterations,
+          variables,
+          recorded: history.bodyRows(iteration).get(place(node).path),
+          scope,
+        });
         if (outcome.status === 'completed') states.set(node.id, { status: 'completed', output: outcome.output });
         else if (outcome.status === 'failed') states.set(node.id, { status: 'failed', error: outcome.error, failureKind: outcome.failureKind });
-        else stopped = outcome;
-      });
-      if (stopped) return stopped;
+        else return outcome;
+      }
     }
 
     this.previous = new Map(nodes.map((n) => [n.id, producerOf(states.get(n.id)) ?? { status: 'skipped' }]));

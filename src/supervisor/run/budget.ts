@@ -92,6 +92,12 @@ export class RunBudget {
     return limit && { ...limit };
   }
 
+  /** `over`, after reading the spend again (what a loop checks before each further call). */
+  async reachedNow(): Promise<BudgetReached | undefined> {
+    await this.refresh();
+    return this.over;
+  }
+
   /**
    * Reads the spend of the run and of the ancestors in its scope again (and the ancestors'
    * budgets, which a resume may have raised), as the transactions of the attempts' ends keep it.

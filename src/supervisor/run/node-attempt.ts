@@ -18,6 +18,8 @@ export interface AttemptRun {
   signal: AbortSignal;
   /** The run's budget holds this node back now (it asks a provider, and the budget is spent); it does not start. */
   heldBack(entry: NodeEntry): boolean;
+  /** For a node that asks a provider: reads the run's budgets again and answers the one reached (see NodeAttempt.budget). */
+  budgetCheck?(entry: NodeEntry): (() => Promise<BudgetReached | undefined>) | undefined;
   log: Logger;
 }
 
@@ -36,8 +38,9 @@ export async function runNodeAttempt(entry: NodeEntry, deps: AttemptRun): Promis
   const identity = { invocation: entry.invocation, attempt: held ?? { id: randomUUID(), number: entry.attempts } };
   try {
     const handler = deps.handlers.handlerFor(entry.plan);
+    const budget = deps.budgetCheck?.(entry);
     const outcome = await handler.runAttempt({
-      node: entry.plan, path: entry.path, identity, signal: deps.signal, ...(held ? { continued: true } : {}),
+      node: entry.plan, path: entry.path, identity, signal: deps.signal, ...(held ? { continued: true } : {}), ...(budget ? { budget } : {}),
     });
     if (outcome.status === 'waiting') entry.heldAttempt = identity.attempt;
     // A node suspended on something outside the run (a child run) may be continued in place.

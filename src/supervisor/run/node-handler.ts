@@ -55,6 +55,12 @@ export interface NodeAttempt {
   readonly diagnostics?: Diagnostics;
   /** Set when this call continues an attempt that answered `waiting` (same identity): its timer fired. */
   readonly continued?: boolean;
+  /**
+   * For a node that asks a provider (an AI node, a loop with an AI body): reads the run's USD
+   * budgets again and answers the one its spend has reached. A loop checks it before each
+   * iteration after the first it runs; the node's start was checked as any AI node's.
+   */
+  readonly budget?: () => Promise<BudgetReached | undefined>;
 }
 
 /**

@@ -73,7 +73,8 @@ export async function restoreRun(
     if (!snap) continue;
     if (snap.lastSeq < passStart && !snap.inFlight) {
       // A node the resume asked to run again (a fan-out's failed items retried) keeps no prior success.
-      nodes.set(node.id, rerun.has(node.id) ? { status: 'pending', attempts: 0 } : await fromEarlierPass(snap, plan.referencedOutputs.has(node.id)));
+      const interrupted = isInterrupted(bySeq.get(snap.lastSeq)?.data);
+      nodes.set(node.id, rerun.has(node.id) ? { status: 'pending', attempts: 0 } : await fromEarlierPass(snap, node, interrupted, plan.referencedOutputs.has(node.id)));
       continue;
     }
     const state: RestoredNode = {
@@ -218,7 +219,13 @@ function rerunNodesOf(events: readonly RunEvent[], passStart: number): Set<strin
 }
 
 /** A node settled before the resumed pass began: pending again, carrying a prior success if it had one. */
-async function fromEarlierPass(snap: NodeSnapshot, referenced: boolean): Promise<RestoredNode> {
+async function fromEarlierPass(snap: NodeSnapshot, node: PlannedNode, interrupted: boolean, referenced: boolean): Promise<RestoredNode> {
+  // A loop cut short between iterations (its run paused on a budget, or shut down) goes on with
+  // the same invocation, whose recorded iterations are its progress; anything else runs anew.
+  const isLoop = node.action.type === 'loop' || node.action.type === 'loop_group';
+  if (isLoop && interrupted && snap.invocation) {
+    return { status: 'pending', attempts: snap.attemptsStarted, invocation: invocationIdentityOf(snap.invocation) };
+  }
   const state: RestoredNode = { status: 'pending', attempts: 0 };
   if (snap.reusable && (snap.status === 'completed' || snap.reusable.replayed)) {
     state.prior = snap.reusable;

@@ -25,6 +25,7 @@ import { credentialSourceFor } from '../../credentials/credential-source.js';
 import { ChildRuns, type ChildWorkflowLookup } from '../children/child-runs.js';
 import type { ChildRunSignals } from '../children/child-signals.js';
 import { RunSlots } from './run-slots.js';
+import { slotProviderOf } from './slot-provider.js';
 
 /** Grace between SIGTERM and SIGKILL when a node's process group is stopped. */
 export const KILL_GRACE_MS = 3_000;
@@ -145,10 +146,11 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
         env: runEnv, installKey: deps.settings.installKey, log,
       }),
     });
-    const providerOf = (node: Parameters<typeof bindingOf>[0]) => {
-      const binding = bindingOf(node, workflow, models);
-      return binding?.ok ? binding.provider : undefined;
-    };
+    const providerOf = (node: Parameters<typeof bindingOf>[0]) =>
+      slotProviderOf(node, (ai) => {
+        const binding = bindingOf(ai, workflow, models);
+        return binding?.ok ? binding.provider : undefined;
+      });
     const scheduler = new RunScheduler(run, plan, table, {
       providerOf,
       ...(deps.providerSlots ? { providerSlots: deps.providerSlots } : {}),

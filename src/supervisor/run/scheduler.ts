@@ -106,6 +106,7 @@ export class RunScheduler {
       handlers: deps.handlers,
       signal: this.attemptAbort.signal,
       log: deps.log,
+      budgetCheck: (node) => (deps.providerOf?.(node.plan) === undefined ? undefined : () => this.budget.reachedNow()),
       heldBack: (node) => {
         const over = deps.providerOf?.(node.plan) === undefined ? undefined : this.budget.over;
         if (!over) return false;
