@@ -27,7 +27,7 @@ export const concurrencyViewSchema = z.object({
   runs: z.number().int().describe('Runs the supervisor is driving'),
   perProvider: z
     .record(z.string(), z.object({ active: z.number().int(), queued: z.number().int(), limit: z.number().int().optional() }))
-    .describe('Per provider: attempts in flight, nodes waiting for a slot, and the limit from concurrency.providers.<id> (absent: none)'),
+    .describe('Per provider: active = slots held (calls in flight, and nodes that hold their provider slot while they wait for a global one), queued = nodes waiting in line for a slot, and the limit from concurrency.providers.<id> (absent: none)'),
   supervisor: supervisorStatusSchema,
   activeConversationIds: z.array(z.string()).describe('Conversations (platform ids) with a chat turn being carried out'),
   queuedTotal: z.number().int().describe('Chat turns waiting (behind a turn of their conversation, or for a slot)'),

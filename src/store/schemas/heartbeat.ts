@@ -7,7 +7,7 @@ export const concurrencySnapshotSchema = z.object({
   active: z.number().int().nonnegative(),
   queued: z.number().int().nonnegative(),
   runs: z.number().int().nonnegative(),
-  /** Per provider: attempts in flight, nodes waiting in line, and the configured limit (absent: none). */
+  /** Per provider: slots held (calls in flight, and nodes holding their slot while they wait for a global one), nodes waiting in line, and the configured limit (absent: none). */
   perProvider: z.record(z.string(), z.object({ active: z.number().int(), queued: z.number().int(), limit: z.number().int().optional() })),
 });
 export type ConcurrencySnapshot = z.infer<typeof concurrencySnapshotSchema>;
