@@ -1,12 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { isProcessGroupAlive } from '../../src/shared/process-group.js';
-import { startAnthropicServer, type AnthropicServer, type MessagesReply } from '../helpers/anthropic-server.js';
-import { PAID_ANSWER_USD } from '../helpers/paid-claude.js';
-import { startServer, type RunningServer } from '../helpers/server.js';
+import { startAnthropicServer } from '../helpers/anthropic-server.js';
+import { PAID_ANSWER_USD, paidAnswer, startClaudeCli } from '../helpers/paid-claude.js';
+import { startServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
@@ -16,8 +12,6 @@ import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
  * real Claude Code CLI (the adapter that reports cost) against a local Messages API server.
  */
 
-const claudeCli = createRequire(import.meta.url).resolve('@anthropic-ai/claude-code/cli.js');
-
 let home: TempHome;
 beforeEach(async () => {
   home = await makeTempHome();
@@ -26,25 +20,11 @@ afterEach(async () => {
   await home.close();
 });
 
-async function startClaude(reply: (index: number) => MessagesReply): Promise<{ messages: AnthropicServer; cairn: RunningServer }> {
-  const messages = await startAnthropicServer((_req, i) => reply(i));
-  home.defer(() => messages.close());
-  const cliHome = await mkdtemp(join(tmpdir(), 'cairn-claude-home-'));
-  home.defer(() => rm(cliHome, { recursive: true, force: true }));
-  const cairn = await startServer(home, {
-    ANTHROPIC_BASE_URL: messages.url, ANTHROPIC_API_KEY: 'sk-ant-test', CLAUDE_BIN_PATH: claudeCli, HOME: cliHome,
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1',
-  });
-  return { messages, cairn };
-}
 
-const paid: MessagesReply = {
-  kind: 'stream', model: 'claude-sonnet-4-5-20250929', blocks: [{ type: 'text', text: 'done' }], usage: { input_tokens: 1000, output_tokens: 100 },
-};
 
 it('a supervisor killed -9 while the Claude CLI is mid-stream: the orphaned CLI is killed before the node runs again, the node completes once, and the paid answer is counted once', async () => {
   // The first answer starts streaming, then stalls forever (the CLI waits mid-stream).
-  const { messages, cairn } = await startClaude((i) => (i === 0 ? { ...paid, blocks: [{ type: 'text', text: 'partial' }, { type: 'text', text: 'never' }], stallAfterFirst: true } : paid));
+  const { messages, cairn } = await startClaudeCli(home, (i) => (i === 0 ? { ...paidAnswer, blocks: [{ type: 'text', text: 'partial' }, { type: 'text', text: 'never' }], stallAfterFirst: true } : paidAnswer));
   await writeHomeWorkflow(home, 'paid-one', `name: paid-one
 description: one paid step, then a bash step
 provider: claude

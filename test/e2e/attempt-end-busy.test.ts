@@ -1,10 +1,7 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startAnthropicServer } from '../helpers/anthropic-server.js';
-import { PAID_ANSWER_USD } from '../helpers/paid-claude.js';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { PAID_ANSWER_USD, paidAnswer, startClaudeCli } from '../helpers/paid-claude.js';
 import { startServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -56,22 +53,11 @@ nodes:
   expect((await readFile(log, 'utf8')).trim().split('\n')).toEqual(['start']);
 }, 120_000);
 
-const claudeCli = createRequire(import.meta.url).resolve('@anthropic-ai/claude-code/cli.js');
-
 it('a paid AI attempt that ends while another process holds the write lock past the 30 s busy budget: its success and its spend are recorded once the lock is released', async () => {
   let answer!: () => void;
   const released = new Promise<void>((resolve) => (answer = resolve));
-  const messages = await startAnthropicServer(() => ({
-    kind: 'stream', model: 'claude-sonnet-4-5-20250929', blocks: [{ type: 'text', text: 'done' }], usage: { input_tokens: 1000, output_tokens: 100 }, heldUntil: released,
-  }));
-  home.defer(() => messages.close());
   home.defer(() => answer());
-  const cliHome = await mkdtemp(join(tmpdir(), 'cairn-claude-home-'));
-  home.defer(() => rm(cliHome, { recursive: true, force: true }));
-  const server = await startServer(home, {
-    ANTHROPIC_BASE_URL: messages.url, ANTHROPIC_API_KEY: 'sk-ant-test', CLAUDE_BIN_PATH: claudeCli, HOME: cliHome,
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1',
-  });
+  const { messages, cairn: server } = await startClaudeCli(home, () => ({ ...paidAnswer, heldUntil: released }));
   await writeHomeWorkflow(home, 'paid-locked', `name: paid-locked
 description: a paid step whose end is written while the database is locked for long
 provider: claude

@@ -1,11 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { startAnthropicServer, type AnthropicServer, type MessagesReply } from '../helpers/anthropic-server.js';
-import { PAID_ANSWER_USD } from '../helpers/paid-claude.js';
-import { startServer, type RunningServer } from '../helpers/server.js';
+import { PAID_ANSWER_USD, paidAnswer, startClaudeCli } from '../helpers/paid-claude.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
@@ -17,8 +11,6 @@ import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
  * must not start a paid attempt over budget.
  */
 
-const claudeCli = createRequire(import.meta.url).resolve('@anthropic-ai/claude-code/cli.js');
-
 let home: TempHome;
 beforeEach(async () => {
   home = await makeTempHome();
@@ -27,25 +19,11 @@ afterEach(async () => {
   await home.close();
 });
 
-const paid: MessagesReply = {
-  kind: 'stream', model: 'claude-sonnet-4-5-20250929', blocks: [{ type: 'text', text: 'done' }], usage: { input_tokens: 1000, output_tokens: 100 },
-};
 
-async function startClaude(reply: (index: number) => MessagesReply): Promise<{ messages: AnthropicServer; cairn: RunningServer }> {
-  const messages = await startAnthropicServer((_req, i) => reply(i));
-  home.defer(() => messages.close());
-  const cliHome = await mkdtemp(join(tmpdir(), 'cairn-claude-home-'));
-  home.defer(() => rm(cliHome, { recursive: true, force: true }));
-  const cairn = await startServer(home, {
-    ANTHROPIC_BASE_URL: messages.url, ANTHROPIC_API_KEY: 'sk-ant-test', CLAUDE_BIN_PATH: claudeCli, HOME: cliHome,
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1',
-  });
-  return { messages, cairn };
-}
 
 it('a supervisor killed -9 while a budget-reached run waits for its last running paid attempt: the next one pauses it on the budget and starts no paid call', async () => {
   // The first answer comes at once; the second streams forever (until the test ends).
-  const { messages, cairn } = await startClaude((i) => (i === 0 ? paid : { ...paid, blocks: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }], stallAfterFirst: true }));
+  const { messages, cairn } = await startClaudeCli(home, (i) => (i === 0 ? paidAnswer : { ...paidAnswer, blocks: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }], stallAfterFirst: true }));
   await writeHomeWorkflow(home, 'two-paid', `name: two-paid
 description: two paid steps at once under a budget one answer exceeds
 provider: claude
@@ -86,7 +64,7 @@ nodes:
 
 it('a budget-paused run resumed with a raised budget, whose supervisor is killed -9 mid-stream in the resumed pass: the next one keeps the raised budget and the pass, and completes the run', async () => {
   // Answers 0 and 1 come at once; answer 2 (the first of the resumed pass) streams forever; later ones come at once.
-  const { messages, cairn } = await startClaude((i) => (i === 2 ? { ...paid, blocks: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }], stallAfterFirst: true } : paid));
+  const { messages, cairn } = await startClaudeCli(home, (i) => (i === 2 ? { ...paidAnswer, blocks: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }], stallAfterFirst: true } : paidAnswer));
   await writeHomeWorkflow(home, 'three-paid', `name: three-paid
 description: three paid steps under a budget
 provider: claude

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { startServer } from '../helpers/server.js';
+import { peakOverlap } from '../helpers/overlap.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { fanOutYaml, getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
@@ -12,19 +13,6 @@ afterEach(async () => {
   await home.close();
 });
 
-/** The most attempts whose [start, end) intervals overlap at one instant. */
-function peakOverlap(intervals: { start: number; end: number }[]): number {
-  const edges = intervals.flatMap((i) => [
-    { at: i.start, delta: 1 },
-    { at: i.end, delta: -1 },
-  ]);
-  // At equal instants an end is processed before a start: back-to-back is not overlap.
-  edges.sort((a, b) => a.at - b.at || a.delta - b.delta);
-  let current = 0;
-  let peak = 0;
-  for (const edge of edges) peak = Math.max(peak, (current += edge.delta));
-  return peak;
-}
 
 it('runs a 100-node fan-out with exactly 10 nodes in flight at once, never more', async () => {
   const server = await startServer(home, { CAIRN_MAX_CONCURRENCY: '10' });
@@ -45,9 +33,6 @@ it('runs a 100-node fan-out with exactly 10 nodes in flight at once, never more'
 
   const completed = detail.events.filter((e) => e.event_type === 'node_completed');
   expect(completed).toHaveLength(100);
-  const intervals = completed.map((e) => {
-    const [start, end] = String(e.data.node_output).split(' ').map(Number);
-    return { start: start!, end: end! };
-  });
+  const intervals = completed.map((e) => String(e.data.node_output).split(' ').map(Number) as [number, number]);
   expect(peakOverlap(intervals)).toBe(10);
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { startServer } from '../helpers/server.js';
+import { peakOverlap } from '../helpers/overlap.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { startRun, writeHomeWorkflow } from '../helpers/workflows.js';
@@ -21,14 +22,6 @@ afterEach(async () => {
   await home.close();
 });
 
-/** The most intervals open at once. */
-function peak(intervals: [number, number][]): number {
-  const edges = intervals.flatMap(([s, e]) => [[s, 1], [e, -1]] as [number, number][]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  let open = 0;
-  let most = 0;
-  for (const [, d] of edges) most = Math.max(most, (open += d));
-  return most;
-}
 
 /** A timed span, `<item> <start> <end>` (a plain node's first field is not an item), appended to $SPANS. */
 const SPAN = `a=$(date +%s%N); sleep 0.3; echo "$ARGUMENTS $a $(date +%s%N)" >> "$SPANS"`;
@@ -75,7 +68,7 @@ it('runs an in-run fan-out with max_parallel 10 at most 3 at a time under a per-
   expect(run.status).toBe('completed');
   const timed = await readSpans(spans);
   expect(timed).toHaveLength(13);
-  expect(peak(timed.map(([, start, end]) => [start, end]))).toBe(3);
+  expect(peakOverlap(timed.map(([, start, end]) => [start, end]))).toBe(3);
 });
 
 it('keeps the per-run limit and runs no item twice at once when the supervisor is killed with -9 in the middle of the fan-out', async () => {
@@ -98,10 +91,10 @@ it('keeps the per-run limit and runs no item twice at once when the supervisor i
   // Every span that finished: never more than 3 at once, across both supervisors, and no item
   // running twice at the same time (a killed supervisor's child left running beside its rerun).
   const spans = await readSpans(spansFile);
-  expect(peak(spans.map(([, s, e]) => [s, e]))).toBeLessThanOrEqual(3);
+  expect(peakOverlap(spans.map(([, s, e]) => [s, e]))).toBeLessThanOrEqual(3);
   for (let i = 0; i < 30; i++) {
     const own = spans.filter(([item]) => item === i).map(([, s, e]) => [s, e] as [number, number]);
     expect(own.length, `item ${i}`).toBeGreaterThanOrEqual(1);
-    expect(peak(own), `item ${i}`).toBe(1);
+    expect(peakOverlap(own), `item ${i}`).toBe(1);
   }
 });

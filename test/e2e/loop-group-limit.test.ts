@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { startSupervisor } from '../helpers/supervisor.js';
+import { peakOverlap } from '../helpers/overlap.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 
 /**
@@ -20,13 +21,6 @@ afterEach(async () => {
   await home.close();
 });
 
-function peak(intervals: [number, number][]): number {
-  const edges = intervals.flatMap(([s, e]) => [[s, 1], [e, -1]] as [number, number][]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  let open = 0;
-  let most = 0;
-  for (const [, d] of edges) most = Math.max(most, (open += d));
-  return most;
-}
 
 it('runs the independent bash body nodes of a loop_group at most 2 at a time under a global limit of 2', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'cairn-limits-'));
@@ -49,5 +43,5 @@ ${body}`);
   expect(events.filter((e) => e.event_type === 'node_started' && /^g\/b\d$/.test(e.step_name ?? ''))).toHaveLength(4);
   const rows = (await readFile(spans, 'utf8')).trim().split('\n').map((l) => l.split(' ').map(Number) as [number, number]);
   expect(rows).toHaveLength(4);
-  expect(peak(rows)).toBeLessThanOrEqual(2);
+  expect(peakOverlap(rows)).toBeLessThanOrEqual(2);
 });

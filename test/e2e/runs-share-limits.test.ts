@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { startServer } from '../helpers/server.js';
+import { peakOverlap } from '../helpers/overlap.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
@@ -25,13 +26,6 @@ afterEach(async () => {
   await home.close();
 });
 
-function peak(intervals: [number, number][]): number {
-  const edges = intervals.flatMap(([s, e]) => [[s, 1], [e, -1]] as [number, number][]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  let open = 0;
-  let most = 0;
-  for (const [, d] of edges) most = Math.max(most, (open += d));
-  return most;
-}
 
 const span = (tag: string) => `'a=$(date +%s%N); sleep 0.3; echo "${tag} $a $(date +%s%N)" >> "$SPANS"'`;
 const timedNodes = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `  - id: n${i}\n    bash: ${span(tag)}\n`).join('');
@@ -65,9 +59,9 @@ nodes:
   const rows = (await readFile(spans, 'utf8')).trim().split('\n').map((l) => l.split(' '));
   expect(rows).toHaveLength(4 + 4 + 4 + 2 + 6);
   const all = rows.map(([, s, e]) => [Number(s), Number(e)] as [number, number]);
-  expect(peak(all)).toBeLessThanOrEqual(3);
+  expect(peakOverlap(all)).toBeLessThanOrEqual(3);
   for (const tag of ['busy-a', 'busy-b', 'kid', 'parent', 'item']) {
     const own = rows.filter(([t]) => t === tag).map(([, s, e]) => [Number(s), Number(e)] as [number, number]);
-    expect(peak(own), tag).toBeLessThanOrEqual(2);
+    expect(peakOverlap(own), tag).toBeLessThanOrEqual(2);
   }
 });

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startAnthropicServer, type AnthropicServer } from './anthropic-server.js';
+import { startAnthropicServer, type AnthropicServer, type MessagesReply } from './anthropic-server.js';
 import { startServer, type RunningServer } from './server.js';
 import type { TempHome } from './temp-home.js';
 import { writeHomeWorkflow } from './workflows.js';
@@ -12,15 +12,23 @@ const claudeCli = createRequire(import.meta.url).resolve('@anthropic-ai/claude-c
 /** What one answer of the paid server costs, as the real Claude Code CLI reports it: 1000 in, 100 out on claude-sonnet-4-5. */
 export const PAID_ANSWER_USD = 0.0045;
 
+/** One paid answer (PAID_ANSWER_USD), to build others from (a stall, a held answer). */
+export const paidAnswer: MessagesReply = {
+  kind: 'stream', model: 'claude-sonnet-4-5-20250929', blocks: [{ type: 'text', text: 'done' }], usage: { input_tokens: 1000, output_tokens: 100 },
+};
+
 /**
  * A local Messages API server whose every answer costs the same (PAID_ANSWER_USD), and Cairn
  * started on `home` with the real Claude Code CLI pointed at it: the adapter that reports cost.
  * Both are closed with the home.
  */
-export async function startPaidClaude(home: TempHome): Promise<{ messages: AnthropicServer; cairn: RunningServer }> {
-  const messages = await startAnthropicServer(() => ({
-    kind: 'stream', model: 'claude-sonnet-4-5-20250929', blocks: [{ type: 'text', text: 'done' }], usage: { input_tokens: 1000, output_tokens: 100 },
-  }));
+export function startPaidClaude(home: TempHome): Promise<{ messages: AnthropicServer; cairn: RunningServer }> {
+  return startClaudeCli(home, () => paidAnswer);
+}
+
+/** Like startPaidClaude, with the server's answer to each request (0-based) chosen by `reply`. */
+export async function startClaudeCli(home: TempHome, reply: (index: number) => MessagesReply): Promise<{ messages: AnthropicServer; cairn: RunningServer }> {
+  const messages = await startAnthropicServer((_req, i) => reply(i));
   home.defer(() => messages.close());
   const cliHome = await mkdtemp(join(tmpdir(), 'cairn-claude-home-'));
   home.defer(() => rm(cliHome, { recursive: true, force: true }));
