@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { conversationIdPattern, isReservedConversationId, reservedConversationIdText } from '../conversations/conversation-id.js';
 import { conversationSchema, dispatchStatusSchema, messageSchema } from '../store/schemas/conversation.js';
 import { isIsoDateText } from './iso-date.js';
+import { withoutNul } from './without-nul.js';
 
 /** Schemas of `/api/conversations…`, for validation, serialization and OpenAPI. Texts are upstream's. */
 
@@ -68,10 +69,9 @@ export const conversationListResponseSchema = z.array(conversationViewSchema);
 
 export const renameConversationBodySchema = z.object(
   {
-    title: z
-      .string({ error: 'title must be a string' })
+    title: withoutNul(z.string({ error: 'title must be a string' }), () => 'title')
       .refine((text) => text.trim().length > 0, { error: 'title must be a non-empty string' })
-      .describe('Cut to 255 characters'),
+      .describe('Cut to 255 characters; no NUL byte'),
   },
   { error: 'The body must be a JSON object: { "title": "..." }' },
 );
@@ -85,13 +85,18 @@ const positiveIntText = (field: string) =>
   z.string().regex(/^\d{1,9}$/, { error: `${field} must be a positive integer` }).transform(Number)
     .refine((n) => n > 0, { error: `${field} must be a positive integer` });
 
+/** A message id as `before` takes it: a positive integer (ids start at 1), so never 0. */
+function isMessageIdText(text: string): boolean {
+  return /^\d{1,15}$/.test(text) && Number(text) > 0;
+}
+
 export const listMessagesQuerySchema = z.object({
   limit: positiveIntText('limit')
     .optional()
     .describe(`How many messages (default ${MESSAGES_DEFAULT_LIMIT}; more than ${MESSAGES_MAX_LIMIT} reads ${MESSAGES_MAX_LIMIT})`),
   before: z
     .string()
-    .refine((text) => /^\d{1,15}$/.test(text) || isIsoDateText(text), {
+    .refine((text) => isMessageIdText(text) || isIsoDateText(text), {
       error: 'before must be a message id (a positive integer) or an ISO 8601 time',
     })
     .optional()

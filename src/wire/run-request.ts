@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { aliasesSchema, runConfigSchema, tiersSchema } from '../store/schemas/run-overrides.js';
 import { isReservedConversationId, reservedConversationIdText } from '../conversations/conversation-id.js';
+import { withoutNul } from './without-nul.js';
 
 /**
  * `POST /api/workflows/{name}/run`: params, query, body and answer. The API validates with these
@@ -25,16 +26,6 @@ export const workflowNameParamsSchema = z.object({
     .refine(isSafeWorkflowName, { error: 'Invalid workflow name' })
     .describe('Workflow name as declared by its `name:` key'),
 });
-
-/**
- * Text that reaches a process (environment, arguments) cannot hold a NUL byte: refuse it here,
- * naming the field, rather than queue a run that can only fail.
- */
-function withoutNul<T extends z.ZodString>(schema: T, field: (path: readonly PropertyKey[]) => string) {
-  return schema.refine((text) => !text.includes('\0'), {
-    error: (iss) => `${field(iss.path ?? [])} must not contain a NUL byte (\\u0000)`,
-  });
-}
 
 export const runQuerySchema = z.object({
   cwd: withoutNul(

@@ -51,7 +51,17 @@ export const RUN_EVENTS_DEFAULT_LIMIT = 500;
 export const RUN_EVENTS_MAX_LIMIT = 2000;
 
 const afterSeqText = 'afterSeq must be a non-negative integer: the seq of the last event you have (0 for the first page)';
-const limitText = `limit must be a whole number of events, at least 1 (above ${RUN_EVENTS_MAX_LIMIT} reads ${RUN_EVENTS_MAX_LIMIT})`;
+
+/** A page's `limit`: a whole number of `things`, at least 1; more than `max` reads `max`. */
+function pageLimitSchema(things: string, defaultLimit: number, max: number) {
+  const text = `limit must be a whole number of ${things}, at least 1 (above ${max} reads ${max})`;
+  return z.coerce
+    .number({ error: text })
+    .int({ error: text })
+    .positive({ error: text })
+    .optional()
+    .describe(`${things[0]!.toUpperCase()}${things.slice(1)} per answer (default ${defaultLimit}; more than ${max} reads ${max})`);
+}
 
 export const runDetailQuerySchema = z.object({
   afterSeq: z.coerce
@@ -60,12 +70,7 @@ export const runDetailQuerySchema = z.object({
     .nonnegative({ error: afterSeqText })
     .optional()
     .describe('Only events with a larger seq: pass the previous answer’s nextAfterSeq (default 0, from the first event)'),
-  limit: z.coerce
-    .number({ error: limitText })
-    .int({ error: limitText })
-    .positive({ error: limitText })
-    .optional()
-    .describe(`Events per answer (default ${RUN_EVENTS_DEFAULT_LIMIT}; more than ${RUN_EVENTS_MAX_LIMIT} reads ${RUN_EVENTS_MAX_LIMIT})`),
+  limit: pageLimitSchema('events', RUN_EVENTS_DEFAULT_LIMIT, RUN_EVENTS_MAX_LIMIT),
 });
 export type RunDetailQuery = z.infer<typeof runDetailQuerySchema>;
 
@@ -142,6 +147,7 @@ export const RUN_LOGS_MAX_LIMIT = 50;
 export const RUN_LOG_CHUNK_MAX_BYTES = 256 * 1024;
 
 export const runLogsQuerySchema = runDetailQuerySchema.extend({
+  limit: pageLimitSchema('attempts', RUN_LOGS_DEFAULT_LIMIT, RUN_LOGS_MAX_LIMIT),
   node: z.string().min(1).optional().describe('Only attempts of this node (its id or path)'),
 });
 

@@ -47,6 +47,11 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return text;
 }
 
+/** The type of a parsed value as `describeIssue` names one: `a number`, `a list`, `a mapping` ... */
+export function describeValueType(value: unknown): string {
+  return withArticle(Array.isArray(value) ? 'array' : typeof value);
+}
+
 function withArticle(type: string): string {
   if (type === 'array') return 'a list';
   if (type === 'object') return 'a mapping';

@@ -1,5 +1,5 @@
 import type { GraphNode } from './graph.js';
-import { describeIssue } from './issue-text.js';
+import { describeIssue, describeValueType } from './issue-text.js';
 import { describeNearMissKey, hintForUnknownWorkflowKey, nearMissKey } from './key-hints.js';
 import type { DefinitionNode } from './node-schema.js';
 import { parseNode } from './parse-node.js';
@@ -48,9 +48,9 @@ export function parseDraft(raw: unknown): ParsedDraft {
   const name = typeof raw.name === 'string' && raw.name.trim() !== '' ? raw.name.trim() : undefined;
   const label = `Workflow '${name ?? '(unnamed)'}'`;
 
-  if (!name) errors.push("Missing required field 'name'");
-  if (typeof raw.description !== 'string' || raw.description.trim() === '') {
-    errors.push("Missing required field 'description'");
+  for (const key of ['name', 'description'] as const) {
+    const problem = requiredTextProblem(key, raw[key]);
+    if (problem) errors.push(problem);
   }
   if (raw.steps !== undefined) errors.push(legacyStepsError);
   else if (isPlainObject(raw.nodes)) errors.push(nodesMappingError);
@@ -103,6 +103,14 @@ export function parseDraft(raw: unknown): ParsedDraft {
   applyDeprecations(draft, modelReasoningEffort, label, warnings);
   dropConflictingInputFlags(draft, label, warnings);
   return { draft, root: settings, errors, warnings, nodes, skeleton, declaredInputs };
+}
+
+/** A required text field: missing (absent, null or blank, upstream's text), or of the wrong type. */
+function requiredTextProblem(key: string, value: unknown): string | undefined {
+  if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
+    return `Missing required field '${key}'`;
+  }
+  return typeof value === 'string' ? undefined : `'${key}' must be a string, not ${describeValueType(value)}`;
 }
 
 function skeletonOf(rawNodes: unknown[]): GraphNode[] {

@@ -80,3 +80,14 @@ it('shows the fan-out grid answer with the real keys of the answer and of an ite
   const retry = example('### `POST /api/workflows/runs/{runId}/fan-out/{nodeId}/retry`');
   expect(Object.keys(retry).sort()).toEqual(['message', 'retried', 'success']);
 });
+
+it('quotes as much of a too-long path as the error texts section says', async () => {
+  const said = /the request's path \(in [^)]*URL_TOO_LONG[^)]*\) and a content type are cut to their first (\d+)/.exec(doc);
+  expect(said).not.toBeNull();
+  const path = `/api/workflows/runs/${'a'.repeat(5000)}`;
+  const res = await t.app.inject({ url: path });
+  expect(res.statusCode).toBe(414);
+  expect(res.json().error).toBe(
+    `A path segment of GET ${path.slice(0, Number(said![1]))}… (${path.length} characters) is longer than 1024 characters, longer than any id or name Cairn accepts; check the URL`,
+  );
+});

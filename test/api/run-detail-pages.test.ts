@@ -113,3 +113,18 @@ describe('GET /api/workflows/runs/{runId} pages its events', () => {
     expect(res.json().error).toContain(text);
   });
 });
+
+describe('GET /api/workflows/runs/{runId}/logs pages its attempts', () => {
+  it('reads at most 50 attempts for a larger limit, and refuses a bad limit with the text of its own maximum', async () => {
+    const run = await seedRun(t.store);
+    await t.writer.appendEvents(Array.from({ length: 60 }, (_, i) => runEvent(run, 'node_completed', `n${i}`, { node_output: `out ${i}` })));
+    const big = await t.app.inject({ url: `/api/workflows/runs/${run.id}/logs?limit=1000` });
+    expect(big.statusCode, big.body).toBe(200);
+    expect(big.json().attempts).toHaveLength(50);
+    for (const query of ['?limit=0', '?limit=ten', '?limit=1.5']) {
+      const res = await t.app.inject({ url: `/api/workflows/runs/${run.id}/logs${query}` });
+      expect(res.statusCode, query).toBe(400);
+      expect(res.json()).toEqual({ error: 'limit must be a whole number of attempts, at least 1 (above 50 reads 50)', code: 'VALIDATION_FAILED' });
+    }
+  });
+});

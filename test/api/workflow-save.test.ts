@@ -104,6 +104,19 @@ describe('PUT /api/workflows/{name}', () => {
     expect((await t.app.inject({ url: '/api/workflows/bad', query: { cwd: project } })).statusCode).toBe(404);
   });
 
+  it('says a name or description of the wrong type has the wrong type, not that it is missing', async () => {
+    const res = await put('typed', { cwd: project }, { definition: { name: 5 } });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([
+      "'name' must be a string, not a number",
+      "Missing required field 'description'",
+      "Workflow must have 'nodes:' configuration",
+    ]);
+    const wrong = await put('typed', { cwd: project }, { definition: { ...definition('typed'), description: ['a', 'list'] } });
+    expect(wrong.body.errors).toEqual(["'description' must be a string, not a list"]);
+    expect(existsSync(join(project, '.cairn'))).toBe(false);
+  });
+
   it('keeps the old file when a replacement is invalid', async () => {
     await put('build', { cwd: project }, { definition: definition('build', 'Good') });
     const before = await readFile(join(project, '.cairn/workflows/build.yaml'), 'utf8');

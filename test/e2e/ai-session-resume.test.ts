@@ -67,7 +67,7 @@ ${context}`);
   return runToItsEnd(api.url);
 }
 
-/** Runs the `resumable` workflow to its end; its node's terminal records, in order. */
+/** Runs the `resumable` workflow to its end; its node's terminal records, in order, and the session origin each start record gave. */
 async function runToItsEnd(url: string) {
   const { runId } = await startRun(url, 'resumable');
   const done = await waitFor(async () => {
@@ -77,16 +77,21 @@ async function runToItsEnd(url: string) {
   const records = done.events
     .filter((e) => e.step_name === 'summarise' && ['node_failed', 'node_completed'].includes(e.event_type))
     .map((e) => e.data.execution);
-  return { done, records };
+  const startOrigins = done.events
+    .filter((e) => e.step_name === 'summarise' && e.event_type === 'node_started')
+    .map((e) => e.data.execution.binding.sessionOrigin);
+  return { done, records, startOrigins };
 }
 
 it('resumes the failed attempt\'s session on the retry, then forgets it once the node completes', async () => {
-  const { done, records } = await runStallingThenAnswering('');
+  const { done, records, startOrigins } = await runStallingThenAnswering('');
   expect(done.run.status).toBe('completed');
   expect(records.map((r) => [r.lifecycle.status, r.lifecycle.failureKind, r.binding.sessionOrigin])).toEqual([
     ['failed', 'timeout', 'fresh'],
     ['completed', undefined, 'resumed'],
   ]);
+  // The retry's start record already says it continues a session (the intent).
+  expect(startOrigins).toEqual(['fresh', 'resumed']);
   // The retry's request carries the first attempt's turn, then its own.
   const answered = server.requests.filter((r) => JSON.stringify(r.body.messages).includes('summarise the ticket'));
   expect(userTurns(answered.at(-1)!.body)).toBeGreaterThan(userTurns(answered[0]!.body));
@@ -126,13 +131,13 @@ nodes:
 
 async function runPiStallingOnce(first: ChatReply[]) {
   const { chat, api } = await startPi(first, 2);
-  const { done, records } = await runToItsEnd(api.url);
+  const { done, records, startOrigins } = await runToItsEnd(api.url);
   expect(done.run.status).toBe('completed');
-  return { chat, outcomes: records.map((r) => [r.lifecycle.status, r.lifecycle.failureKind, r.binding.sessionOrigin]) };
+  return { chat, startOrigins, outcomes: records.map((r) => [r.lifecycle.status, r.lifecycle.failureKind, r.binding.sessionOrigin]) };
 }
 
 it("continues the failed attempt's Pi session on the retry", async () => {
-  const { chat, outcomes } = await runPiStallingOnce([
+  const { chat, outcomes, startOrigins } = await runPiStallingOnce([
     { kind: 'stream', deltas: [], toolCalls: [{ id: 'call_1', name: 'bash', arguments: JSON.stringify({ command: 'echo looked-at-the-ticket' }) }] },
     { kind: 'stream', deltas: ['partial'], stallAfterFirst: true },
   ]);
@@ -140,6 +145,8 @@ it("continues the failed attempt's Pi session on the retry", async () => {
     ['failed', 'timeout', 'fresh'],
     ['completed', undefined, 'resumed'],
   ]);
+  // The retry's start record already says it continues a session (the intent).
+  expect(startOrigins).toEqual(['fresh', 'resumed']);
   // The retry's call carries the first attempt's turns: the prompt, the tool call and its output.
   const retried = JSON.stringify(chat.requests.at(-1)!.body.messages);
   expect(retried).toContain('summarise the ticket');
@@ -149,11 +156,14 @@ it("continues the failed attempt's Pi session on the retry", async () => {
 });
 
 it('retries cold when the failed attempt was stopped before Pi saved its session', async () => {
-  const { chat, outcomes } = await runPiStallingOnce([{ kind: 'stream', deltas: ['partial'], stallAfterFirst: true }]);
+  const { chat, outcomes, startOrigins } = await runPiStallingOnce([{ kind: 'stream', deltas: ['partial'], stallAfterFirst: true }]);
   expect(outcomes).toEqual([
     ['failed', 'timeout', 'fresh'],
     ['completed', undefined, 'resume-failed-cold'],
   ]);
+  // The retry starts as resuming; Pi refuses the session and is run again cold, with a start
+  // record of its own for the new process that says so.
+  expect(startOrigins).toEqual(['fresh', 'resumed', 'resume-failed-cold']);
   expect(userTurns(chat.requests.at(-1)!.body)).toBe(userTurns(chat.requests[0]!.body));
 });
 

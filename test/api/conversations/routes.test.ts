@@ -144,7 +144,7 @@ describe('one conversation', () => {
 
   it('renames (cut to 255 characters, hostile text kept as text) and answers success with the conversation', async () => {
     const id = await create();
-    const hostile = `'; DROP TABLE conversations; -- %_ "\u0000 ${'é'.repeat(300)}`;
+    const hostile = `'; DROP TABLE conversations; -- %_ " ${'é'.repeat(300)}`;
     const res = await inject('PATCH', `/api/conversations/${id}`, { title: hostile });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ success: true, conversation: { title: [...hostile].slice(0, 255).join('') } });
@@ -154,6 +154,17 @@ describe('one conversation', () => {
       expect(bad.statusCode).toBe(400);
       expect(bad.json().error).toContain(text);
     }
+  });
+
+  it('refuses a title holding a NUL byte with a 400 naming title, and keeps the old title', async () => {
+    const id = await create();
+    expect((await inject('PATCH', `/api/conversations/${id}`, { title: 'Release prep' })).statusCode).toBe(200);
+    for (const title of ['a\u0000b', '\u0000']) {
+      const bad = await inject('PATCH', `/api/conversations/${id}`, { title });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json()).toEqual({ error: 'title must not contain a NUL byte (\\u0000)', code: 'VALIDATION_FAILED' });
+    }
+    expect((await inject('GET', `/api/conversations/${id}`)).json().title).toBe('Release prep');
   });
 
   it('soft-deletes: still readable by id with deleted_at set', async () => {
@@ -236,6 +247,8 @@ describe('GET /api/conversations/{id}/messages', () => {
       ["before=1'%20OR%201=1", 'before must be a message id'],
       ['before=2026-13-45', 'before must be a message id'],
       ['before=2026-02-30', 'before must be a message id'],
+      ['before=0', 'before must be a message id (a positive integer)'],
+      ['before=000', 'before must be a message id (a positive integer)'],
     ] as const) {
       const res = await inject('GET', `/api/conversations/${id}/messages?${query}`);
       expect(res.statusCode, query).toBe(400);

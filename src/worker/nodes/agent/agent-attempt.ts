@@ -35,8 +35,11 @@ export async function runAgentAttempt(task: AgentTask, deps: AgentAttemptDeps): 
   // Chunk events are written in order, off the stream's path; the terminal record waits for them.
   let writes: Promise<unknown> = Promise.resolve();
   const writeStarted = async (pid: number | undefined) => {
+    // A second process in one attempt is the CLI run again from a new session, because it no
+    // longer had the one it was to resume (session-resume.ts): its start record says so.
+    const cold = started && task.resumeSessionId !== undefined;
     started = true;
-    await store.appendEvents([agentStartedEvent(task, startedAt, pid, checkout)]);
+    await store.appendEvents([agentStartedEvent(task, startedAt, pid, checkout, cold ? 'resume-failed-cold' : undefined)]);
   };
 
   let outcome: AgentOutcome;

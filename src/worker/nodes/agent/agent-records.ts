@@ -12,7 +12,7 @@ import {
   type OutputInput,
 } from '../../../records/index.js';
 import type { CheckoutObservation } from '../../../records/schemas/checkout-observation.js';
-import type { Binding } from '../../../records/schemas/execution-record.js';
+import type { Binding, SessionOrigin } from '../../../records/schemas/execution-record.js';
 import type { FailureKind } from '../../../records/schemas/node-lifecycle.js';
 import type { Spend } from '../../../records/schemas/node-spend.js';
 import { getProvider } from '../../../shared/providers/registry.js';
@@ -27,7 +27,10 @@ import type { ProviderChunk, ProviderEnd } from '../../providers/provider-adapte
  * chunks worth keeping: tool calls and results, and rate-limit notices.
  */
 
-type TaskFacts = Pick<AgentAttemptTask, 'runId' | 'conversationId' | 'path' | 'nodeId' | 'source' | 'invocation' | 'attempt' | 'provider' | 'model' | 'effort' | 'diagnostics'>;
+type TaskFacts = Pick<
+  AgentAttemptTask,
+  'runId' | 'conversationId' | 'path' | 'nodeId' | 'source' | 'invocation' | 'attempt' | 'provider' | 'model' | 'effort' | 'diagnostics' | 'resumeSessionId'
+>;
 
 function reportsOf(task: TaskFacts) {
   return getProvider(task.provider)!.capabilities.reports;
@@ -49,24 +52,37 @@ function refOf(task: TaskFacts, startedAt: string, extra: Partial<AttemptRef> = 
   };
 }
 
-/** The binding before the provider has said anything: the resolved model starts unavailable. */
-function bindingOf(task: TaskFacts, resolved = initialResolvedModel(reportsOf(task)), end?: Pick<ProviderEnd, 'sessionId' | 'sessionOrigin'>): Binding {
+/**
+ * The binding; before the provider has said anything (no `end`) the resolved model starts
+ * unavailable and the session origin is the attempt's intent: `resumed` when it is to continue
+ * the session its node's failed attempt left, else `fresh` (sessions are never shared between
+ * runs). The provider's end says what happened (`resume-failed-cold` when the session was gone);
+ * an attempt closed without its word keeps the intent.
+ */
+function bindingOf(task: TaskFacts, resolved = initialResolvedModel(reportsOf(task)), end?: { sessionId?: string; sessionOrigin?: SessionOrigin }): Binding {
   const session = end?.sessionId;
+  const intended = task.resumeSessionId !== undefined ? 'resumed' : 'fresh';
   return {
     provider: task.provider,
     model: { ...(task.model !== undefined ? { requested: task.model } : {}), resolved },
     ...(task.effort !== undefined ? { effort: task.effort } : {}),
-    // A fresh session unless this attempt continued (or tried to continue) the one its node's
-    // failed attempt left; sessions are never shared between runs.
-    sessionOrigin: end?.sessionOrigin ?? 'fresh',
-    // Display only: enough to tell sessions apart, never the whole id.
-    ...(session !== undefined ? { sessionPreview: `${session.slice(0, 8)}…` } : {}),
+    sessionOrigin: end?.sessionOrigin ?? intended,
+    ...(session !== undefined ? { sessionPreview: sessionPreviewOf(session) } : {}),
   };
 }
 
-/** `node_started`, with the CLI's process group when one was spawned. */
-export function agentStartedEvent(task: TaskFacts, startedAt: string, pid: number | undefined, checkout?: CheckoutObservation): NewRunEvent {
-  const ref = refOf(task, startedAt, { binding: bindingOf(task), spend: initialSpend(reportsOf(task)) }, checkout);
+/** Display only: enough to tell sessions apart, never the whole id (at most 8 characters, and at most half of a short id). */
+function sessionPreviewOf(session: string): string {
+  return `${session.slice(0, Math.min(8, Math.floor(session.length / 2)))}…`;
+}
+
+/**
+ * `node_started`, with the CLI's process group when one was spawned. `origin` is what is already
+ * known of the session when it is not the intent (a CLI run again cold within the attempt).
+ */
+export function agentStartedEvent(task: TaskFacts, startedAt: string, pid: number | undefined, checkout?: CheckoutObservation, origin?: SessionOrigin): NewRunEvent {
+  const binding = bindingOf(task, undefined, origin !== undefined ? { sessionOrigin: origin } : undefined);
+  const ref = refOf(task, startedAt, { binding, spend: initialSpend(reportsOf(task)) }, checkout);
   return attemptStartedEvent(ref, pid !== undefined ? { pid } : {});
 }
 
