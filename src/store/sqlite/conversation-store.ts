@@ -9,7 +9,8 @@ import type { SqliteSession } from './session.js';
 
 /** The placeholder title a conversation gets from its first message (upstream: 60 characters + '...'). */
 function titleFrom(message: string): string {
-  const line = message.trim().replace(/\s+/g, ' ');
+  // The message is kept exactly; its title, shown in lists, drops control characters (a NUL too).
+  const line = message.replace(/[\u0000-\u001f\u007f]/g, ' ').trim().replace(/\s+/g, ' ');
   return line.length > 60 ? `${line.slice(0, 60)}...` : line;
 }
 

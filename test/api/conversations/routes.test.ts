@@ -213,6 +213,9 @@ describe('POST /api/conversations/{id}/message', () => {
     const [stored] = (await inject('GET', `/api/conversations/${id}/messages`)).json();
     expect(stored.content).toBe(hostile);
     expect(stored.metadata).toBe('{}');
+    // The title it gives the conversation drops control characters: no NUL reaches a list.
+    const { title } = (await inject('GET', `/api/conversations/${id}`)).json();
+    expect(title).toBe('"; DELETE FROM messages; -- %_ ' + 'z'.repeat(29) + '...');
   });
 });
 
