@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { errorBodySchema } from '../wire/error-body.js';
 import { CliError } from './cli-error.js';
+import { explainError, type ErrorSubject } from './error-hints.js';
 import type { ServerAddress } from './server-address.js';
 
 /** How long a plain request may take before the CLI gives up on the server. */
@@ -18,7 +19,7 @@ export interface ApiClient {
     method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
     path: string,
     schema: S,
-    opts?: { body?: unknown; signal?: AbortSignal },
+    opts?: { body?: unknown; signal?: AbortSignal; subject?: ErrorSubject },
   ): Promise<ApiResult<z.infer<S>>>;
   /** Opens a long-lived response (SSE); the caller reads and closes it. */
   openStream(path: string, opts: { headers?: Record<string, string>; signal: AbortSignal }): Promise<Response>;
@@ -46,18 +47,44 @@ export function unreachableError(address: ServerAddress, cause: unknown): CliErr
   });
 }
 
-/** The error for a non-2xx answer: the server's `{ error }` message, else the status and body text. */
-export async function responseError(res: Response): Promise<CliError> {
-  const text = await res.text().catch(() => '');
-  let message = `The server answered ${res.status} ${res.statusText}`.trim();
-  try {
-    const parsed = errorBodySchema.safeParse(JSON.parse(text));
-    if (parsed.success) message = parsed.data.detail ? `${parsed.data.error} (${parsed.data.detail})` : parsed.data.error;
-    else if (text) message += `: ${text.slice(0, 200)}`;
-  } catch {
-    if (text) message += `: ${text.slice(0, 200)}`;
+/** What to check when the address answers but not as a Cairn server does. */
+function whichAddress(address: ServerAddress): string {
+  switch (address.source) {
+    case 'flag':
+      return 'Check the --url argument.';
+    case 'env':
+      return 'Check CAIRN_URL.';
+    case 'server-file':
+      return 'It is the address in $CAIRN_HOME/run/server.json; point the CLI at the Cairn server with --url or CAIRN_URL.';
+    default:
+      return 'Is another program listening on that port? Point the CLI at the Cairn server with --url or CAIRN_URL (or PORT).';
   }
-  return new CliError('SERVER_ERROR', message);
+}
+
+/** The error for an answer a Cairn server would not give (HTML, or JSON of another shape). */
+function notCairnError(address: ServerAddress, what: string): CliError {
+  return new CliError('SERVER_ERROR', `${address.url} answered ${what}: it does not look like a Cairn server. ${whichAddress(address)}`);
+}
+
+/**
+ * The error for a non-2xx answer: the server's `{ error }` message with the next step its code
+ * calls for (error-hints.ts); an answer that is not a Cairn error body says the address is not
+ * a Cairn server's.
+ */
+export async function responseError(res: Response, address: ServerAddress, subject?: ErrorSubject): Promise<CliError> {
+  const text = await res.text().catch(() => '');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // not JSON: below
+  }
+  const parsed = errorBodySchema.safeParse(json);
+  if (!parsed.success) return notCairnError(address, `${res.status} ${res.statusText}`.trim() + ' with no Cairn error body');
+  const { error, detail, code, errors } = parsed.data;
+  // A list of problems says what a detail would: it is printed one problem a line instead.
+  const message = detail && !errors?.length ? `${error} (${detail})` : error;
+  return new CliError('SERVER_ERROR', explainError({ code, message, problems: errors }, subject));
 }
 
 function isAbort(err: unknown): boolean {
@@ -85,9 +112,9 @@ export function createApiClient(address: ServerAddress): ApiClient {
         headers: opts.body === undefined ? { accept: 'application/json' } : { 'content-type': 'application/json', accept: 'application/json' },
         body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
       });
-      if (!res.ok) throw await responseError(res);
-      const raw: unknown = await res.json().catch((err: unknown) => {
-        throw new CliError('SERVER_ERROR', `The server's answer to ${method} ${path} is not JSON.`, 1, { cause: err });
+      if (!res.ok) throw await responseError(res, address, opts.subject);
+      const raw: unknown = await res.json().catch(() => {
+        throw notCairnError(address, `${method} ${path} with a body that is not JSON`);
       });
       const parsed = schema.safeParse(raw);
       if (!parsed.success) {
@@ -102,7 +129,7 @@ export function createApiClient(address: ServerAddress): ApiClient {
     },
     async openStream(path, opts) {
       const res = await call(path, { headers: { accept: 'text/event-stream', ...opts.headers }, signal: opts.signal });
-      if (!res.ok) throw await responseError(res);
+      if (!res.ok) throw await responseError(res, address);
       return res;
     },
   };

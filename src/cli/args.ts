@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { portSettingText, toPortNumber } from '../shared/env-settings.js';
 import { usageError } from './cli-error.js';
 
 type OptionSpecs = NonNullable<ParseArgsConfig['options']>;
@@ -12,7 +13,7 @@ const helpOption = { help: { type: 'boolean', short: 'h' } } as const;
 export function parseCommandArgs<const O extends OptionSpecs>(command: string, argv: readonly string[], options: O) {
   try {
     return parseArgs({
-      args: [...argv],
+      args: withNegativeValues(argv, options),
       options: { ...options, ...helpOption },
       allowPositionals: true,
       strict: true,
@@ -23,6 +24,26 @@ export function parseCommandArgs<const O extends OptionSpecs>(command: string, a
     const unknown = /^Unknown option '([^']+)'/.exec(message);
     throw usageError(unknown ? `Unknown option '${unknown[1]}'.` : message, command);
   }
+}
+
+/**
+ * `--budget-usd -1`: parseArgs refuses a value that starts with '-' as ambiguous. A negative
+ * number is joined to its option (`--budget-usd=-1`) so the command's own check refuses it,
+ * saying what the value must be.
+ */
+function withNegativeValues(argv: readonly string[], options: OptionSpecs): string[] {
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const next = argv[i + 1];
+    if (arg === '--') return [...args, ...argv.slice(i)];
+    const isStringOption = arg.startsWith('--') && options[arg.slice(2)]?.type === 'string';
+    if (isStringOption && next !== undefined && /^-\.?\d/.test(next)) {
+      args.push(`${arg}=${next}`);
+      i++;
+    } else args.push(arg);
+  }
+  return args;
 }
 
 /**
@@ -60,4 +81,12 @@ export function parsePositiveInt(command: string, flag: string, raw: string | un
     throw usageError(`--${flag} must be a positive whole number, got '${raw}'.`, command);
   }
   return value;
+}
+
+/** Parses a port setting (`--port`, or `PORT` for `cairn serve`): a whole number from 1 to 65535. */
+export function parsePort(command: string, setting: '--port' | 'PORT', raw: string | undefined): number | undefined {
+  if (raw === undefined || (setting === 'PORT' && raw.trim() === '')) return undefined;
+  const port = toPortNumber(raw);
+  if (port === undefined) throw usageError(`${portSettingText(setting, raw)}.`, command);
+  return port;
 }

@@ -15,6 +15,8 @@ export const cliErrorCodes = [
   'PORT_IN_USE',
   /** A child process of the launcher could not be started or failed before it was ready. */
   'LAUNCH_FAILED',
+  /** `--cwd` names no directory. */
+  'CWD_INVALID',
   /** A workflow file is missing or invalid. */
   'WORKFLOW_INVALID',
   /** No run id starts with the prefix given. */

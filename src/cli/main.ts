@@ -2,6 +2,18 @@ import { runCli } from './cli.js';
 import type { CliContext } from './context.js';
 
 /**
+ * Output piped into a command that stops reading (`cairn run list | head -1`): the reader has
+ * what it wanted, so the command ends quietly with the status it has so far, as `ls | head` does,
+ * instead of dying with an EPIPE stack trace.
+ */
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(process.exitCode ?? 0);
+  });
+}
+
+/**
  * The `cairn` executable (bin/cairn.js imports this file). Ctrl-C is handled only while a
  * command asks for it; otherwise the default applies and the process stops at once.
  */

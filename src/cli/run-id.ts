@@ -1,6 +1,7 @@
 import { RUN_LIST_MAX_LIMIT, runListResponseSchema, type WorkflowRun } from '../wire/runs.js';
 import type { ApiClient } from './api-client.js';
 import { CliError, usageError } from './cli-error.js';
+import { nextSteps } from './error-hints.js';
 import { formatTable, formatTimestamp } from './format.js';
 
 /**
@@ -61,6 +62,6 @@ export async function resolveRunId(client: ApiClient, given: string, command: st
   throw new CliError(
     'RUN_NOT_FOUND',
     `Workflow run not found: no run id is or starts with '${wanted}' among the ${RUN_LIST_MAX_LIMIT} newest runs. ` +
-      'Check it with `cairn run list`; an older run needs its whole id.',
+      `${nextSteps.runList}; an older run needs its whole id.`,
   );
 }

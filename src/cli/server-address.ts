@@ -1,5 +1,5 @@
 import { homePaths, resolveHome } from '../shared/paths.js';
-import { DEFAULT_PORT } from '../shared/env-settings.js';
+import { DEFAULT_PORT, portSettingText, toPortNumber } from '../shared/env-settings.js';
 import { CliError } from './cli-error.js';
 import { readLiveServerFile } from '../launcher/run-dir.js';
 
@@ -35,6 +35,11 @@ export function resolveServerAddress(opts: { flag?: string | undefined; env: Nod
   if (fromEnv) return { url: normalise(fromEnv, 'CAIRN_URL'), source: 'env' };
   const running = readLiveServerFile(homePaths(resolveHome(opts.env)));
   if (running) return { url: normalise(running.url, 'server.json url'), source: 'server-file' };
-  const port = opts.env.PORT?.trim() || String(DEFAULT_PORT);
-  return { url: normalise(`http://127.0.0.1:${port}`, 'PORT'), source: 'default' };
+  const given = opts.env.PORT;
+  if (given === undefined || given.trim() === '') return { url: `http://127.0.0.1:${DEFAULT_PORT}`, source: 'default' };
+  const port = toPortNumber(given);
+  if (port === undefined) {
+    throw new CliError('USAGE', `${portSettingText('PORT', given)}. Set it to the port of the Cairn server, or unset it (default ${DEFAULT_PORT}).`);
+  }
+  return { url: `http://127.0.0.1:${port}`, source: 'default' };
 }

@@ -103,7 +103,12 @@ export function launch(opts: LauncherOptions): Launcher {
   const start = async (): Promise<ServerInfo> => {
     const settings = loadAddressSettings(opts.env);
     paths = settings.paths;
-    const choice = await choosePort({ explicit: opts.port ?? settings.port, cwd: opts.cwd, host: settings.host });
+    const choice = await choosePort({
+      explicit: opts.port ?? settings.port,
+      explicitFrom: opts.port !== undefined ? '--port' : 'PORT',
+      cwd: opts.cwd,
+      host: settings.host,
+    });
     const url = `http://${urlHost(settings.host)}:${choice.port}`;
     const claim = claimServerFile(settings.paths, { url, pid: process.pid, startedAt: new Date().toISOString() });
     if (!claim.claimed) {

@@ -58,6 +58,8 @@ export function preferredWorktreePort(worktree: string): number {
 export interface ChoosePortOptions {
   /** `PORT` (or `--port`) when the user set one. */
   explicit: number | undefined;
+  /** The setting `explicit` came from, named when its port is taken. Default: `PORT`. */
+  explicitFrom?: '--port' | 'PORT';
   cwd: string;
   host: string;
   /** Injected in tests that need a port to look taken; defaults to binding it. */
@@ -73,10 +75,11 @@ export async function choosePort(opts: ChoosePortOptions): Promise<PortChoice> {
   const isFree = opts.isFree ?? isPortFree;
   if (opts.explicit !== undefined) {
     if (await isFree(opts.explicit, opts.host)) return { port: opts.explicit, reason: 'explicit' };
+    const from = opts.explicitFrom ?? 'PORT';
     throw new CliError(
       'PORT_IN_USE',
-      `Port ${opts.explicit} (set by PORT) is already in use on ${opts.host}. ` +
-        'Stop whatever listens on it, or choose another port with PORT=<port>.',
+      `Port ${opts.explicit} (set by ${from}) is already in use on ${opts.host}. ` +
+        `Stop whatever listens on it, or choose another port with ${from === '--port' ? '--port <port>' : 'PORT=<port>'}.`,
     );
   }
   const worktree = await findLinkedWorktree(opts.cwd);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectPositionals, parseCommandArgs, parseInputs, parsePositiveInt } from '../../src/cli/args.js';
+import { expectPositionals, parseCommandArgs, parseInputs, parsePort, parsePositiveInt } from '../../src/cli/args.js';
 import { CliError, EXIT_USAGE } from '../../src/cli/cli-error.js';
 import { runCliInProcess } from './cli-harness.js';
 
@@ -61,6 +61,19 @@ describe('command arguments', () => {
   });
 });
 
+describe('port settings', () => {
+  it('accepts 1-65535 and refuses anything else, quoting the setting and the value', () => {
+    expect(parsePort('serve', '--port', '3090')).toBe(3090);
+    expect(parsePort('serve', '--port', '65535')).toBe(65535);
+    expect(parsePort('serve', 'PORT', undefined)).toBeUndefined();
+    expect(parsePort('serve', 'PORT', ' ')).toBeUndefined();
+    for (const bad of ['0', '65536', '99999', '-1', '2.5', 'abc', '']) {
+      expect(usageMessage(() => parsePort('serve', '--port', bad))).toContain(`--port '${bad}' is not a port number: it must be a whole number from 1 to 65535`);
+    }
+    expect(usageMessage(() => parsePort('serve', 'PORT', '99999'))).toContain("PORT '99999' is not a port number");
+  });
+});
+
 describe('cairn usage errors', () => {
   it('exits 2 with the overview when no command is given', async () => {
     const result = await runCliInProcess([]);
@@ -81,6 +94,13 @@ describe('cairn usage errors', () => {
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("--input 'nokey' is not of the form key=value");
+  });
+
+  it('refuses a negative --budget-usd as not a positive number, not as an ambiguous argument', async () => {
+    const result = await runCliInProcess(['run', 'resume', '0a1b2c3d', '--budget-usd', '-1'], { env: { CAIRN_URL: 'http://127.0.0.1:9' } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--budget-usd must be a positive number of US dollars, such as 5 or 0.5, not '-1'");
+    expect(result.stderr).not.toContain('ambiguous');
   });
 
   it('exits 2 for an unknown run status, listing the valid ones', async () => {

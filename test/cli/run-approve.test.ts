@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
@@ -66,4 +68,38 @@ it('run reject cancels a run paused at a plain gate', async () => {
     return got.stdout.includes('cancelled') ? got : undefined;
   }, { what: 'the run to be cancelled' });
   expect(shown.code).toBe(0);
+});
+
+it('the node statuses `cairn run get` shows of a run paused at a gate are all documented in the node status table of docs/cli.md', async () => {
+  await writeHomeWorkflow(
+    home,
+    'built-then-gated',
+    `name: built-then-gated
+description: one approval gate
+nodes:
+  - id: build
+    bash: echo built
+  - id: review
+    depends_on: [build]
+    approval:
+      message: Ship it?
+  - id: ship
+    depends_on: [review]
+    bash: echo shipped
+`,
+  );
+  const started = await cli('workflow', 'run', 'built-then-gated', '--json');
+  expect(started.code).toBe(3);
+  const runId = (JSON.parse(started.stdout.split('\n')[0]!) as { runId: string }).runId;
+  const got = await cli('run', 'get', runId);
+  expect(got.code).toBe(0);
+  const nodeLines = got.stdout.split('\n').slice(got.stdout.split('\n').findIndex((l) => l.startsWith('NODE')) + 1);
+  const shown = nodeLines.filter(Boolean).map((line) => line.split(/\s+/)[1]!);
+  expect(shown).toEqual(['completed', expect.any(String)]);
+
+  const doc = readFileSync(fileURLToPath(new URL('../../docs/cli.md', import.meta.url)), 'utf8');
+  const table = doc.slice(doc.indexOf('| node status | meaning |'));
+  const documented = [...table.split('\n\n')[0]!.matchAll(/^\| `([a-z]+)` \|/gm)].map((m) => m[1]);
+  for (const status of shown) expect(documented, `node status '${status}' shown by cairn run get`).toContain(status);
+  await cli('run', 'cancel', runId);
 });

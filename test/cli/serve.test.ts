@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readPidFile, readServerFile, serverFilePath } from '../../src/launcher/run-dir.js';
 import { isProcessAlive } from '../../src/shared/process-group.js';
@@ -6,7 +7,7 @@ import { freePort } from '../helpers/free-port.js';
 import { startServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { assertBuilt, runCli } from './cli-process.js';
+import { assertBuilt, runCli, userCliEnv } from './cli-process.js';
 
 let home: TempHome;
 beforeAll(assertBuilt);
@@ -87,5 +88,44 @@ describe('cairn serve, as a real process', () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+describe('cairn serve with a bad port', () => {
+  const cli = (argv: string[], extra: NodeJS.ProcessEnv = {}) => runCli(argv, { env: userCliEnv(home.home, extra), cwd: home.home });
+
+  it('`cairn serve --port 99999` is a usage error naming --port, not an unexpected RangeError', async () => {
+    const res = await cli(['serve', '--port', '99999']);
+    expect(res.stderr).not.toMatch(/unexpected error|RangeError|ERR_SOCKET_BAD_PORT/);
+    expect(res.stderr).toMatch(/--port/);
+    expect(res.code).toBe(2);
+  });
+
+  it('`PORT=99999 cairn serve` names PORT and its range, without a stack trace', async () => {
+    const res = await cli(['serve'], { PORT: '99999', CAIRN_LOG_LEVEL: 'warn' });
+    expect(res.stderr).not.toMatch(/unexpected error|RangeError|ERR_SOCKET_BAD_PORT/);
+    expect(res.stderr).toMatch(/PORT/);
+    expect(res.code).not.toBe(0);
+  });
+
+  describe('a port given with --port that is taken', () => {
+    let blocker: Server;
+    let port: number;
+    beforeEach(async () => {
+      blocker = createServer();
+      await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+      port = (blocker.address() as { port: number }).port;
+    });
+    afterEach(async () => {
+      await new Promise((resolve) => blocker.close(resolve));
+    });
+
+    it('is refused naming --port, the setting the user gave, not PORT', async () => {
+      const res = await cli(['serve', '--port', String(port)], { CAIRN_LOG_LEVEL: 'warn' });
+      expect(res.code).toBe(1);
+      expect(res.stderr).toContain(`Port ${port}`);
+      expect(res.stderr).not.toContain('(set by PORT)');
+      expect(res.stderr).toMatch(/--port/);
+    });
   });
 });

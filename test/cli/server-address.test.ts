@@ -1,13 +1,15 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CliError } from '../../src/cli/cli-error.js';
 import { claimServerFile } from '../../src/launcher/run-dir.js';
 import { resolveServerAddress } from '../../src/cli/server-address.js';
 import { homePaths } from '../../src/shared/paths.js';
 import { runCliInProcess } from './cli-harness.js';
+import { assertBuilt, runCli, userCliEnv } from './cli-process.js';
 
 let home: string;
 
@@ -69,5 +71,40 @@ describe('when nothing answers', () => {
     const result = await runCliInProcess(['run', 'get', '0a1b2c3d-0000-4000-8000-000000000000', '--url', 'http://127.0.0.1:9'], { env: { CAIRN_HOME: home } });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('Check the --url argument');
+  });
+});
+
+describe('the client side of the server address', () => {
+  it('`PORT=abc cairn run list` quotes the PORT value given, not a URL the CLI made of it', async () => {
+    assertBuilt();
+    const res = await runCli(['run', 'list'], { env: userCliEnv(home, { PORT: 'abc' }), cwd: home });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain("PORT 'abc'");
+    expect(res.stderr).not.toContain('http://127.0.0.1:abc');
+  });
+});
+
+describe('an address that answers but is not a Cairn server', () => {
+  let other: Server;
+  let url: string;
+  beforeAll(async () => {
+    other = createServer((_req, res) => {
+      res.writeHead(404, { 'content-type': 'text/html' });
+      res.end('<!DOCTYPE HTML>\n<html><body><h1>Error response</h1><p>Error code: 404</p></body></html>\n');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(other.address() as { port: number }).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => other.close(resolve));
+  });
+
+  it('`cairn run list --url <it>` names the address and says to check it, instead of printing its HTML', async () => {
+    assertBuilt();
+    const res = await runCli(['run', 'list', '--url', url], { env: userCliEnv(home), cwd: home });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain(url);
+    expect(res.stderr).toMatch(/--url|CAIRN_URL/);
+    expect(res.stderr).not.toContain('<!DOCTYPE');
   });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCliInProcess } from './cli-harness.js';
+import { assertBuilt, runCli, userCliEnv } from './cli-process.js';
 
 let root: string;
 let home: string;
@@ -176,4 +177,20 @@ describe('cairn workflow validate', () => {
     expect(code).toBe(1);
     expect(stderr).toContain('Workflow not found: ghost');
   });
+});
+
+describe('--cwd naming a directory that does not exist', () => {
+  const missing = '/nonexistent-cairn-audit/project';
+  for (const argv of [
+    ['workflow', 'list', '--cwd', missing],
+    ['workflow', 'get', 'demo-parallel-checks', '--cwd', missing],
+    ['workflow', 'validate', 'demo-parallel-checks', '--cwd', missing],
+  ]) {
+    it(`\`cairn ${argv.join(' ')}\` says the directory does not exist instead of succeeding`, async () => {
+      assertBuilt();
+      const res = await runCli(argv, { env: userCliEnv(home), cwd: root });
+      expect(res.code).not.toBe(0);
+      expect(res.stderr).toContain(missing);
+    });
+  }
 });

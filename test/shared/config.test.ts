@@ -35,7 +35,8 @@ describe('settings', () => {
     expect(() => loadSettings({ CAIRN_HOME: home.home, CAIRN_MAX_CONCURRENCY: 'lots' })).toThrow(
       "CAIRN_MAX_CONCURRENCY must be a positive integer, got 'lots'",
     );
-    expect(() => loadSettings({ CAIRN_HOME: home.home, PORT: '-1' })).toThrow("PORT must be a positive integer, got '-1'");
+    expect(() => loadSettings({ CAIRN_HOME: home.home, PORT: '-1' })).toThrow("PORT '-1' is not a port number: it must be a whole number from 1 to 65535");
+    expect(() => loadSettings({ CAIRN_HOME: home.home, PORT: '99999' })).toThrow("PORT '99999' is not a port number");
     await writeConfig('concurrency:\n  max: 0\n');
     expect(() => loadSettings({ CAIRN_HOME: home.home })).toThrow(/config\.yaml: concurrency\.max/);
   });

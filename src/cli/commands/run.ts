@@ -124,8 +124,9 @@ export const runGetCommand: Command = {
 Show a run: its status, timing, error or why it is paused, what it cost (its child runs under its
 budget included) and its budget, and one line per node (status, duration, error or skip reason)
 derived from the run's event log. The log is read page by page, however long it is.
-A node's status is running, suspended (at a gate or a wait), completed, failed, cancelled (by a cancel of the run), interrupted
-(cut short by a server stop; it runs again when the run continues), skipped or cached. <id> is
+A node's status is queued (waiting for a slot of its AI provider), running, suspended (at a gate
+or a wait), completed, failed, cancelled (by a cancel of the run), interrupted (cut short by a
+server stop; it runs again when the run continues), skipped or cached. <id> is
 the whole run id or its first ${MIN_RUN_ID_PREFIX} or more characters, when only one recent run starts so.
 
 Options:

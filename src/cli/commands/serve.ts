@@ -1,5 +1,5 @@
 import { createLogger } from '../../shared/log.js';
-import { expectPositionals, parseCommandArgs, parsePositiveInt } from '../args.js';
+import { expectPositionals, parseCommandArgs, parsePort } from '../args.js';
 import type { CliContext } from '../context.js';
 import { launch } from '../../launcher/launcher.js';
 import { isStartedByNpmScript, listenForStop, NPM_SIGNAL_ECHO_MS, type StopTrigger } from '../../launcher/stop-triggers.js';
@@ -33,7 +33,9 @@ CAIRN_MAX_CONCURRENCY (default 8), CAIRN_LOG_LEVEL (default info).`,
     });
     if (values.help) return printHelp(ctx, this.help);
     expectPositionals(this.name, positionals, []);
-    const port = parsePositiveInt(this.name, 'port', values.port);
+    const port = parsePort(this.name, '--port', values.port);
+    // A bad PORT is refused here as a usage error, like --port, before anything starts.
+    if (port === undefined) parsePort(this.name, 'PORT', ctx.env.PORT);
     const log = createLogger({ name: 'launcher', level: ctx.env.CAIRN_LOG_LEVEL });
     const launcher = launch({ drain: values.drain === true, env: ctx.env, cwd: ctx.cwd, port, out: ctx.stdout, log });
     let isStopping = false;

@@ -129,7 +129,7 @@ function parseOutputMode(command: string, raw: string | undefined): OutputMode {
 export const workflowRunCommand: Command = {
   name: 'workflow run',
   summary: 'run a workflow and follow its nodes live',
-  help: `Usage: cairn workflow run <name> [--input key=value ...] [--message <text>] [--cwd <dir> | --codebase <id>] [--branch <name>] [--json] [--url <url>]
+  help: `Usage: cairn workflow run <name> [--input key=value ...] [--message <text>] [--cwd <dir> | --codebase <id>] [--branch <name>] [--output last|all|none] [--json] [--url <url>]
 
 Start a run of a workflow on the server and show its nodes as they start and finish. The
 workflow is looked up in the project (<cwd>/.cairn/workflows), then $CAIRN_HOME/workflows, then
@@ -189,7 +189,7 @@ with Ctrl-C (the run is cancelled).`,
     // --codebase alone runs on the codebase from anywhere: the current directory is not sent.
     const query = values.codebase !== undefined && values.cwd === undefined ? '' : `?cwd=${encodeURIComponent(cwd)}`;
     const path = `/api/workflows/${encodeURIComponent(name)}/run${query}`;
-    const started = await client.request('POST', path, runStartResponseSchema, { body });
+    const started = await client.request('POST', path, runStartResponseSchema, { body, subject: { workflow: name, isRunStart: true } });
     const { runId } = started.body;
     const startedAt = Date.now();
     if (json) writeLine(ctx.stdout, JSON.stringify(started.raw));

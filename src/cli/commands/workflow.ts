@@ -7,6 +7,7 @@ import { WorkflowCatalog } from '../../workflow/catalog.js';
 import { failedLoadDetails, failedLoadText } from '../../workflow/lookup-entry.js';
 import { expectPositionals, parseCommandArgs } from '../args.js';
 import { CliError } from '../cli-error.js';
+import { explainError } from '../error-hints.js';
 import { isColorWanted, writeLine, type CliContext } from '../context.js';
 import { createStyle, firstLine, formatTable } from '../format.js';
 import { checkWorkflowFile, findWorkflowFile, type LocatedMessage } from '../workflow-check.js';
@@ -23,6 +24,15 @@ function catalogFor(ctx: CliContext): WorkflowCatalog {
   return WorkflowCatalog.forHome(resolveHome(ctx.env));
 }
 
+/** The project `--cwd` names (default: the current directory); one that is not a directory is refused, as `workflow run` does. */
+function projectDir(ctx: CliContext, given: string | undefined): string {
+  const dir = resolve(ctx.cwd, given ?? '.');
+  if (given !== undefined && !statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new CliError('CWD_INVALID', `Invalid --cwd: '${given}' is not an existing directory. Give the project's directory, or leave --cwd out to use the current one.`);
+  }
+  return dir;
+}
+
 /** A path as the user would type it: relative to where they are when that is shorter. */
 function displayPath(ctx: CliContext, path: string): string {
   const rel = relative(ctx.cwd, path);
@@ -31,21 +41,14 @@ function displayPath(ctx: CliContext, path: string): string {
 
 /** Turns the catalog's refusals into messages that say what to run next. */
 function explain(err: unknown, name: string): never {
-  if (err instanceof CairnError && err.code === 'WORKFLOW_NOT_FOUND') {
-    throw new CliError('WORKFLOW_INVALID', `${err.message}. Run \`cairn workflow list\` to see the workflows you can use.`);
-  }
   const failed = failedLoadDetails(err);
-  if (failed) {
-    const problems = failed.errors.map((e) => `  ${e}`).join('\n');
-    throw new CliError(
-      'WORKFLOW_INVALID',
-      `${failedLoadText(name, failed)}:\n${problems}\nRun \`cairn workflow validate ${name}\` to see every problem with its line.`,
-    );
-  }
-  if (err instanceof CairnError && err.code === 'WORKFLOW_INVALID') {
-    throw new CliError('WORKFLOW_INVALID', `${err.message}\nRun \`cairn workflow validate ${name}\` to see every problem with its line.`);
-  }
-  throw err;
+  const coded = failed
+    ? { code: 'WORKFLOW_INVALID', message: failedLoadText(name, failed), problems: failed.errors }
+    : err instanceof CairnError && (err.code === 'WORKFLOW_NOT_FOUND' || err.code === 'WORKFLOW_INVALID')
+      ? { code: err.code, message: err.message }
+      : undefined;
+  if (!coded) throw err;
+  throw new CliError('WORKFLOW_INVALID', explainError(coded, { workflow: name }));
 }
 
 export const workflowListCommand: Command = {
@@ -62,7 +65,7 @@ ${commonHelp}`,
     const { values, positionals } = parseCommandArgs(this.name, argv, cwdOption);
     if (values.help) return printHelp(ctx, this.help);
     expectPositionals(this.name, positionals, []);
-    const cwd = resolve(ctx.cwd, values.cwd ?? '.');
+    const cwd = projectDir(ctx, values.cwd);
     const result = catalogFor(ctx).list({ cwd });
     if (values.json) {
       const { errors, ...rest } = result;
@@ -102,7 +105,7 @@ ${commonHelp}`,
     const { values, positionals } = parseCommandArgs(this.name, argv, cwdOption);
     if (values.help) return printHelp(ctx, this.help);
     const [name] = expectPositionals(this.name, positionals, ['name']) as [string];
-    const cwd = resolve(ctx.cwd, values.cwd ?? '.');
+    const cwd = projectDir(ctx, values.cwd);
     const catalog = catalogFor(ctx);
     let entry;
     try {
@@ -147,7 +150,7 @@ ${commonHelp}`,
     const { values, positionals } = parseCommandArgs(this.name, argv, { ...cwdOption, strict: { type: 'boolean' } });
     if (values.help) return printHelp(ctx, this.help);
     const [target] = expectPositionals(this.name, positionals, ['name-or-file']) as [string];
-    const cwd = resolve(ctx.cwd, values.cwd ?? '.');
+    const cwd = projectDir(ctx, values.cwd);
     const catalog = catalogFor(ctx);
     const asPath = resolve(ctx.cwd, target);
     const isPath = /\.ya?ml$/i.test(target) || target.includes('/') || (existsSync(asPath) && statSync(asPath).isFile());
