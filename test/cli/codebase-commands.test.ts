@@ -45,6 +45,7 @@ it('adds a checkout and a clone, lists them, grants and revokes env consent, rem
   expect(added.stdout).toContain(`Codebase acme/widget (repo) at ${clone}.\n`);
   expect(added.stdout).toContain('API_TOKEN');
   expect(added.stdout).not.toContain('do-not-print-me');
+  expect(added.stdout).toContain('unless you allow them with `cairn codebase allow-env acme/widget`.');
 
   const folder = join(root, 'notes');
   await mkdir(folder);

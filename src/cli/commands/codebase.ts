@@ -27,7 +27,7 @@ function describeEnvScan(codebase: Codebase): string | undefined {
   if (scan.status !== 'keys_found' || codebase.allow_env_keys) return undefined;
   return (
     `Its ${scan.files.join(', ')} hold secret-looking keys (${scan.keys.join(', ')}): runs keep them out of node ` +
-    `environments unless you allow them with PATCH /api/codebases/${encodeURIComponent(codebase.id)} {"allowEnvKeys": true}.`
+    `environments unless you allow them with \`cairn codebase allow-env ${codebase.id}\`.`
   );
 }
 
