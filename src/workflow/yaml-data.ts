@@ -18,11 +18,30 @@ import { parse } from 'yaml';
  */
 export function parseYamlData(text: string): unknown {
   if (/^%/m.test(text) || ANCHOR_OR_TAG.test(text)) return parseWithYaml(text);
+  let data: unknown;
   try {
-    return load(text, { schema: CORE_SCHEMA, maxAliases: 0 });
+    data = load(text, { schema: CORE_SCHEMA, maxAliases: 0 });
   } catch {
     return parseWithYaml(text);
   }
+  // A null key (`null:`, `~:`, `{: x}`) is "null" to js-yaml and "" to `yaml`: such a document
+  // (or one with a quoted "null" key, which cannot be told apart here) is read the slower way.
+  return hasKeyNamedNull(data) ? parseWithYaml(text) : data;
+}
+
+/** Whether some mapping in `data` has the key "null". Walks level by level (no recursion). */
+function hasKeyNamedNull(data: unknown): boolean {
+  let level: unknown[] = [data];
+  while (level.length > 0) {
+    const next: unknown[] = [];
+    for (const item of level) {
+      if (typeof item !== 'object' || item === null) continue;
+      if (!Array.isArray(item) && Object.hasOwn(item, 'null')) return true;
+      for (const child of Object.values(item)) if (typeof child === 'object' && child !== null) next.push(child);
+    }
+    level = next;
+  }
+  return false;
 }
 
 /**

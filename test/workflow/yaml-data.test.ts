@@ -107,6 +107,12 @@ describe('parseYamlData reads like the yaml library', () => {
     }
   });
 
+  it('on null keys, which js-yaml names "null" and yaml ""', () => {
+    for (const text of ['x:\n  null: 1\n', 'x:\n  ~: 1\n', 'name: {: a}\n', 'name: [{:}]\n', 'name: [ ? : ]\n', 'x: {"null": 1}\n']) {
+      expect(ours(text), text).toEqual(reference(text));
+    }
+  });
+
   it('on plain scalars of any characters', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme-ascii', maxLength: 30 }), (s) => {
