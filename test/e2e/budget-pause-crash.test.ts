@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { PAID_ANSWER_USD, paidAnswer, startClaudeCli } from '../helpers/paid-claude.js';
+import { PAID_ANSWER_USD, paidAnswer, startClaudeCli, writePaidChain } from '../helpers/paid-claude.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
@@ -65,21 +65,7 @@ nodes:
 it('a budget-paused run resumed with a raised budget, whose supervisor is killed -9 mid-stream in the resumed pass: the next one keeps the raised budget and the pass, and completes the run', async () => {
   // Answers 0 and 1 come at once; answer 2 (the first of the resumed pass) streams forever; later ones come at once.
   const { messages, cairn } = await startClaudeCli(home, (i) => (i === 2 ? { ...paidAnswer, blocks: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }], stallAfterFirst: true } : paidAnswer));
-  await writeHomeWorkflow(home, 'three-paid', `name: three-paid
-description: three paid steps under a budget
-provider: claude
-model: claude-sonnet-4-5
-budget: { usd: 0.005 }
-nodes:
-  - id: one
-    prompt: "step one"
-  - id: two
-    depends_on: [one]
-    prompt: "step two"
-  - id: three
-    depends_on: [two]
-    prompt: "step three"
-`);
+  await writePaidChain(home, 'three-paid', 0.005);
   const { runId } = await startRun(cairn.url, 'three-paid');
   const statusIn = (statuses: string[]) => waitFor(async () => {
     const detail = await getRun(cairn.url, runId);

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { AnthropicServer } from '../helpers/anthropic-server.js';
-import { startPaidClaude, writePaidFanOut } from '../helpers/paid-claude.js';
+import { startPaidClaude, writePaidChain, writePaidFanOut } from '../helpers/paid-claude.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
@@ -29,21 +29,7 @@ async function startPaidServer() {
 
 it('pauses a run whose spend reached its budget before the next AI attempt, and a resume with a raised budget completes it', async () => {
   const server_ = await startPaidServer();
-  await writeHomeWorkflow(home, 'budgeted', `name: budgeted
-description: three paid steps under a budget
-provider: claude
-model: claude-sonnet-4-5
-budget: { usd: 0.005 }
-nodes:
-  - id: one
-    prompt: "step one"
-  - id: two
-    depends_on: [one]
-    prompt: "step two"
-  - id: three
-    depends_on: [two]
-    prompt: "step three"
-`);
+  await writePaidChain(home, 'budgeted', 0.005);
   const { runId } = await startRun(server_.url, 'budgeted');
   const statusIn = (statuses: string[]) =>
     waitFor(async () => {

@@ -61,3 +61,22 @@ nodes:
     fan_out: { items: '${JSON.stringify(opts.items)}', max_parallel: 1, join: all_success }
 `);
 }
+
+/** Writes `name`: three paid steps one after another (`one`, `two`, `three`) under a budget of `budgetUsd`. */
+export async function writePaidChain(home: TempHome, name: string, budgetUsd: number): Promise<void> {
+  await writeHomeWorkflow(home, name, `name: ${name}
+description: three paid steps under a budget
+provider: claude
+model: claude-sonnet-4-5
+budget: { usd: ${budgetUsd} }
+nodes:
+  - id: one
+    prompt: "step one"
+  - id: two
+    depends_on: [one]
+    prompt: "step two"
+  - id: three
+    depends_on: [two]
+    prompt: "step three"
+`);
+}
