@@ -1,14 +1,16 @@
 import { writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { requestGateAnswer } from '../../src/runs/run-operations.js';
 import { startAnthropicServer, type AnthropicServer } from '../helpers/anthropic-server.js';
 import { startSupervisor } from '../helpers/supervisor.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 /**
  * docs/providers.md (Limits): "A provider limit is exact and shared by every run." The provider's
  * side (a local Messages API server counting the requests open at once) is the measure. AI calls
- * made from inside a `loop:` body or a `loop_group` body go through the same adapter, so they
- * must take the same provider slots as a top-level prompt node.
+ * made from inside a `loop:` body, a `loop_group` body or a gate's `on_reject` rework go through the
+ * same adapter, so they must take the same provider slots as a top-level prompt node.
  */
 
 let home: TempHome;
@@ -63,5 +65,31 @@ nodes:
   const end = await sup.waitForStatus(run.id, ['completed', 'failed']);
   expect(server!.requests).toHaveLength(2);
   expect(end.status).toBe('completed');
+  expect(server!.maxConcurrent()).toBe(1);
+});
+
+it("keeps a provider limit of 1 for a gate's prompt rework, run while another run's call is open", async () => {
+  const sup = await slowServer();
+  const store = home.openStore();
+  const gated = await sup.createRun(`name: ai-gate
+description: a gate whose rework is a prompt
+provider: anthropic
+nodes:
+  - id: review
+    approval:
+      message: "Approve the plan?"
+      on_reject:
+        prompt: "Revise the plan: $REJECTION_REASON"
+        max_attempts: 2
+`);
+  await sup.waitForStatus(gated.id, ['paused']);
+  // The rework (a call held 700 ms) and another run's prompt are asked for at the same moment.
+  await requestGateAnswer(store, gated.id, 'reject', { reason: 'too vague' });
+  const other = await sup.createRun(`name: one-call\ndescription: one prompt\nprovider: anthropic\nnodes:\n  - id: ask\n    prompt: "hello"\n`);
+  expect((await sup.waitForStatus(other.id, ['completed', 'failed'])).status).toBe('completed');
+  await waitFor(async () => ((await sup.events(gated.id)).filter((e) => e.event_type === 'workflow_paused').length === 2 ? true : undefined), {
+    what: 'the gate to ask again after its rework',
+  });
+  expect(server!.requests).toHaveLength(2);
   expect(server!.maxConcurrent()).toBe(1);
 });

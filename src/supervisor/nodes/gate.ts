@@ -22,6 +22,27 @@ export interface GateHandlerDeps {
 /** The id of a gate's rework body in node paths: `<gate>/on_reject`. */
 export const REWORK_NODE_ID = 'on_reject';
 
+/** A gate's rework body planned as the node it runs as: a prompt node (the workflow's provider) or a bash node. */
+export function reworkNodeOf(body: NonNullable<GateAction['onReject']>['body']): PlannedNode {
+  return {
+    id: REWORK_NODE_ID,
+    descriptor: body.kind === 'prompt'
+      ? { id: REWORK_NODE_ID, kind: 'agent', source: { kind: 'inline' } }
+      : { id: REWORK_NODE_ID, kind: 'exec', runtime: 'sh' },
+    dependsOn: [],
+    triggerRule: 'all_success',
+    when: undefined,
+    action: body.kind === 'prompt'
+      ? {
+          type: 'agent', source: { kind: 'inline', prompt: body.source }, provider: undefined, model: undefined,
+          effort: undefined, outputFormat: undefined, systemPrompt: undefined, idleTimeoutMs: undefined, freshContext: true,
+        }
+      : { type: 'exec', runtime: 'sh', legacyType: 'bash', source: body.source, deps: [], timeoutMs: 120_000 },
+    retry: undefined,
+    alwaysRun: false,
+  };
+}
+
 /**
  * `approval:` gates. Reaching one records the attempt `node_started` then `node_suspended`
  * (point `approval`) and `approval_requested` with the message, and answers `suspended`: the
@@ -68,23 +89,7 @@ export class GateNodeHandler implements NodeHandler {
     reason: string,
   ): Promise<AttemptOutcome | undefined> {
     const { node } = attempt;
-    const reworkNode: PlannedNode = {
-      id: REWORK_NODE_ID,
-      descriptor: body.kind === 'prompt'
-        ? { id: REWORK_NODE_ID, kind: 'agent', source: { kind: 'inline' } }
-        : { id: REWORK_NODE_ID, kind: 'exec', runtime: 'sh' },
-      dependsOn: [],
-      triggerRule: 'all_success',
-      when: undefined,
-      action: body.kind === 'prompt'
-        ? {
-            type: 'agent', source: { kind: 'inline', prompt: body.source }, provider: undefined, model: undefined,
-            effort: undefined, outputFormat: undefined, systemPrompt: undefined, idleTimeoutMs: undefined, freshContext: true,
-          }
-        : { type: 'exec', runtime: 'sh', legacyType: 'bash', source: body.source, deps: [], timeoutMs: 120_000 },
-      retry: undefined,
-      alwaysRun: false,
-    };
+    const reworkNode = reworkNodeOf(body);
     const now = new Date().toISOString();
     const outcome = await (body.kind === 'prompt' ? this.deps.agent : this.deps.exec).runAttempt({
       node: reworkNode,

@@ -1,3 +1,4 @@
+import { reworkNodeOf } from '../nodes/gate.js';
 import type { PlannedNode } from './run-plan.js';
 
 /**
@@ -7,7 +8,9 @@ import type { PlannedNode } from './run-plan.js';
  * loop_group runs its body nodes one after another), so the loop's one slot covers its calls and
  * a body never waits for a provider slot while it holds a global one, which could deadlock with
  * a node that holds the provider slot and waits for a global one. A body that calls more than one
- * provider takes the slot of the first in its body's order; docs/providers.md says so.
+ * provider takes the slot of the first in its body's order; docs/providers.md says so. An
+ * approval gate whose `on_reject` rework is a prompt takes the slot of the provider the rework
+ * calls: the rework runs inside the gate's attempt.
  */
 export function slotProviderOf(node: PlannedNode, providerOfAiNode: (node: PlannedNode) => string | undefined): string | undefined {
   switch (node.action.type) {
@@ -22,6 +25,10 @@ export function slotProviderOf(node: PlannedNode, providerOfAiNode: (node: Plann
         if (provider !== undefined) return provider;
       }
       return undefined;
+    }
+    case 'gate': {
+      const rework = node.action.onReject?.body;
+      return rework?.kind === 'prompt' ? providerOfAiNode(reworkNodeOf(rework)) : undefined;
     }
     default:
       return undefined;
