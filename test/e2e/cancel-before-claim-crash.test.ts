@@ -22,16 +22,24 @@ afterEach(async () => {
   await home.close();
 });
 
-it('a cancel accepted while the supervisor is dead (before the restarted one claims it): the take-over starts no node again and the run ends cancelled', async () => {
-  const server = await startServer(home);
+/**
+ * `one-slow`: one node whose first execution is slow (a crash cuts it short) and any later one
+ * quick (it would complete the run). Each execution appends `start` to the returned log.
+ */
+async function writeOneSlow(): Promise<string> {
   const log = join(home.home, 'executions.log');
-  // The first execution is cut short by the crash; any later one is quick (it would complete the run).
   await writeHomeWorkflow(home, 'one-slow', `name: one-slow
 description: one node, slow the first time only
 nodes:
   - id: work
     bash: "echo start >> '${log}'; if [ ! -e .again ]; then touch .again; sleep 30; fi; echo done"
 `);
+  return log;
+}
+
+it('a cancel accepted while the supervisor is dead (before the restarted one claims it): the take-over starts no node again and the run ends cancelled', async () => {
+  const server = await startServer(home);
+  const log = await writeOneSlow();
   const { runId } = await startRun(server.url, 'one-slow');
   await waitForRunFile(home, { id: runId }, '.again');
   const supervisorPid = await server.pid('supervisor');
@@ -56,13 +64,7 @@ nodes:
 
 it('a cancel accepted while the supervisor is dead, with another orphaned run to take over after it: the cancelled run must not complete', async () => {
   const server = await startServer(home);
-  const log = join(home.home, 'executions.log');
-  await writeHomeWorkflow(home, 'one-slow', `name: one-slow
-description: one node, slow the first time only
-nodes:
-  - id: work
-    bash: "echo start >> '${log}'; if [ ! -e .again ]; then touch .again; sleep 30; fi; echo done"
-`);
+  const log = await writeOneSlow();
   // Another run whose orphan ignores SIGTERM: its take-over waits out the kill grace.
   await writeHomeWorkflow(home, 'stubborn', `name: stubborn
 description: a node that ignores SIGTERM the first time
