@@ -90,6 +90,7 @@ const diagnosticKeyNames: Readonly<Record<keyof Diagnostics, string>> = {
   fanOut: 'fan_out',
   backgroundTasksIncomplete: 'background_tasks_incomplete',
   mcpUnavailable: 'mcp_unavailable',
+  toolCalls: 'tool_calls',
 };
 
 /** The flat keys a record's diagnostics may write. */

@@ -3,6 +3,7 @@ import { checkoutObservationSchema } from '../records/schemas/checkout-observati
 import { execRuntimeSchema } from '../records/schemas/node-descriptor.js';
 import { effortSchema } from '../records/schemas/execution-record.js';
 import { providerFailureSchema } from '../records/schemas/node-lifecycle.js';
+import { agentOptionsSchema } from '../shared/providers/agent-options.js';
 import { providerIdSchema } from '../shared/providers/registry.js';
 import { storeConfigSchema } from '../store/store-config.js';
 
@@ -79,6 +80,8 @@ export const agentAttemptTaskSchema = z.object({
   effort: effortSchema.optional(),
   outputFormat: z.record(z.string(), z.unknown()).optional(),
   systemPrompt: z.string().optional(),
+  /** The permission level and the node's provider options (shared/providers/agent-options.ts). */
+  options: agentOptionsSchema,
   cwd: z.string(),
   /** How to reach the provider. Holds the credential: never logged, never recorded. */
   connection: z.object({

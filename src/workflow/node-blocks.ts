@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { permissionLevels } from '../shared/providers/agent-options.js';
 import { isValidCommandName } from './command-name.js';
 
 /**
@@ -28,6 +29,11 @@ export const thinkingSchema = z.union([
     budgetTokens: z.number().int().positive().optional(),
   }),
 ]);
+
+/** ✚ The permission level of an AI node or, at the top, of every AI node of the workflow. */
+export const permissionsSchema = z.enum(permissionLevels, {
+  error: (issue) => `'permissions' must be one of ${permissionLevels.join(', ')}, not '${String(issue.input)}'`,
+});
 
 /** Provider sandbox settings are passed through as written (the provider validates them). */
 export const sandboxSchema = z.record(z.string(), z.unknown());

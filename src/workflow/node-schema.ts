@@ -10,6 +10,7 @@ import {
   loopGroupSchema,
   loopSchema,
   outputFormatSchema,
+  permissionsSchema,
   piSchema,
   retrySchema,
   sandboxSchema,
@@ -81,6 +82,8 @@ const aiShape = {
   settingSources: z.array(z.string()).optional(),
   persist_session: z.boolean().optional(),
   idle_timeout: positiveMs('idle_timeout').optional(),
+  /** ✚ How far the agent may act: `read_only`, `workspace` (default) or `full`. */
+  permissions: permissionsSchema.optional(),
 };
 
 const commandNameSchema = z

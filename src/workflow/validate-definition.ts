@@ -1,4 +1,6 @@
 import { checkBindings, type BindingLookups } from './check-bindings.js';
+import { checkProviderOptions } from './check-provider-options.js';
+import { DEFAULT_ASSISTANT } from './model-binding.js';
 import { checkReferences } from './check-references.js';
 import { checkShellReferences } from './check-shell-references.js';
 import { expandIncludes, type IncludeResolver } from './expand-includes.js';
@@ -12,12 +14,15 @@ import type { WorkflowDefinition } from './workflow-schema.js';
  * schema of the top level and of each node, the graph (duplicate ids, unknown dependencies,
  * cycles), references, `when:` expressions, providers and, when the caller can look them up,
  * commands, child workflows and included workflows. Warnings add the references of shell
- * bodies that stand where they are spliced as text or not substituted (check-shell-references).
+ * bodies that stand where they are spliced as text or not substituted (check-shell-references),
+ * and the node options their providers cannot honour (check-provider-options).
  */
 
 export interface ValidationOptions extends BindingLookups {
   /** Finds a workflow by name for `include:`. Omitted: any `include:` is an error. */
   resolveInclude?: IncludeResolver | undefined;
+  /** The provider of AI nodes that name none (the default assistant); omitted: `claude`. */
+  defaultProvider?: string | undefined;
 }
 
 export type ValidationResult =
@@ -79,6 +84,8 @@ export function completeDraft(parsed: ParsedDraft, options: ValidationOptions = 
   append(errors, checkBindings(parsed.root ?? {}, plainNodes, options));
   // Warnings only: such a body is valid, but a reference in it may fail or not be substituted.
   append(warnings, checkShellReferences(plainNodes));
+  // Warnings only: an option the node's provider cannot take, named rather than dropped.
+  if (draft) append(warnings, checkProviderOptions(draft, plainNodes, options.defaultProvider ?? DEFAULT_ASSISTANT));
 
   if (errors.length > 0 || !draft) return { valid: false, errors: unique(errors), warnings };
   return { valid: true, workflow: { ...draft, nodes: plainNodes }, warnings };

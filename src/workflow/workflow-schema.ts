@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { effortSchema, sandboxSchema, thinkingSchema } from './node-blocks.js';
+import { effortSchema, permissionsSchema, sandboxSchema, thinkingSchema } from './node-blocks.js';
 import type { DefinitionNode, WorkflowNode } from './node-schema.js';
 
 /**
@@ -38,6 +38,8 @@ export const workflowRootSchema = z.object({
   /** Deprecated upstream spelling of `effort`; the loader moves it to `effort` with a warning. */
   modelReasoningEffort: z.enum(['minimal', 'low', 'medium', 'high', 'xhigh']).optional(),
   webSearchMode: z.enum(['disabled', 'cached', 'live']).optional(),
+  /** ✚ The permission level of every AI node that does not set its own (default `workspace`). */
+  permissions: permissionsSchema.optional(),
   interactive: z.boolean().optional(),
   worktree: z.object({ enabled: z.boolean().optional() }).optional(),
   mutates_checkout: z.boolean().optional(),

@@ -42,7 +42,9 @@ describe('parse warnings for keys the engine ignores', () => {
           { id: 'a', prompt: 'x', agents: { 'my-agent': { description: 'd', prompt: 'p', colour: 1 } }, pi: { foo: 1 } },
           { id: 'b', prompt: 'y', depends_on: ['a'], context: { resume: 'a', fork: true } },
         ],
-      }),
+        // `pi:` on a node that runs on claude is also named as an option claude cannot take
+        // (check-provider-options.test.ts); this test is about the keys inside the blocks.
+      }).filter((w) => w.includes('unknown key')),
     ).toEqual([
       "Node 'a': unknown key 'agents.my-agent.colour' will be ignored.",
       "Node 'a': unknown key 'pi.foo' will be ignored.",

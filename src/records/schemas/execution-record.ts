@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { checkoutObservationSchema } from './checkout-observation.js';
 import { measuredSchema } from './measured-value.js';
 import { nodeDescriptorSchema } from './node-descriptor.js';
+import { permissionLevelSchema } from '../../shared/providers/agent-options.js';
 import { lifecycleSchema } from './node-lifecycle.js';
 import { outputSchema } from './node-output.js';
 import { spendSchema } from './node-spend.js';
@@ -63,6 +64,8 @@ export const bindingSchema = z.strictObject({
   effort: effortSchema.optional(),
   sessionPreview: z.string().optional(),
   sessionOrigin: sessionOriginSchema.optional(),
+  /** ✚ The permission level an AI attempt's agent worked at (`read_only`, `workspace`, `full`). */
+  permissions: permissionLevelSchema.optional(),
 });
 export type Binding = z.infer<typeof bindingSchema>;
 
@@ -106,6 +109,19 @@ export const diagnosticsSchema = z.strictObject({
   fanOut: z.boolean().optional(),
   backgroundTasksIncomplete: z.array(z.string()).optional(),
   mcpUnavailable: mcpUnavailableSchema.optional(),
+  /**
+   * ✚ An AI attempt's tool calls: how many results came back, how many failed when they ran, and
+   * how many the provider refused (a permission level, a denied tool, a sandbox), with the first
+   * refusals' tools and texts. A node whose writes were all refused says so here, not by failing.
+   */
+  toolCalls: z
+    .strictObject({
+      total: z.number().int().nonnegative(),
+      failed: z.number().int().nonnegative(),
+      refused: z.number().int().nonnegative(),
+      refusals: z.array(z.strictObject({ tool: z.string().optional(), reason: z.string() })).optional(),
+    })
+    .optional(),
 });
 export type Diagnostics = z.infer<typeof diagnosticsSchema>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { permissionLevelSchema } from './agent-options.js';
 
 /**
  * The one list of AI providers Cairn knows: ids a workflow may name in `provider:`, how they
@@ -36,6 +37,19 @@ export const providerCapabilitiesSchema = z.strictObject({
   /** `maxBudgetUsd` is enforced by the provider itself. */
   costControl: z.boolean(),
   sandbox: z.boolean(),
+  /** `systemPrompt` is added to the agent's instructions. */
+  systemPrompt: z.boolean(),
+  fallbackModel: z.boolean(),
+  betas: z.boolean(),
+  settingSources: z.boolean(),
+  /** The workflow's `webSearchMode`. */
+  webSearch: z.boolean(),
+  /**
+   * The permission levels (`read_only`, `workspace`, `full`) the adapter maps onto the provider's
+   * own mechanism exactly. A node at another level is a validation warning, never a silent
+   * downgrade or upgrade. API providers offer the model no tools, so every level holds there.
+   */
+  permissions: z.array(permissionLevelSchema),
   reports: z.strictObject({
     tokens: measurementSupportSchema,
     costUsd: measurementSupportSchema,
@@ -76,6 +90,12 @@ const none = {
   thinking: false,
   costControl: false,
   sandbox: false,
+  systemPrompt: false,
+  fallbackModel: false,
+  betas: false,
+  settingSources: false,
+  webSearch: false,
+  permissions: [],
 } as const;
 
 const providers: readonly Provider[] = z.array(providerSchema).parse([
@@ -99,6 +119,12 @@ const providers: readonly Provider[] = z.array(providerSchema).parse([
       thinking: true,
       costControl: true,
       sandbox: true,
+      systemPrompt: true,
+      fallbackModel: true,
+      betas: true,
+      settingSources: true,
+      webSearch: false,
+      permissions: ['read_only', 'workspace', 'full'],
       reports: { tokens: 'supported', costUsd: 'supported', stopReason: 'supported', numTurns: 'supported', resolvedModel: 'supported' },
     },
   },
@@ -115,6 +141,9 @@ const providers: readonly Provider[] = z.array(providerSchema).parse([
       sessionResume: true,
       mcp: true,
       effort: true,
+      systemPrompt: true,
+      webSearch: true,
+      permissions: ['read_only', 'workspace', 'full'],
       // Codex turn usage carries token counts only: no cost, stop reason or turn count. The model
       // is the one the server's stream names (the adapter's relay reads it).
       reports: { tokens: 'supported', costUsd: 'unsupported', stopReason: 'unsupported', numTurns: 'unsupported', resolvedModel: 'supported' },
@@ -134,6 +163,8 @@ const providers: readonly Provider[] = z.array(providerSchema).parse([
       sessionResume: true,
       mcp: true,
       toolRestrictions: true,
+      systemPrompt: true,
+      permissions: ['read_only', 'workspace', 'full'],
       // The adapter reads the server's own usage, finish reason and model (through its relay);
       // OpenCode's cost comes from its price table, not the provider, and it counts no turns.
       reports: { tokens: 'supported', costUsd: 'unsupported', stopReason: 'supported', numTurns: 'unsupported', resolvedModel: 'supported' },
@@ -153,6 +184,8 @@ const providers: readonly Provider[] = z.array(providerSchema).parse([
       toolRestrictions: true,
       effort: true,
       thinking: true,
+      systemPrompt: true,
+      permissions: ['read_only', 'full'],
       // The adapter reads the server's own usage, finish reason and model (through its relay);
       // Pi's cost comes from its model table, not the provider.
       reports: { tokens: 'supported', costUsd: 'unsupported', stopReason: 'supported', numTurns: 'unsupported', resolvedModel: 'supported' },
@@ -172,6 +205,8 @@ const providers: readonly Provider[] = z.array(providerSchema).parse([
       mcp: true,
       toolRestrictions: true,
       effort: true,
+      systemPrompt: false,
+      permissions: ['read_only', 'workspace', 'full'],
       // The adapter reads the server's own usage, finish reason and model (through its relay).
       reports: { tokens: 'supported', costUsd: 'unsupported', stopReason: 'supported', numTurns: 'unsupported', resolvedModel: 'supported' },
     },
@@ -190,6 +225,7 @@ const providers: readonly Provider[] = z.array(providerSchema).parse([
       sessionResume: true,
       mcp: true,
       toolRestrictions: true,
+      permissions: ['read_only', 'workspace', 'full'],
       // `--output-format stream-json` ends with a result whose stats carry token counts only.
       reports: { tokens: 'supported', costUsd: 'unsupported', stopReason: 'unsupported', numTurns: 'unsupported', resolvedModel: 'undeclared' },
     },
@@ -206,6 +242,8 @@ const providers: readonly Provider[] = z.array(providerSchema).parse([
       structuredOutput: 'enforced',
       effort: true,
       thinking: true,
+      systemPrompt: true,
+      permissions: ['read_only', 'workspace', 'full'],
       // The Messages API reports usage and stop_reason but no price: cost would be an estimate.
       reports: { tokens: 'supported', costUsd: 'unsupported', stopReason: 'supported', numTurns: 'unsupported', resolvedModel: 'supported' },
     },
@@ -220,6 +258,8 @@ const providers: readonly Provider[] = z.array(providerSchema).parse([
     capabilities: {
       ...none,
       structuredOutput: 'best_effort',
+      systemPrompt: true,
+      permissions: ['read_only', 'workspace', 'full'],
       // Local servers (Ollama, vLLM, llama.cpp) differ in whether they send usage in a stream.
       reports: { tokens: 'undeclared', costUsd: 'unsupported', stopReason: 'supported', numTurns: 'unsupported', resolvedModel: 'supported' },
     },

@@ -14,6 +14,8 @@ import type { PlannedNode } from '../run/run-plan.js';
 import { closeBrokenAttempt, keepFirstCheckout, recordRefusedAttempt } from './attempt-records.js';
 import type { AttemptRunner } from './exec.js';
 import type { CredentialSource } from '../../credentials/credential-source.js';
+import { DEFAULT_PERMISSION_LEVEL, type AgentNodeOptions, type AgentOptions, type PermissionLevel } from '../../shared/providers/agent-options.js';
+import type { Effort } from '../../workflow/node-blocks.js';
 import { credentialVendorOf } from '../../shared/providers/credential-vendors.js';
 import { runUserOf, withCredential } from './agent-credential.js';
 
@@ -30,8 +32,8 @@ export interface AgentHandlerDeps {
   run: Pick<Run, 'id' | 'conversation_id' | 'user_id'>;
   pool: AttemptRunner;
   preparePrompt: PreparePrompt;
-  /** The workflow's own `provider` / `model` defaults. */
-  workflow: { provider?: string | undefined; model?: string | undefined };
+  /** The workflow's own defaults for its AI nodes. */
+  workflow: WorkflowAiDefaults;
   providers: ProviderSettings;
   /** The model settings of each scope for this run (install, repository, its user, the run's own). */
   models: ModelLayers;
@@ -45,11 +47,21 @@ export interface AgentHandlerDeps {
   credentials?: CredentialSource;
 }
 
+/** What a workflow's top level sets for every AI node that does not set its own. */
+export interface WorkflowAiDefaults {
+  provider?: string | undefined;
+  model?: string | undefined;
+  effort?: Effort | undefined;
+  permissions?: PermissionLevel | undefined;
+  /** Top-level provider options (`thinking`, `fallbackModel`, `betas`, `sandbox`, `webSearchMode`). */
+  options?: AgentNodeOptions | undefined;
+}
+
 /** The provider, model and effort a node runs with (model-binding.ts), from the run's model layers. */
-export function bindingOf(node: PlannedNode, workflow: AgentHandlerDeps['workflow'], models: ModelLayers): ModelBinding | undefined {
+export function bindingOf(node: PlannedNode, workflow: WorkflowAiDefaults, models: ModelLayers): ModelBinding | undefined {
   if (node.action.type !== 'agent') return undefined;
   return resolveModelBinding({
-    node: { provider: node.action.provider, model: node.action.model, effort: node.action.effort },
+    node: { provider: node.action.provider, model: node.action.model, effort: node.action.effort ?? workflow.effort },
     workflow,
     layers: models,
   });
@@ -109,6 +121,7 @@ export class AgentNodeHandler implements NodeHandler {
       ...(binding.effort !== undefined ? { effort: binding.effort } : {}),
       ...(action.outputFormat !== undefined ? { outputFormat: action.outputFormat } : {}),
       ...(action.systemPrompt !== undefined ? { systemPrompt: action.systemPrompt } : {}),
+      options: this.optionsOf(action),
       cwd: this.deps.workingPath,
       connection,
       firstEventTimeoutMs: this.deps.providers.firstEventTimeoutMs,
@@ -128,6 +141,21 @@ export class AgentNodeHandler implements NodeHandler {
     }
     keepFirstCheckout(identity, result);
     return outcomeOf(result);
+  }
+
+  /**
+   * The node's options over the workflow's defaults, at the node's permission level (else the
+   * workflow's, else `workspace`); the run's `$ARTIFACTS_DIR` is the one folder outside the
+   * working directory a `workspace` agent may write.
+   */
+  private optionsOf(action: Extract<PlannedNode['action'], { type: 'agent' }>): AgentOptions {
+    const { workflow } = this.deps;
+    return {
+      ...workflow.options,
+      ...action.options,
+      permissions: action.permissions ?? workflow.permissions ?? DEFAULT_PERMISSION_LEVEL,
+      extraDirs: [this.deps.artifactsDir],
+    };
   }
 
   /**

@@ -36,6 +36,7 @@ export function reworkNodeOf(body: NonNullable<GateAction['onReject']>['body']):
       ? {
           type: 'agent', source: { kind: 'inline', prompt: body.source }, provider: undefined, model: undefined,
           effort: undefined, outputFormat: undefined, systemPrompt: undefined, idleTimeoutMs: undefined, freshContext: true,
+          permissions: undefined, options: {},
         }
       : { type: 'exec', runtime: 'sh', legacyType: 'bash', source: body.source, deps: [], timeoutMs: 120_000 },
     retry: undefined,

@@ -1,4 +1,5 @@
 import type { NodeDescriptor } from '../../records/schemas/node-descriptor.js';
+import type { AgentNodeOptions, PermissionLevel } from '../../shared/providers/agent-options.js';
 import { describeNode } from '../../workflow/describe-node.js';
 import { topologicalOrder } from '../../workflow/graph.js';
 import { scanReferences } from '../../workflow/references.js';
@@ -52,6 +53,10 @@ export interface AgentAction {
   idleTimeoutMs: number | undefined;
   /** `context: fresh`: a retry starts a new session instead of continuing the failed attempt's. */
   freshContext: boolean;
+  /** The node's own `permissions:`; undefined: the workflow's, else `workspace`. */
+  permissions: PermissionLevel | undefined;
+  /** The node's provider options as written (the workflow's defaults are applied when it runs). */
+  options: AgentNodeOptions;
 }
 
 /** An `approval:` gate: suspends for a person's answer (see supervisor/nodes/gate.ts). */
@@ -225,6 +230,8 @@ function actionOf(node: WorkflowNode, descriptor: NodeDescriptor): NodeAction {
       systemPrompt: node.systemPrompt,
       idleTimeoutMs: node.idle_timeout,
       freshContext: node.context === 'fresh',
+      permissions: node.permissions,
+      options: agentNodeOptionsOf(node),
     };
   }
   if ('bash' in node) {
@@ -305,6 +312,26 @@ function actionOf(node: WorkflowNode, descriptor: NodeDescriptor): NodeAction {
     kind: descriptor.kind,
     reason: `Node '${id}': '${descriptor.kind}' nodes cannot run yet in this version of Cairn (no executor for them). Remove the node or run the workflow where this node kind is supported.`,
   };
+}
+
+/** The provider options an AI node writes, in the adapters' spelling; unset keys are left out. */
+function agentNodeOptionsOf(node: Extract<WorkflowNode, { prompt: string } | { command: string }>): AgentNodeOptions {
+  const written: AgentNodeOptions = {
+    allowedTools: node.allowed_tools,
+    deniedTools: node.denied_tools,
+    mcp: node.mcp,
+    skills: node.skills,
+    hooks: node.hooks,
+    agents: node.agents,
+    thinking: node.thinking,
+    maxBudgetUsd: node.maxBudgetUsd,
+    fallbackModel: node.fallbackModel,
+    betas: node.betas,
+    sandbox: node.sandbox,
+    settingSources: node.settingSources,
+    pi: node.pi,
+  };
+  return Object.fromEntries(Object.entries(written).filter(([, v]) => v !== undefined)) as AgentNodeOptions;
 }
 
 function loopControlOf(

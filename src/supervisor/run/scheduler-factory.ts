@@ -7,7 +7,7 @@ import { validateStoredDefinition } from '../../workflow/validate-definition.js'
 import type { WorkflowDefinition } from '../../workflow/workflow-schema.js';
 import { ExecNodeHandler, type AttemptRunner } from '../nodes/exec.js';
 import { createNodeHandlers } from '../nodes/handlers.js';
-import { AgentNodeHandler, bindingOf } from '../nodes/agent.js';
+import { AgentNodeHandler, bindingOf, type WorkflowAiDefaults } from '../nodes/agent.js';
 import type { ProviderSlots } from '../process/provider-limits.js';
 import type { AttemptLimiter } from '../process/limits.js';
 import { createRunContext } from './node-context.js';
@@ -19,6 +19,7 @@ import { placeRun } from './run-isolation.js';
 import { RUN_LEASE_MS } from '../process/run-registry.js';
 import { compileRunPlan } from './run-plan.js';
 import { RunScheduler } from './scheduler.js';
+import { optionWarningsEvent } from './option-warnings.js';
 import { openRunEnv } from '../../runs/run-env.js';
 import { readRunModelLayers } from './run-model-layers.js';
 import { credentialSourceFor } from '../../credentials/credential-source.js';
@@ -101,8 +102,12 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
       table,
     );
     const log = deps.log.child({ runId: run.id });
-    const workflow = { provider: definition.provider, model: definition.model };
+    const workflow = workflowAiDefaultsOf(definition);
     const models = await readRunModelLayers(run, workingPath, deps);
+    if (!takeover) {
+      const warned = optionWarningsEvent(run, definition, models);
+      if (warned) await deps.store.appendEvents([warned]);
+    }
     const runSlots = new RunSlots(deps.settings.perRunConcurrency);
     const handlers = createNodeHandlers({
       exec: new ExecNodeHandler({
@@ -173,6 +178,20 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
     resumed: (run) => build(run, { previousOwner: null }),
     takeover: (run, previousOwner, opts) => build(run, { previousOwner, cancelling: opts?.cancelling ?? false }),
   };
+}
+
+/** The top-level settings of a workflow that are defaults of its AI nodes. */
+function workflowAiDefaultsOf(definition: WorkflowDefinition): WorkflowAiDefaults {
+  const options = Object.fromEntries(
+    Object.entries({
+      thinking: definition.thinking,
+      fallbackModel: definition.fallbackModel,
+      betas: definition.betas,
+      sandbox: definition.sandbox,
+      webSearchMode: definition.webSearchMode,
+    }).filter(([, v]) => v !== undefined),
+  );
+  return { provider: definition.provider, model: definition.model, effort: definition.effort, permissions: definition.permissions, options };
 }
 
 /**

@@ -42,6 +42,8 @@ export async function runChatCall(input: unknown, store: Store, adapterOverride?
         prompt: task.prompt,
         ...(task.model !== undefined ? { model: task.model } : {}),
         systemPrompt: task.systemPrompt,
+        // The assistant answers about the code; changes go through a workflow run it dispatches.
+        options: { permissions: 'read_only', extraDirs: [] },
         cwd: task.cwd,
         connection: task.connection,
         runId: `chat:${task.conversationId}`,

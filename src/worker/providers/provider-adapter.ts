@@ -1,5 +1,7 @@
 import type { ProviderFailure } from '../../records/schemas/node-lifecycle.js';
 import type { SpendObservations } from '../../records/spend.js';
+import type { Effort } from '../../records/schemas/execution-record.js';
+import type { AgentOptions } from '../../shared/providers/agent-options.js';
 import type { ProviderId } from '../../shared/providers/registry.js';
 
 /**
@@ -14,9 +16,17 @@ export interface ProviderRequest {
   prompt: string;
   /** The model to ask for; undefined lets the provider choose its default. */
   model?: string;
+  /** Reasoning depth, already clamped to what the provider accepts. */
+  effort?: Effort;
   /** A JSON Schema the answer must satisfy (`output_format`). */
   outputFormat?: Record<string, unknown>;
   systemPrompt?: string;
+  /**
+   * The permission level the agent works at and the node's provider options. An adapter maps
+   * each onto its provider's mechanism; the registry declares which it honours (a node asking for
+   * another is a validation warning), so an adapter never silently drops one it declares.
+   */
+  options: AgentOptions;
   /** The working directory of agent CLIs. */
   cwd: string;
   /** Connection settings from config and the environment (base URL, key, executable path). */
@@ -62,7 +72,11 @@ export type ProviderChunk =
   | { type: 'text'; text: string }
   | { type: 'thinking'; text: string }
   | { type: 'tool_call'; id?: string; name: string; input: unknown }
-  | { type: 'tool_result'; id?: string; output: string; isError?: boolean }
+  /**
+   * A tool's result. `refused`: the provider refused the call (a permission level, a denied tool,
+   * a sandbox), as opposed to a tool that ran and failed.
+   */
+  | { type: 'tool_result'; id?: string; output: string; isError?: boolean; refused?: boolean }
   | RateLimitNotice
   /** The provider named its session (CLI adapters). */
   | { type: 'session'; sessionId: string }

@@ -29,6 +29,7 @@ export function agentTask(dir: string, overrides: Partial<AgentAttemptTask>): Ag
     prompt: 'Say hello',
     provider: 'anthropic',
     cwd: dir,
+    options: { permissions: 'workspace' },
     connection: {},
     firstEventTimeoutMs: 20_000,
     idleTimeoutMs: 20_000,

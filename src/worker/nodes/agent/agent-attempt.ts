@@ -7,7 +7,7 @@ import { providersResumingSessions } from '../../providers/available.js';
 import type { ProviderAdapter } from '../../providers/provider-adapter.js';
 import { spillLongOutput } from '../exec/exec-records.js';
 import { runAgent, type AgentOutcome, type AgentTask } from './agent.js';
-import { agentFinishedEvent, agentStartedEvent, chunkEvent } from './agent-records.js';
+import { agentFinishedEvent, agentStartedEvent, chunkEvent, ToolCallTally } from './agent-records.js';
 import { appendTerminalRecord } from '../../thread/terminal-record.js';
 
 export interface AgentAttemptDeps {
@@ -34,6 +34,7 @@ export async function runAgentAttempt(task: AgentTask, deps: AgentAttemptDeps): 
   let spawnedPid: number | undefined;
   // Chunk events are written in order, off the stream's path; the terminal record waits for them.
   let writes: Promise<unknown> = Promise.resolve();
+  const tools = new ToolCallTally();
   const writeStarted = async (pid: number | undefined) => {
     // A second process in one attempt is the CLI run again from a new session, because it no
     // longer had the one it was to resume (session-resume.ts): its start record says so.
@@ -64,7 +65,7 @@ export async function runAgentAttempt(task: AgentTask, deps: AgentAttemptDeps): 
         await writeStarted(pid);
       },
       onChunk(chunk) {
-        const event = chunkEvent(task, chunk);
+        const event = chunkEvent(task, chunk, tools.see(chunk));
         if (event) writes = writes.then(() => store.appendEvents([event])).catch(() => {});
       },
     }).finally(() => {
@@ -93,7 +94,7 @@ export async function runAgentAttempt(task: AgentTask, deps: AgentAttemptDeps): 
   const spillPath = await spillLongOutput(task, outcome.output);
   const output = { text: outcome.output, ...(outcome.structured !== undefined ? { structured: outcome.structured } : {}), ...(spillPath ? { spillPath } : {}) };
   await keepSession(store, task, outcome);
-  const finished = agentFinishedEvent(task, startedAt, result, outcome.end, output);
+  const finished = agentFinishedEvent(task, startedAt, result, outcome.end, output, tools);
   await appendTerminalRecord(store, started ? [finished] : [agentStartedEvent(task, startedAt, undefined, checkout), finished]);
   return result;
 }

@@ -29,7 +29,7 @@ import type { ProviderChunk, ProviderEnd } from '../../providers/provider-adapte
 
 type TaskFacts = Pick<
   AgentAttemptTask,
-  'runId' | 'conversationId' | 'path' | 'nodeId' | 'source' | 'invocation' | 'attempt' | 'provider' | 'model' | 'effort' | 'diagnostics' | 'resumeSessionId'
+  'runId' | 'conversationId' | 'path' | 'nodeId' | 'source' | 'invocation' | 'attempt' | 'provider' | 'model' | 'effort' | 'diagnostics' | 'resumeSessionId' | 'options'
 >;
 
 function reportsOf(task: TaskFacts) {
@@ -68,6 +68,7 @@ function bindingOf(task: TaskFacts, resolved = initialResolvedModel(reportsOf(ta
     ...(task.effort !== undefined ? { effort: task.effort } : {}),
     sessionOrigin: end?.sessionOrigin ?? intended,
     ...(session !== undefined ? { sessionPreview: sessionPreviewOf(session) } : {}),
+    permissions: task.options.permissions,
   };
 }
 
@@ -100,6 +101,7 @@ export function agentFinishedEvent(
   result: AttemptResult,
   end: ProviderEnd | undefined,
   output: OutputInput | undefined,
+  toolCalls?: ToolCallTally,
 ): NewRunEvent {
   const resolved =
     end === undefined
@@ -118,7 +120,8 @@ export function agentFinishedEvent(
     result.checkoutStart,
   );
   const ending = endingOf(result, output);
-  return attemptEndedEvent(ref, task.diagnostics ? { ...ending, diagnostics: task.diagnostics } : ending, result.durationMs);
+  const diagnostics = { ...task.diagnostics, ...(toolCalls && toolCalls.total > 0 ? { toolCalls: toolCalls.summary() } : {}) };
+  return attemptEndedEvent(ref, Object.keys(diagnostics).length > 0 ? { ...ending, diagnostics } : ending, result.durationMs);
 }
 
 function endingOf(result: AttemptResult, output: OutputInput | undefined): AttemptEnding {
@@ -137,14 +140,68 @@ function endingOf(result: AttemptResult, output: OutputInput | undefined): Attem
 /** Longest text kept of a tool's input or output in its event. */
 const TOOL_TEXT_MAX = 2_000;
 
-/** The event of a chunk worth keeping, or undefined (text and thinking live in the output). */
-export function chunkEvent(task: TaskFacts, chunk: ProviderChunk): NewRunEvent | undefined {
+/** Refusals kept by name in the record; the count goes on. */
+const REFUSALS_KEPT = 20;
+/** Longest refusal text kept in the record. */
+const REFUSAL_TEXT_MAX = 300;
+
+/**
+ * The tool calls of one attempt: each call's tool by its id (so a result names its tool), and
+ * how the results went. Its summary is the record's `diagnostics.toolCalls`.
+ */
+export class ToolCallTally {
+  private readonly names = new Map<string, string>();
+  private readonly refusals: { tool?: string; reason: string }[] = [];
+  total = 0;
+  failed = 0;
+  refused = 0;
+
+  /** Notes a chunk; answers the tool a result belongs to, when its call named it. */
+  see(chunk: ProviderChunk): string | undefined {
+    if (chunk.type === 'tool_call') {
+      if (chunk.id !== undefined) this.names.set(chunk.id, chunk.name);
+      return chunk.name;
+    }
+    if (chunk.type !== 'tool_result') return undefined;
+    const tool = chunk.id !== undefined ? this.names.get(chunk.id) : undefined;
+    this.total += 1;
+    if (chunk.refused) {
+      this.refused += 1;
+      if (this.refusals.length < REFUSALS_KEPT) this.refusals.push({ ...(tool !== undefined ? { tool } : {}), reason: cut(chunk.output, REFUSAL_TEXT_MAX) });
+    } else if (chunk.isError) {
+      this.failed += 1;
+    }
+    return tool;
+  }
+
+  summary(): { total: number; failed: number; refused: number; refusals?: { tool?: string; reason: string }[] } {
+    return { total: this.total, failed: this.failed, refused: this.refused, ...(this.refusals.length > 0 ? { refusals: [...this.refusals] } : {}) };
+  }
+}
+
+/**
+ * The event of a chunk worth keeping, or undefined (text and thinking live in the output). A
+ * result names its tool when `tool` (from the attempt's tally) knows it, and says when the
+ * provider refused the call.
+ */
+export function chunkEvent(task: TaskFacts, chunk: ProviderChunk, tool?: string): NewRunEvent | undefined {
   const base = { run_id: task.runId, conversation_id: task.conversationId, step_name: task.path };
   switch (chunk.type) {
     case 'tool_call':
       return { ...base, event_type: 'tool_called', data: { node_id: task.nodeId, tool_name: chunk.name, ...(chunk.id ? { tool_call_id: chunk.id } : {}), input: cut(JSON.stringify(chunk.input ?? null)) } };
     case 'tool_result':
-      return { ...base, event_type: 'tool_completed', data: { node_id: task.nodeId, ...(chunk.id ? { tool_call_id: chunk.id } : {}), output: cut(chunk.output), ...(chunk.isError ? { is_error: true } : {}) } };
+      return {
+        ...base,
+        event_type: 'tool_completed',
+        data: {
+          node_id: task.nodeId,
+          ...(tool !== undefined ? { tool_name: tool } : {}),
+          ...(chunk.id ? { tool_call_id: chunk.id } : {}),
+          output: cut(chunk.output),
+          ...(chunk.isError || chunk.refused ? { is_error: true } : {}),
+          ...(chunk.refused ? { refused: true } : {}),
+        },
+      };
     case 'rate_limit':
       return {
         ...base,
@@ -162,6 +219,6 @@ export function chunkEvent(task: TaskFacts, chunk: ProviderChunk): NewRunEvent |
   }
 }
 
-function cut(text: string): string {
-  return text.length > TOOL_TEXT_MAX ? `${text.slice(0, TOOL_TEXT_MAX)}…` : text;
+function cut(text: string, max = TOOL_TEXT_MAX): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }

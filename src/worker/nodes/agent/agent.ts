@@ -15,8 +15,8 @@ export type AgentTask = z.output<typeof agentAttemptTaskSchema>;
  */
 export type AgentCall = Pick<
   AgentTask,
-  'provider' | 'prompt' | 'model' | 'outputFormat' | 'systemPrompt' | 'cwd' | 'connection' | 'runId' | 'scratchDir' | 'firstEventTimeoutMs' | 'idleTimeoutMs'
-> & Partial<Pick<AgentTask, 'resumeSessionId' | 'sessionDir'>> & { attempt: Pick<AgentTask['attempt'], 'id'> };
+  'provider' | 'prompt' | 'model' | 'outputFormat' | 'systemPrompt' | 'options' | 'cwd' | 'connection' | 'runId' | 'scratchDir' | 'firstEventTimeoutMs' | 'idleTimeoutMs'
+> & Partial<Pick<AgentTask, 'resumeSessionId' | 'sessionDir' | 'effort'>> & { attempt: Pick<AgentTask['attempt'], 'id'> };
 
 /** How one AI attempt ended, with everything its record needs. */
 export interface AgentOutcome {
@@ -64,8 +64,10 @@ export async function runAgent(task: AgentCall, adapter: ProviderAdapter, opts: 
           provider: task.provider,
           prompt: task.prompt,
           ...(task.model !== undefined ? { model: task.model } : {}),
+          ...(task.effort !== undefined ? { effort: task.effort } : {}),
           ...(task.outputFormat !== undefined ? { outputFormat: task.outputFormat } : {}),
           ...(task.systemPrompt !== undefined ? { systemPrompt: task.systemPrompt } : {}),
+          options: task.options,
           cwd: task.cwd,
           connection: task.connection,
           sessionKey: `${task.runId}:${task.attempt.id}`,

@@ -1,0 +1,79 @@
+/**
+ * A scripted coding agent, independent of any wire format: what a model would ask its CLI to do
+ * (read a file, write one, edit it, run a command) and what it finally says. The local vendor
+ * servers (anthropic-server, responses-server, openai-server, gemini-server) render each step in
+ * their own wire format, with the tool names and argument names the real CLI offers, so the real
+ * CLI executes the tool: a test then judges the session on the worktree (the file, the commit).
+ *
+ * A step is chosen by how many tool results the conversation already holds: a session of n tool
+ * steps answers n + 1 model calls, the last one with `say`. Paths are relative to the agent's
+ * working directory unless absolute; a renderer makes them absolute from the working directory
+ * the CLI tells its model (every agent CLI names it in its system prompt or context), as a model
+ * would. `{cwd}` in a path, content or command is replaced by that directory.
+ */
+
+export type AgentStep =
+  | { tool: 'read'; path: string }
+  | { tool: 'write'; path: string; content: string }
+  | { tool: 'edit'; path: string; old: string; new: string }
+  | { tool: 'run'; command: string }
+  /** The final answer: text, or a JSON value for a structured-output node. */
+  | { say: string };
+
+/** One node's session: chosen when `match` finds the node's task text in the conversation. */
+export interface AgentScript {
+  /** Matched against every user-side text of the conversation; absent: matches any session. */
+  match?: RegExp;
+  steps: AgentStep[];
+}
+
+/** The script whose `match` fits `conversationText` first (scripts without `match` fit anything). */
+export function scriptFor(scripts: readonly AgentScript[], conversationText: string): AgentScript | undefined {
+  return scripts.find((s) => s.match === undefined || s.match.test(conversationText));
+}
+
+/** The step to answer with when the conversation already holds `toolResults` results; the last step repeats. */
+export function stepAt(script: AgentScript, toolResults: number): AgentStep {
+  const steps = script.steps;
+  if (steps.length === 0) throw new Error('an agent script needs at least one step');
+  return steps[Math.min(toolResults, steps.length - 1)]!;
+}
+
+/** `{cwd}` replaced by the agent's working directory. */
+export function withCwd(text: string, cwd: string): string {
+  return text.replaceAll('{cwd}', cwd);
+}
+
+/** An absolute path for `path`: as it is when absolute, else under `cwd`. */
+export function absolutePath(path: string, cwd: string): string {
+  const p = withCwd(path, cwd);
+  return p.startsWith('/') ? p : `${cwd.replace(/\/$/, '')}/${p}`;
+}
+
+/**
+ * The working directory a CLI told its model, read from the request's text (system prompt,
+ * environment context): the first absolute path after one of the phrases the CLIs use.
+ */
+export function cwdFromRequestText(text: string): string | undefined {
+  const patterns = [
+    /Primary working directory:\s*(\/[^\s`'"<]+)/,
+    /Working directory:\s*(\/[^\s`'"<]+)/i,
+    /<cwd>(\/[^<]+)<\/cwd>/,
+    /current working directory(?: is)?:?\s*[`'"]?(\/[^\s`'"<]+)/i,
+    /working in the directory:?\s*[`'"]?(\/[^\s`'"<]+)/i,
+  ];
+  for (const pattern of patterns) {
+    const match = pattern.exec(text);
+    if (match) return match[1]!.replace(/[.,;:]$/, '');
+  }
+  return undefined;
+}
+
+/** A session that writes `path`, commits it with `message` and says `summary`: the common proof. */
+export function writeAndCommit(path: string, content: string, message: string, summary = `Committed ${path}.`): AgentStep[] {
+  return [
+    { tool: 'write', path, content },
+    { tool: 'run', command: `git add -- '${path}' && git -c user.name=agent -c user.email=agent@localhost commit -q -m '${message}' && git log --oneline -1` },
+    { say: summary },
+  ];
+}
