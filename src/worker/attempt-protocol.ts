@@ -92,8 +92,10 @@ export const agentAttemptTaskSchema = z.object({
     binaryPath: z.string().optional(),
     env: z.record(z.string(), z.string()).optional(),
   }),
-  /** The session an unfinished earlier attempt of this node left (private: never logged or recorded). */
+  /** The session to continue: a retry's own, a loop's previous iteration's, or a source node's (private: never logged or recorded). */
   resumeSessionId: z.string().optional(),
+  /** Set when the session to continue is another node's (`context: shared` / `{ resume }`): that node, and whether to fork it. */
+  sessionSource: z.object({ nodeId: z.string(), fork: z.boolean() }).optional(),
   /** A folder kept across the node's attempts in this run, for a CLI's own session store. */
   sessionDir: z.string().optional(),
   /** The first-event watchdog: no chunk from the provider this long after the start fails the attempt. */

@@ -1,5 +1,5 @@
 import { DEFAULT_PERMISSION_LEVEL, type PermissionLevel } from '../shared/providers/agent-options.js';
-import { isRegisteredProvider } from '../shared/providers/registry.js';
+import { getProvider, isRegisteredProvider } from '../shared/providers/registry.js';
 import { providerOptionKeys, unsupportedOptionTexts, type ProviderOptionKey } from '../shared/providers/option-support.js';
 import type { WorkflowNode } from './node-schema.js';
 import type { WorkflowDefinitionDraft } from './workflow-schema.js';
@@ -27,6 +27,8 @@ export interface AiCallSite {
   /** The option keys it sets itself. */
   keys: readonly ProviderOptionKey[];
   permissions: PermissionLevel | undefined;
+  /** `shared` or `{ resume }` (as `resume`): the node continues another node's session. */
+  continuesSession?: 'shared' | 'resume' | undefined;
 }
 
 /**
@@ -47,6 +49,9 @@ export function checkProviderOptions(
     for (const key of inheritedKeys) if (workflow[key] !== undefined) keys.add(key);
     const level = site.permissions ?? workflow.permissions ?? DEFAULT_PERMISSION_LEVEL;
     for (const text of unsupportedOptionTexts(provider, keys, level)) warnings.push(`${site.label}: ${text}`);
+    if (site.continuesSession && !getProvider(provider)!.capabilities.sessionResume) {
+      warnings.push(`${site.label}: provider '${provider}' cannot continue a session, so 'context: ${site.continuesSession}' would start a fresh one (a resume of a named node fails); remove it or use a provider that can`);
+    }
   }
   return warnings;
 }
@@ -57,7 +62,9 @@ export function aiCallSites(nodes: readonly WorkflowNode[], prefix = ''): AiCall
   for (const node of nodes) {
     const label = prefix === '' ? `Node '${node.id}'` : `${prefix}node '${node.id}'`;
     if ('prompt' in node || 'command' in node || ('loop' in node && node.loop.bash === undefined)) {
-      sites.push({ label, provider: node.provider, model: node.model, keys: keysOf(node), permissions: node.permissions });
+      const context = 'context' in node ? node.context : undefined;
+      const continuesSession = context === 'shared' ? 'shared' : typeof context === 'object' ? 'resume' : undefined;
+      sites.push({ label, provider: node.provider, model: node.model, keys: keysOf(node), permissions: node.permissions, continuesSession });
     } else if ('loop_group' in node) {
       sites.push(...aiCallSites(node.loop_group.nodes, `${label} → loop_group `));
     } else if ('approval' in node && node.approval.on_reject?.prompt !== undefined) {

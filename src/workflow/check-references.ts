@@ -107,6 +107,8 @@ export function checkReferences(nodes: readonly DefinitionNode[], scope: Referen
         errors.push(`${name}: 'context.resume' names unknown node '${source}'`);
       } else if (ids.has(source) && !isUpstream(source)) {
         errors.push(`${name}: 'context.resume' names '${source}', which is not upstream of '${node.id}'`);
+      } else if (!holdsSession(byId.get(source) ?? scope.outer.get(source))) {
+        errors.push(`${name}: 'context.resume' names '${source}', which is not an AI node (a prompt, command or AI loop): it has no session to continue`);
       }
     }
     if ('workflow' in node && node.fan_out && scanReferences(node.fan_out.items).every((r) => r.kind !== 'output')) {
@@ -191,6 +193,12 @@ function writtenRef(ref: Extract<ConditionRef, { kind: 'output' }>): string {
 }
 
 /** Nodes whose whole output is model prose: AI nodes without `output_format`, and loops. */
+/** A node whose attempts leave a provider session: an AI node, or a loop with an AI body. */
+function holdsSession(node: DefinitionNode | undefined): boolean {
+  if (node === undefined) return true; // an unknown node is reported on its own
+  return 'prompt' in node || 'command' in node || ('loop' in node && node.loop.bash === undefined);
+}
+
 function isFreeTextProducer(node: DefinitionNode): boolean {
   if ('loop' in node || 'loop_group' in node) return true;
   return ('prompt' in node || 'command' in node) && node.output_format === undefined;

@@ -14,6 +14,7 @@ import { describeChildRunContract } from './contract/child-runs.js';
 import { describeSleepingRunContract } from './contract/sleeping-runs.js';
 import { describeRunTotalsContract } from './contract/run-totals.js';
 import { describeUserPrefsContract } from './contract/user-prefs.js';
+import { describeNodeSessionContract } from './contract/node-sessions.js';
 import { sqliteBackend } from './sqlite-backend.js';
 
 /** The SQLite store passes the whole Store contract. */
@@ -34,4 +35,5 @@ describe('SQLite store', () => {
   describeIsolationLockContract(sqliteBackend);
   describeAvailabilityContract(sqliteBackend);
   describeUserPrefsContract(sqliteBackend);
+  describeNodeSessionContract(sqliteBackend);
 });

@@ -135,6 +135,16 @@ export const migrations: readonly Migration[] = [
         ON workflow_runs (parent_run_id, parent_node_id, child_index) WHERE parent_run_id IS NOT NULL;
     `,
   },
+  {
+    version: 15,
+    name: 'node sessions kept after a node completes, for the nodes that continue them',
+    sql: `
+      -- 1: the session of a completed attempt, kept for a later node that continues it
+      -- (context: shared or { resume }) or for a loop's next iteration (fresh_context: false).
+      -- 0: the session an unfinished attempt left, for the node's own retry.
+      ALTER TABLE run_node_sessions ADD COLUMN completed INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 /**

@@ -5,7 +5,8 @@ import type { StoreConfig } from '../../store/store-config.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
 import type { AgentAttemptTask, AttemptResult } from '../../worker/attempt-protocol.js';
-import { providersResumingSessions, providersWithAdapter } from '../../worker/providers/available.js';
+import { providersWithAdapter } from '../../worker/providers/available.js';
+import { chooseSession, sessionDirUnder } from './agent-session.js';
 import { resolveModelBinding, type ModelBinding } from '../../workflow/model-binding.js';
 import type { ModelLayers } from '../../workflow/model-layers.js';
 import type { VariableValues } from '../../workflow/variables.js';
@@ -97,7 +98,17 @@ export class AgentNodeHandler implements NodeHandler {
     const runEnv = this.deps.runEnv;
     let connection =
       runEnv && Object.keys(runEnv).length > 0 ? { ...configured, env: { ...runEnv } } : configured;
-    const resume = await this.sessionToResume(node, attempt.path, binding.provider);
+    const session = await chooseSession({
+      store: this.deps.store,
+      runId: this.deps.run.id,
+      path: attempt.path,
+      action,
+      provider: binding.provider,
+      iteration: attempt.diagnostics?.iteration,
+      sessionDirOf: sessionDirUnder(this.deps.artifactsDir),
+    });
+    if (!session.ok) return refuse(`Node '${node.id}': ${session.error}`);
+    const { resumeSessionId: resume, sessionDir, source } = session.choice;
     const user = runUserOf(this.deps.run);
     if (user !== null && this.deps.credentials) {
       const credential = await this.deps.credentials(user, credentialVendorOf(binding.provider)).catch((err: unknown) => err as Error);
@@ -127,11 +138,12 @@ export class AgentNodeHandler implements NodeHandler {
       firstEventTimeoutMs: this.deps.providers.firstEventTimeoutMs,
       idleTimeoutMs: Math.ceil(action.idleTimeoutMs ?? this.deps.providers.idleTimeoutMs),
       ...(resume !== undefined ? { resumeSessionId: resume } : {}),
+      ...(source !== undefined ? { sessionSource: source } : {}),
       killGraceMs: this.deps.killGraceMs,
       outputSpillDir: join(this.deps.artifactsDir, '.cairn', 'node-outputs'),
       artifactsDir: this.deps.artifactsDir,
       scratchDir: join(this.deps.artifactsDir, '.cairn', 'attempts', encodeURIComponent(attempt.path), identity.attempt.id),
-      sessionDir: join(this.deps.artifactsDir, '.cairn', 'sessions', encodeURIComponent(attempt.path)),
+      sessionDir,
     };
     let result: AttemptResult;
     try {
@@ -156,17 +168,6 @@ export class AgentNodeHandler implements NodeHandler {
       permissions: action.permissions ?? workflow.permissions ?? DEFAULT_PERMISSION_LEVEL,
       extraDirs: [this.deps.artifactsDir],
     };
-  }
-
-  /**
-   * The session an unfinished earlier attempt of this node left in this run, when its provider
-   * can continue one and the node does not ask for a fresh context. Only retries and resumes of
-   * a node that did not complete find one: a completed attempt forgets its session.
-   */
-  private async sessionToResume(node: PlannedNode, path: string, provider: string): Promise<string | undefined> {
-    if (node.action.type !== 'agent' || node.action.freshContext || !providersResumingSessions.includes(provider as never)) return undefined;
-    const kept = await this.deps.store.getNodeSession(this.deps.run.id, path).catch(() => undefined);
-    return kept?.provider === provider ? kept.sessionId : undefined;
   }
 
 }

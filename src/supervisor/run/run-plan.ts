@@ -53,6 +53,21 @@ export interface AgentAction {
   idleTimeoutMs: number | undefined;
   /** `context: fresh`: a retry starts a new session instead of continuing the failed attempt's. */
   freshContext: boolean;
+  /**
+   * `context: shared` (the closest AI node it depends on, `named: false`) or `context: { resume }`
+   * (`named: true`): the node whose completed session its first attempt continues. A path segment
+   * of this plan, or of the plan around it for a loop_group body node (see agent-session.ts).
+   */
+  sessionSource?: {
+    nodeId: string;
+    named: boolean;
+    /** The source's path segment: its id, or `<id>/body` for a loop (whose AI body holds the session). */
+    segment: string;
+    /** A loop_group body node's named source outside its group: a top-level node. */
+    outer: boolean;
+  };
+  /** A loop body with `fresh_context: false`: each iteration after the first continues the previous one's session. */
+  continueIterations?: boolean;
   /** The node's own `permissions:`; undefined: the workflow's, else `workspace`. */
   permissions: PermissionLevel | undefined;
   /** The node's provider options as written (the workflow's defaults are applied when it runs). */
@@ -175,13 +190,55 @@ export function compileRunPlan(definition: WorkflowDefinition): RunPlan {
 }
 
 function planNodes(workflowName: string, defined: readonly WorkflowNode[]): RunPlan {
-  const nodes = defined.map(planNode);
+  const nodes = withSessionSources(defined, defined.map(planNode));
   return {
     workflowName,
     nodes,
     order: topologicalOrder(nodes.map((n) => ({ id: n.id, depends_on: [...n.dependsOn] }))),
     referencedOutputs: referencedOutputsOf(defined),
   };
+}
+
+/**
+ * The session each `context: shared` or `context: { resume }` node continues: the named node, or
+ * the closest AI node among its dependencies (breadth first, in `depends_on` order, through
+ * nodes that are not AI nodes). A `shared` node with no AI node upstream has none: it starts fresh.
+ */
+function withSessionSources(defined: readonly WorkflowNode[], planned: PlannedNode[]): PlannedNode[] {
+  const byId = new Map(planned.map((n) => [n.id, n]));
+  const holdsSession = (n: PlannedNode | undefined) => n !== undefined && (n.action.type === 'agent' || (n.action.type === 'loop' && n.action.body.action.type === 'agent'));
+  const closestAiAncestor = (start: PlannedNode): string | undefined => {
+    const seen = new Set<string>();
+    let frontier = [...start.dependsOn];
+    while (frontier.length > 0) {
+      const next: string[] = [];
+      for (const id of frontier) {
+        if (seen.has(id)) continue;
+        seen.add(id);
+        const node = byId.get(id);
+        if (holdsSession(node)) return id;
+        if (node) next.push(...node.dependsOn);
+      }
+      frontier = next;
+    }
+    return undefined;
+  };
+  return planned.map((node, i) => {
+    const written = defined[i]!;
+    if (node.action.type !== 'agent' || !('context' in written) || written.context === undefined || written.context === 'fresh') return node;
+    const id = written.context === 'shared' ? closestAiAncestor(node) : written.context.resume;
+    const sourceNode = id === undefined ? undefined : byId.get(id);
+    const source =
+      id === undefined
+        ? undefined
+        : {
+            nodeId: id,
+            named: written.context !== 'shared',
+            segment: sourceNode?.action.type === 'loop' ? `${id}/${LOOP_BODY_ID}` : id,
+            outer: sourceNode === undefined,
+          };
+    return source ? { ...node, action: { ...node.action, sessionSource: source } } : node;
+  });
 }
 
 /** Every node id referenced as an output producer by any field of any node. */
@@ -281,11 +338,12 @@ function actionOf(node: WorkflowNode, descriptor: NodeDescriptor): NodeAction {
           ? { ...keys, id: LOOP_BODY_ID, command: loop.command }
           : { ...keys, id: LOOP_BODY_ID, prompt: loop.prompt ?? '' }
     ) as WorkflowNode;
+    const body = planNode(bodyNode);
     return {
       type: 'loop',
       ...loopControlOf(loop, []),
       ...(loop.until_field !== undefined ? { untilField: loop.until_field } : {}),
-      body: planNode(bodyNode),
+      body: body.action.type === 'agent' && loop.fresh_context !== true ? { ...body, action: { ...body.action, continueIterations: true } } : body,
       freshContext: loop.fresh_context === true,
     };
   }

@@ -76,7 +76,7 @@ async function* runClaudeOnce(
     ...(request.model !== undefined ? ['--model', request.model] : []),
     ...(request.systemPrompt !== undefined ? ['--append-system-prompt', request.systemPrompt] : []),
     ...(request.outputFormat !== undefined ? ['--json-schema', JSON.stringify(request.outputFormat)] : []),
-    ...(resume !== undefined ? ['--resume', resume] : []),
+    ...(resume !== undefined ? ['--resume', resume, ...(request.forkSession ? ['--fork-session'] : [])] : []),
   ];
   const launched = await launchCli({ launcher, ctx, args, cwd: request.cwd, env, promptFile, name: 'cairn-claude' });
   if (!launched.ok) {

@@ -40,6 +40,11 @@ export interface ProviderRequest {
    */
   resumeSessionId?: string;
   /**
+   * Continue `resumeSessionId` as a new session of its own (another node's session, which must
+   * stay as it was): adapters whose provider can fork do (`sessionFork` capability); others continue it.
+   */
+  forkSession?: boolean;
+  /**
    * A folder kept across the attempts of one node in one run, where a CLI keeps the sessions a
    * later attempt may resume (Codex's CODEX_HOME); absent, the attempt's scratch folder serves.
    */

@@ -101,16 +101,15 @@ export async function runAgentAttempt(task: AgentTask, deps: AgentAttemptDeps): 
 
 /**
  * The private handle of the session this attempt leaves (store/node-sessions.ts), written before
- * its terminal record so the node's next attempt finds it: kept when the attempt did not
- * complete, forgotten when it did. Losing it costs only a cold start, so a failed write is let go.
+ * its terminal record so the next attempt that needs it finds it: an unfinished attempt's for the
+ * node's retry, a completed one's (marked completed) for a later node or loop iteration that
+ * continues it. Losing it costs only a cold start, so a failed write is let go.
  */
 async function keepSession(store: Store, task: AgentTask, outcome: AgentOutcome): Promise<void> {
   const sessionId = outcome.end.sessionId;
   if (!providersResumingSessions.includes(task.provider) || (sessionId === undefined && task.resumeSessionId === undefined)) return;
-  const keep = outcome.status !== 'completed' && sessionId !== undefined;
-  await store
-    .setNodeSession(task.runId, task.path, keep ? { provider: task.provider, sessionId, attemptId: task.attempt.id } : null)
-    .catch(() => {});
+  const handle = sessionId === undefined ? null : { provider: task.provider, sessionId, attemptId: task.attempt.id, completed: outcome.status === 'completed' };
+  await store.setNodeSession(task.runId, task.path, handle).catch(() => {});
 }
 
 /** Input + output tokens the provider reported (for a tokens-per-minute budget); nothing when it reported none. */

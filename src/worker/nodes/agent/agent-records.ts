@@ -29,7 +29,7 @@ import type { ProviderChunk, ProviderEnd } from '../../providers/provider-adapte
 
 type TaskFacts = Pick<
   AgentAttemptTask,
-  'runId' | 'conversationId' | 'path' | 'nodeId' | 'source' | 'invocation' | 'attempt' | 'provider' | 'model' | 'effort' | 'diagnostics' | 'resumeSessionId' | 'options'
+  'runId' | 'conversationId' | 'path' | 'nodeId' | 'source' | 'invocation' | 'attempt' | 'provider' | 'model' | 'effort' | 'diagnostics' | 'resumeSessionId' | 'options' | 'sessionSource'
 >;
 
 function reportsOf(task: TaskFacts) {
@@ -120,8 +120,24 @@ export function agentFinishedEvent(
     result.checkoutStart,
   );
   const ending = endingOf(result, output);
-  const diagnostics = { ...task.diagnostics, ...(toolCalls && toolCalls.total > 0 ? { toolCalls: toolCalls.summary() } : {}) };
+  const diagnostics = {
+    ...task.diagnostics,
+    ...sessionSourceDiagnostics(task, end),
+    ...(toolCalls && toolCalls.total > 0 ? { toolCalls: toolCalls.summary() } : {}),
+  };
   return attemptEndedEvent(ref, Object.keys(diagnostics).length > 0 ? { ...ending, diagnostics } : ending, result.durationMs);
+}
+
+/** A session continued from another node: which, whether a fork was asked, and whether one was made (the provider named another session). */
+function sessionSourceDiagnostics(task: TaskFacts, end: ProviderEnd | undefined) {
+  const source = task.sessionSource;
+  if (source === undefined) return {};
+  const forked = end?.sessionId !== undefined && end.sessionOrigin !== 'resume-failed-cold' ? end.sessionId !== task.resumeSessionId : undefined;
+  return {
+    sessionSourceNodeId: source.nodeId,
+    sessionForkRequested: source.fork,
+    ...(forked !== undefined ? { sessionForked: forked } : {}),
+  };
 }
 
 function endingOf(result: AttemptResult, output: OutputInput | undefined): AttemptEnding {

@@ -16,7 +16,7 @@ export type AgentTask = z.output<typeof agentAttemptTaskSchema>;
 export type AgentCall = Pick<
   AgentTask,
   'provider' | 'prompt' | 'model' | 'outputFormat' | 'systemPrompt' | 'options' | 'cwd' | 'connection' | 'runId' | 'scratchDir' | 'firstEventTimeoutMs' | 'idleTimeoutMs'
-> & Partial<Pick<AgentTask, 'resumeSessionId' | 'sessionDir' | 'effort'>> & { attempt: Pick<AgentTask['attempt'], 'id'> };
+> & Partial<Pick<AgentTask, 'resumeSessionId' | 'sessionDir' | 'effort' | 'sessionSource'>> & { attempt: Pick<AgentTask['attempt'], 'id'> };
 
 /** How one AI attempt ended, with everything its record needs. */
 export interface AgentOutcome {
@@ -72,6 +72,7 @@ export async function runAgent(task: AgentCall, adapter: ProviderAdapter, opts: 
           connection: task.connection,
           sessionKey: `${task.runId}:${task.attempt.id}`,
           ...(task.resumeSessionId !== undefined ? { resumeSessionId: task.resumeSessionId } : {}),
+          ...(task.sessionSource?.fork ? { forkSession: true } : {}),
           ...(task.sessionDir !== undefined ? { sessionDir: task.sessionDir } : {}),
           scratchDir: task.scratchDir,
         },

@@ -1,0 +1,163 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { startAnthropicServer, type AnthropicServer, type MessagesReply } from '../helpers/anthropic-server.js';
+import { startServer, type RunningServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
+import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
+
+/**
+ * Sessions continue across nodes and loop iterations as the language says, judged on the wire:
+ * the real Claude Code CLI against a local Messages API server, the real supervisor. A node that
+ * continues a session sends the model the earlier conversation (its request holds the earlier
+ * prompts); a fresh one does not. Records say `sessionOrigin` and, for another node's session,
+ * `sessionSourceNodeId`.
+ */
+
+const cli = createRequire(import.meta.url).resolve('@anthropic-ai/claude-code/cli.js');
+let home: TempHome;
+let messages: AnthropicServer;
+let cairn: RunningServer;
+
+beforeEach(async () => {
+  home = await makeTempHome();
+});
+afterEach(async () => {
+  await home.close();
+  await messages?.close();
+});
+
+async function start(reply: (text: string) => string, workflow: string): Promise<void> {
+  messages = await startAnthropicServer((req): MessagesReply => {
+    const text = JSON.stringify(req.body.messages);
+    return { kind: 'stream', blocks: [{ type: 'text', text: reply(text) }], usage: { input_tokens: 3, output_tokens: 1 } };
+  });
+  const cliHome = await mkdtemp(join(tmpdir(), 'cairn-claude-home-'));
+  home.defer(() => rm(cliHome, { recursive: true, force: true }));
+  cairn = await startServer(home, {
+    ANTHROPIC_BASE_URL: messages.url, ANTHROPIC_API_KEY: 'sk-ant-sessions', CLAUDE_BIN_PATH: cli, HOME: cliHome,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1',
+  });
+  await writeHomeWorkflow(home, 'sessions', workflow);
+}
+
+async function runToEnd() {
+  const { runId } = await startRun(cairn.url, 'sessions');
+  return waitFor(async () => {
+    const detail = await getRun(cairn.url, runId);
+    return ['completed', 'failed'].includes(detail.run.status) ? detail : undefined;
+  }, { what: 'the run to end', timeoutMs: 90_000 });
+}
+
+/** The Messages requests whose conversation holds `marker`, as JSON text. */
+const requestsWith = (marker: string) => messages.requests.map((r) => JSON.stringify(r.body.messages)).filter((t) => t.includes(marker));
+const terminal = (events: Record<string, any>[], step: string) =>
+  events.filter((e) => e.step_name === step && ['node_completed', 'node_failed'].includes(e.event_type)).map((e) => e.data.execution);
+
+it('context: shared continues the closest AI node upstream (through a bash node); a node without context starts fresh', async () => {
+  await start(
+    (text) => (text.includes('what was the word') ? 'PELICAN, as you told me' : 'noted'),
+    `name: sessions
+description: shared context
+provider: claude
+nodes:
+  - id: learn
+    prompt: "remember the word PELICAN"
+  - id: between
+    depends_on: [learn]
+    bash: echo between
+  - id: recall
+    depends_on: [between]
+    context: shared
+    prompt: "what was the word?"
+  - id: stranger
+    depends_on: [between]
+    prompt: "what was the word, stranger?"
+`,
+  );
+  const done = await runToEnd();
+  expect(done.run.status).toBe('completed');
+  // recall's request carries learn's conversation; stranger's does not.
+  expect(requestsWith('what was the word?').some((t) => t.includes('remember the word PELICAN'))).toBe(true);
+  expect(requestsWith('what was the word, stranger?').every((t) => !t.includes('PELICAN'))).toBe(true);
+  const [recall] = terminal(done.events, 'recall');
+  expect(recall.binding.sessionOrigin).toBe('resumed');
+  expect(recall.diagnostics).toMatchObject({ sessionSourceNodeId: 'learn', sessionForkRequested: true, sessionForked: true });
+  expect(terminal(done.events, 'stranger')[0].binding.sessionOrigin).toBe('fresh');
+  // learn's own session is unchanged: a fork, so recall's session id is not learn's.
+  expect(recall.sessionId).not.toBe(terminal(done.events, 'learn')[0].sessionId);
+});
+
+it('context: { resume } continues the named node; a named node with no session fails the node, saying why', async () => {
+  await start(
+    () => 'ok',
+    `name: sessions
+description: named resume
+provider: claude
+nodes:
+  - id: first
+    prompt: "the colour is TEAL"
+  - id: second
+    prompt: "unrelated work"
+  - id: back
+    depends_on: [first, second]
+    context: { resume: first }
+    prompt: "which colour?"
+  - id: api
+    provider: anthropic
+    prompt: "an API call keeps no session"
+  - id: nowhere
+    depends_on: [api]
+    context: { resume: api }
+    prompt: "continue the API call"
+`,
+  );
+  const done = await runToEnd();
+  const asked = requestsWith('which colour?');
+  expect(asked.length).toBeGreaterThan(0);
+  expect(asked.every((t) => t.includes('the colour is TEAL') && !t.includes('unrelated work'))).toBe(true);
+  expect(terminal(done.events, 'back')[0]).toMatchObject({ binding: { sessionOrigin: 'resumed' }, diagnostics: { sessionSourceNodeId: 'first' } });
+  const [nowhere] = terminal(done.events, 'nowhere');
+  expect(nowhere.lifecycle.status).toBe('failed');
+  expect(nowhere.lifecycle.failureKind).toBe('config');
+  expect(done.events.find((e) => e.step_name === 'nowhere' && e.event_type === 'node_failed')?.data.error).toMatch(
+    /context\.resume: node 'api' left no session to continue/,
+  );
+});
+
+const loopWorkflow = (fresh: boolean) => `name: sessions
+description: loop sessions
+provider: claude
+nodes:
+  - id: grind
+    loop:
+      prompt: "polish the draft, iteration please"
+      until: DONE
+      max_iterations: 3
+      fresh_context: ${fresh}
+`;
+/** Answers 'not yet', then 'DONE', and so on. */
+const everyOtherDone = () => {
+  let turns = 0;
+  return () => (++turns % 2 === 0 ? 'DONE' : 'not yet');
+};
+
+it('a loop with fresh_context: false continues one session across its iterations', async () => {
+  await start(everyOtherDone(), loopWorkflow(false));
+  const done = await runToEnd();
+  expect(done.run.status).toBe('completed');
+  // The second iteration's request holds the first iteration's prompt and its own.
+  expect(requestsWith('polish the draft').at(-1)!.split('polish the draft').length - 1).toBe(2);
+  expect(terminal(done.events, 'grind/body').map((b: any) => b.binding.sessionOrigin)).toEqual(['fresh', 'resumed']);
+});
+
+it('a loop with fresh_context: true starts each iteration in a new session', async () => {
+  await start(everyOtherDone(), loopWorkflow(true));
+  const done = await runToEnd();
+  expect(done.run.status).toBe('completed');
+  expect(requestsWith('polish the draft').every((t) => t.split('polish the draft').length - 1 === 1)).toBe(true);
+  expect(terminal(done.events, 'grind/body').map((b: any) => b.binding.sessionOrigin)).toEqual(['fresh', 'fresh']);
+});
