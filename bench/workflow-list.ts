@@ -14,12 +14,12 @@ import { openSession, percentile } from './session.js';
  * and one stat per file), response serialization and JSON.
  *
  * The 100 files are copies, renamed, of real workflows: the bundled set, the documented
- * examples, and the upstream corpus when it sits beside the repository (`../shared/corpus`),
+ * examples, and the upstream corpus (`test/fixtures/corpus`),
  * so their size and shape are those users write.
  */
 
 const repoRoot = fileURLToPath(new URL('../', import.meta.url));
-const corpusRoot = join(repoRoot, '..', 'shared', 'corpus');
+const corpusRoot = join(repoRoot, 'test', 'fixtures', 'corpus');
 
 /** Folders holding real workflow files, in the order their files are used. */
 function templateDirs(home: string): string[] {

@@ -10,12 +10,12 @@ import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 
 /**
  * The upstream system's deterministic end-to-end workflows, run unchanged from the corpus
- * (`../shared/corpus`), in a project folder holding their `.archon/` scripts, by a real
+ * (`test/fixtures/corpus`), in a project folder holding their `.archon/` scripts, by a real
  * supervisor with real bash. bun comes from the project's dev dependencies (npm puts
  * node_modules/.bin on PATH); uv is not installable on these machines, so its node fails with
  * the runtime-not-found error, as it must.
  */
-const e2e = fileURLToPath(new URL('../../../shared/corpus/upstream-e2e/', import.meta.url));
+const e2e = fileURLToPath(new URL('../fixtures/corpus/upstream-e2e/', import.meta.url));
 const workflow = (name: string) => readFileSync(join(e2e, 'workflows', `${name}.yaml`), 'utf8');
 
 let home: TempHome;

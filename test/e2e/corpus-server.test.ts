@@ -15,7 +15,7 @@ import { getRun } from '../helpers/workflows.js';
  * project's `.archon/` folder, run through the real server (POST /api/workflows/{name}/run with
  * the project as cwd) by its real supervisor with real bash; each ends as its header says.
  */
-const e2e = fileURLToPath(new URL('../../../shared/corpus/upstream-e2e/', import.meta.url));
+const e2e = fileURLToPath(new URL('../fixtures/corpus/upstream-e2e/', import.meta.url));
 
 let home: TempHome;
 let server: RunningServer;

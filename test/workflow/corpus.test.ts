@@ -13,7 +13,7 @@ import { makeTempProject, type TempProject } from './temp-project.js';
  * silently: each key of the raw YAML is either in the loaded workflow or named by a warning.
  */
 
-const corpusRoot = fileURLToPath(new URL('../../../shared/corpus/', import.meta.url));
+const corpusRoot = fileURLToPath(new URL('../fixtures/corpus/', import.meta.url));
 const corpusSets = ['upstream-defaults', 'upstream-e2e'];
 
 let t: TempProject;
@@ -21,7 +21,7 @@ let listing: DiscoveryResult;
 const rawFiles = new Map<string, Record<string, unknown>>();
 
 beforeAll(() => {
-  if (!existsSync(corpusRoot)) throw new Error(`the corpus is missing at ${corpusRoot} (expected ../shared/corpus from the repository root)`);
+  if (!existsSync(corpusRoot)) throw new Error(`the corpus is missing at ${corpusRoot} (expected test/fixtures/corpus)`);
   t = makeTempProject();
   for (const set of corpusSets) {
     for (const kind of ['workflows', 'commands', 'scripts']) {

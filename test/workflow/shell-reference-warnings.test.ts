@@ -148,7 +148,7 @@ describe('where the warnings show', () => {
 describe('the real workflows', () => {
   const roots = [
     fileURLToPath(new URL('../../workflows/', import.meta.url)),
-    ...['upstream-defaults', 'upstream-e2e'].map((set) => fileURLToPath(new URL(`../../../shared/corpus/${set}/workflows/`, import.meta.url))),
+    ...['upstream-defaults', 'upstream-e2e'].map((set) => fileURLToPath(new URL(`../fixtures/corpus/${set}/workflows/`, import.meta.url))),
   ];
 
   it('the bundled workflows and the upstream corpus get no shell reference warning (their shell references are all safe)', () => {

@@ -37,7 +37,6 @@ function ours(text: string): { data: unknown } | { error: string } {
 
 describe('parseYamlData reads like the yaml library', () => {
   const files = [
-    ...yamlFilesUnder(join(repoRoot, '../shared/corpus')),
     ...yamlFilesUnder(join(repoRoot, 'workflows')),
     ...yamlFilesUnder(join(repoRoot, 'test/fixtures')),
   ];
