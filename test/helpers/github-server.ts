@@ -1,0 +1,107 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A local server that speaks the part of the GitHub REST API the bundled `fix-github-issue`
+ * workflow uses: an issue and its comments, and opening a pull request. Answers have GitHub's
+ * shapes and status codes (404 with `{ message: 'Not Found' }`, 422 on a pull request whose
+ * head is not pushed, 401 without a token when one is required); every request is recorded.
+ */
+
+export interface GitHubIssue {
+  number: number;
+  title: string;
+  body: string;
+  labels?: string[];
+  comments?: { author: string; body: string }[];
+}
+
+export interface RecordedGitHubRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: any;
+}
+
+export interface GitHubServer {
+  url: string;
+  requests: RecordedGitHubRequest[];
+  pulls: { number: number; title: string; body: string; head: string; base: string; draft: boolean }[];
+  close(): Promise<void>;
+}
+
+export async function startGitHubServer(opts: {
+  repository: string;
+  issues: GitHubIssue[];
+  /** Whether a pushed branch exists, so a pull request's head can be checked (a real repository's refs). */
+  branchExists?: (branch: string) => boolean;
+  /** The token requests must carry (`Authorization: Bearer <token>`); absent: any. */
+  token?: string;
+}): Promise<GitHubServer> {
+  const requests: RecordedGitHubRequest[] = [];
+  const pulls: GitHubServer['pulls'] = [];
+  const server: Server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
+    req.on('end', () => {
+      const path = (req.url ?? '').split('?')[0]!;
+      let body: any;
+      try {
+        body = raw ? JSON.parse(raw) : undefined;
+      } catch {
+        body = raw;
+      }
+      requests.push({ method: req.method ?? '', path, headers: req.headers, body });
+      const send = (status: number, value: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+        res.end(JSON.stringify(value));
+      };
+      if (opts.token !== undefined && req.headers.authorization !== `Bearer ${opts.token}`) {
+        send(401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });
+        return;
+      }
+      const base = `/repos/${opts.repository}`;
+      const issueMatch = new RegExp(`^${base}/issues/(\\d+)(/comments)?$`).exec(path);
+      if (req.method === 'GET' && issueMatch) {
+        const issue = opts.issues.find((i) => i.number === Number(issueMatch[1]));
+        if (!issue) return send(404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' });
+        if (issueMatch[2]) {
+          return send(200, (issue.comments ?? []).map((c, i) => ({ id: i + 1, user: { login: c.author }, body: c.body })));
+        }
+        return send(200, {
+          number: issue.number,
+          title: issue.title,
+          body: issue.body,
+          state: 'open',
+          labels: (issue.labels ?? []).map((name) => ({ name })),
+          comments: issue.comments?.length ?? 0,
+          html_url: `https://github.com/${opts.repository}/issues/${issue.number}`,
+        });
+      }
+      if (req.method === 'POST' && path === `${base}/pulls`) {
+        const { title, body: text, head, base: into, draft } = body ?? {};
+        if (typeof title !== 'string' || typeof head !== 'string' || typeof into !== 'string') {
+          return send(422, { message: 'Validation Failed', errors: [{ resource: 'PullRequest', code: 'missing_field' }] });
+        }
+        if (opts.branchExists && !opts.branchExists(head)) {
+          return send(422, { message: 'Validation Failed', errors: [{ resource: 'PullRequest', field: 'head', code: 'invalid' }] });
+        }
+        const pull = { number: pulls.length + 1, title, body: String(text ?? ''), head, base: into, draft: draft === true };
+        pulls.push(pull);
+        return send(201, { ...pull, html_url: `https://github.com/${opts.repository}/pull/${pull.number}`, state: 'open' });
+      }
+      send(404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    pulls,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
