@@ -35,8 +35,12 @@ export function checkOutputContract(schema: Record<string, unknown>, structured:
   return broken(`the answer does not match the schema: ${issues}`);
 }
 
+/** Longest account of what was wrong: it quotes the answer (a key, a JSON error's excerpt), which is the model's text. */
+const PROBLEM_MAX = 1_000;
+
 function broken(problem: string): ContractCheck {
-  return { ok: false, error: `output_format: ${problem}`, problem };
+  const cut = problem.length > PROBLEM_MAX ? `${problem.slice(0, PROBLEM_MAX)}…` : problem;
+  return { ok: false, error: `output_format: ${cut}`, problem: cut };
 }
 
 /**

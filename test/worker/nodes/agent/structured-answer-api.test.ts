@@ -99,6 +99,27 @@ describe('structured output on a best-effort API provider (openai-compatible)', 
     expect(spend.tokens).toEqual({ source: 'provider', value: { input: 300, output: 30, total: 330 } });
   });
 
+  it('quotes at most the first 8,000 characters of a long wrong answer', async () => {
+    const long = `${'a'.repeat(8_000)}TAIL-NOT-QUOTED`;
+    await ask([long, '{"kind":"bug"}']);
+    const second = userText(openai!.requests[1]!.body);
+    expect(second).toContain(`${'a'.repeat(8_000)}\n[… cut]`);
+    expect(second).not.toContain('TAIL-NOT-QUOTED');
+  });
+
+  it('keeps what it says about a hostile answer short: a huge key is not repeated whole in the re-ask or the error', async () => {
+    const key = 'k'.repeat(100_000);
+    const strict = { ...schema, additionalProperties: false };
+    openai = await startOpenAiServer(() => ({ kind: 'stream', deltas: [JSON.stringify({ kind: 'bug', [key]: 1 })] }));
+    const task = agentTask(dir.dir, { provider: 'openai-compatible', model: 'test-model', outputFormat: strict, connection: { baseUrl: openai.url } });
+    const { outcome } = await runAttempt(openAiCompatibleAdapter, task);
+    expect(outcome.failureKind).toBe('output_contract');
+    expect(outcome.error!.length).toBeLessThan(2_500);
+    expect(outcome.reasked![0]!.length).toBeLessThanOrEqual(1_001);
+    // The re-ask quotes the answer cut to 8,000 characters, and names the problem in at most 1,000.
+    expect(userText(openai.requests[1]!.body).length).toBeLessThan(12_000);
+  });
+
   it('asks once when the first answer matches', async () => {
     const { outcome, spend } = await ask(['```json\n{"kind":"feature","note":"dark mode"}\n```']);
     expect(outcome.status).toBe('completed');
