@@ -91,6 +91,7 @@ const diagnosticKeyNames: Readonly<Record<keyof Diagnostics, string>> = {
   backgroundTasksIncomplete: 'background_tasks_incomplete',
   mcpUnavailable: 'mcp_unavailable',
   toolCalls: 'tool_calls',
+  structuredReasks: 'structured_reasks',
 };
 
 /** The flat keys a record's diagnostics may write. */

@@ -14,6 +14,7 @@ export {
   type SpendObservations,
   type MeasurementReports,
 } from './spend.js';
+export { sumObservations } from './spend-sum.js';
 export {
   startedState,
   completedState,

@@ -82,10 +82,16 @@ export function finishResolvedModel(initial: Measured<string>, observed: unknown
 /** Observed tokens: the record's token shape, ignoring keys an adapter passed through. */
 const observedTokensSchema = z.object(tokenUsageSchema.shape);
 
+/** An observed token report in the record's shape; undefined when it is malformed (recorded as `invalid`). */
+export function observedTokens(observed: unknown): TokenUsage | undefined {
+  const parsed = observedTokensSchema.safeParse(normalizeTokens(observed));
+  return parsed.success ? parsed.data : undefined;
+}
+
 function finishTokens(initial: Spend['tokens'], observed: unknown): Spend['tokens'] {
   if (observed === undefined) return initial;
-  const parsed = observedTokensSchema.safeParse(normalizeTokens(observed));
-  return parsed.success ? provided<TokenUsage>(parsed.data) : unavailable('invalid');
+  const tokens = observedTokens(observed);
+  return tokens !== undefined ? provided<TokenUsage>(tokens) : unavailable('invalid');
 }
 
 function finishCost(initial: Spend['costUsd'], observations: SpendObservations): Spend['costUsd'] {
@@ -104,7 +110,8 @@ function isString(value: unknown): value is string {
   return typeof value === 'string';
 }
 
-function isAmount(value: unknown): value is number {
+/** A finite, non-negative number: a valid cost or turn count. */
+export function isAmount(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0;
 }
 

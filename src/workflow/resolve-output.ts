@@ -21,11 +21,18 @@ export type ProducerState =
 
 export type OutputLookup = (nodeId: string) => ProducerState | undefined;
 
-/** A node's state as the engine keeps it (top level, a loop body, a fan-out instance), as a reference sees it. */
-export function producerOf(state: { status: string; output?: string | undefined; error?: string | undefined } | undefined): ProducerState | undefined {
+/**
+ * A node's state as the engine keeps it (top level, a loop body, a fan-out instance), as a
+ * reference sees it, with the node's declared `output_format`: a field it declares as optional
+ * and the answer left out reads as empty, a field it does not declare is an error.
+ */
+export function producerOf(
+  state: { status: string; output?: string | undefined; error?: string | undefined } | undefined,
+  outputFormat: Record<string, unknown> | undefined,
+): ProducerState | undefined {
   switch (state?.status) {
     case 'completed':
-      return { status: 'completed', output: state.output ?? '' };
+      return { status: 'completed', output: state.output ?? '', ...(outputFormat !== undefined ? { outputFormat } : {}) };
     case 'skipped':
       return { status: 'skipped' };
     case 'failed':

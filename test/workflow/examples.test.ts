@@ -47,6 +47,7 @@ describe('the documented examples', () => {
       'shout-all',
       'shout-one',
       'triage',
+      'triage-issue',
       'weekly-changelog',
     ]);
     for (const entry of listing.workflows) {

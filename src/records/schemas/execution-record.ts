@@ -122,6 +122,11 @@ export const diagnosticsSchema = z.strictObject({
       refusals: z.array(z.strictObject({ tool: z.string().optional(), reason: z.string() })).optional(),
     })
     .optional(),
+  /**
+   * ✚ An AI attempt on a provider that does not enforce `output_format`: why each answer that
+   * was asked again did not match the schema, in order (the attempt's spend includes every call).
+   */
+  structuredReasks: z.array(z.string()).optional(),
 });
 export type Diagnostics = z.infer<typeof diagnosticsSchema>;
 

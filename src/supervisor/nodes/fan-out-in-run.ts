@@ -169,7 +169,7 @@ export class InRunFanOut {
   /** The instance's nodes as a sub-DAG, decided as top-level nodes are. True when the attempt was stopped. */
   private async runNodes(attempt: NodeAttempt, plan: RunPlan, path: string, text: string, states: Map<string, BodyNodeState>): Promise<boolean> {
     const nodes = plan.order.map((id) => plan.nodes.find((n) => n.id === id)!);
-    const scope: BodyScope = { outputs: (id) => producerOf(states.get(id)) };
+    const scope: BodyScope = { outputs: (id) => producerOf(states.get(id), plan.nodes.find((n) => n.id === id)?.outputFormat) };
     const place = (node: PlannedNode) => ({ path: `${path}/${node.id}`, loopPath: [...(attempt.loopPath ?? [])] });
     for (;;) {
       const next = decideWave(nodes, states, scope, this.deps, place);

@@ -53,7 +53,7 @@ class GroupBody implements IterationBody {
     const nodes = this.action.body.order.map((id) => this.action.body.nodes.find((n) => n.id === id)!);
     for (const node of nodes) if (!states.has(node.id)) states.set(node.id, { status: 'pending' });
     const scope: BodyScope = {
-      outputs: (id) => producerOf(states.get(id)),
+      outputs: (id) => this.producer(states, id),
       previousIteration: (id) => previous.get(id) ?? { status: 'skipped' },
     };
     const loopPath = [...(attempt.loopPath ?? []), { groupId: attempt.path, iteration }];
@@ -82,7 +82,7 @@ class GroupBody implements IterationBody {
       }
     }
 
-    this.previous = new Map(nodes.map((n) => [n.id, producerOf(states.get(n.id)) ?? { status: 'skipped' }]));
+    this.previous = new Map(nodes.map((n) => [n.id, producerOf(states.get(n.id), n.outputFormat) ?? { status: 'skipped' }]));
     const failed = nodes.find((n) => states.get(n.id)!.status === 'failed');
     if (failed) {
       const state = states.get(failed.id)!;
@@ -94,8 +94,14 @@ class GroupBody implements IterationBody {
   async recordedOutput(attempt: NodeAttempt, iteration: number, history: LoopHistory): Promise<string> {
     const nodes = this.action.body.order.map((id) => this.action.body.nodes.find((n) => n.id === id)!);
     const states = await this.recordedStates(attempt, iteration, history);
-    this.previous = new Map(nodes.map((n) => [n.id, producerOf(states.get(n.id)) ?? { status: 'skipped' }]));
+    this.previous = new Map(nodes.map((n) => [n.id, producerOf(states.get(n.id), n.outputFormat) ?? { status: 'skipped' }]));
     return lastOutput(nodes, states);
+  }
+
+  /** A body node as its readers see it (with its declared `output_format`); undefined for another id. */
+  private producer(states: ReadonlyMap<string, BodyNodeState>, id: string): ProducerState | undefined {
+    const node = this.action.body.nodes.find((n) => n.id === id);
+    return node ? producerOf(states.get(id), node.outputFormat) : undefined;
   }
 
   /** What the body nodes of `iteration` recorded: finished ones keep their outcome, the rest run. */

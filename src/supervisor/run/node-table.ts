@@ -175,8 +175,9 @@ export class NodeTable {
     return freed;
   }
 
-  /** What a consumer's reference to `nodeId` sees: its outcome and, when completed, its output. */
+  /** What a consumer's reference to `nodeId` sees: its outcome and, when completed, its output and declared schema. */
   producer(nodeId: string): ProducerState | undefined {
-    return producerOf(this.entries.get(nodeId));
+    const entry = this.entries.get(nodeId);
+    return producerOf(entry, entry?.plan.outputFormat);
   }
 }

@@ -26,6 +26,12 @@ export interface PlannedNode {
   retry: RetryPolicy | undefined;
   /** `always_run: true`: on resume, a prior success is discarded (`reset`) and the node runs again. */
   alwaysRun: boolean;
+  /**
+   * The node's declared `output_format` (AI, loop and workflow nodes): what a reader's
+   * `$id.output.<field>` is checked against, wherever the node runs (top level, a loop body, a
+   * fan-out instance) and after a resume.
+   */
+  outputFormat?: Record<string, unknown>;
 }
 
 export interface ExecAction {
@@ -272,6 +278,7 @@ function planNode(node: WorkflowNode): PlannedNode {
           ? DEFAULT_AI_RETRY
           : undefined,
     alwaysRun: 'always_run' in node && node.always_run === true,
+    ...('output_format' in node && node.output_format !== undefined ? { outputFormat: node.output_format } : {}),
   };
 }
 

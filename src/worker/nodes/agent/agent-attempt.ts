@@ -1,4 +1,5 @@
 import type { CheckoutObservation } from '../../../records/schemas/checkout-observation.js';
+import type { SessionOrigin } from '../../../records/schemas/execution-record.js';
 import type { Store } from '../../../store/store.js';
 import { getProvider } from '../../../shared/providers/registry.js';
 import type { AttemptNotice, AttemptResult } from '../../attempt-protocol.js';
@@ -35,12 +36,16 @@ export async function runAgentAttempt(task: AgentTask, deps: AgentAttemptDeps): 
   // Chunk events are written in order, off the stream's path; the terminal record waits for them.
   let writes: Promise<unknown> = Promise.resolve();
   const tools = new ToolCallTally();
-  const writeStarted = async (pid: number | undefined) => {
-    // A second process in one attempt is the CLI run again from a new session, because it no
-    // longer had the one it was to resume (session-resume.ts): its start record says so.
-    const cold = started && task.resumeSessionId !== undefined;
+  let origin: SessionOrigin | undefined;
+  // Each process is recorded before it runs (so a later supervisor finds and kills it).
+  const writeStarted = async (pid: number | undefined, ask = 1) => {
+    // A second process for the attempt's question is the CLI run again from a new session,
+    // because it no longer had the one it was to resume (session-resume.ts): its start record
+    // says so, and so do those of any later asks. A process for a re-ask (structured-answer.ts)
+    // continues the attempt.
+    if (started && ask === 1 && task.resumeSessionId !== undefined) origin = 'resume-failed-cold';
     started = true;
-    await store.appendEvents([agentStartedEvent(task, startedAt, pid, checkout, cold ? 'resume-failed-cold' : undefined)]);
+    await store.appendEvents([agentStartedEvent(task, startedAt, pid, checkout, origin)]);
   };
 
   let outcome: AgentOutcome;
@@ -59,10 +64,10 @@ export async function runAgentAttempt(task: AgentTask, deps: AgentAttemptDeps): 
     if (!spawns && !deps.signal.aborted) await writeStarted(undefined);
     outcome = await runAgent(task, adapter, {
       signal: deps.signal,
-      async onSpawned(pid) {
+      async onSpawned(pid, ask) {
         spawnedPid = pid;
         deps.notify({ type: 'spawned', attemptId: task.attempt.id, pid, threadId: deps.threadId });
-        await writeStarted(pid);
+        await writeStarted(pid, ask);
       },
       onChunk(chunk) {
         const event = chunkEvent(task, chunk, tools.see(chunk));
@@ -94,7 +99,7 @@ export async function runAgentAttempt(task: AgentTask, deps: AgentAttemptDeps): 
   const spillPath = await spillLongOutput(task, outcome.output);
   const output = { text: outcome.output, ...(outcome.structured !== undefined ? { structured: outcome.structured } : {}), ...(spillPath ? { spillPath } : {}) };
   await keepSession(store, task, outcome);
-  const finished = agentFinishedEvent(task, startedAt, result, outcome.end, output, tools);
+  const finished = agentFinishedEvent(task, startedAt, result, outcome.end, output, tools, outcome.reasked);
   await appendTerminalRecord(store, started ? [finished] : [agentStartedEvent(task, startedAt, undefined, checkout), finished]);
   return result;
 }

@@ -102,6 +102,7 @@ export function agentFinishedEvent(
   end: ProviderEnd | undefined,
   output: OutputInput | undefined,
   toolCalls?: ToolCallTally,
+  reasked?: readonly string[],
 ): NewRunEvent {
   const resolved =
     end === undefined
@@ -124,6 +125,7 @@ export function agentFinishedEvent(
     ...task.diagnostics,
     ...sessionSourceDiagnostics(task, end),
     ...(toolCalls && toolCalls.total > 0 ? { toolCalls: toolCalls.summary() } : {}),
+    ...(reasked && reasked.length > 0 ? { structuredReasks: reasked.map((problem) => cut(problem, REASK_TEXT_MAX)) } : {}),
   };
   return attemptEndedEvent(ref, Object.keys(diagnostics).length > 0 ? { ...ending, diagnostics } : ending, result.durationMs);
 }
@@ -155,6 +157,9 @@ function endingOf(result: AttemptResult, output: OutputInput | undefined): Attem
 
 /** Longest text kept of a tool's input or output in its event. */
 const TOOL_TEXT_MAX = 2_000;
+
+/** Longest text kept of why an answer was asked again. */
+const REASK_TEXT_MAX = 500;
 
 /** Refusals kept by name in the record; the count goes on. */
 const REFUSALS_KEPT = 20;

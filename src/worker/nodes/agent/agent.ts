@@ -1,10 +1,11 @@
 import type { z } from 'zod';
-import type { FailureKind, ProviderFailure, ProviderFailureClass } from '../../../records/schemas/node-lifecycle.js';
+import type { FailureKind, ProviderFailure } from '../../../records/schemas/node-lifecycle.js';
+import { getProvider } from '../../../shared/providers/registry.js';
 import type { agentAttemptTaskSchema } from '../../attempt-protocol.js';
-import { cancelledFailure, cancelReasonOf } from '../../cancel-reason.js';
-import { isPermanentClass } from '../../providers/failure-class.js';
 import type { ProviderAdapter, ProviderChunk, ProviderEnd } from '../../providers/provider-adapter.js';
-import { checkOutputContract } from './output-contract.js';
+import { applyOutputContract } from './output-contract.js';
+import { callProvider } from './provider-call.js';
+import { askForStructuredAnswer } from './structured-answer.js';
 
 /** An agent attempt as the worker sees it, after parsing. */
 export type AgentTask = z.output<typeof agentAttemptTaskSchema>;
@@ -28,143 +29,35 @@ export interface AgentOutcome {
   retryable?: boolean;
   interrupted?: true;
   providerFailure?: ProviderFailure;
-  /** What the provider's last chunk said (spend observations, model, session). */
+  /**
+   * What the provider's last chunk said (spend observations, model, session); when the provider
+   * was asked more than once, the calls' spend summed (structured-answer.ts).
+   */
   end: ProviderEnd;
+  /** The `output_format` errors of the answers that were asked again, in order. */
+  reasked?: string[];
 }
 
 export interface AgentRunOptions {
   signal: AbortSignal;
-  onSpawned?: (pid: number) => Promise<void>;
+  /**
+   * A CLI's process group, before the process runs. `ask` is 1 for the attempt's question and
+   * counts on for each time a best-effort provider is asked again for its structured answer.
+   */
+  onSpawned?: (pid: number, ask: number) => Promise<void>;
   /** Each chunk as it arrives (the `end` chunk excluded). */
   onChunk?: (chunk: ProviderChunk) => void;
 }
 
-type Watchdog = { kind: 'first_event' | 'idle'; ms: number };
-
 /**
- * Drives one AI attempt through its adapter under two watchdogs: the first chunk must arrive
- * within `firstEventTimeoutMs`, and no gap between chunks may exceed `idleTimeoutMs`. A watchdog
- * that fires aborts the adapter (which kills its process group before it ends) and the attempt
- * fails with `failureKind: timeout`; a timeout is never a success. A user's cancel ends it as
- * cancelled. The adapter's stream is always drained to its `end` chunk, so nothing it started
- * outlives the attempt.
+ * Drives one AI attempt through its adapter (provider-call.ts: the watchdogs, cancel, the
+ * adapter's end). With an `output_format`, the answer must match it: a provider that enforces
+ * schemas is called once and a wrong answer fails the attempt (`output_contract`); a best-effort
+ * one is shown the schema in its prompt and asked again after a wrong answer (structured-answer.ts).
  */
 export async function runAgent(task: AgentCall, adapter: ProviderAdapter, opts: AgentRunOptions): Promise<AgentOutcome> {
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(opts.signal.reason);
-  opts.signal.addEventListener('abort', onAbort, { once: true });
-  if (opts.signal.aborted) onAbort();
-  let fired: Watchdog | undefined;
-  let end: ProviderEnd | undefined;
-  let text = '';
-  try {
-    const iterator = adapter
-      .run(
-        {
-          provider: task.provider,
-          prompt: task.prompt,
-          ...(task.model !== undefined ? { model: task.model } : {}),
-          ...(task.effort !== undefined ? { effort: task.effort } : {}),
-          ...(task.outputFormat !== undefined ? { outputFormat: task.outputFormat } : {}),
-          ...(task.systemPrompt !== undefined ? { systemPrompt: task.systemPrompt } : {}),
-          options: task.options,
-          cwd: task.cwd,
-          connection: task.connection,
-          sessionKey: `${task.runId}:${task.attempt.id}`,
-          ...(task.resumeSessionId !== undefined ? { resumeSessionId: task.resumeSessionId } : {}),
-          ...(task.sessionSource?.fork ? { forkSession: true } : {}),
-          ...(task.sessionDir !== undefined ? { sessionDir: task.sessionDir } : {}),
-          scratchDir: task.scratchDir,
-        },
-        { signal: controller.signal, ...(opts.onSpawned ? { onSpawned: opts.onSpawned } : {}) },
-      )
-      [Symbol.asyncIterator]();
-    let watchdog: Watchdog = { kind: 'first_event', ms: task.firstEventTimeoutMs };
-    for (;;) {
-      // The chunk asked for when a watchdog fires is still read: it is often the adapter's end
-      // (with the spend and the session), which arrives once the stopped process has exited.
-      const pending = iterator.next();
-      let next = fired ? await pending : await raceWatchdog(pending, watchdog.ms);
-      if (next === 'timeout') {
-        fired = watchdog;
-        controller.abort('timeout');
-        next = await pending;
-      }
-      if (next.done) break;
-      const chunk = next.value;
-      if (chunk.type === 'end') {
-        end = chunk;
-        continue;
-      }
-      if (chunk.type === 'text') text += chunk.text;
-      opts.onChunk?.(chunk);
-      watchdog = { kind: 'idle', ms: task.idleTimeoutMs };
-    }
-  } finally {
-    opts.signal.removeEventListener('abort', onAbort);
-  }
-  end ??= { type: 'end', called: false, observations: {}, failure: { message: 'the provider adapter ended without a result', provider: { class: 'unknown', evidence: 'no end chunk' } } };
-  if (opts.signal.aborted) {
-    return { status: 'cancelled', output: end.text ?? text, end, ...cancelledFailure(cancelReasonOf(opts.signal.reason)) };
-  }
-  if (fired) return timedOut(fired, end, text);
-  if (end.failure) return providerFailed(end, text);
-  const output = end.text ?? text;
-  if (task.outputFormat !== undefined) {
-    const contract = checkOutputContract(task.outputFormat, end.structured, output);
-    if (!contract.ok) {
-      return { status: 'failed', output, end, error: contract.error, failureKind: 'output_contract', retryable: false };
-    }
-    return { status: 'completed', output: JSON.stringify(contract.value), structured: contract.value, end };
-  }
-  return { status: 'completed', output, end };
-}
-
-function raceWatchdog<T>(next: Promise<T>, ms: number): Promise<T | 'timeout'> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => resolve('timeout'), ms);
-    next.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (err: unknown) => {
-        clearTimeout(timer);
-        reject(err);
-      },
-    );
-  });
-}
-
-function timedOut(fired: Watchdog, end: ProviderEnd, text: string): AgentOutcome {
-  const what =
-    fired.kind === 'first_event'
-      ? `no event from the provider within ${fired.ms} ms (first-event watchdog; CAIRN_PROVIDER_FIRST_EVENT_TIMEOUT_MS raises it)`
-      : `no event from the provider for ${fired.ms} ms (idle watchdog; the node's idle_timeout raises it)`;
-  return { status: 'failed', output: text, end, error: `timed out: ${what}; its processes were stopped`, failureKind: 'timeout' };
-}
-
-const failureKindByClass: Readonly<Record<ProviderFailureClass, FailureKind>> = {
-  auth: 'fatal',
-  quota_exhausted: 'fatal',
-  budget_exceeded: 'fatal',
-  misconfigured: 'config',
-  rate_limited: 'rate_limited',
-  overloaded: 'overloaded',
-  transient: 'transient',
-  unknown: 'unknown',
-};
-
-function providerFailed(end: ProviderEnd, text: string): AgentOutcome {
-  const failure = end.failure!;
-  const cls = failure.provider.class;
-  return {
-    status: 'failed',
-    output: end.text ?? text,
-    end,
-    error: failure.message,
-    failureKind: failureKindByClass[cls],
-    ...(isPermanentClass(cls) ? { retryable: false } : {}),
-    providerFailure: failure.provider,
-  };
+  const schema = task.outputFormat;
+  if (schema === undefined) return callProvider(task, adapter, opts);
+  if (getProvider(task.provider)?.capabilities.structuredOutput === 'best_effort') return askForStructuredAnswer(task, schema, adapter, opts);
+  return applyOutputContract(schema, await callProvider(task, adapter, opts));
 }
