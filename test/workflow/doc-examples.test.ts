@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readProjectWorktreeEnabled } from '../../src/workflow/project-worktree.js';
+import { readProjectRunConfig, readProjectWorktreeEnabled } from '../../src/workflow/project-run-config.js';
 import { loadSettings } from '../../src/shared/config.js';
 import { resolveModelBinding } from '../../src/workflow/model-binding.js';
 import { modelLayerOf } from '../../src/workflow/model-layers.js';
