@@ -121,8 +121,8 @@ export const workflowRunRoutes: FastifyPluginAsyncZod<WorkflowRunRoutesOptions> 
           if (!codebase) throw new CairnError('BRANCH_NAME_INVALID', runCodebaseText.branchWithoutCodebase);
           await checkBranchName(body.branch);
         }
-        // The one git read of a run request: a base that is not a branch of the run's repository is
-        // the caller's mistake, answered now rather than as a failed run later.
+        // A base that is not a branch of the run's repository is the caller's mistake: answered now
+        // (a few git reads of refs), rather than as a run that fails when it starts.
         if (body.baseBranch !== undefined) await checkRunBaseBranch(body.baseBranch, projectDir);
         const { configWarnings } = await opts.catalog.listAsync({ cwd: projectDir });
         const runId = randomUUID();
