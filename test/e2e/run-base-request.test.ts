@@ -124,3 +124,33 @@ it('keeps the base it resolved through a resume, even after the project config c
   expect(output).toBe('base=only-on-origin');
   expect(await readdir(join(home.paths.workspaces, 'acme', 'widget', 'worktrees'))).toEqual([runId]);
 });
+
+it('keeps the base it resolved through a take-over after kill -9 of the supervisor', async () => {
+  mkdirSync(join(clone, '.cairn'));
+  writeFileSync(join(clone, '.cairn', 'config.yaml'), 'worktree:\n  baseBranch: only-on-origin\n');
+  const started = join(root, 'started');
+  const flag = join(root, 'pass');
+  await writeHomeWorkflow(
+    home,
+    'base-hold',
+    `name: base-hold\ndescription: holds until its supervisor is gone, then prints its base\nnodes:\n  - id: hold\n    bash: 'if [ -e "${flag}" ]; then echo "base=$BASE_BRANCH"; else touch "${started}"; sleep 30 & wait; fi'\n`,
+  );
+  const res = await post('/api/workflows/base-hold/run', { codebaseId });
+  expect(res.status).toBe(200);
+  const runId = res.body.runId as string;
+  await waitFor(async () => existsSync(started), { what: 'the node to hold', timeoutMs: 45_000 });
+  expect((await getRun(server.url, runId)).run.metadata.base_branch).toEqual({ name: 'only-on-origin', source: 'project_config' });
+
+  // The config changes, the supervisor dies; the next one takes the run over.
+  writeFileSync(join(clone, '.cairn', 'config.yaml'), 'worktree:\n  baseBranch: main\n');
+  writeFileSync(flag, '');
+  const supervisorPid = await server.pid('supervisor');
+  process.kill(supervisorPid, 'SIGKILL');
+  const done = await waitFor(async () => {
+    const detail = await getRun(server.url, runId);
+    return ['completed', 'failed'].includes(detail.run.status as string) ? detail : undefined;
+  }, { what: 'the run to finish after the take-over', timeoutMs: 45_000 });
+  expect(done.run.status).toBe('completed');
+  expect(await server.pid('supervisor')).not.toBe(supervisorPid);
+  expect(done.events.findLast((e) => e.event_type === 'node_completed' && e.step_name === 'hold')?.data.node_output).toBe('base=only-on-origin');
+});
