@@ -45,6 +45,7 @@ export const statusByCode: Record<ErrorCode, number> = {
   // Upstream: 400 `Codebase not found` when creating a conversation for an unknown codebase.
   CONVERSATION_CODEBASE_UNKNOWN: 400,
   BRANCH_NAME_INVALID: 400,
+  BASE_BRANCH_NOT_FOUND: 400,
   // Raised by the supervisor when a run starts (the run fails with the text); 409 if ever answered.
   WORKTREE_REFUSED: 409,
   WORKTREE_FAILED: 500,

@@ -37,6 +37,7 @@ const runStartFlags: readonly [RegExp, string][] = [
   // `cwd` the field, not a path segment that happens to be named so.
   [/(?<![\w/.-])cwd\b(?!\/)/g, '--cwd'],
   [/^branch\b/, '--branch'],
+  [/\bbaseBranch\b/g, '--base'],
 ];
 
 /** Names the flags in place of the API's fields, leaving quoted values ('…') as they are. */
@@ -72,6 +73,7 @@ const byCode: Record<string, (err: CodedError, subject: ErrorSubject) => string>
   },
   CWD_INVALID: (err, subject) => (subject.isRunStart ? asRunFlags(err.message) : err.message),
   BRANCH_NAME_INVALID: (err, subject) => (subject.isRunStart ? asRunFlags(err.message) : err.message),
+  BASE_BRANCH_NOT_FOUND: (err, subject) => (subject.isRunStart ? asRunFlags(err.message) : err.message),
 };
 
 /** The error's text for a CLI user: as worded, with the next step its code calls for. */

@@ -17,6 +17,8 @@ export interface WorkflowCheck {
   valid: boolean;
   errors: LocatedMessage[];
   warnings: LocatedMessage[];
+  /** Keys of the project's config file Cairn does not read (each message names the file). */
+  configWarnings: string[];
 }
 
 /**
@@ -47,11 +49,12 @@ function stemOf(relative: string): string {
  * the YAML parser or the node it names gives one.
  */
 export function checkWorkflowFile(catalog: WorkflowCatalog, path: string, cwd: string): WorkflowCheck {
+  const configWarnings = catalog.list({ cwd }).configWarnings;
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    return { file: path, valid: false, errors: [{ message: `Cannot read the file: ${(err as Error).message}` }], warnings: [] };
+    return { file: path, valid: false, errors: [{ message: `Cannot read the file: ${(err as Error).message}` }], warnings: [], configWarnings };
   }
   let raw: unknown;
   try {
@@ -60,7 +63,7 @@ export function checkWorkflowFile(catalog: WorkflowCatalog, path: string, cwd: s
     if (!(err instanceof YAMLParseError)) throw err;
     const pos = err.linePos?.[0];
     const message = `YAML parse error: ${err.message.split('\n')[0]}`;
-    return { file: path, valid: false, errors: [{ message, ...(pos ? { line: pos.line, column: pos.col } : {}) }], warnings: [] };
+    return { file: path, valid: false, errors: [{ message, ...(pos ? { line: pos.line, column: pos.col } : {}) }], warnings: [], configWarnings };
   }
   const result = catalog.validate(raw, { cwd });
   const lines = nodeLines(text);
@@ -73,5 +76,6 @@ export function checkWorkflowFile(catalog: WorkflowCatalog, path: string, cwd: s
     valid: result.valid,
     errors: result.valid ? [] : result.errors.map(locate),
     warnings: result.warnings.map(locate),
+    configWarnings,
   };
 }

@@ -1,14 +1,19 @@
 import { CairnError, coerceError } from '../shared/errors.js';
+import { branchNameProblem, MAX_BRANCH_LENGTH } from '../workflow/branch-syntax.js';
 import { git } from './git-checkout.js';
 
 /**
- * Branch names of run worktrees. A name asked for by a client reaches `git` as an argument and
- * a worktree's metadata, so it is held to a small alphabet before git judges it: letters,
- * digits and `.` `_` `/` `+` `-`, not starting with `-` (which git would read as an option).
- * Spaces, quotes, `$(...)`, backticks and control characters never get as far as git.
+ * Branch names a client asks for: a run's worktree branch (`branch`) and its base (`baseBranch`).
+ * Each reaches `git` as an argument, so it is held to Cairn's alphabet first (branch-syntax.ts),
+ * then to git's own rules.
  */
-const allowed = /^[A-Za-z0-9._/+-]+$/;
-const MAX_BRANCH_LENGTH = 200;
+
+/** The request field a name came in, and what to tell a client who got it wrong. */
+const fields = {
+  branch: 'or omit branch to get cairn/<workflow>-<run id>',
+  baseBranch: 'naming a branch of the repository (as in main or release/1.2), or omit baseBranch to use the project’s base',
+} as const;
+export type BranchField = keyof typeof fields;
 
 /** The branch a run gets when it asks for none: `cairn/<workflow-name-slug>-<first 8 of runId>`. */
 export function defaultBranchName(workflowName: string, runId: string): string {
@@ -24,10 +29,11 @@ function slugOf(text: string, max: number): string {
     .replace(/^-+|-+$/g, '');
 }
 
-function refuse(name: string, why: string): CairnError {
+function refuse(name: string, why: string, field: BranchField): CairnError {
+  const example = field === 'branch' ? ' (as in cairn/fix-login)' : '';
   return new CairnError(
     'BRANCH_NAME_INVALID',
-    `Invalid branch ${JSON.stringify(name)}: ${why}. Use letters, digits and . _ / + - (as in cairn/fix-login), or omit branch to get cairn/<workflow>-<run id>`,
+    `Invalid ${field} ${JSON.stringify(name)}: ${why}. Use letters, digits and . _ / + -${example}, ${fields[field]}`,
   );
 }
 
@@ -36,19 +42,17 @@ function refuse(name: string, why: string): CairnError {
  * `git check-ref-format --branch` (no repository needed). Answers the name, or throws
  * BRANCH_NAME_INVALID naming what is wrong.
  */
-export async function checkBranchName(name: string): Promise<string> {
-  if (name.length === 0) throw refuse(name, 'it is empty');
-  if (name.length > MAX_BRANCH_LENGTH) throw refuse(name.slice(0, 40) + '…', `it is longer than ${MAX_BRANCH_LENGTH} characters`);
-  if (name.startsWith('-')) throw refuse(name, 'it starts with "-"');
-  if (!allowed.test(name)) throw refuse(name, 'it contains a character other than letters, digits and . _ / + -');
+export async function checkBranchName(name: string, field: BranchField = 'branch'): Promise<string> {
+  const problem = branchNameProblem(name);
+  if (problem) throw refuse(name.length > MAX_BRANCH_LENGTH ? name.slice(0, 40) + '…' : name, problem, field);
   let normalized: string;
   try {
     normalized = (await git().raw(['check-ref-format', '--branch', name])).trim();
   } catch (thrown) {
     const detail = coerceError(thrown).message.trim().split('\n').filter(Boolean).pop();
-    throw refuse(name, `git does not accept it as a branch name${detail ? ` (${detail})` : ''}`);
+    throw refuse(name, `git does not accept it as a branch name${detail ? ` (${detail})` : ''}`, field);
   }
   // git prints the name back when it accepts it (simple-git does not always reject a quiet failure).
-  if (normalized !== name) throw refuse(name, 'git does not accept it as a branch name');
+  if (normalized !== name) throw refuse(name, 'git does not accept it as a branch name', field);
   return name;
 }

@@ -47,3 +47,10 @@ export function runArtifactsDir(paths: HomePaths, run: { id: string; codebase_id
   const { owner, repo } = requireParts(run.codebase_id, run.id);
   return paths.codebaseRunArtifacts(owner, repo, run.id);
 }
+
+/** The `$STATE_DIR` of runs on a codebase: `$CAIRN_HOME/workspaces/<owner>/<repo>/state`, shared by all of them. */
+export function codebaseStateDir(paths: HomePaths, codebaseId: string): string {
+  const parts = ownerRepoOf(codebaseId);
+  if (!parts) throw new CairnError('VALIDATION_FAILED', `Codebase id '${codebaseId}' is not in owner/repo form`);
+  return paths.codebaseState(parts.owner, parts.repo);
+}

@@ -1,5 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import { coerceError } from '../shared/errors.js';
+import { baseBranchText, findBranchRef } from './base-branch.js';
 import { git } from './git-checkout.js';
 
 /** One entry of `git worktree list --porcelain`. */
@@ -42,16 +43,29 @@ export async function branchExists(checkout: string, branch: string): Promise<bo
 
 /**
  * Creates a worktree at `path` on `branch`: the existing local branch when there is one, else a
- * new branch cut from the checkout's current commit. Answers the commit it starts from.
+ * new branch cut from `base` (its local branch, else `origin/<base>`) when one is given, else
+ * from the checkout's current commit. Answers the commit it starts from.
  */
-export async function addWorktree(checkout: string, path: string, branch: string): Promise<{ commit: string; newBranch: boolean }> {
+export async function addWorktree(
+  checkout: string,
+  path: string,
+  branch: string,
+  opts: { base?: string | undefined } = {},
+): Promise<{ commit: string; newBranch: boolean }> {
   const client = git(checkout);
   if (await branchExists(checkout, branch)) {
     const commit = (await client.raw(['rev-parse', '--verify', '--end-of-options', `refs/heads/${branch}^{commit}`])).trim();
     await client.raw(['worktree', 'add', '--quiet', path, branch]);
     return { commit, newBranch: false };
   }
-  const commit = (await client.raw(['rev-parse', '--verify', 'HEAD^{commit}'])).trim();
+  let start = 'HEAD';
+  if (opts.base !== undefined) {
+    const ref = await findBranchRef(checkout, opts.base);
+    // The API checked the base when it queued the run; a branch deleted since fails the start, saying so.
+    if (ref === undefined) throw new Error(baseBranchText.notFound(opts.base, checkout));
+    start = ref;
+  }
+  const commit = (await client.raw(['rev-parse', '--verify', '--end-of-options', `${start}^{commit}`])).trim();
   await client.raw(['worktree', 'add', '--quiet', '-b', branch, path, commit]);
   return { commit, newBranch: true };
 }

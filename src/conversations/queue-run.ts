@@ -36,6 +36,12 @@ export interface QueueRunRequest {
   budgetUsd?: number;
   /** The branch asked for the run's worktree (checked already); omitted: Cairn names one. */
   branch?: string;
+  /** The request's base branch (`baseBranch`, checked to exist already): `$BASE_BRANCH`, and the start of a new worktree branch. */
+  baseBranch?: string | undefined;
+  /** A child run: what its parent resolved (`$BASE_BRANCH`, `$STATE_DIR`), kept so that the child works against the same. */
+  inherited?: Pick<RunMetadata, 'base_branch' | 'state_dir'> | undefined;
+  /** Keys of the project's config file Cairn does not read: shown with the run's parse warnings. */
+  configWarnings?: readonly string[] | undefined;
   /** The identity of the request (X-Service-User), recorded on the run and a conversation it creates. */
   userId?: string | null;
   /**
@@ -64,12 +70,20 @@ export async function queueRun(store: Store, request: QueueRunRequest): Promise<
   const bindings = resolveRunModelBindings(request.overrides);
   if (bindings) metadata.model_bindings = bindings;
   if (request.attachments?.length) metadata.attachments = [...request.attachments];
-  if (entry.parseWarnings) metadata.parse_warnings = entry.parseWarnings;
+  const warnings = [...(entry.parseWarnings ?? []), ...(request.configWarnings ?? [])];
+  if (warnings.length > 0) metadata.parse_warnings = warnings;
   if (request.parentConversationId) metadata.parent_conversation_id = request.parentConversationId;
   const budgetUsd = request.budgetUsd ?? entry.workflow.budget?.usd;
   if (budgetUsd !== undefined) metadata.budget = { usd: budgetUsd };
   if (request.budgetScope?.length) metadata.budget_scope = [...request.budgetScope];
-  if (request.branch !== undefined) metadata.isolation = { branch: request.branch };
+  if (request.branch !== undefined || request.baseBranch !== undefined) {
+    metadata.isolation = {
+      ...(request.branch !== undefined ? { branch: request.branch } : {}),
+      ...(request.baseBranch !== undefined ? { base: request.baseBranch } : {}),
+    };
+  }
+  if (request.inherited?.base_branch) metadata.base_branch = request.inherited.base_branch;
+  if (request.inherited?.state_dir) metadata.state_dir = request.inherited.state_dir;
   if (request.parent) Object.assign(metadata, { parent_node_id: request.parent.nodeId, child_index: request.parent.childIndex });
   const attached = request.conversationId !== undefined;
   const now = request.clock();

@@ -45,6 +45,8 @@ export const errorCodes = [
   'CONVERSATION_CODEBASE_UNKNOWN',
   /** A run's `branch` is not a name git accepts for a branch (or holds characters Cairn refuses). */
   'BRANCH_NAME_INVALID',
+  /** A run's `baseBranch` names no branch of its repository (locally or on origin), or the run has no repository. */
+  'BASE_BRANCH_NOT_FOUND',
   /** A run's worktree cannot be used: its branch or checkout is held, or the path fails the ownership checks. */
   'WORKTREE_REFUSED',
   /** git could not create or remove a worktree. */

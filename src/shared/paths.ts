@@ -34,6 +34,8 @@ export function homePaths(home: string) {
     /** `$ARTIFACTS_DIR` of a run on the `owner/repo` codebase (outside every checkout). */
     codebaseRunArtifacts: (owner: string, repo: string, runId: string) =>
       join(home, 'workspaces', owner, repo, 'artifacts', 'runs', runId),
+    /** `$STATE_DIR` of every run on the `owner/repo` codebase: kept across its runs (outside every checkout). */
+    codebaseState: (owner: string, repo: string) => join(home, 'workspaces', owner, repo, 'state'),
     /** Where Cairn clones the `owner/repo` codebase. */
     codebaseSource: (owner: string, repo: string) => join(home, 'workspaces', owner, repo, 'source'),
     scripts: join(home, 'scripts'),

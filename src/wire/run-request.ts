@@ -107,11 +107,20 @@ export const runRequestBodySchema = z
           'Cairn extension. The branch of the run’s worktree (a valid git branch name of letters, digits and . _ / + -); ' +
             'default cairn/<workflow>-<first 8 of run id>. A branch already used by an active worktree fails the run.',
         ),
+      baseBranch: z
+        .string({ error: 'baseBranch must be a string' })
+        .optional()
+        .describe(
+          'Cairn extension. The run’s base branch: its $BASE_BRANCH, and where its worktree’s new branch is cut from. ' +
+            'Must name a branch of the run’s repository (the codebase’s checkout, or the cwd), locally or as ' +
+            'origin/<name>; otherwise 400. Default: worktree.baseBranch of the project config, else the codebase’s ' +
+            'default branch, else origin/HEAD, main or master.',
+        ),
     },
     {
       error: (iss) =>
         iss.code === 'unrecognized_keys'
-          ? `Unknown field ${iss.keys.map((k) => `'${String(k)}'`).join(', ')}; accepted fields are message, conversationId, inputs, tiers, aliases, config, codebaseId, branch, budget`
+          ? `Unknown field ${iss.keys.map((k) => `'${String(k)}'`).join(', ')}; accepted fields are message, conversationId, inputs, tiers, aliases, config, codebaseId, branch, baseBranch, budget`
           : 'Request body must be a JSON object',
     },
   )
@@ -134,6 +143,7 @@ export const runMultipartBodySchema = z.object({
   codebaseId: z.string().optional(),
   budget: z.string().optional().describe('JSON-encoded budget, e.g. {"usd": 2.5}'),
   branch: z.string().optional(),
+  baseBranch: z.string().optional(),
   files: z
     .array(z.string().meta({ format: 'binary' }))
     .max(5)

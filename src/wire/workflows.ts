@@ -86,6 +86,13 @@ export const workflowListResponseSchema = z.object({
     .array(discoveryErrorSchema)
     .optional()
     .describe('Files that did not load (YAML or validation errors); omitted when there are none'),
+  configWarnings: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'Cairn extension. Keys of the project’s .cairn/config.yaml (or .archon/config.yaml) that Cairn does not read, ' +
+        'and values it cannot use, one message each naming the file and the key; omitted when there are none',
+    ),
 });
 export type WorkflowListResponse = z.infer<typeof workflowListResponseSchema>;
 

@@ -1,4 +1,4 @@
-import { inputEnvName, variableNames, variableValue, type VariableValues } from './variables.js';
+import { inputEnvName, variableNames, variableValue, type UnavailableVariables, type VariableValues } from './variables.js';
 
 /**
  * The environment a shell or script body receives its values through. One environment entry
@@ -44,10 +44,15 @@ export function fileEnvName(name: string): string {
 /** Every available run variable and every declared input, placed in `target`. */
 export function placeRunValues(
   target: BodyEnvironment,
-  ctx: { variables: VariableValues; inputs: Readonly<Record<string, string>>; declaredInputs: readonly string[] },
+  ctx: {
+    variables: VariableValues;
+    unavailable?: UnavailableVariables | undefined;
+    inputs: Readonly<Record<string, string>>;
+    declaredInputs: readonly string[];
+  },
 ): BodyEnvironment {
   for (const name of variableNames) {
-    const value = variableValue(ctx.variables, name);
+    const value = variableValue(ctx.variables, name, ctx.unavailable);
     if (value !== undefined) target.place(name, value);
   }
   for (const name of new Set([...ctx.declaredInputs, ...Object.keys(ctx.inputs)])) {

@@ -37,6 +37,8 @@ export interface DiscoveryResult {
   /** The project's recommended names that were discovered, in declared order. */
   recommended: string[];
   errors: DiscoveryError[];
+  /** Keys of the project's config files that Cairn does not read (or values it cannot use), one message each. */
+  configWarnings: string[];
 }
 
 /** A discovered file and where it came from. */
@@ -176,7 +178,7 @@ export function discoverWorkflows(
   errors.sort((a, b) => compare(a.filename, b.filename));
   const names = new Set(workflows.map((w) => w.workflow.name));
   const recommended = filterRecommended(listing.settings.recommended, names);
-  return { result: { workflows, recommended, errors }, owners, unnamed, drafts };
+  return { result: { workflows, recommended, errors, configWarnings: listing.settings.warnings }, owners, unnamed, drafts };
 }
 
 /**

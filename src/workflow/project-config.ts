@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { describeIssue } from './issue-text.js';
 import { projectFolders } from './locations.js';
+import { projectConfigWarnings } from './project-config-keys.js';
 import { parseYamlData, yamlErrorHeadline } from './yaml-data.js';
 
 /**
@@ -18,7 +19,8 @@ import { parseYamlData, yamlErrorHeadline } from './yaml-data.js';
  *
  * The upstream spellings are accepted too: `recommendedWorkflows: [...]`,
  * `defaults.loadDefaultWorkflows`, `defaults.loadDefaultCommands`. Per setting, `.cairn/` wins
- * over `.archon/`, and inside one file Cairn's key wins over the upstream one.
+ * over `.archon/`, and inside one file Cairn's key wins over the upstream one. The listing also
+ * carries the file's warnings (project-config-keys.ts): every key no part of Cairn reads.
  */
 
 const projectConfigSchema = z.looseObject({
@@ -39,6 +41,8 @@ export interface ProjectWorkflowSettings {
   includeBundledCommands: boolean;
   /** Config files that could not be read, in the discovery error shape. */
   errors: { filename: string; error: string; errorType: 'parse_error' | 'validation_error' }[];
+  /** Keys of the config files Cairn does not read, and values it cannot use: one message each, naming the file. */
+  warnings: string[];
   /** Changes when either config file changes; part of discovery's cache key. */
   fingerprint: string;
 }
@@ -46,6 +50,7 @@ export interface ProjectWorkflowSettings {
 type FileError = { error: string; errorType: 'parse_error' | 'validation_error' };
 
 interface FileSettings {
+  warnings: string[];
   recommended?: string[] | undefined;
   includeBundledWorkflows?: boolean | undefined;
   includeBundledCommands?: boolean | undefined;
@@ -64,6 +69,7 @@ export function readProjectWorkflowSettings(cwd: string | undefined, cache: Conf
     includeBundledWorkflows: true,
     includeBundledCommands: true,
     errors: [],
+    warnings: [],
     fingerprint: '',
   };
   if (!cwd) return settings;
@@ -82,14 +88,17 @@ export function readProjectWorkflowSettings(cwd: string | undefined, cache: Conf
     let read = cache.get(path)?.key === key ? cache.get(path)!.read : undefined;
     if (!read) {
       try {
-        read = readSettings(readFileSync(path, 'utf8'));
+        read = readSettings(readFileSync(path, 'utf8'), filename);
       } catch {
         continue;
       }
       cache.set(path, { key, read });
     }
     if ('error' in read) settings.errors.push({ filename, ...read });
-    else layers.push(read);
+    else {
+      layers.push(read);
+      settings.warnings.push(...read.warnings);
+    }
   }
   // `layers` is in precedence order (.cairn first); the first layer that sets a value wins.
   settings.recommended = layers.find((l) => l.recommended)?.recommended ?? [];
@@ -98,7 +107,7 @@ export function readProjectWorkflowSettings(cwd: string | undefined, cache: Conf
   return settings;
 }
 
-function readSettings(text: string): FileSettings | FileError {
+function readSettings(text: string, filename: string): FileSettings | FileError {
   let raw: unknown;
   try {
     raw = parseYamlData(text) ?? {};
@@ -111,6 +120,7 @@ function readSettings(text: string): FileSettings | FileError {
   }
   const config = parsed.data;
   return {
+    warnings: projectConfigWarnings(raw, filename),
     recommended: config.workflows?.recommended ?? config.recommendedWorkflows,
     includeBundledWorkflows: config.workflows?.bundled ?? config.defaults?.loadDefaultWorkflows,
     includeBundledCommands: config.commands?.bundled ?? config.defaults?.loadDefaultCommands,

@@ -5,7 +5,15 @@ import { scanReferences, type Reference } from './references.js';
 import { resolveOutput, type OutputLookup, type ReferenceError } from './resolve-output.js';
 import { scriptExpression } from './script-body.js';
 import { renderShellBody, type ResolvedValue } from './shell-body.js';
-import { inputEnvName, userControlledVariables, variableValue, type VariableValues } from './variables.js';
+import {
+  inputEnvName,
+  unavailableVariableText,
+  userControlledVariables,
+  variableValue,
+  type UnavailableVariables,
+  type VariableName,
+  type VariableValues,
+} from './variables.js';
 
 /**
  * Substitutes references into a node body. One left-to-right pass: a substituted value is
@@ -24,6 +32,8 @@ import { inputEnvName, userControlledVariables, variableValue, type VariableValu
 
 export interface SubstitutionContext {
   variables: VariableValues;
+  /** Variables the run has no value for, each with why and how to give it one. */
+  unavailable?: UnavailableVariables;
   /** Run inputs with declared defaults applied. */
   inputs: Readonly<Record<string, string>>;
   /** Names declared in the workflow's `inputs:`; `$INPUTS.<other>` fails the node. */
@@ -46,8 +56,8 @@ export function substitutePrompt(text: string, ctx: SubstitutionContext): Substi
   const refs = scanReferences(text);
   const result = splice(text, refs, (ref) => {
     if (ref.kind === 'variable') {
-      const value = variableValue(ctx.variables, ref.name);
-      return value === undefined ? unavailable(ref.name) : { ok: true, text: value };
+      const value = variableValue(ctx.variables, ref.name, ctx.unavailable);
+      return value === undefined ? unavailable(ref.name, ctx) : { ok: true, text: value };
     }
     const value = resolveValue(ref, ctx, () => '');
     return value.ok ? { ok: true, text: value.value.text } : value;
@@ -89,7 +99,9 @@ export function substituteShell(text: string, ctx: SubstitutionContext, runtime:
 }
 
 /** The environment of a script file (nothing substituted): every available variable and declared input. */
-export function bodyEnvironment(ctx: Pick<SubstitutionContext, 'variables' | 'inputs' | 'declaredInputs' | 'spill'>): Record<string, string> {
+export function bodyEnvironment(
+  ctx: Pick<SubstitutionContext, 'variables' | 'unavailable' | 'inputs' | 'declaredInputs' | 'spill'>,
+): Record<string, string> {
   return placeRunValues(new BodyEnvironment(ctx.spill), ctx).env;
 }
 
@@ -130,8 +142,8 @@ function resolveValue(
   outputName: (ref: Reference) => string,
 ): { ok: true; value: ResolvedValue } | { ok: false; error: ReferenceError } {
   if (ref.kind === 'variable') {
-    const text = variableValue(ctx.variables, ref.name);
-    return text === undefined ? unavailable(ref.name) : { ok: true, value: { name: ref.name, text } };
+    const text = variableValue(ctx.variables, ref.name, ctx.unavailable);
+    return text === undefined ? unavailable(ref.name, ctx) : { ok: true, value: { name: ref.name, text } };
   }
   if (ref.kind === 'input') {
     if (!isDeclared(ref.name, ctx)) return undeclaredInput(ref.name, ctx);
@@ -158,9 +170,9 @@ function undeclaredInput(name: string, ctx: Pick<SubstitutionContext, 'declaredI
   };
 }
 
-function unavailable(name: string): { ok: false; error: ReferenceError } {
+function unavailable(name: VariableName, ctx: Pick<SubstitutionContext, 'unavailable'>): { ok: false; error: ReferenceError } {
   return {
     ok: false,
-    error: { code: 'variable_unavailable', message: `$${name} is referenced but has no value for this run` },
+    error: { code: 'variable_unavailable', message: unavailableVariableText(name, ctx.unavailable?.[name]) },
   };
 }

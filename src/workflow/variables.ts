@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_DOCS_DIR } from './docs-path.js';
 
 /**
  * The run-context variables a node body may reference as `$NAME` (or `${NAME}`), and how each
@@ -16,11 +17,11 @@ export const variableNames = [
   'ARTIFACTS_DIR',
   /** Files sent with the run request: `$ARTIFACTS_DIR/attachments` (it may not exist). */
   'ATTACHMENTS_DIR',
-  /** A per-project directory shared across runs. */
+  /** A per-codebase directory kept across runs: `$CAIRN_HOME/workspaces/<owner>/<repo>/state`. */
   'STATE_DIR',
-  /** The base branch of the run's checkout. */
+  /** The run's base branch: the request's, else `worktree.baseBranch`, the codebase's default, git's. */
   'BASE_BRANCH',
-  /** The project's docs folder (`docs.path`, default `docs/`). */
+  /** The docs folder: the run's `config.docs.path`, else the project's `docs.path`, else `docs/`. */
   'DOCS_DIR',
   /** Issue / PR context, or empty. The three names are one value. */
   'CONTEXT',
@@ -39,6 +40,13 @@ export type VariableName = z.infer<typeof variableNameSchema>;
 /** The values known for a run; absent means "not available here". */
 export const variableValuesSchema = z.partialRecord(variableNameSchema, z.string());
 export type VariableValues = z.infer<typeof variableValuesSchema>;
+
+/**
+ * Why a variable has no value for a run, and how to give it one (the run knows better than the
+ * defaults below: a project config value it could not use, say). A variable named here has no
+ * value even where it would otherwise default.
+ */
+export type UnavailableVariables = Readonly<Partial<Record<VariableName, string>>>;
 
 /**
  * Values a user (or a model) controls. In shell and script bodies they are passed as
@@ -66,10 +74,25 @@ export const variablesRequiredWhenReferenced: ReadonlySet<VariableName> = new Se
   'BASE_BRANCH',
 ]);
 
-export const DEFAULT_DOCS_DIR = 'docs/';
+/** How to give a required variable a value, when the run says nothing more precise. */
+const howToGiveAValue: Partial<Record<VariableName, string>> = {
+  BASE_BRANCH:
+    'pass --base <branch> (baseBranch in the run request), set worktree.baseBranch in .cairn/config.yaml, ' +
+    'or give the repository an origin/HEAD or a main branch',
+  STATE_DIR:
+    'it is kept per registered codebase ($CAIRN_HOME/workspaces/<owner>/<repo>/state); register the project ' +
+    '(cairn codebase add <dir>) and run the workflow on it (--codebase <id>, or --cwd <its checkout>)',
+};
+
+/** The text a node fails with when it references `name` and the run has no value for it. */
+export function unavailableVariableText(name: VariableName, why?: string): string {
+  const how = why ?? howToGiveAValue[name] ?? 'Cairn sets it for every run; report this as a bug';
+  return `$${name} has no value for this run: ${how}`;
+}
 
 /** The value of a variable, with the aliases and defaults applied; undefined when unavailable. */
-export function variableValue(values: VariableValues, name: VariableName): string | undefined {
+export function variableValue(values: VariableValues, name: VariableName, unavailable?: UnavailableVariables): string | undefined {
+  if (unavailable?.[name] !== undefined) return undefined;
   switch (name) {
     case 'ARGUMENTS':
       return values.ARGUMENTS ?? values.USER_MESSAGE ?? '';

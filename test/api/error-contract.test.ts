@@ -109,6 +109,6 @@ describe('every error answer has our shape and codes', () => {
     const error = await expectRefusal(res, 400, 'VALIDATION_FAILED', field);
     expect(error).toMatch(/^Unknown field 'ffff/);
     expect(error).toContain('… (100000 characters)');
-    expect(error).toMatch(/accepted fields are .*config, codebaseId, branch, budget$/);
+    expect(error).toMatch(/accepted fields are .*config, codebaseId, branch, baseBranch, budget$/);
   });
 });

@@ -59,7 +59,7 @@ it('describes the run request body, its optional query and its answers', async (
   const start = doc.paths['/api/workflows/{name}/run'].post;
   expect(start.requestBody.required).toBe(false);
   const body = start.requestBody.content['application/json'].schema;
-  expect(Object.keys(body.properties)).toEqual(['message', 'conversationId', 'inputs', 'tiers', 'aliases', 'config', 'codebaseId', 'budget', 'branch']);
+  expect(Object.keys(body.properties)).toEqual(['message', 'conversationId', 'inputs', 'tiers', 'aliases', 'config', 'codebaseId', 'budget', 'branch', 'baseBranch']);
   expect(body.additionalProperties).toBe(false);
   expect(body.properties.inputs.additionalProperties).toEqual({ type: 'string' });
   expect(Object.keys(body.properties.config.properties)).toEqual([
@@ -68,7 +68,7 @@ it('describes the run request body, its optional query and its answers', async (
   expect(start.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`).sort()).toEqual(['path:name', 'query:cwd']);
   expect(Object.keys(start.responses).sort()).toEqual(['200', '400', '404', '413', '415']);
   const multipart = start.requestBody.content['multipart/form-data'].schema;
-  expect(Object.keys(multipart.properties)).toEqual(['message', 'conversationId', 'inputs', 'config', 'tiers', 'aliases', 'codebaseId', 'budget', 'branch', 'files']);
+  expect(Object.keys(multipart.properties)).toEqual(['message', 'conversationId', 'inputs', 'config', 'tiers', 'aliases', 'codebaseId', 'budget', 'branch', 'baseBranch', 'files']);
   expect(multipart.properties.files.items).toMatchObject({ type: 'string', format: 'binary' });
   expect(start.responses['200'].content['application/json'].schema.required).toEqual(['accepted', 'runId', 'conversationId', 'status']);
 });
@@ -96,7 +96,7 @@ it('describes the run list query and the run detail events from the schemas that
   expect(detail.responses['200'].content['application/json'].schema.required).toEqual(['run', 'events', 'nextAfterSeq']);
   const metadata = doc.components.schemas.WorkflowRun.properties.metadata;
   expect(Object.keys(metadata.properties)).toEqual([
-    'workflow_source', 'workflow_filename', 'parse_warnings', 'isolation', 'overrides', 'sealed_env', 'model_bindings', 'attachments',
+    'workflow_source', 'workflow_filename', 'parse_warnings', 'isolation', 'base_branch', 'state_dir', 'overrides', 'sealed_env', 'model_bindings', 'attachments',
     'parent_conversation_id', 'parent_node_id', 'child_index', 'approval', 'rejections', 'budget', 'budget_scope', 'descendants_cost_usd', 'budget_pause', 'totals', 'total_cost_usd', 'total_tokens_in', 'total_tokens_out',
     'total_cache_read_tokens', 'total_cache_write_tokens', 'total_cache_partial', 'total_tokens_incomplete', 'unreadable',
   ]);

@@ -172,6 +172,28 @@ describe('cairn workflow validate', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ valid: false, errors: ["Node 'a': unknown key 'colour' will be ignored."], warnings: [] });
   });
 
+  it('prints the project config’s keys Cairn does not read as warnings of that file (errors with --strict)', async () => {
+    await writeFile(join(project, '.cairn', 'config.yaml'), 'worktree:\n  copyFiles: [.env]\nenv:\n  FOO: bar\n');
+    const copyFiles =
+      '.cairn/config.yaml: worktree.copyFiles is not supported by Cairn: Cairn does not copy files into a run’s worktree (it holds what git tracks); it is ignored';
+    const env =
+      '.cairn/config.yaml: env is not supported by Cairn: Cairn does not set environment variables from a project config; give them per run (config.env in the run request); it is ignored';
+    const { code, stdout } = await cli('workflow', 'validate', 'hello');
+    expect(code).toBe(0);
+    expect(stdout.split('\n')).toEqual([
+      copyFiles.replace(': ', ': warning: '),
+      env.replace(': ', ': warning: '),
+      `${join('.cairn', 'workflows', 'hello.yaml')} is valid, 2 warning(s).`,
+      '',
+    ]);
+    const strict = await cli('workflow', 'validate', 'hello', '--strict', '--json');
+    expect(strict.code).toBe(1);
+    expect(JSON.parse(strict.stdout)).toMatchObject({ valid: false, errors: [copyFiles, env], warnings: [] });
+    const listed = await cli('workflow', 'list');
+    expect(listed.stdout).toContain(`warning: ${copyFiles}`);
+    expect(JSON.parse((await cli('workflow', 'list', '--json')).stdout).configWarnings).toEqual([copyFiles, env]);
+  });
+
   it('says so when neither a workflow nor a file has that name', async () => {
     const { code, stderr } = await cli('workflow', 'validate', 'ghost');
     expect(code).toBe(1);

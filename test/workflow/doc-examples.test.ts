@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readProjectWorktreeEnabled } from '../../src/workflow/project-worktree.js';
+import { readProjectRunConfig, readProjectWorktreeEnabled } from '../../src/workflow/project-run-config.js';
 import { loadSettings } from '../../src/shared/config.js';
 import { resolveModelBinding } from '../../src/workflow/model-binding.js';
 import { modelLayerOf } from '../../src/workflow/model-layers.js';
@@ -36,9 +36,12 @@ const isModelConfigBlock = (v: Record<string, unknown>, where: string) =>
 /** The `oauth:` endpoints block of docs/providers.md (`$CAIRN_HOME/config.yaml`). */
 const isOAuthConfigBlock = (v: Record<string, unknown>, where: string) =>
   where.startsWith('docs/providers.md') && Object.keys(v).length === 1 && 'oauth' in v;
-/** A project config block of docs/worktrees.md: `worktree.enabled` only. */
-const isWorktreeConfigBlock = (v: Record<string, unknown>, where: string) =>
-  where.startsWith('docs/worktrees.md') && Object.keys(v).length === 1 && 'worktree' in v && !('name' in v);
+/** A project config block of docs/worktrees.md or docs/workflows.md of run settings: `worktree` and `docs`. */
+const isRunConfigBlock = (v: Record<string, unknown>, where: string) =>
+  (where.startsWith('docs/worktrees.md') || where.startsWith('docs/workflows.md')) &&
+  Object.keys(v).length > 0 &&
+  Object.keys(v).every((k) => k === 'worktree' || k === 'docs') &&
+  !('name' in v);
 
 let t: TempProject;
 beforeEach(() => {
@@ -66,11 +69,17 @@ describe('the yaml blocks of docs/', () => {
     }
     expect(isMapping(value), 'a yaml block that is neither a workflow, nodes nor a mapping').toBe(true);
     const part = value as Record<string, unknown>;
-    if (isWorktreeConfigBlock(part, where)) {
+    if (isRunConfigBlock(part, where)) {
+      // It loads, each setting reads as written, and no key of it draws a warning.
       writeFileSync(join(t.cwd, '.cairn', 'config.yaml'), block.text);
-      const enabled = (part.worktree as { enabled?: unknown }).enabled;
-      expect(typeof enabled).toBe('boolean');
-      expect(await readProjectWorktreeEnabled(t.cwd)).toBe(enabled);
+      const worktree = (part.worktree ?? {}) as { enabled?: unknown; baseBranch?: unknown };
+      const docs = (part.docs ?? {}) as { path?: unknown };
+      expect(worktree.enabled === undefined || typeof worktree.enabled === 'boolean').toBe(true);
+      expect(await readProjectWorktreeEnabled(t.cwd)).toBe(worktree.enabled);
+      const config = await readProjectRunConfig(t.cwd);
+      expect(config.baseBranch).toEqual(worktree.baseBranch === undefined ? undefined : { value: worktree.baseBranch, file: '.cairn/config.yaml' });
+      expect(config.docsPath).toEqual(docs.path === undefined ? undefined : { value: docs.path, file: '.cairn/config.yaml' });
+      expect(t.catalog.list({ cwd: t.cwd }).configWarnings).toEqual([]);
       return;
     }
     if (isModelConfigBlock(part, where)) {

@@ -75,9 +75,31 @@ describe('substitutePrompt', () => {
     });
   });
 
-  it('fails when a referenced variable has no value for the run', () => {
+  it('fails when a referenced variable has no value for the run, saying how to give it one', () => {
     const result = substitutePrompt('Base: $BASE_BRANCH', context({ variables: {} }));
-    expect(!result.ok && result.error.code).toBe('variable_unavailable');
+    expect(!result.ok && result.error).toEqual({
+      code: 'variable_unavailable',
+      message:
+        '$BASE_BRANCH has no value for this run: pass --base <branch> (baseBranch in the run request), set ' +
+        'worktree.baseBranch in .cairn/config.yaml, or give the repository an origin/HEAD or a main branch',
+    });
+    const state = substitutePrompt('Notes in ${STATE_DIR}', context({ variables: {} }));
+    expect(!state.ok && state.error.message).toMatch(/^\$STATE_DIR has no value for this run: it is kept per registered codebase .*cairn codebase add <dir>/);
+  });
+
+  it('fails with the run’s own reason for a variable it cannot use, even one with a default', () => {
+    const why = 'docs.path in .cairn/config.yaml ("../x") cannot be used: it has a ".." part; fix it';
+    const ctx = context({ variables: { BASE_BRANCH: 'main' }, unavailable: { DOCS_DIR: why } });
+    const result = substitutePrompt('Read $DOCS_DIR', ctx);
+    expect(!result.ok && result.error.message).toBe(`$DOCS_DIR has no value for this run: ${why}`);
+    const shell = substituteShell('ls "$DOCS_DIR"', ctx, 'sh');
+    expect(!shell.ok && shell.error.message).toBe(`$DOCS_DIR has no value for this run: ${why}`);
+    // A body that does not use it runs, and its environment leaves the variable out.
+    const other = substituteShell('echo "$BASE_BRANCH"', ctx, 'sh');
+    expect(other.ok && other.env).toMatchObject({ BASE_BRANCH: 'main' });
+    expect(other.ok && Object.keys(other.env)).not.toContain('DOCS_DIR');
+    // Without a reason, $DOCS_DIR is the default folder.
+    expect(runShell('printf %s "$DOCS_DIR"', context())).toBe('docs/');
   });
 
   it('keeps unrelated dollar words and appends issue context the prompt does not place', () => {

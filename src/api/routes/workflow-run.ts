@@ -8,6 +8,7 @@ import type { Store } from '../../store/store.js';
 import type { WorkflowCatalog } from '../../workflow/catalog.js';
 import { queueRun } from '../../conversations/queue-run.js';
 import { errorBodySchema } from '../../wire/error-body.js';
+import { checkRunBaseBranch } from '../../codebases/base-branch.js';
 import { checkBranchName } from '../../codebases/branch-name.js';
 import { runArtifactsDir } from '../../codebases/workspace-paths.js';
 import { CairnError } from '../../shared/errors.js';
@@ -84,7 +85,8 @@ export const workflowRunRoutes: FastifyPluginAsyncZod<WorkflowRunRoutesOptions> 
           'kept in the run’s $ATTACHMENTS_DIR ($ARTIFACTS_DIR/attachments) and listed in ' +
           'metadata.attachments. A run on a registered codebase (codebaseId, or a cwd that is its ' +
           'checkout) gets its own git worktree on its own branch, made by the supervisor when the run ' +
-          'starts (see docs/worktrees.md).',
+          'starts (see docs/worktrees.md); with baseBranch, a new branch is cut from that base, which ' +
+          'must be a branch of the repository (locally or as origin/<base>), and it is the run’s $BASE_BRANCH.',
         params: workflowNameParamsSchema,
         querystring: runQuerySchema,
         body: runRequestBodySchema,
@@ -119,6 +121,10 @@ export const workflowRunRoutes: FastifyPluginAsyncZod<WorkflowRunRoutesOptions> 
           if (!codebase) throw new CairnError('BRANCH_NAME_INVALID', runCodebaseText.branchWithoutCodebase);
           await checkBranchName(body.branch);
         }
+        // A base that is not a branch of the run's repository is the caller's mistake: answered now
+        // (a few git reads of refs), rather than as a run that fails when it starts.
+        if (body.baseBranch !== undefined) await checkRunBaseBranch(body.baseBranch, projectDir);
+        const { configWarnings } = await opts.catalog.listAsync({ cwd: projectDir });
         const runId = randomUUID();
         const codebaseId = codebase?.codebaseId ?? null;
         let attachments: RunAttachment[] | undefined;
@@ -135,6 +141,8 @@ export const workflowRunRoutes: FastifyPluginAsyncZod<WorkflowRunRoutesOptions> 
           workingPath: codebase?.checkout ?? cwd ?? null,
           codebaseId,
           ...(body.branch !== undefined ? { branch: body.branch } : {}),
+          baseBranch: body.baseBranch,
+          configWarnings,
           ...('budget' in body && body.budget !== undefined ? { budgetUsd: body.budget.usd } : {}),
           conversationId: body.conversationId,
           overrides: pickRunOverrides(body),

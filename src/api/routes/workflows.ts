@@ -42,7 +42,8 @@ export const workflowRoutes: FastifyPluginAsyncZod<WorkflowRoutesOptions> = asyn
           'overriding lower scopes by file name. recommended comes from the project config ' +
           '(workflows.recommended, or upstream’s recommendedWorkflows), filtered to discovered names ' +
           'in declared order; [] without cwd. errors lists files that did not load and is omitted ' +
-          'when there are none; parseWarnings belong to workflows that did load.',
+          'when there are none; parseWarnings belong to workflows that did load. configWarnings names ' +
+          'each key of the project config file Cairn does not read (omitted when there are none).',
         querystring: workflowCwdQuerySchema,
         response: { 200: workflowListResponseSchema, 400: errorBodySchema },
       },
@@ -57,6 +58,7 @@ export const workflowRoutes: FastifyPluginAsyncZod<WorkflowRoutesOptions> = asyn
         // The contract marks `errors` optional: a clean discovery leaves the key out.
         const body: WorkflowListResponse = { workflows: result.workflows, recommended: result.recommended };
         if (result.errors.length > 0) body.errors = result.errors;
+        if (result.configWarnings.length > 0) body.configWarnings = result.configWarnings;
         json = JSON.stringify(body);
         listingJson.set(result, json);
       }

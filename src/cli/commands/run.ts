@@ -78,6 +78,7 @@ function printRun(ctx: CliContext, run: WorkflowRun, style: Style): void {
     ['Finished', formatTimestamp(run.completed_at)],
     ['Duration', formatSpan(run.started_at, run.completed_at)],
     ['Directory', run.working_path],
+    ['Base', baseLine(run)],
     ['Message', run.user_message ? firstLine(run.user_message, 100) : undefined],
     ['Paused', run.status === 'paused' ? style.yellow(pausedReason(run)) : undefined],
     ['Error', run.error ? style.red(run.error) : undefined],
@@ -86,6 +87,21 @@ function printRun(ctx: CliContext, run: WorkflowRun, style: Style): void {
     ['Tokens', run.metadata.total_tokens_in !== undefined ? `${run.metadata.total_tokens_in} in, ${run.metadata.total_tokens_out ?? 0} out` : undefined],
   ];
   for (const [label, value] of fields) if (value) writeLine(ctx.stdout, `${style.bold(label.padEnd(10))}${value}`);
+}
+
+/** The run's $BASE_BRANCH and where it came from, as recorded when it first started. */
+function baseLine(run: WorkflowRun): string | undefined {
+  const base = run.metadata.base_branch;
+  if (!base) return undefined;
+  const from: Record<string, string> = {
+    request: '--base',
+    project_config: 'worktree.baseBranch',
+    codebase: 'the codebase’s default branch',
+    origin_head: 'origin/HEAD',
+    main: 'the repository’s main',
+    master: 'the repository’s master',
+  };
+  return `${base.name} (from ${from[base.source] ?? base.source})`;
 }
 
 function usd(value: number): string {

@@ -129,7 +129,7 @@ function parseOutputMode(command: string, raw: string | undefined): OutputMode {
 export const workflowRunCommand: Command = {
   name: 'workflow run',
   summary: 'run a workflow and follow its nodes live',
-  help: `Usage: cairn workflow run <name> [--input key=value ...] [--message <text>] [--cwd <dir> | --codebase <id>] [--branch <name>] [--output last|all|none] [--json] [--url <url>]
+  help: `Usage: cairn workflow run <name> [--input key=value ...] [--message <text>] [--cwd <dir> | --codebase <id>] [--branch <name>] [--base <branch>] [--output last|all|none] [--json] [--url <url>]
 
 Start a run of a workflow on the server and show its nodes as they start and finish. The
 workflow is looked up in the project (<cwd>/.cairn/workflows), then $CAIRN_HOME/workflows, then
@@ -143,6 +143,9 @@ Options:
   --cwd <dir>        the project directory to run in (default: the current directory)
   --codebase <id>    run on this registered codebase (owner/repo) from any directory
   --branch <name>    the branch of the run's worktree (default: cairn/<workflow>-<run id>)
+  --base <branch>    the run's base branch ($BASE_BRANCH), where its worktree's new branch is
+                     cut from; a branch of the repository, local or origin/<branch> (default:
+                     worktree.baseBranch in .cairn/config.yaml, else the repository's default)
   --output <which>   when the run completes, print the output of the node that finished last
                      (last, the default), of every completed node (all), or nothing (none)
   --json             print the server's JSON: the start response, then one stream event per line
@@ -165,6 +168,7 @@ with Ctrl-C (the run is cancelled).`,
       cwd: { type: 'string' },
       codebase: { type: 'string' },
       branch: { type: 'string' },
+      base: { type: 'string' },
       json: { type: 'boolean' },
       output: { type: 'string' },
       ...urlOption,
@@ -185,6 +189,7 @@ with Ctrl-C (the run is cancelled).`,
       ...(values.message !== undefined ? { message: values.message } : {}),
       ...(values.codebase !== undefined ? { codebaseId: values.codebase } : {}),
       ...(values.branch !== undefined ? { branch: values.branch } : {}),
+      ...(values.base !== undefined ? { baseBranch: values.base } : {}),
     };
     // --codebase alone runs on the codebase from anywhere: the current directory is not sent.
     const query = values.codebase !== undefined && values.cwd === undefined ? '' : `?cwd=${encodeURIComponent(cwd)}`;

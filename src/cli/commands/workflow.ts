@@ -68,8 +68,9 @@ ${commonHelp}`,
     const cwd = projectDir(ctx, values.cwd);
     const result = catalogFor(ctx).list({ cwd });
     if (values.json) {
-      const { errors, ...rest } = result;
-      return printJson(ctx, errors.length > 0 ? result : rest);
+      // The API's shape: errors and configWarnings only when there are some.
+      const { errors, configWarnings, ...rest } = result;
+      return printJson(ctx, { ...rest, ...(errors.length > 0 ? { errors } : {}), ...(configWarnings.length > 0 ? { configWarnings } : {}) });
     }
     const style = createStyle(isColorWanted(ctx.stdout, ctx.env));
     if (result.workflows.length === 0) writeLine(ctx.stdout, 'No workflows found.');
@@ -87,6 +88,7 @@ ${commonHelp}`,
       writeLine(ctx.stdout, style.red(`${result.errors.length} file(s) did not load:`));
       for (const e of result.errors) writeLine(ctx.stdout, `  ${e.filename} (${e.source}): ${e.error}`);
     }
+    printConfigWarnings(ctx, result.configWarnings, style);
     return 0;
   },
 };
@@ -125,6 +127,13 @@ ${commonHelp}`,
   },
 };
 
+/** The project config's keys Cairn does not read, after a listing or a check. */
+function printConfigWarnings(ctx: CliContext, warnings: readonly string[], style: ReturnType<typeof createStyle>): void {
+  if (warnings.length === 0) return;
+  writeLine(ctx.stdout);
+  for (const warning of warnings) writeLine(ctx.stdout, `${style.yellow('warning')}: ${warning}`);
+}
+
 function printMessages(ctx: CliContext, file: string, kind: 'error' | 'warning', messages: readonly LocatedMessage[], colour: (s: string) => string): void {
   for (const m of messages) {
     const where = m.line !== undefined ? `${file}:${m.line}${m.column !== undefined ? `:${m.column}` : ''}` : file;
@@ -141,7 +150,8 @@ Check a workflow, given by name (looked up like \`cairn workflow get\`) or as a 
 file, and print every problem, each with its file and line: schema errors, duplicate ids,
 unknown dependencies, cycles, bad references and conditions, unknown commands and providers.
 Keys Cairn ignores are printed as warnings; a key that looks like a known one (depend_on) is
-an error. Exits 1 when the workflow is invalid.
+an error. Keys of the project's .cairn/config.yaml (or .archon/config.yaml) that Cairn does not
+read are printed as warnings too. Exits 1 when the workflow is invalid.
 
 Options:
   --strict           treat every warning as an error (exit 1 when there is any)
@@ -161,13 +171,23 @@ ${commonHelp}`,
     if (!existsSync(path)) throw new CliError('WORKFLOW_INVALID', `No such file: ${displayPath(ctx, path)}`);
     const checked = checkWorkflowFile(catalog, path, cwd);
     const strict = values.strict === true;
-    const check = strict ? { ...checked, valid: checked.valid && checked.warnings.length === 0, errors: [...checked.errors, ...checked.warnings], warnings: [] } : checked;
+    const warned = checked.warnings.length + checked.configWarnings.length;
+    const check = strict
+      ? {
+          ...checked,
+          valid: checked.valid && warned === 0,
+          errors: [...checked.errors, ...checked.warnings, ...checked.configWarnings.map((message) => ({ message }))],
+          warnings: [],
+          configWarnings: [],
+        }
+      : checked;
     if (values.json) {
       printJson(ctx, {
         valid: check.valid,
         file: check.file,
         errors: check.errors.map((e) => e.message),
         warnings: check.warnings.map((w) => w.message),
+        ...(check.configWarnings.length > 0 ? { configWarnings: check.configWarnings } : {}),
       });
       return check.valid ? 0 : 1;
     }
@@ -175,12 +195,16 @@ ${commonHelp}`,
     const shown = displayPath(ctx, path);
     printMessages(ctx, shown, 'error', check.errors, style.red);
     printMessages(ctx, shown, 'warning', check.warnings, style.yellow);
-    const warnings = check.warnings.length ? `, ${check.warnings.length} warning(s)` : '';
+    // Each message names its config file (.cairn/config.yaml: ...), inside the project at cwd.
+    const project = resolve(ctx.cwd) === cwd ? '' : `${displayPath(ctx, cwd)}/`;
+    for (const warning of check.configWarnings) writeLine(ctx.stdout, `${project}${warning.replace(': ', `: ${style.yellow('warning')}: `)}`);
+    const count = check.warnings.length + check.configWarnings.length;
+    const warnings = count ? `, ${count} warning(s)` : '';
     if (check.valid) {
       writeLine(ctx.stdout, style.green(`${shown} is valid${warnings}.`));
       return 0;
     }
-    const note = strict && checked.warnings.length > 0 ? ' (warnings count as errors with --strict)' : '';
+    const note = strict && warned > 0 ? ' (warnings count as errors with --strict)' : '';
     writeLine(ctx.stdout, style.red(`${shown} is invalid: ${check.errors.length} error(s)${warnings}${note}.`));
     return 1;
   },

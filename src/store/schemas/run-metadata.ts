@@ -19,9 +19,27 @@ export const runMetadataSchema = z.looseObject({
     .optional()
     .describe('Keys of the workflow file the engine ignores, one message each; omitted when clean'),
   isolation: z
-    .looseObject({ branch: z.string().optional() })
+    .looseObject({ branch: z.string().optional(), base: z.string().optional() })
     .optional()
-    .describe('What the request asked of the run’s worktree: the branch it named (omitted: cairn/<workflow>-<run id>)'),
+    .describe(
+      'What the request asked of the run’s worktree: the branch it named (omitted: cairn/<workflow>-<run id>) and ' +
+        'its base (baseBranch, checked to exist when the run was queued; a new branch is cut from it)',
+    ),
+  base_branch: z
+    .looseObject({ name: z.string(), source: z.string() })
+    .optional()
+    .describe(
+      'The run’s $BASE_BRANCH, resolved once when it first started and reused by a resume, a take-over and its ' +
+        'child runs. source: request (baseBranch), project_config (worktree.baseBranch), codebase (the codebase’s ' +
+        'default branch), origin_head, main or master (found in the repository). Absent while none could be found.',
+    ),
+  state_dir: z
+    .string()
+    .optional()
+    .describe(
+      'The run’s $STATE_DIR: $CAIRN_HOME/workspaces/<owner>/<repo>/state for a run on a codebase (kept across its ' +
+        'runs), or its parent’s for a child run. Absent for a run without a codebase.',
+    ),
   overrides: runOverridesSchema
     .optional()
     .describe('The request’s tiers, aliases and inline config, kept for the engine; config.env only by its names (env_names), its values sealed in sealed_env'),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { docsPathProblem } from '../../workflow/docs-path.js';
 import { variableNames } from '../../workflow/variables.js';
 
 /**
@@ -94,6 +95,10 @@ function unknownConfigKeyMessage(keys: readonly PropertyKey[]): string {
   if (names.includes('configPath')) {
     return 'config.configPath is not accepted: a run cannot point at another config file; put the settings inline';
   }
+  if (names.includes('baseBranch') || names.includes('worktree')) {
+    const key = names.includes('baseBranch') ? 'baseBranch' : 'worktree';
+    return `config: key '${key}' is not accepted here; give the run's base branch as the request field baseBranch (cairn workflow run --base <branch>)`;
+  }
   const ineffective = names.find((name) => ineffectiveConfigKeys.has(name));
   if (ineffective !== undefined) {
     return `config: key '${ineffective}' has no effect on one run (it is a server or project setting); accepted keys are ${runConfigKeys.join(', ')} (docs.path only)`;
@@ -105,8 +110,14 @@ function unknownConfigKeyMessage(keys: readonly PropertyKey[]): string {
 const nonEmpty = (field: string) =>
   z.string({ error: `${field} must be a non-empty string` }).trim().min(1, { error: `${field} must be a non-empty string` });
 
+/** `config.docs.path`: the run's `$DOCS_DIR`, a folder of the project in the alphabet docs-path.ts allows. */
+const docsPathSchema = nonEmpty('config.docs.path').superRefine((path, ctx) => {
+  const problem = docsPathProblem(path);
+  if (problem) ctx.addIssue({ code: 'custom', message: `config.docs.path ${JSON.stringify(path)} cannot be used: ${problem}` });
+});
+
 const docsSchema = z.strictObject(
-  { path: nonEmpty('config.docs.path').optional() },
+  { path: docsPathSchema.optional() },
   {
     error: (iss) =>
       iss.code === 'unrecognized_keys'

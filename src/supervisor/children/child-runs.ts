@@ -95,8 +95,9 @@ export class ChildRuns {
   /**
    * Queues the child (or finds the one queued before). Throws a CairnError naming a bad request.
    * The child runs as its parent's request asked: for the same user (whose credentials its AI
-   * nodes use), with the same overrides (model bindings, tiers, aliases) and `config.env`, and
-   * under the parent's USD budget (and those above it), which it shares with its siblings.
+   * nodes use), with the same overrides (model bindings, tiers, aliases) and `config.env`, the
+   * same `$BASE_BRANCH` and `$STATE_DIR`, and under the parent's USD budget (and those above it),
+   * which it shares with its siblings.
    */
   async start(request: ChildRequest): Promise<Run> {
     const existing = await this.find(request.nodePath, request.index);
@@ -115,6 +116,10 @@ export class ChildRuns {
       conversationId: parent.conversation_id,
       parent: { runId: parent.id, nodeId: request.nodePath, childIndex: request.index },
       userId: parent.user_id,
+      // The child works on the parent's codebase (in its worktree, or in one of its own cut from
+      // the same base): it works against the parent's base and shares its state folder.
+      baseBranch: parent.metadata.isolation?.base,
+      inherited: { base_branch: parent.metadata.base_branch, state_dir: parent.metadata.state_dir },
       overrides: parent.metadata.overrides,
       env: Object.keys(this.deps.env).length > 0 ? { values: this.deps.env, key: this.deps.installKey } : undefined,
       ...this.budgetScope(),

@@ -8,7 +8,8 @@ import { loadCommand } from '../../workflow/commands.js';
 import { defaultLocations } from '../../workflow/locations.js';
 import { resolveHome } from '../../shared/paths.js';
 import type { PreparePrompt } from '../nodes/agent.js';
-import type { VariableValues } from '../../workflow/variables.js';
+import type { UnavailableVariables, VariableValues } from '../../workflow/variables.js';
+import type { RunPlaceVariables } from './run-variables.js';
 import type { PrepareExec } from '../nodes/exec.js';
 import type { BodyScope } from './node-handler.js';
 import type { NodeTable } from './node-table.js';
@@ -27,15 +28,22 @@ export interface RunContextInput {
   run: Pick<Run, 'id' | 'user_message' | 'inputs' | 'working_path'>;
   declaredInputs: readonly string[];
   artifactsDir: string;
+  /** `$BASE_BRANCH`, `$STATE_DIR`, `$DOCS_DIR` as resolved for the run (run-variables.ts). */
+  placeVariables?: RunPlaceVariables;
+  /** The variables the run has no value for, each with why and how to give it one. */
+  unavailable?: UnavailableVariables;
   homeScripts: string;
   /** `$CAIRN_HOME`, where command files are looked up after the project's (default: resolved from the environment). */
   home?: string;
 }
 
 /**
- * The two functions that turn definition text into something runnable: body substitution (with
- * `$ARTIFACTS_DIR`, inputs, upstream outputs) for the exec handler, and `when:` evaluation for
- * the scheduler. Both read upstream outputs from the run's node table.
+ * The functions that turn definition text into something runnable: body substitution (with the
+ * run variables, inputs, upstream outputs) for the exec and AI handlers, text substitution for
+ * approval messages, waits, fan-out items and child inputs, and `when:` evaluation for the
+ * scheduler. All read upstream outputs from the run's node table, and all see the same run
+ * variables: every body, prompt and message of a run (loop and loop_group bodies, `on_reject`
+ * prompts included) gets `$BASE_BRANCH`, `$STATE_DIR`, `$DOCS_DIR`... alike.
  */
 export function createRunContext(
   input: RunContextInput,
@@ -47,9 +55,11 @@ export function createRunContext(
     WORKFLOW_ID: input.run.id,
     ARTIFACTS_DIR: input.artifactsDir,
     ATTACHMENTS_DIR: join(input.artifactsDir, ATTACHMENTS_FOLDER),
+    ...input.placeVariables,
   };
   const context = (consumer: string, extra: VariableValues = {}, scope?: BodyScope): SubstitutionContext => ({
     variables: { ...variables, ...extra },
+    ...(input.unavailable ? { unavailable: input.unavailable } : {}),
     inputs: input.run.inputs,
     declaredInputs: input.declaredInputs,
     outputs: scope ? (id) => scope.outputs(id) ?? table.producer(id) : (id) => table.producer(id),

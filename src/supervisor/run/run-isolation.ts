@@ -11,7 +11,7 @@ import type { HomePaths } from '../../shared/paths.js';
 import type { Codebase, IsolationEnvironment, NewIsolationEnvironment } from '../../store/schemas/codebase.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
-import { readProjectWorktreeEnabled } from '../../workflow/project-worktree.js';
+import { readProjectWorktreeEnabled } from '../../workflow/project-run-config.js';
 import type { WorkflowDefinition } from '../../workflow/workflow-schema.js';
 import { decideIsolation } from './isolation-mode.js';
 
@@ -88,7 +88,7 @@ export async function placeRun(run: Run, definition: WorkflowDefinition, deps: R
   const placed = { run: { ...run, working_path: claimed.env.working_path }, workingPath: claimed.env.working_path, artifactsDir };
   if (env.provider === 'checkout') return placed;
   try {
-    await materializeWorktree(codebase, claimed.env, log);
+    await materializeWorktree(codebase, claimed.env, run.metadata.isolation?.base, log);
   } catch (err) {
     // A reservation this start made and could not fill is taken back, so the branch is free again.
     if (claimed.created) await deps.store.removeIsolationEnvironment(claimed.env.id);
@@ -106,21 +106,23 @@ function checkoutUse(run: Run, codebase: Codebase): NewIsolationEnvironment {
 
 function worktreeOf(run: Run, codebase: Codebase, paths: HomePaths): NewIsolationEnvironment {
   const requested = run.metadata.isolation?.branch;
+  const base = run.metadata.isolation?.base;
   return {
     id: randomUUID(), codebase_id: codebase.id, workflow_type: 'run', workflow_id: run.id, provider: 'worktree',
     working_path: runWorktreePath(paths, codebase.id, run.id),
     branch_name: requested ?? defaultBranchName(run.workflow_name, run.id),
     created_by_platform: 'cairn',
-    metadata: { workflow_name: run.workflow_name, branch_requested: requested !== undefined },
+    metadata: { workflow_name: run.workflow_name, branch_requested: requested !== undefined, ...(base !== undefined ? { base_branch: base } : {}) },
   };
 }
 
 /**
  * Makes sure the environment's worktree is on disk: found again (a start retried after a crash,
- * checked by checkAdoption) or created. A branch checked out in another worktree is refused
+ * checked by checkAdoption) or created, its new branch cut from the request's base when it named
+ * one (else from the checkout's commit). A branch checked out in another worktree is refused
  * before git is asked, so the message says where.
  */
-async function materializeWorktree(codebase: Codebase, env: IsolationEnvironment, log: Logger): Promise<void> {
+async function materializeWorktree(codebase: Codebase, env: IsolationEnvironment, base: string | undefined, log: Logger): Promise<void> {
   const path = env.working_path;
   const branch = env.branch_name!;
   const exists = await stat(path).then(() => true, () => false);
@@ -135,8 +137,8 @@ async function materializeWorktree(codebase: Codebase, env: IsolationEnvironment
   if (holder) throw new CairnError('WORKTREE_REFUSED', isolationText.branchCheckedOut(branch, await realpathOr(holder.path)));
   await mkdir(dirname(path), { recursive: true });
   try {
-    const { commit, newBranch } = await addWorktree(codebase.default_cwd, path, branch);
-    log.info({ path, branch, commit, newBranch }, 'run.worktree_created');
+    const { commit, newBranch } = await addWorktree(codebase.default_cwd, path, branch, { base });
+    log.info({ path, branch, base, commit, newBranch }, 'run.worktree_created');
   } catch (err) {
     throw new CairnError('WORKTREE_FAILED', isolationText.createFailed(branch, path, codebase.default_cwd, gitReason(err)), undefined, { cause: err });
   }

@@ -16,6 +16,7 @@ import { NodeTable } from './node-table.js';
 import { restoreRun } from './restore-run.js';
 import { decideEnvGate } from '../../codebases/env-gate.js';
 import { placeRun } from './run-isolation.js';
+import { recordRunVariables, resolveRunVariables } from './run-variables.js';
 import { RUN_LEASE_MS } from '../process/run-registry.js';
 import { compileRunPlan } from './run-plan.js';
 import { RunScheduler } from './scheduler.js';
@@ -76,12 +77,14 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
     const runEnv = openRunEnv(deps.settings.installKey, acquired.id, acquired.metadata.sealed_env);
     const paths = deps.settings.paths;
     // Before the scheduler starts: a run on a codebase gets its worktree (or its lock on the checkout).
-    const { run, workingPath, artifactsDir } = await placeRun(acquired, definition, {
+    const placed = await placeRun(acquired, definition, {
       store: deps.store, paths, leaseMs: deps.lockLeaseMs ?? RUN_LEASE_MS, log: deps.log,
     });
-    const gate = await decideEnvGate(
-      run.codebase_id === null ? undefined : await deps.store.getCodebase(run.codebase_id), workingPath, () => new Date().toISOString(),
-    );
+    const { workingPath, artifactsDir } = placed;
+    const codebase = placed.run.codebase_id === null ? undefined : await deps.store.getCodebase(placed.run.codebase_id);
+    const resolved = await resolveRunVariables(placed.run, codebase, paths);
+    const run = await recordRunVariables(deps.store, placed.run, resolved.record);
+    const gate = await decideEnvGate(codebase, workingPath, () => new Date().toISOString());
     if (gate.policy === 'block') {
       deps.log.warn(
         { runId: run.id, codebaseId: run.codebase_id, path: workingPath, files: gate.scan?.files, keys: gate.scan?.keys },
@@ -98,7 +101,10 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
       : undefined;
     const table = new NodeTable(plan, restored?.nodes);
     const { prepare, preparePrompt, checkCondition, substituteText } = createRunContext(
-      { run, declaredInputs: Object.keys(definition.inputs ?? {}), artifactsDir, homeScripts: paths.scripts, home: paths.home },
+      {
+        run, declaredInputs: Object.keys(definition.inputs ?? {}), artifactsDir, homeScripts: paths.scripts, home: paths.home,
+        placeVariables: resolved.values, unavailable: resolved.unavailable,
+      },
       table,
     );
     const log = deps.log.child({ runId: run.id });
