@@ -40,6 +40,12 @@ export interface AgentHandlerDeps {
   models: ModelLayers;
   /** The run's own environment (its request's `config.env`, opened), for CLI providers; the connection's own entries win. */
   runEnv?: Readonly<Record<string, string>>;
+  /**
+   * The run's variables an agent's commands may use (`$ARTIFACTS_DIR`, `$WORKFLOW_ID`,
+   * `$BASE_BRANCH`, `$STATE_DIR`, `$DOCS_DIR`), given to CLI providers as environment variables
+   * as bash and script nodes get them; the request's `config.env` and the connection's own win.
+   */
+  runVariables?: Readonly<Record<string, string>>;
   workingPath: string;
   artifactsDir: string;
   killGraceMs: number;
@@ -95,9 +101,8 @@ export class AgentNodeHandler implements NodeHandler {
     const prepared = this.deps.preparePrompt(node, attempt.variables, attempt.scope);
     if (!prepared.ok) return refuse(prepared.error);
     const configured = this.deps.providers.connections[binding.provider] ?? {};
-    const runEnv = this.deps.runEnv;
-    let connection =
-      runEnv && Object.keys(runEnv).length > 0 ? { ...configured, env: { ...runEnv } } : configured;
+    const env = { ...this.deps.runVariables, ...this.deps.runEnv };
+    let connection = Object.keys(env).length > 0 ? { ...configured, env } : configured;
     const session = await chooseSession({
       store: this.deps.store,
       runId: this.deps.run.id,

@@ -139,6 +139,7 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
         providers: deps.settings.providers,
         models,
         runEnv,
+        runVariables: { WORKFLOW_ID: run.id, ARTIFACTS_DIR: artifactsDir, ...resolved.values },
         workingPath,
         artifactsDir,
         killGraceMs: KILL_GRACE_MS,
