@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isAllowedHost, type HostPolicy } from '../../../src/api/caller-host.js';
-import { decideOrigin, isStateChanging } from '../../../src/api/caller-origin.js';
+import { decideOrigin, isStateChanging, type CallerHeaders } from '../../../src/api/caller-origin.js';
 import { listensBeyondLoopback, parseAllowedHosts, parseHostAndPort, type HostAndPort } from '../../../src/shared/host-names.js';
 
 /** The caller rules alone: which Host names, and which Origin / Sec-Fetch-Site / Referer combinations, pass. */
@@ -78,8 +78,8 @@ describe('Host header', () => {
 
 describe('where a state-changing request comes from', () => {
   const own = host('127.0.0.1:3090');
-  const none = { origin: undefined, secFetchSite: undefined, referer: undefined, contentType: undefined };
-  const decide = (headers: Partial<typeof none>, allowed: HostAndPort[] = []) => decideOrigin({ ...none, ...headers }, own, allowed);
+  const none: CallerHeaders = { origin: undefined, secFetchSite: undefined, referer: undefined, contentType: undefined };
+  const decide = (headers: Partial<CallerHeaders>, allowed: HostAndPort[] = []) => decideOrigin({ ...none, ...headers }, own, allowed);
 
   it('checks writes only', () => {
     expect(['POST', 'PUT', 'PATCH', 'DELETE'].map(isStateChanging)).toEqual([true, true, true, true]);
@@ -95,7 +95,7 @@ describe('where a state-changing request comes from', () => {
     [{ secFetchSite: 'same-origin' }, 'Sec-Fetch-Site: same-origin, no body'],
     [{ secFetchSite: 'none', contentType: 'application/json' }, 'a user-initiated JSON request'],
     [{ referer: 'http://127.0.0.1:3090/page?x=1' }, 'a Referer of its own origin'],
-  ])('lets through %j (%s)', (headers) => {
+  ] as [Partial<CallerHeaders>, string][])('lets through %j (%s)', (headers) => {
     expect(decide(headers)).toEqual({ allowed: true });
   });
 
@@ -113,7 +113,7 @@ describe('where a state-changing request comes from', () => {
     [{ secFetchSite: 'none' }, /a browser sent it \(no body\)/],
     [{ secFetchSite: 'none', contentType: 'multipart/form-data; boundary=x' }, /\(multipart\/form-data\)/],
     [{ secFetchSite: 'none', contentType: 'text/plain' }, /\(text\/plain\)/],
-  ])('refuses %j', (headers, why) => {
+  ] as [Partial<CallerHeaders>, RegExp][])('refuses %j', (headers, why) => {
     const verdict = decide(headers);
     expect(verdict.allowed).toBe(false);
     expect(verdict.allowed === false && verdict.why).toMatch(why);
