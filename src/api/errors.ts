@@ -23,6 +23,9 @@ export const statusByCode: Record<ErrorCode, number> = {
   REQUEST_TIMEOUT: 408,
   NOT_FOUND: 404,
   IDENTITY_REQUIRED: 401,
+  // 421 Misdirected Request: the request was addressed to a name this server does not answer to.
+  HOST_NOT_ALLOWED: 421,
+  CROSS_ORIGIN_REFUSED: 403,
   RUN_NOT_FOUND: 404,
   // Upstream clients expect 400 (not 409) for an operation on a run in the wrong state.
   RUN_INVALID_STATE: 400,

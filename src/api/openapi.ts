@@ -37,7 +37,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
     },
     transform: jsonSchemaTransform,
     transformObject: (input) =>
-      addQueryRefusals(addMultipartRunBody(markOptionalBodies(addComponents(input) as OpenApiDocument))),
+      addCallerRefusals(addQueryRefusals(addMultipartRunBody(markOptionalBodies(addComponents(input) as OpenApiDocument)))),
   });
 }
 
@@ -75,6 +75,32 @@ function addQueryRefusals(doc: OpenApiDocument): OpenApiDocument {
       responses['400'] ??= {
         description: 'An unknown query parameter, or a parameter of the wrong type',
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      };
+    }
+  }
+  return doc;
+}
+
+const errorContent = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+
+/**
+ * Who may call the server (caller-checks.ts): every operation answers 421 to a Host the server
+ * does not answer to, and every write answers 403 to a request another web page sent.
+ */
+function addCallerRefusals(doc: OpenApiDocument): OpenApiDocument {
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const [method, operation] of Object.entries(item ?? {})) {
+      if (typeof operation !== 'object' || operation === null || !('responses' in operation)) continue;
+      const responses = (operation as OpenAPIV3.OperationObject).responses;
+      if (['post', 'put', 'patch', 'delete'].includes(method)) {
+        responses['403'] ??= {
+          description: 'CROSS_ORIGIN_REFUSED: sent by another web page (its Origin, Sec-Fetch-Site or Referer is not this server’s)',
+          content: errorContent,
+        };
+      }
+      responses['421'] ??= {
+        description: 'HOST_NOT_ALLOWED: the Host is not a loopback name, the listen address or a name in CAIRN_ALLOWED_HOSTS',
+        content: errorContent,
       };
     }
   }

@@ -1,7 +1,8 @@
-import { cp, mkdir, rename, rm } from 'node:fs/promises';
+import { cp, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ATTACHMENTS_FOLDER, type RunAttachment } from '../store/schemas/run-attachment.js';
 import type { ReceivedUpload } from './run-upload.js';
+import { makePrivateDir } from '../shared/private-files.js';
 
 /**
  * Moves a checked upload into the run's `$ATTACHMENTS_DIR` (`$ARTIFACTS_DIR/attachments`) before
@@ -28,7 +29,7 @@ export async function placeAttachments(
 
 /** Moves an upload's folder to `target` (which must not exist yet); its parent is created. */
 export async function moveUpload(upload: Pick<ReceivedUpload, 'dir'>, target: string): Promise<void> {
-  await mkdir(dirname(target), { recursive: true });
+  await makePrivateDir(dirname(target));
   try {
     await rename(upload.dir, target);
   } catch (err) {

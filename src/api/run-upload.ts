@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
@@ -9,6 +9,7 @@ import secureJson from 'secure-json-parse';
 import { CairnError } from '../shared/errors.js';
 import { attachmentName, originalName } from './attachment-names.js';
 import { checkJsonDepth } from './json-depth.js';
+import { makePrivateDir, PRIVATE_FILE_MODE } from '../shared/private-files.js';
 
 /**
  * Receiving a multipart request (a run request: its fields as form fields, `files` as repeated
@@ -130,13 +131,13 @@ export async function receiveUpload(
   what: UploadKind = 'run request',
 ): Promise<ReceivedUpload> {
   const upload: ReceivedUpload = { body: {}, files: [], dir: join(uploadsRoot, randomUUID()) };
-  await mkdir(upload.dir, { recursive: true });
+  await makePrivateDir(upload.dir);
   const taken = new Set<string>();
   try {
     for await (const part of req.parts()) {
       if (part.type === 'file') {
         const name = attachmentName(part.filename, taken);
-        await pipeline(part.file, createWriteStream(join(upload.dir, name), { flags: 'wx' }));
+        await pipeline(part.file, createWriteStream(join(upload.dir, name), { flags: 'wx', mode: PRIVATE_FILE_MODE }));
         if (part.file.truncated) throw new CairnError('PAYLOAD_TOO_LARGE', uploadText.fileTooLarge(name));
         upload.files.push({
           name,

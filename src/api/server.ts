@@ -36,6 +36,7 @@ import { workflowEditRoutes } from './routes/workflow-edits.js';
 import { workflowRunRoutes } from './routes/workflow-run.js';
 import { workflowRoutes } from './routes/workflows.js';
 import { checkJsonDepth } from './json-depth.js';
+import { registerCallerChecks } from './caller-checks.js';
 import { defaultSseOptions, SseHub, type SseOptions } from './sse/sse-hub.js';
 
 export interface ApiDeps {
@@ -95,6 +96,8 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   app.setSerializerCompiler(serializerCompiler);
   acceptJsonBodiesOnly(app);
   registerErrorHandling(app, log, limits);
+  // First of all hooks: a request for another Host, or a write from another web page, runs nothing.
+  registerCallerChecks(app, { listenHost: deps.settings.host, allowedHosts: deps.settings.allowedHosts }, log);
   refuseUnknownQueryParameters(app);
   recordRouteTable(app);
   app.addHook('onResponse', async (req, reply) => {

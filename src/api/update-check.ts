@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { Logger } from '../shared/log.js';
 import type { UpdateCheckResponse } from '../wire/update-check.js';
+import { makePrivateDir, PRIVATE_FILE_MODE } from '../shared/private-files.js';
 
 /**
  * `GET /api/update-check`. A source build (a checkout, where `src/` sits beside `dist/`) never
@@ -106,9 +107,9 @@ export class UpdateChecker {
     // A failure is kept too: the registry is asked again tomorrow, not at every request.
     const cache: Cache = { checkedAt: this.opts.clock(), latestVersion };
     try {
-      await mkdir(dirname(this.opts.cacheFile), { recursive: true });
+      await makePrivateDir(dirname(this.opts.cacheFile));
       const temp = `${this.opts.cacheFile}.${process.pid}.tmp`;
-      await writeFile(temp, JSON.stringify(cache));
+      await writeFile(temp, JSON.stringify(cache), { mode: PRIVATE_FILE_MODE });
       await rename(temp, this.opts.cacheFile);
     } catch (err) {
       this.opts.log.warn({ err }, 'update.cache_write_failed');

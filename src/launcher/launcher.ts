@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { loadAddressSettings } from '../shared/env-settings.js';
+import { ALLOWED_HOSTS_CONFIG_KEY, ALLOWED_HOSTS_ENV, listensBeyondLoopback } from '../shared/host-names.js';
 import type { Logger } from '../shared/log.js';
 import type { HomePaths } from '../shared/paths.js';
 import type { BackoffPolicy } from './backoff.js';
@@ -84,6 +85,19 @@ function urlHost(host: string): string {
 }
 
 /**
+ * The warning for a server that listens beyond loopback: anyone who reaches the port can run
+ * commands, because Cairn has no authentication. Logged and printed on the console at start.
+ */
+export function beyondLoopbackWarning(host: string, port: number): string {
+  return (
+    `WARNING: Cairn listens on ${host || '(every address)'} port ${port}, beyond this machine's loopback, and has no authentication: ` +
+    'anyone who can reach that port can start runs, which run commands as you. ' +
+    'Keep HOST=127.0.0.1 (the default), or put a reverse proxy that authenticates in front of it (or a firewall around it) ' +
+    `and list the names it is reached by in ${ALLOWED_HOSTS_ENV} (or ${ALLOWED_HOSTS_CONFIG_KEY} in $CAIRN_HOME/config.yaml).`
+  );
+}
+
+/**
  * Starts the server: chooses the port, claims `$CAIRN_HOME/run/server.json`, forks the API and
  * supervisor processes and keeps them running until `stop()`.
  */
@@ -144,6 +158,11 @@ export function launch(opts: LauncherOptions): Launcher {
     const info = { url, port: choice.port, home: settings.home, apiPid: api?.pid, supervisorPid: supervisor?.pid };
     log.info(info, 'launcher.ready');
     writeLine(opts.out, `Cairn is listening on ${url} (home ${settings.home}). Press Ctrl-C to stop.`);
+    if (listensBeyondLoopback(settings.host)) {
+      const warning = beyondLoopbackWarning(settings.host, choice.port);
+      log.warn({ host: settings.host, port: choice.port, advice: warning }, 'launcher.listening_beyond_loopback');
+      writeLine(opts.out, warning);
+    }
     return info;
   };
 

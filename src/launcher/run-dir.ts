@@ -1,5 +1,6 @@
-import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { makePrivateDirSync, PRIVATE_FILE_MODE } from '../shared/private-files.js';
 import { z } from 'zod';
 import type { HomePaths } from '../shared/paths.js';
 import { isProcessAlive } from '../shared/process-group.js';
@@ -51,10 +52,10 @@ export type ServerFileClaim = { claimed: true } | { claimed: false; holder: Serv
  * reader never sees a half-written file. A file left by a dead launcher is replaced.
  */
 export function claimServerFile(paths: HomePaths, file: ServerFile): ServerFileClaim {
-  mkdirSync(paths.runDir, { recursive: true });
+  makePrivateDirSync(paths.runDir);
   const target = serverFilePath(paths);
   const temp = `${target}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(file, null, 2)}\n`);
+  writeFileSync(temp, `${JSON.stringify(file, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
   try {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
@@ -76,8 +77,8 @@ export function claimServerFile(paths: HomePaths, file: ServerFile): ServerFileC
 /** Writes a pid file atomically (temp file + rename), creating the run directory if needed. */
 export function writePidFile(path: string, pid: number): void {
   const temp = `${path}.${process.pid}.tmp`;
-  mkdirSync(join(path, '..'), { recursive: true });
-  writeFileSync(temp, `${pid}\n`);
+  makePrivateDirSync(join(path, '..'));
+  writeFileSync(temp, `${pid}\n`, { mode: PRIVATE_FILE_MODE });
   renameSync(temp, path);
 }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CairnError } from '../shared/errors.js';
 import type { InstallKey } from '../shared/secrets/install-key.js';
 import { openSecret, sealSecret } from '../shared/secrets/sealed.js';
+import { refusedEnvName } from '../store/schemas/run-env-names.js';
 
 /**
  * A run's own environment (`config.env` of its request): sealed with the install key when the
@@ -21,11 +22,25 @@ export function sealRunEnv(key: InstallKey, runId: string, values: Readonly<Reco
   return sealSecret(key, JSON.stringify(values), contextOf(runId));
 }
 
-/** The run's environment, or `{}` when it has none. Throws SECRET_UNREADABLE when it cannot be opened. */
+/**
+ * The run's environment, or `{}` when it has none. Throws SECRET_UNREADABLE when it cannot be
+ * opened, and CONFIG_INVALID when it holds a name the run request refuses today: a run queued
+ * before a name was refused (or a row written by anything but the run route) must not hand it to
+ * a node on start, resume or take-over. The run then fails, saying which name and why.
+ */
 export function openRunEnv(key: () => InstallKey, runId: string, sealed: string | undefined): Record<string, string> {
   if (sealed === undefined) return {};
   const text = openSecret(key(), sealed, contextOf(runId));
   const parsed = envValuesSchema.safeParse(JSON.parse(text));
   if (!parsed.success) throw new CairnError('SECRET_UNREADABLE', 'The run’s sealed environment opened but is not an object of strings');
+  for (const name of Object.keys(parsed.data)) {
+    const refused = refusedEnvName(name);
+    if (refused) {
+      throw new CairnError(
+        'CONFIG_INVALID',
+        `The run’s config.env holds '${name}', which is not accepted: ${refused}. Start the run again without it`,
+      );
+    }
+  }
   return parsed.data;
 }

@@ -3,6 +3,7 @@ import { parse } from 'yaml';
 import { z } from 'zod';
 import { loadAddressSettings, positiveIntFromEnv, type AddressSettings } from './env-settings.js';
 import { CairnError } from './errors.js';
+import { ALLOWED_HOSTS_CONFIG_KEY, ALLOWED_HOSTS_ENV, parseAllowedHosts, type HostAndPort } from './host-names.js';
 import { lazyInstallKey, type InstallKey } from './secrets/install-key.js';
 import { assistantConfigSchema, resolveProviderSettings, type ProviderSettings } from './providers/provider-settings.js';
 
@@ -26,6 +27,13 @@ const installConfigSchema = z
       .optional(),
     defaultAssistant: z.string().trim().min(1).optional(),
     assistants: z.record(z.string(), assistantConfigSchema).optional(),
+    server: z
+      .object({
+        /** More names the API answers to (`name[:port]`), beside loopback and the listen address. */
+        allowedHosts: z.array(z.string(), { error: 'must be a list of host names, such as [cairn.example.com]' }).optional(),
+      })
+      .loose()
+      .optional(),
   })
   .loose();
 
@@ -48,6 +56,11 @@ export interface Settings extends AddressSettings {
    * key file, created then. The API and the supervisor call it at start, so a bad key stops them there.
    */
   installKey: () => InstallKey;
+  /**
+   * Names (with an optional port) the API answers to beside the loopback names and the address
+   * it listens on: `CAIRN_ALLOWED_HOSTS` when set, else `server.allowedHosts` in config.yaml.
+   */
+  allowedHosts: readonly HostAndPort[];
 }
 
 function readInstallConfig(path: string): z.infer<typeof installConfigSchema> {
@@ -68,6 +81,18 @@ function readInstallConfig(path: string): z.infer<typeof installConfigSchema> {
   return parsed.data;
 }
 
+/** `CAIRN_ALLOWED_HOSTS` (comma-separated) when set, else the config file's `server.allowedHosts`. */
+function readAllowedHosts(env: NodeJS.ProcessEnv, file: z.infer<typeof installConfigSchema>): HostAndPort[] {
+  const fromEnv = env[ALLOWED_HOSTS_ENV];
+  const [entries, setting] =
+    fromEnv !== undefined && fromEnv.trim() !== ''
+      ? [fromEnv.split(','), ALLOWED_HOSTS_ENV]
+      : [file.server?.allowedHosts ?? [], ALLOWED_HOSTS_CONFIG_KEY];
+  const { hosts, problem } = parseAllowedHosts(entries, setting);
+  if (problem) throw new CairnError('CONFIG_INVALID', problem);
+  return hosts;
+}
+
 /** Reads settings from the environment, then `$CAIRN_HOME/config.yaml`, then defaults. */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const address = loadAddressSettings(env);
@@ -82,6 +107,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     maxConcurrency;
   return {
     ...address,
+    allowedHosts: readAllowedHosts(env, file),
     maxConcurrency,
     perRunConcurrency: Math.min(perRun, maxConcurrency),
     installKey: lazyInstallKey({ env, file: address.paths.installKey }),

@@ -69,6 +69,10 @@ export const errorCodes = [
   'OAUTH_UNAVAILABLE',
   /** The user's credential for a run cannot be used (expired and its refresh refused). */
   'CREDENTIAL_UNUSABLE',
+  /** The request's Host is not a loopback name, the listen address or a configured name (DNS rebinding). */
+  'HOST_NOT_ALLOWED',
+  /** A state-changing request sent by another web page (its Origin, Sec-Fetch-Site or Referer says so). */
+  'CROSS_ORIGIN_REFUSED',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 

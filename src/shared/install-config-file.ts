@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { isMap, parseDocument, type Document } from 'yaml';
 import { CairnError } from './errors.js';
+import { makePrivateDir, PRIVATE_FILE_MODE } from './private-files.js';
 
 /**
  * Edits of the install config file (`$CAIRN_HOME/config.yaml`) from the API: the file is read as
@@ -28,10 +29,11 @@ export function editInstallConfig(file: string, edits: readonly ConfigEdit[]): P
 
 async function applyEdits(file: string, edits: readonly ConfigEdit[]): Promise<void> {
   let text = '';
-  let mode = 0o600;
+  // It may hold keys (assistants.<id>.apiKey): created 0600, and a rewrite keeps only the owner's bits.
+  let mode = PRIVATE_FILE_MODE;
   try {
     text = await readFile(file, 'utf8');
-    mode = (await stat(file)).mode & 0o777;
+    mode = (await stat(file)).mode & 0o700;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
@@ -54,7 +56,7 @@ async function applyEdits(file: string, edits: readonly ConfigEdit[]): Promise<v
       doc.setIn(edit.path, doc.createNode(edit.value));
     }
   }
-  await mkdir(dirname(file), { recursive: true });
+  await makePrivateDir(dirname(file));
   const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   try {
     await writeFile(temp, doc.toString(), { mode });

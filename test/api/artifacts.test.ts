@@ -44,7 +44,7 @@ async function rawGet(path: string): Promise<{ status: number; body: Record<stri
   const { port, hostname } = base;
   const answer = await new Promise<string>((resolve, reject) => {
     const socket = connect(Number(port), hostname, () => {
-      socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nConnection: close\r\n\r\n`);
     });
     let text = '';
     socket.on('data', (chunk) => (text += chunk.toString()));

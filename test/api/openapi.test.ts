@@ -66,7 +66,7 @@ it('describes the run request body, its optional query and its answers', async (
     'assistant', 'defaultAssistant', 'assistants', 'tiers', 'aliases', 'workflows', 'docs', 'env',
   ]);
   expect(start.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`).sort()).toEqual(['path:name', 'query:cwd']);
-  expect(Object.keys(start.responses).sort()).toEqual(['200', '400', '404', '413', '415']);
+  expect(Object.keys(start.responses).sort()).toEqual(['200', '400', '403', '404', '413', '415', '421']);
   const multipart = start.requestBody.content['multipart/form-data'].schema;
   expect(Object.keys(multipart.properties)).toEqual(['message', 'conversationId', 'inputs', 'config', 'tiers', 'aliases', 'codebaseId', 'budget', 'branch', 'baseBranch', 'files']);
   expect(multipart.properties.files.items).toMatchObject({ type: 'string', format: 'binary' });
@@ -134,7 +134,7 @@ it('lists the workflow-definition, command and provider routes with their schema
   const save = paths['/api/workflows/{name}'].put;
   expect(save.requestBody.required).toBe(true);
   expect(save.requestBody.content['application/json'].schema.required).toEqual(['definition']);
-  expect(Object.keys(save.responses).sort()).toEqual(['200', '400', '413', '415']);
+  expect(Object.keys(save.responses).sort()).toEqual(['200', '400', '403', '413', '415', '421']);
 
   const list = paths['/api/workflows'].get.responses['200'].content['application/json'].schema;
   expect(list.required).toEqual(['workflows', 'recommended']);
@@ -190,7 +190,7 @@ it('describes the model configuration, per-user preference and model catalog rou
   expect(answer(paths['/api/config'].get).required).toEqual(['assistant', 'assistants', 'tiers', 'tierDefaults', 'aliases']);
   for (const kind of ['assistants', 'tiers', 'aliases']) {
     const op = paths[`/api/config/${kind}`].patch;
-    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '415']);
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '403', '415', '421']);
     expect(answer(op).required).toEqual(['assistant', 'assistants', 'tiers', 'tierDefaults', 'aliases']);
   }
   expect(Object.keys(body(paths['/api/config/assistants'].patch).properties)).toEqual(['assistant', 'assistants']);
@@ -202,10 +202,10 @@ it('describes the model configuration, per-user preference and model catalog rou
   expect(Object.keys(answer(paths['/api/auth/me/ai-prefs'].get).properties)).toEqual(['tiers', 'aliases', 'defaultProvider', 'defaultModel']);
   for (const kind of ['tiers', 'aliases', 'default']) {
     const op = paths[`/api/auth/me/ai-prefs/${kind}`].patch;
-    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '415']);
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '403', '415', '421']);
     expect(Object.keys(answer(op).properties)).toEqual(['tiers', 'aliases', 'defaultProvider', 'defaultModel']);
   }
-  expect(Object.keys(paths['/api/auth/me/ai-prefs'].get.responses).sort()).toEqual(['200', '400', '401']);
+  expect(Object.keys(paths['/api/auth/me/ai-prefs'].get.responses).sort()).toEqual(['200', '400', '401', '421']);
 
   const models = paths['/api/providers/{vendor}/models'].get;
   expect(answer(models).items.$ref).toBe('#/components/schemas/ModelInfo');
@@ -232,7 +232,7 @@ it('describes the credential routes: metadata-only answers and the bodies they t
   const put = paths['/api/auth/providers/{provider}'].put;
   expect(Object.keys(put.requestBody.content['application/json'].schema.properties)).toEqual(['apiKey', 'label']);
   expect(Object.keys(put.responses['200'].content['application/json'].schema.properties)).toEqual(['success', 'provider', 'kind', 'label']);
-  expect(Object.keys(put.responses).sort()).toEqual(['200', '400', '401', '413', '415']);
+  expect(Object.keys(put.responses).sort()).toEqual(['200', '400', '401', '403', '413', '415', '421']);
   const start = paths['/api/auth/providers/{provider}/oauth/start'].post;
   expect(Object.keys(start.responses['200'].content['application/json'].schema.properties)).toEqual([
     'sessionId', 'mode', 'url', 'userCode', 'verificationUri', 'verificationUriComplete', 'interval', 'expiresIn',
@@ -240,4 +240,18 @@ it('describes the credential routes: metadata-only answers and the bodies they t
   const poll = paths['/api/auth/providers/{provider}/oauth/poll'].post;
   expect(Object.keys(poll.requestBody.content['application/json'].schema.properties)).toEqual(['sessionId', 'code']);
   expect(Object.keys(poll.responses['200'].content['application/json'].schema.properties)).toEqual(['status', 'detail']);
+});
+
+it('lists the caller refusals: 421 on every operation, 403 on every write', async () => {
+  const { app } = await makeTestApp(home);
+  const doc = (await app.inject({ url: '/api/openapi.json' })).json();
+  const missing: string[] = [];
+  for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+    for (const [method, operation] of Object.entries<Record<string, any>>(item)) {
+      if (operation.responses['421']?.content['application/json'] === undefined) missing.push(`${method} ${path}: 421`);
+      const isWrite = ['post', 'put', 'patch', 'delete'].includes(method);
+      if (isWrite !== (operation.responses['403'] !== undefined)) missing.push(`${method} ${path}: 403`);
+    }
+  }
+  expect(missing).toEqual([]);
 });

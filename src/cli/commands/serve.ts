@@ -24,7 +24,9 @@ Options:
                      else 3090
   -h, --help         show this help
 
-Environment: CAIRN_HOME (default ~/.cairn), PORT, HOST (default 127.0.0.1),
+Environment: CAIRN_HOME (default ~/.cairn), PORT, HOST (default 127.0.0.1; any other
+address is reachable from other machines, and Cairn has no authentication: it warns at start),
+CAIRN_ALLOWED_HOSTS (more names the server answers to, comma-separated name[:port]),
 CAIRN_MAX_CONCURRENCY (default 8), CAIRN_LOG_LEVEL (default info).`,
   async run(argv: readonly string[], ctx: CliContext) {
     const { values, positionals } = parseCommandArgs(this.name, argv, {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { docsPathProblem } from '../../workflow/docs-path.js';
-import { variableNames } from '../../workflow/variables.js';
+import { refusedEnvName } from './run-env-names.js';
 
 /**
  * What one run may rebind for itself: tiers, aliases and an inline sparse config (contract: run
@@ -128,41 +128,6 @@ const docsSchema = z.strictObject(
 
 /** Limits on `config.env`: an entry must fit the kernel's limit on one environment string, with room to spare. */
 export const RUN_ENV_LIMITS = { names: 64, valueBytes: 32 * 1024, totalBytes: 128 * 1024 } as const;
-
-/**
- * Names `config.env` refuses, and why. Two families: names that let a request take over the
- * programs Cairn starts (the dynamic loader, Node, the shell's startup files and parsing, which
- * `bash` or `claude` is found on PATH), and names Cairn itself sets for a node (its variables,
- * `INPUTS_*`, `CAIRN_*`), which a request could not change (Cairn's win) and so would be ineffective.
- */
-const refusedEnvNames = new Map<string, string>([
-  ['PATH', 'it decides which bash, bun, uv or AI CLI Cairn starts; extend PATH inside the node instead'],
-  ['NODE_OPTIONS', 'it loads code into every Node process a node starts, the AI CLIs included'],
-  ['BASH_ENV', 'bash runs the file it names before every bash node'],
-  ['ENV', 'sh runs the file it names at start'],
-  ['SHELLOPTS', 'it changes how bash parses every node'],
-  ['BASHOPTS', 'it changes how bash parses every node'],
-  ['IFS', 'it changes how bash splits every node'],
-  ['PS4', 'bash evaluates it when tracing'],
-  ['GCONV_PATH', 'it loads code into programs through the C library'],
-]);
-const refusedEnvPrefixes: readonly (readonly [string, string])[] = [
-  ['LD_', 'the dynamic loader reads LD_* variables (LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT) to load code into every program'],
-  ['DYLD_', 'the macOS loader reads DYLD_* variables to load code into every program'],
-  ['CAIRN_', 'CAIRN_* names are Cairn’s own'],
-  ['INPUTS_', 'INPUTS_* names carry the workflow’s inputs; give them as inputs'],
-];
-const cairnVariableNames = new Set<string>(variableNames);
-
-/** Why `config.env` refuses `name`, or undefined when it takes it. */
-export function refusedEnvName(name: string): string | undefined {
-  const exact = refusedEnvNames.get(name);
-  if (exact) return exact;
-  const prefix = refusedEnvPrefixes.find(([p]) => name.startsWith(p));
-  if (prefix) return prefix[1];
-  if (cairnVariableNames.has(name)) return `Cairn sets $${name} for every node itself`;
-  return undefined;
-}
 
 const envSchema = z
   .record(

@@ -1,6 +1,6 @@
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { createPrivateFileSync, makePrivateDirSync, tightenFileModeSync } from '../../shared/private-files.js';
 import { migrate } from './migrations.js';
 
 /**
@@ -22,7 +22,7 @@ const openBusyTimeoutMs = 10_000;
  * writer instead of failing with SQLITE_BUSY.
  */
 export function openConnection(path: string, opts: { readonly?: boolean } = {}): Database.Database {
-  mkdirSync(dirname(path), { recursive: true });
+  if (!opts.readonly) makePrivateDatabaseFiles(path);
   const db = new Database(path, { readonly: opts.readonly ?? false });
   db.pragma(`busy_timeout = ${openBusyTimeoutMs}`);
   switchToWal(db);
@@ -37,6 +37,18 @@ export function openConnection(path: string, opts: { readonly?: boolean } = {}):
   if (!opts.readonly) migrate(db);
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   return db;
+}
+
+/**
+ * The database holds every run's messages, outputs and sealed secrets: its folder is made 0700 and
+ * the file is created 0600 before SQLite opens it, because SQLite creates the `-wal` and `-shm`
+ * files with the main file's mode (on Unix it copies it), whatever the umask. Files of an older
+ * install, created 0644, are tightened at open.
+ */
+function makePrivateDatabaseFiles(path: string): void {
+  makePrivateDirSync(dirname(path));
+  createPrivateFileSync(path);
+  for (const file of [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]) tightenFileModeSync(file);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Run } from '../../store/schemas/run.js';
 import { ATTACHMENTS_FOLDER } from '../../store/schemas/run-attachment.js';
@@ -16,6 +16,7 @@ import type { NodeTable } from './node-table.js';
 import type { PlannedNode } from './run-plan.js';
 import { resolveScriptFile } from './script-files.js';
 import type { SkipDecision } from './skip-decision.js';
+import { makePrivateDirSync, PRIVATE_FILE_MODE } from '../../shared/private-files.js';
 
 /** Evaluates a node's `when` condition against upstream outputs: undefined means "run it", a
  * skip decision skips it, `{ fail }` fails it (a reference to a failed producer, say). */
@@ -67,8 +68,8 @@ export function createRunContext(
     // Values too large for a process environment reach the body through files of the run.
     spill: (value, name) => {
       const file = join(input.artifactsDir, '.cairn', 'node-values', consumer, `${name}.txt`);
-      mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, value);
+      makePrivateDirSync(dirname(file));
+      writeFileSync(file, value, { mode: PRIVATE_FILE_MODE });
       return file;
     },
   });

@@ -14,6 +14,7 @@ import type { Store } from '../../store/store.js';
 import { readProjectWorktreeEnabled } from '../../workflow/project-run-config.js';
 import type { WorkflowDefinition } from '../../workflow/workflow-schema.js';
 import { decideIsolation } from './isolation-mode.js';
+import { makePrivateDir } from '../../shared/private-files.js';
 
 export interface RunIsolationDeps {
   store: Store;
@@ -61,13 +62,13 @@ export async function placeRun(run: Run, definition: WorkflowDefinition, deps: R
   if (run.codebase_id === null) {
     const workingPath = run.working_path ?? deps.paths.scratch(run.id);
     const artifactsDir = runArtifactsDir(deps.paths, run);
-    await Promise.all([mkdir(workingPath, { recursive: true }), mkdir(artifactsDir, { recursive: true })]);
+    await Promise.all([makePrivateDir(workingPath), makePrivateDir(artifactsDir)]);
     return { run, workingPath, artifactsDir };
   }
   const codebase = await deps.store.getCodebase(run.codebase_id);
   if (!codebase) throw new CairnError('CODEBASE_NOT_FOUND', isolationText.codebaseGone(run.codebase_id));
   const artifactsDir = runArtifactsDir(deps.paths, run);
-  await mkdir(artifactsDir, { recursive: true });
+  await makePrivateDir(artifactsDir);
   const decision = decideIsolation(
     definition,
     { worktreeEnabled: await readProjectWorktreeEnabled(codebase.default_cwd) },

@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   attemptEndedEvent,
@@ -13,6 +13,7 @@ import type { CheckoutObservation } from '../../../records/schemas/checkout-obse
 import type { FailureKind } from '../../../records/schemas/node-lifecycle.js';
 import type { NewRunEvent } from '../../../store/schemas/event.js';
 import type { AttemptResult, ExecAttemptTask as AttemptTask } from '../../attempt-protocol.js';
+import { makePrivateDir, PRIVATE_FILE_MODE } from '../../../shared/private-files.js';
 
 /**
  * The events of an exec attempt, through the records module's one attempt factory. An exec node
@@ -87,9 +88,9 @@ export async function spillLongOutput(
 ): Promise<string | undefined> {
   if (!previewOutput(output).truncated) return undefined;
   const dir = join(task.outputSpillDir, encodeURIComponent(task.path));
-  await mkdir(dir, { recursive: true });
+  await makePrivateDir(dir);
   const file = join(dir, `${task.attempt.id}.${stream}`);
-  await writeFile(file, output);
+  await writeFile(file, output, { mode: PRIVATE_FILE_MODE });
   return file;
 }
 
