@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeAndCommit } from '../../helpers/agent-script.js';
@@ -25,7 +25,7 @@ afterEach(async () => {
 });
 
 describe.each(opencodeBuilds)('OpenCode $version permission levels', ({ binaryPath }) => {
-  it('workspace: reads, writes, edits and commits in the worktree, writes the artifacts folder; a write outside both is refused', async () => {
+  it('workspace: reads, writes, edits and commits in the worktree, writes the artifacts folder; a write or a file command outside both is refused, a redirect is not', async () => {
     session = await openOpencodeSession(dir.dir, binaryPath, [
       {
         steps: [
@@ -35,6 +35,9 @@ describe.each(opencodeBuilds)('OpenCode $version permission levels', ({ binaryPa
           ...writeAndCommit('notes.txt', 'final\n', 'add notes').slice(1, 2),
           { tool: 'write', path: join(dir.dir, 'artifacts', 'report.md'), content: 'report\n' },
           { tool: 'write', path: join(dir.dir, 'outside', 'escape.txt'), content: 'nope\n' },
+          // OpenCode checks the paths a file command names, but it has no sandbox: a redirect is not checked.
+          { tool: 'run', command: `touch ${join(dir.dir, 'outside', 'touched.txt')}` },
+          { tool: 'run', command: `echo unconfined > ${join(dir.dir, 'outside', 'redirected.txt')}` },
           { say: 'Committed notes.txt.' },
         ],
       },
@@ -46,13 +49,15 @@ describe.each(opencodeBuilds)('OpenCode $version permission levels', ({ binaryPa
     expect(commitSubjects(session.repo)).toEqual(['add notes', 'init']);
     expect(readFileSync(join(session.artifacts, 'report.md'), 'utf8')).toBe('report\n');
     expect(existsSync(join(session.outside, 'escape.txt'))).toBe(false);
-    // Six calls, the model answered after each; only the write outside was refused.
+    expect(existsSync(join(session.outside, 'touched.txt'))).toBe(false);
+    expect(readFileSync(join(session.outside, 'redirected.txt'), 'utf8')).toBe('unconfined\n');
+    // Eight calls, the model answered after each; only the write and the touch outside were refused.
     const results = toolResultsOf(chunks);
-    expect(results).toHaveLength(6);
-    expect(results.map((r) => r.refused === true)).toEqual([false, false, false, false, false, true]);
-    expect(results.slice(0, 5).every((r) => !r.isError)).toBe(true);
-    expect(session.toolResults.map((r) => DENIED.test(r.content))).toEqual([false, false, false, false, false, true]);
-    expect(session.server.requests).toHaveLength(7);
+    const refused = [false, false, false, false, false, true, true, false];
+    expect(results.map((r) => r.refused === true)).toEqual(refused);
+    expect(results.filter((r) => r.isError).length).toBe(2);
+    expect(session.toolResults.map((r) => DENIED.test(r.content))).toEqual(refused);
+    expect(session.server.requests).toHaveLength(9);
     expect(offeredTools(session.server.requests[0]!.body)).toEqual(expect.arrayContaining(['bash', 'edit', 'read', 'write']));
   });
 
@@ -65,16 +70,23 @@ describe.each(opencodeBuilds)('OpenCode $version permission levels', ({ binaryPa
           { tool: 'edit', path: 'README.md', old: 'hello', new: 'changed' },
           { tool: 'run', command: "touch made-by-bash && git -c user.name=a -c user.email=a@b commit -q --allow-empty -m 'sneaky'" },
           { tool: 'write', path: join(dir.dir, 'artifacts', 'report.md'), content: 'report\n' },
+          { tool: 'read', path: join(dir.dir, 'artifacts', 'plan.md') },
+          { tool: 'read', path: join(dir.dir, 'outside', 'secret.txt') },
           { say: 'Could not change anything.' },
         ],
       },
     ]);
+    writeFileSync(join(session.artifacts, 'plan.md'), 'the plan\n');
+    writeFileSync(join(session.outside, 'secret.txt'), 'outside secret\n');
     const { outcome, chunks } = await session.run({ permissions: 'read_only' });
     expect({ status: outcome.status, error: outcome.error }).toEqual({ status: 'completed', error: undefined });
     expect(outcome.output).toBe('Could not change anything.');
     const results = toolResultsOf(chunks);
-    expect(results.map((r) => r.refused === true)).toEqual([false, true, true, true, true]);
+    // Outside the worktree only the artifacts folder can be read.
+    expect(results.map((r) => r.refused === true)).toEqual([false, true, true, true, true, false, true]);
     expect(results[0]!.output).toContain('hello');
+    expect(results[5]!.output).toContain('the plan');
+    expect(results[6]!.output).not.toContain('outside secret');
     expect(readFileSync(join(session.repo, 'README.md'), 'utf8')).toBe('hello\n');
     for (const f of [join(session.repo, 'notes.txt'), join(session.repo, 'made-by-bash'), join(session.artifacts, 'report.md')]) expect(existsSync(f)).toBe(false);
     expect(commitSubjects(session.repo)).toEqual(['init']);
