@@ -24,6 +24,13 @@ export type PermissionRules = Record<string, PermissionAction | Record<string, P
 /** The tools `read_only` keeps: they read files, search, fetch pages, plan, or hand work to a sub-agent (who is read-only too). */
 const READ_ONLY_TOOLS = ['read', 'glob', 'grep', 'list', 'lsp', 'skill', 'task', 'todowrite', 'todoread', 'webfetch', 'websearch', 'codesearch'];
 
+/**
+ * What no one is there for, at every level: OpenCode's question to the user and its switches into
+ * and out of the plan agent (which ask the user) are denied; a repeated identical call (its
+ * "doom loop" check, an ask) is allowed, as the level allows the call itself.
+ */
+const UNATTENDED: PermissionRules = { doom_loop: 'allow', question: 'deny', plan_enter: 'deny', plan_exit: 'deny' };
+
 /** OpenCode asks one permission, `edit`, for each of its file-changing tools. */
 const EDIT_TOOLS = new Set(['edit', 'write', 'apply_patch', 'patch', 'multiedit']);
 const MCP_RESOURCE_TOOLS = new Set(['list_mcp_resources', 'list_mcp_resource_templates', 'read_mcp_resource']);
@@ -94,7 +101,7 @@ export function isWithheld(rules: PermissionRules, tool: string): boolean {
 }
 
 function levelRules(level: PermissionLevel, extraDirs: readonly string[]): PermissionRules {
-  if (level === 'full') return { '*': 'allow', doom_loop: 'allow', external_directory: 'allow' };
+  if (level === 'full') return { '*': 'allow', ...UNATTENDED, external_directory: 'allow' };
   const outside: Record<string, PermissionAction> = { '*': 'deny' };
   // OpenCode asks `external_directory` with the pattern `<folder>/*` of the file (or the folder
   // itself for a search); `*` in a pattern spans `/`. A folder whose name holds a wildcard would
@@ -105,8 +112,8 @@ function levelRules(level: PermissionLevel, extraDirs: readonly string[]): Permi
     outside[trimmed] = 'allow';
     outside[`${trimmed}/*`] = 'allow';
   }
-  if (level === 'workspace') return { '*': 'allow', doom_loop: 'allow', external_directory: outside };
-  const rules: PermissionRules = { '*': 'deny', doom_loop: 'allow', external_directory: outside };
+  if (level === 'workspace') return { '*': 'allow', ...UNATTENDED, external_directory: outside };
+  const rules: PermissionRules = { '*': 'deny', ...UNATTENDED, external_directory: outside };
   for (const tool of READ_ONLY_TOOLS) rules[tool] = 'allow';
   return rules;
 }
@@ -115,7 +122,7 @@ function levelRules(level: PermissionLevel, extraDirs: readonly string[]): Permi
 function restrict(base: PermissionRules, allowed: readonly string[] | undefined, denied: readonly string[] | undefined): PermissionRules {
   let rules: PermissionRules = { ...base };
   if (allowed !== undefined) {
-    rules = { '*': 'deny', doom_loop: 'allow', ...(base.external_directory !== undefined ? { external_directory: base.external_directory } : {}) };
+    rules = { '*': 'deny', ...UNATTENDED, ...(base.external_directory !== undefined ? { external_directory: base.external_directory } : {}) };
     for (const tool of allowed.map(opencodeToolName)) {
       const permission = permissionOf(tool);
       rules[permission] = isWithheld(base, tool) ? 'deny' : 'allow';

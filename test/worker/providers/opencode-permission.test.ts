@@ -5,11 +5,12 @@ import { agentPermissionRules, isWithheld, opencodeToolName, permissionRules } f
 
 describe("OpenCode's permission rules", () => {
   it('maps each level; never asks; only absolute extraDirs without wildcards open the outside', () => {
-    expect(permissionRules({ permissions: 'full', extraDirs: [] })).toEqual({ '*': 'allow', doom_loop: 'allow', external_directory: 'allow' });
+    const unattended = { doom_loop: 'allow', question: 'deny', plan_enter: 'deny', plan_exit: 'deny' };
+    expect(permissionRules({ permissions: 'full', extraDirs: [] })).toEqual({ '*': 'allow', ...unattended, external_directory: 'allow' });
     const workspace = permissionRules({ permissions: 'workspace', extraDirs: ['/runs/r1/artifacts/', 'relative', '/runs/*', '/a?b'] });
     expect(Object.entries(workspace)).toEqual([
       ['*', 'allow'],
-      ['doom_loop', 'allow'],
+      ...Object.entries(unattended),
       ['external_directory', { '*': 'deny', '/runs/r1/artifacts': 'allow', '/runs/r1/artifacts/*': 'allow' }],
     ]);
     const readOnly = permissionRules({ permissions: 'read_only', extraDirs: [] });
@@ -31,7 +32,9 @@ describe("OpenCode's permission rules", () => {
     expect(isWithheld(workspace, 'docs_search')).toBe(false);
     // write and edit are one permission in OpenCode.
     expect(isWithheld(workspace, 'write')).toBe(true);
-    expect(permissionRules({ permissions: 'full', extraDirs: [], allowedTools: [] })).toEqual({ '*': 'deny', doom_loop: 'allow', external_directory: 'allow' });
+    expect(permissionRules({ permissions: 'full', extraDirs: [], allowedTools: [] })).toEqual({
+      '*': 'deny', doom_loop: 'allow', question: 'deny', plan_enter: 'deny', plan_exit: 'deny', external_directory: 'allow',
+    });
     expect([opencodeToolName('MultiEdit'), opencodeToolName('mcp__a_b__c'), opencodeToolName('mcp__x__*'), opencodeToolName('custom')]).toEqual(['edit', 'a_b_c', 'x_*', 'custom']);
   });
 
