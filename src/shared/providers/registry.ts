@@ -161,9 +161,16 @@ const providers: readonly Provider[] = z.array(providerSchema).parse([
       // `opencode run` takes no schema: the answer is validated after the attempt.
       structuredOutput: 'best_effort',
       sessionResume: true,
+      // The attempt's opencode.json: `mcp` servers, `agent` sub-agents (offered through OpenCode's
+      // task tool), `permission` rules for the level and the tool options, `instructions` for the
+      // system prompt, the model's `reasoningEffort` (Chat Completions `reasoning_effort`).
       mcp: true,
+      agents: true,
       toolRestrictions: true,
+      effort: true,
       systemPrompt: true,
+      // A Chat Completions server has no standard field for a thinking budget; hooks and skills
+      // are OpenCode plugins and skill folders, which Cairn does not write.
       permissions: ['read_only', 'workspace', 'full'],
       // The adapter reads the server's own usage, finish reason and model (through its relay);
       // OpenCode's cost comes from its price table, not the provider, and it counts no turns.

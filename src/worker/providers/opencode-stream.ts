@@ -8,7 +8,19 @@ import type { AdapterFailure, ProviderChunk } from './provider-adapter.js';
  * finished part. Tokens and cost in `step_finish` are OpenCode's own (zeros where the server sent
  * nothing, a cost from its price table), so they are not read here: the relay's copy of the
  * server's usage is.
+ *
+ * A tool call OpenCode refused is a `tool_result` with `refused: true`: a permission rule denied
+ * it, an `ask` was rejected (`opencode run` rejects every ask), or the model called a tool the
+ * rules withheld (OpenCode then never offered it). A tool that ran and failed is only `isError`.
  */
+
+/** OpenCode's words for a call a `deny` rule stopped. */
+const DENIED = 'The user has specified a rule which prevents you from using this specific tool call';
+/** ... for an `ask` that was rejected (with or without feedback). */
+const REJECTED = 'The user rejected permission to use this specific tool call';
+/** ... for a call to a tool it does not offer. */
+const UNAVAILABLE = 'Model tried to call unavailable tool';
+
 export class OpencodeStreamState implements ChatCliState {
   sawLine = false;
   /** A step finished (the model answered). */
@@ -22,6 +34,9 @@ export class OpencodeStreamState implements ChatCliState {
   lastText: string | undefined;
   text = '';
 
+  /** `withheld(tool)`: the attempt's rules deny the tool outright (it was never offered). */
+  constructor(private readonly withheld: (tool: string) => boolean = () => false) {}
+
   answerText(): string {
     return this.lastText ?? this.text;
   }
@@ -29,6 +44,11 @@ export class OpencodeStreamState implements ChatCliState {
   ownFailure(): AdapterFailure | undefined {
     if (this.errorMessage === undefined) return undefined;
     return adapterFailure(this.errorStatus !== undefined ? classifyFailure(this.errorStatus, undefined) : 'unknown', `OpenCode: ${this.errorMessage}`);
+  }
+
+  private isRefusal(tool: string, error: string): boolean {
+    if (error.startsWith(DENIED) || error.startsWith(REJECTED)) return true;
+    return error.startsWith(UNAVAILABLE) && this.withheld(tool);
   }
 
   read(line: string): ProviderChunk[] {
@@ -66,9 +86,12 @@ export class OpencodeStreamState implements ChatCliState {
         const id = typeof part.callID === 'string' ? part.callID : undefined;
         const name = typeof part.tool === 'string' ? part.tool : 'tool';
         out.push({ type: 'tool_call', ...(id ? { id } : {}), name, input: state.input ?? {} });
-        if (state.status === 'completed' || state.status === 'error') {
-          const output = typeof state.output === 'string' ? state.output : typeof state.error === 'string' ? state.error : JSON.stringify(state.output ?? '');
-          out.push({ type: 'tool_result', ...(id ? { id } : {}), output, ...(state.status === 'error' ? { isError: true } : {}) });
+        if (state.status === 'completed') {
+          const output = typeof state.output === 'string' ? state.output : JSON.stringify(state.output ?? '');
+          out.push({ type: 'tool_result', ...(id ? { id } : {}), output });
+        } else if (state.status === 'error') {
+          const output = typeof state.error === 'string' ? state.error : JSON.stringify(state.error ?? '');
+          out.push({ type: 'tool_result', ...(id ? { id } : {}), output, isError: true, ...(this.isRefusal(name, output) ? { refused: true } : {}) });
         }
         break;
       }

@@ -6,6 +6,9 @@ import { workerEnv } from '../spawn/worker-env.js';
 import { runChatCli } from './chat-cli.js';
 import { commandFor, resolveCliExecutable, type ExecutableLookup } from './cli-process.js';
 import { adapterFailure } from './failure-class.js';
+import { loadMcpServers, type McpServer } from './mcp-config.js';
+import { buildOpencodeConfig, clashingAgentName, OPENCODE_AGENT_NAMES } from './opencode-config.js';
+import { isWithheld, permissionRules } from './opencode-permission.js';
 import { OpencodeStreamState } from './opencode-stream.js';
 import type { AdapterContext, ProviderAdapter, ProviderChunk, ProviderRequest } from './provider-adapter.js';
 
@@ -18,7 +21,8 @@ import type { AdapterContext, ProviderAdapter, ProviderChunk, ProviderRequest } 
  * retry continues its failed attempt's session with `--session`, or starts fresh when OpenCode no
  * longer has it. The global config there defines one provider,
  * `cairn` (`@ai-sdk/openai-compatible`: any Chat Completions server), reached through a loopback
- * relay that notes each answer's status, `Retry-After` and usage. The key goes to OpenCode in an
+ * relay that notes each answer's status, `Retry-After` and usage, and the node's permission level
+ * and options (opencode-config.ts, opencode-permission.ts). The key goes to OpenCode in an
  * environment variable the config names (`{env:...}`), never in a file. OpenCode retries a 429
  * or 5xx itself; the adapter stops it at the first refused model call, so Cairn's retry policy
  * decides.
@@ -29,8 +33,7 @@ export const OPENCODE_NOT_FOUND = 'OpenCode executable was not found at a config
 /** The server when none is configured. */
 export const DEFAULT_OPENCODE_BASE_URL = 'https://api.openai.com/v1';
 
-/** The environment variable the config's `apiKey: {env:...}` names. */
-export const OPENCODE_KEY_ENV = 'CAIRN_OPENCODE_API_KEY';
+export { OPENCODE_KEY_ENV } from './opencode-config.js';
 
 /** OpenCode's own network calls and downloads, all off for an attempt. */
 const QUIET_ENV = {
@@ -41,6 +44,18 @@ const QUIET_ENV = {
   OPENCODE_DISABLE_SHARE: '1',
   OPENCODE_DISABLE_CLAUDE_CODE: '1',
   OPENCODE_DISABLE_PROJECT_CONFIG: '1',
+};
+
+/**
+ * The server's environment must not lay other config over the attempt's (its permission rules
+ * above all): these would add a config file, folder, inline config or permission map. Empty is
+ * unset to OpenCode.
+ */
+const NO_OUTSIDE_CONFIG = {
+  OPENCODE_CONFIG: '',
+  OPENCODE_CONFIG_DIR: '',
+  OPENCODE_CONFIG_CONTENT: '',
+  OPENCODE_PERMISSION: '',
 };
 
 export function createOpencodeAdapter(launcher?: ChildLauncher): ProviderAdapter {
@@ -70,31 +85,54 @@ async function* runOpencode(request: ProviderRequest, ctx: AdapterContext, launc
   const env = { ...request.connection.env };
   const model = request.model;
   if (model === undefined) {
-    yield {
-      type: 'end',
-      called: false,
-      observations: {},
-      failure: adapterFailure('misconfigured', "OpenCode needs a model: set the node's or workflow's `model`, or assistants.opencode.model"),
-    };
+    yield misconfigured("OpenCode needs a model: set the node's or workflow's `model`, or assistants.opencode.model");
     return;
   }
   const exe = resolveOpencodeExecutable(request.connection.binaryPath, env.PATH ?? workerEnv().PATH);
   if (!exe.ok) {
-    yield { type: 'end', called: false, observations: {}, failure: adapterFailure('misconfigured', exe.error) };
+    yield misconfigured(exe.error);
     return;
   }
+  const clash = clashingAgentName(request.options.agents);
+  if (clash !== undefined) {
+    yield misconfigured(`agent '${clash}' is the name of one of OpenCode's own agents (${OPENCODE_AGENT_NAMES.join(', ')}): rename it`);
+    return;
+  }
+  let mcpServers: Record<string, McpServer> = {};
+  if (request.options.mcp !== undefined) {
+    const loaded = await loadMcpServers(request.options.mcp, request.cwd, { ...workerEnv(), ...env });
+    if (!loaded.ok) {
+      yield misconfigured(loaded.error);
+      return;
+    }
+    mcpServers = loaded.servers;
+  }
+  // The rules the config will hold: a call to a tool they withhold is a refusal, not a failure.
+  const rules = permissionRules(request.options);
   yield* runChatCli(request, ctx, launcher, {
     label: 'OpenCode',
     name: 'cairn-opencode',
     defaultBaseUrl: DEFAULT_OPENCODE_BASE_URL,
-    newState: () => new OpencodeStreamState(),
-    prepare: (relayUrl, resume) => prepareOpencode(request, model, exe.file, env, relayUrl, resume),
+    newState: () => new OpencodeStreamState((tool) => isWithheld(rules, tool)),
+    prepare: (relayUrl, resume) => prepareOpencode(request, model, exe.file, env, relayUrl, resume, mcpServers),
     // `--session` naming a session OpenCode does not have: "Error: Session not found".
     sessionNotFound: (_state, stderr) => /Session not found/i.test(stderr),
   });
 }
 
-async function prepareOpencode(request: ProviderRequest, model: string, file: string, env: Record<string, string>, relayUrl: string, resume: string | undefined) {
+function misconfigured(message: string): ProviderChunk {
+  return { type: 'end', called: false, observations: {}, failure: adapterFailure('misconfigured', message) };
+}
+
+async function prepareOpencode(
+  request: ProviderRequest,
+  model: string,
+  file: string,
+  env: Record<string, string>,
+  relayUrl: string,
+  resume: string | undefined,
+  mcpServers: Record<string, McpServer>,
+) {
   // Kept per run and node (OpenCode's sessions live in its data folder), so a retry can continue one.
   const home = join(request.sessionDir ?? request.scratchDir, 'opencode-home');
   const dirs = { config: join(home, 'config'), data: join(home, 'data'), cache: join(home, 'cache'), state: join(home, 'state') };
@@ -106,23 +144,8 @@ async function prepareOpencode(request: ProviderRequest, model: string, file: st
     await writeFile(promptFile, request.systemPrompt);
     instructions.push(promptFile);
   }
-  const hasKey = request.connection.apiKey !== undefined;
-  const config = {
-    $schema: 'https://opencode.ai/config.json',
-    autoupdate: false,
-    share: 'disabled',
-    model: `cairn/${model}`,
-    ...(instructions.length > 0 ? { instructions } : {}),
-    provider: {
-      cairn: {
-        npm: '@ai-sdk/openai-compatible',
-        name: 'Cairn',
-        options: { baseURL: relayUrl, ...(hasKey ? { apiKey: `{env:${OPENCODE_KEY_ENV}}` } : {}) },
-        models: { [model]: { name: model } },
-      },
-    },
-  };
-  await writeFile(join(dirs.config, 'opencode', 'opencode.json'), JSON.stringify(config, null, 2), { mode: 0o600 });
+  const config = buildOpencodeConfig({ request, model, relayUrl, instructions, mcpServers });
+  await writeFile(join(dirs.config, 'opencode', 'opencode.json'), config.text, { mode: 0o600 });
   Object.assign(env, {
     HOME: home,
     XDG_CONFIG_HOME: dirs.config,
@@ -130,9 +153,11 @@ async function prepareOpencode(request: ProviderRequest, model: string, file: st
     XDG_CACHE_HOME: dirs.cache,
     XDG_STATE_HOME: dirs.state,
     ...QUIET_ENV,
+    ...NO_OUTSIDE_CONFIG,
+    ...config.env,
   });
-  if (hasKey) env[OPENCODE_KEY_ENV] = request.connection.apiKey!;
   // `--model=<p/m>` is one argument; `--title` skips the extra call that would name the session.
   const resumeArgs = resume !== undefined ? [`--session=${resume}`] : [];
-  return { args: [...commandFor(file), 'run', '--format', 'json', `--model=cairn/${model}`, '--title', 'cairn', ...resumeArgs], env };
+  const args = [...commandFor(file), 'run', '--format', 'json', `--model=cairn/${model}`, '--title', 'cairn', ...resumeArgs];
+  return { args, env };
 }
