@@ -1,4 +1,4 @@
-import { absolutePath, cwdFromRequestText, scriptFor, stepAt, withCwd, type AgentScript, type AgentStep } from './agent-script.js';
+import { absolutePath, cwdFromRequestText, withCwd, type AgentStep } from './agent-script.js';
 import type { ChatReply, ChatRequest } from './openai-server.js';
 
 /**
@@ -50,6 +50,15 @@ export const copilotVocabulary: ChatToolVocabulary = {
   run: (command) => ({ name: 'bash', arguments: { command, description: 'Run a command' } }),
 };
 
+/** A step of the agent script, or a call of a tool no vocabulary names (an MCP server's tool), as is. */
+export type ChatStep = AgentStep | { call: string; input: Record<string, unknown> };
+
+/** An agent script (agent-script.ts) whose steps may also be raw calls. */
+export interface ChatScript {
+  match?: RegExp;
+  steps: ChatStep[];
+}
+
 /** A tool result the CLI sent back to the model (a `role: tool` message). */
 export interface ChatToolResult {
   toolCallId: string;
@@ -68,19 +77,26 @@ export interface ChatAgent {
 }
 
 /** A scripted agent speaking whichever of `vocabularies` the request's tools mark (the first when none offers tools). */
-export function chatAgent(scripts: readonly AgentScript[], vocabularies: readonly ChatToolVocabulary[]): ChatAgent {
+export function chatAgent(scripts: readonly ChatScript[], vocabularies: readonly ChatToolVocabulary[]): ChatAgent {
   const calls: ChatAgent['calls'] = [];
   const results: ChatToolResult[] = [];
   const reply = (req: ChatRequest): ChatReply => {
     const messages: any[] = Array.isArray(req.body?.messages) ? req.body.messages : [];
     recordResults(messages, calls, results);
-    const script = scriptFor(scripts, textOf(messages, ['user']));
-    if (!script) return { kind: 'stream', deltas: ['(no script matches this conversation)'] };
-    const step = stepAt(script, messages.filter((m) => m.role === 'tool').length);
+    const conversation = textOf(messages, ['user']);
+    const script = scripts.find((s) => s.match === undefined || s.match.test(conversation));
+    if (!script || script.steps.length === 0) return { kind: 'stream', deltas: ['(no script matches this conversation)'] };
+    // As agent-script.ts's stepAt: chosen by the tool results so far, the last step repeating.
+    const step = script.steps[Math.min(messages.filter((m) => m.role === 'tool').length, script.steps.length - 1)]!;
     if ('say' in step) return { kind: 'stream', deltas: [step.say] };
-    const cwd = cwdFromRequestText(textOf(messages, ['system', 'developer']));
-    if (cwd === undefined) return { kind: 'error', status: 500, message: 'scripted agent: the request states no working directory' };
-    const call = render(step, vocabularyFor(req.body, vocabularies), cwd);
+    let call: ChatToolCall;
+    if ('call' in step) {
+      call = { name: step.call, arguments: step.input };
+    } else {
+      const cwd = cwdFromRequestText(textOf(messages, ['system', 'developer']));
+      if (cwd === undefined) return { kind: 'error', status: 500, message: 'scripted agent: the request states no working directory' };
+      call = render(step, vocabularyFor(req.body, vocabularies), cwd);
+    }
     const id = `call_${calls.length + 1}`;
     calls.push({ id, ...call });
     return { kind: 'stream', deltas: [], toolCalls: [{ id, name: call.name, arguments: JSON.stringify(call.arguments) }] };

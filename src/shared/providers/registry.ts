@@ -206,10 +206,14 @@ const providers: readonly Provider[] = z.array(providerSchema).parse([
       ...none,
       structuredOutput: 'best_effort',
       sessionResume: true,
+      // `--additional-mcp-config`; tools `--available-tools` / `--excluded-tools`; `--reasoning-effort`;
+      // systemPrompt: an instructions file in a folder named by COPILOT_CUSTOM_INSTRUCTIONS_DIRS.
       mcp: true,
       toolRestrictions: true,
       effort: true,
-      systemPrompt: false,
+      systemPrompt: true,
+      // read_only: `--deny-tool` write and shell; workspace: path verification over the worktree and
+      // `--add-dir` extraDirs; full: `--allow-all-paths` (copilot-options.ts).
       permissions: ['read_only', 'workspace', 'full'],
       // The adapter reads the server's own usage, finish reason and model (through its relay).
       reports: { tokens: 'supported', costUsd: 'unsupported', stopReason: 'supported', numTurns: 'unsupported', resolvedModel: 'supported' },

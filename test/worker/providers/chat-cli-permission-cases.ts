@@ -41,13 +41,13 @@ export function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-/** The session every level runs: read, write, edit, commit, write into the artifacts folder, write outside. */
+/** The session every level runs: read, write a new file, edit one, commit, write into the artifacts folder, write outside. */
 function session(artifacts: string, outside: string): AgentStep[] {
   return [
     { tool: 'read', path: 'README.md' },
     { tool: 'write', path: 'plan.md', content: 'step one\n' },
-    { tool: 'edit', path: 'plan.md', old: 'one', new: 'two' },
-    { tool: 'run', command: "git add plan.md && git -c user.name=agent -c user.email=agent@localhost commit -q -m 'add plan' && git log --oneline -1" },
+    { tool: 'edit', path: 'README.md', old: 'small', new: 'tiny' },
+    { tool: 'run', command: "git add plan.md README.md && git -c user.name=agent -c user.email=agent@localhost commit -q -m 'add plan' && git log --oneline -1" },
     { tool: 'write', path: join(artifacts, 'report.md'), content: 'report\n' },
     { tool: 'write', path: join(outside, 'escape.md'), content: 'escaped\n' },
     { say: 'Session over.' },
@@ -72,9 +72,12 @@ export function chatCliPermissionCases(spec: PermissionSpec): void {
     const { repo, artifacts, outside, outcome, chunks, agent } = await runSession(spec, 'workspace');
     expect(outcome.status).toBe('completed');
     expect(outcome.output).toBe('Session over.');
-    expect(readFileSync(join(repo, 'plan.md'), 'utf8')).toBe('step two\n');
+    expect(readFileSync(join(repo, 'plan.md'), 'utf8')).toBe('step one\n');
+    expect(readFileSync(join(repo, 'README.md'), 'utf8')).toBe('widget: a tiny tool\n');
     expect(git(repo, 'log', '-1', '--format=%s%n%an')).toBe('add plan\nagent\n');
-    expect(git(repo, 'show', 'HEAD:plan.md')).toBe('step two\n');
+    expect(git(repo, 'show', 'HEAD:plan.md')).toBe('step one\n');
+    expect(git(repo, 'show', 'HEAD:README.md')).toBe('widget: a tiny tool\n');
+    expect(git(repo, 'status', '--porcelain')).toBe('');
     expect(readFileSync(join(artifacts, 'report.md'), 'utf8')).toBe('report\n');
     expect(existsSync(join(outside, 'escape.md'))).toBe(false);
     // Six calls, six results sent back to the model; only the write outside was refused.
@@ -93,6 +96,7 @@ export function chatCliPermissionCases(spec: PermissionSpec): void {
     expect(agent.results[0]!.content).toContain('widget: a small tool');
     expect(toolResults(chunks).map((r) => r.refused === true)).toEqual([false, true, true, true, true, true]);
     expect(existsSync(join(repo, 'plan.md'))).toBe(false);
+    expect(readFileSync(join(repo, 'README.md'), 'utf8')).toBe('widget: a small tool\n');
     expect(existsSync(join(artifacts, 'report.md'))).toBe(false);
     expect(existsSync(join(outside, 'escape.md'))).toBe(false);
     expect(git(repo, 'log', '--format=%s')).toBe('seed\n');
