@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { piAdapter } from '../../../src/worker/providers/pi.js';
@@ -50,8 +50,9 @@ describe('pi node options (real Pi CLI)', () => {
     expect(body.messages[0].role).toBe('system');
   });
 
-  it('pi.enableExtensions loads the project\'s extensions: their tool can be allowed by name and extensionFlags reach them', async () => {
+  it("pi.enableExtensions loads the project's extensions: their tool can be allowed by name and extensionFlags reach them, a hostile value as one value", async () => {
     const { repo } = scriptedWorkspace(dir.dir);
+    const hostile = 'hi --tools=write -p "$(touch pwned)" --no-tools';
     mkdirSync(join(repo, '.pi', 'extensions'), { recursive: true });
     copyFileSync(greeterExtension, join(repo, '.pi', 'extensions', 'greeter.ts'));
     const body = await firstRequest({
@@ -61,11 +62,12 @@ describe('pi node options (real Pi CLI)', () => {
         extraDirs: [],
         allowedTools: ['read', 'greet'],
         thinking: { type: 'enabled' },
-        pi: { enableExtensions: true, extensionFlags: { greeting: 'hello there', loud: true, quiet: false } },
+        pi: { enableExtensions: true, extensionFlags: { greeting: hostile, loud: true, quiet: false } },
       },
     });
     expect(offeredTools(body)).toEqual(['read', 'greet']);
-    expect(JSON.stringify(body.messages)).toContain('GREETING=hello there LOUD=true');
+    expect(JSON.stringify(body.messages)).toContain(JSON.stringify(`GREETING=${hostile} LOUD=true`).slice(1, -1));
+    expect(existsSync(join(repo, 'pwned'))).toBe(false);
     // thinking enabled without an effort: Pi's own default level.
     expect(body.reasoning_effort).toBe('medium');
   });
