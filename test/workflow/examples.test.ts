@@ -38,6 +38,7 @@ describe('the documented examples', () => {
       'in-checkout',
       'model-tiers',
       'nightly-window',
+      'pi-review-and-plan',
       'read-only-report',
       'release-notes',
       'review-files',

@@ -188,11 +188,15 @@ const providers: readonly Provider[] = z.array(providerSchema).parse([
       ...none,
       structuredOutput: 'best_effort',
       sessionResume: true,
+      // `--tools` over its built-in read, bash, edit, write, grep, find, ls (pi-options.ts).
       toolRestrictions: true,
+      // `--thinking <level>` on a model declared reasoning-capable: the request's reasoning_effort.
       effort: true,
       thinking: true,
       systemPrompt: true,
-      permissions: ['read_only', 'full'],
+      // read_only: the read tools alone; workspace: Cairn's guard extension refuses a write or
+      // edit outside the worktree and extraDirs (bash is not confined); full: no guard.
+      permissions: ['read_only', 'workspace', 'full'],
       // The adapter reads the server's own usage, finish reason and model (through its relay);
       // Pi's cost comes from its model table, not the provider.
       reports: { tokens: 'supported', costUsd: 'unsupported', stopReason: 'supported', numTurns: 'unsupported', resolvedModel: 'supported' },
@@ -209,10 +213,14 @@ const providers: readonly Provider[] = z.array(providerSchema).parse([
       ...none,
       structuredOutput: 'best_effort',
       sessionResume: true,
+      // `--additional-mcp-config`; tools `--available-tools` / `--excluded-tools`; `--reasoning-effort`;
+      // systemPrompt: an instructions file in a folder named by COPILOT_CUSTOM_INSTRUCTIONS_DIRS.
       mcp: true,
       toolRestrictions: true,
       effort: true,
-      systemPrompt: false,
+      systemPrompt: true,
+      // read_only: `--deny-tool` write and shell; workspace: path verification over the worktree and
+      // `--add-dir` extraDirs; full: `--allow-all-paths` (copilot-options.ts).
       permissions: ['read_only', 'workspace', 'full'],
       // The adapter reads the server's own usage, finish reason and model (through its relay).
       reports: { tokens: 'supported', costUsd: 'unsupported', stopReason: 'supported', numTurns: 'unsupported', resolvedModel: 'supported' },

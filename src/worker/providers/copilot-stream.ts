@@ -7,6 +7,10 @@ import type { AdapterFailure, ProviderChunk } from './provider-adapter.js';
  * `assistant.message`, tool execution events, `model.call_failure`), ending with a `result` line
  * that names the session and the exit code. Copilot reports no tokens of a BYOK provider, so the
  * relay's copy of the server's usage is read instead.
+ *
+ * A tool result is `refused` when Copilot did not run the call: a permission rule or its path
+ * verification denied it (error code `denied`), or the tool is not among those the node's tool
+ * lists offer (`Tool '<name>' does not exist.`). A tool that ran and failed is an error only.
  */
 export class CopilotStreamState implements ChatCliState {
   sawLine = false;
@@ -53,7 +57,15 @@ export class CopilotStreamState implements ChatCliState {
       case 'tool.execution_complete': {
         const result = data.result ?? data.error ?? {};
         const output = typeof result === 'string' ? result : typeof result.content === 'string' ? result.content : typeof result.message === 'string' ? result.message : JSON.stringify(result);
-        return [{ type: 'tool_result', ...(typeof data.toolCallId === 'string' ? { id: data.toolCallId } : {}), output, ...(data.success === false ? { isError: true } : {}) }];
+        return [
+          {
+            type: 'tool_result',
+            ...(typeof data.toolCallId === 'string' ? { id: data.toolCallId } : {}),
+            output,
+            ...(data.success === false ? { isError: true } : {}),
+            ...(data.success === false && isRefusal(data.error) ? { refused: true } : {}),
+          },
+        ];
       }
       case 'model.call_failure':
       case 'session.error':
@@ -73,4 +85,10 @@ export class CopilotStreamState implements ChatCliState {
         return [];
     }
   }
+}
+
+function isRefusal(error: unknown): boolean {
+  if (!error || typeof error !== 'object') return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return code === 'denied' || (code === 'failure' && typeof message === 'string' && /^Tool '[^']+' does not exist\./.test(message));
 }

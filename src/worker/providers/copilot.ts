@@ -1,10 +1,11 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ChildLauncher } from '../spawn/child-launcher.js';
 import { defaultLauncher } from '../spawn/default-launcher.js';
 import { workerEnv } from '../spawn/worker-env.js';
 import { runChatCli } from './chat-cli.js';
 import { commandFor, resolveCliExecutable, type ExecutableLookup } from './cli-process.js';
+import { planCopilot } from './copilot-options.js';
 import { CopilotStreamState } from './copilot-stream.js';
 import { adapterFailure } from './failure-class.js';
 import type { AdapterContext, ProviderAdapter, ProviderChunk, ProviderRequest } from './provider-adapter.js';
@@ -60,31 +61,41 @@ async function* runCopilot(request: ProviderRequest, ctx: AdapterContext, launch
     yield { type: 'end', called: false, observations: {}, failure: adapterFailure('misconfigured', exe.error) };
     return;
   }
-  yield* runChatCli(request, ctx, launcher, {
-    label: 'Copilot',
-    name: 'cairn-copilot',
-    defaultBaseUrl: DEFAULT_COPILOT_BASE_URL,
-    newState: () => new CopilotStreamState(),
-    prepare: async (relayUrl, resume) => {
-      // Kept per run and node (Copilot keeps its sessions under COPILOT_HOME), so a retry can continue one.
-      const home = join(request.sessionDir ?? request.scratchDir, 'copilot-home');
-      await mkdir(join(home, '.copilot'), { recursive: true });
-      Object.assign(env, {
-        HOME: home,
-        COPILOT_HOME: join(home, '.copilot'),
-        COPILOT_OFFLINE: 'true',
-        COPILOT_AUTO_UPDATE: 'false',
-        COPILOT_PROVIDER_TYPE: 'openai',
-        COPILOT_PROVIDER_WIRE_API: 'completions',
-        COPILOT_PROVIDER_BASE_URL: relayUrl,
-        // The model goes in the environment, never as an argument.
-        COPILOT_MODEL: model,
-      });
-      if (request.connection.apiKey !== undefined) env.COPILOT_PROVIDER_API_KEY = request.connection.apiKey;
-      const resumeArgs = resume !== undefined ? [`--resume=${resume}`] : [];
-      return { args: [...commandFor(exe.file), '--output-format', 'json', '--allow-all-tools', '--no-auto-update', ...resumeArgs], env };
-    },
-    // `--resume=<id>` naming a session Copilot does not have: "No session, task, or name matched '<id>'".
-    sessionNotFound: (_state, stderr) => /No session, task, or name matched/i.test(stderr),
-  });
+  const plan = await planCopilot(request, request.scratchDir, { ...workerEnv(), ...env });
+  if (!plan.ok) {
+    yield { type: 'end', called: false, observations: {}, failure: adapterFailure('misconfigured', `Copilot cannot run this node: ${plan.error}`) };
+    return;
+  }
+  try {
+    yield* runChatCli(request, ctx, launcher, {
+      label: 'Copilot',
+      name: 'cairn-copilot',
+      defaultBaseUrl: DEFAULT_COPILOT_BASE_URL,
+      newState: () => new CopilotStreamState(),
+      prepare: async (relayUrl, resume) => {
+        // Kept per run and node (Copilot keeps its sessions under COPILOT_HOME), so a retry can continue one.
+        const home = join(request.sessionDir ?? request.scratchDir, 'copilot-home');
+        await mkdir(join(home, '.copilot'), { recursive: true });
+        Object.assign(env, {
+          HOME: home,
+          COPILOT_HOME: join(home, '.copilot'),
+          COPILOT_OFFLINE: 'true',
+          COPILOT_AUTO_UPDATE: 'false',
+          COPILOT_PROVIDER_TYPE: 'openai',
+          COPILOT_PROVIDER_WIRE_API: 'completions',
+          COPILOT_PROVIDER_BASE_URL: relayUrl,
+          // The model goes in the environment, never as an argument.
+          COPILOT_MODEL: model,
+        });
+        Object.assign(env, plan.env);
+        if (request.connection.apiKey !== undefined) env.COPILOT_PROVIDER_API_KEY = request.connection.apiKey;
+        const resumeArgs = resume !== undefined ? [`--resume=${resume}`] : [];
+        return { args: [...commandFor(exe.file), '--output-format', 'json', '--no-auto-update', ...plan.args, ...resumeArgs], env };
+      },
+      // `--resume=<id>` naming a session Copilot does not have: "No session, task, or name matched '<id>'".
+      sessionNotFound: (_state, stderr) => /No session, task, or name matched/i.test(stderr),
+    });
+  } finally {
+    for (const file of plan.secretFiles) await rm(file, { force: true });
+  }
 }

@@ -1,5 +1,6 @@
 import type { ChatCliState } from './chat-cli.js';
 import { adapterFailure } from './failure-class.js';
+import { PI_GUARD_REFUSAL } from './pi-workspace-guard.js';
 import type { AdapterFailure, ProviderChunk } from './provider-adapter.js';
 
 /**
@@ -8,6 +9,9 @@ import type { AdapterFailure, ProviderChunk } from './provider-adapter.js';
  * `_end`, `agent_end`). Pi's own usage fills what the server never sent with 0 and prices
  * tokens from its model table, so neither is read here: the relay's copy of the server's usage is.
  * A failed model call ends the turn with an assistant message whose `stopReason` is `error`.
+ *
+ * A tool result is `refused` when Pi did not run the call: the tool is not in the set the node's
+ * level and tool lists offer (Pi answers `Tool <name> not found`), or the workspace guard blocked it.
  */
 export class PiStreamState implements ChatCliState {
   sawLine = false;
@@ -73,7 +77,16 @@ export class PiStreamState implements ChatCliState {
       case 'tool_execution_end': {
         const content = Array.isArray(event.result?.content) ? event.result.content : [];
         const output = content.filter((c: any) => c?.type === 'text').map((c: any) => c.text).join('') || JSON.stringify(event.result ?? '');
-        return [{ type: 'tool_result', ...(typeof event.toolCallId === 'string' ? { id: event.toolCallId } : {}), output, ...(event.isError ? { isError: true } : {}) }];
+        const refused = event.isError === true && (output === `Tool ${String(event.toolName)} not found` || output.startsWith(PI_GUARD_REFUSAL));
+        return [
+          {
+            type: 'tool_result',
+            ...(typeof event.toolCallId === 'string' ? { id: event.toolCallId } : {}),
+            output,
+            ...(event.isError ? { isError: true } : {}),
+            ...(refused ? { refused: true } : {}),
+          },
+        ];
       }
       case 'agent_end':
         this.finished = true;

@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ChildLauncher } from '../spawn/child-launcher.js';
 import { defaultLauncher } from '../spawn/default-launcher.js';
@@ -6,7 +6,9 @@ import { workerEnv } from '../spawn/worker-env.js';
 import { runChatCli } from './chat-cli.js';
 import { commandFor, resolveCliExecutable, type ExecutableLookup } from './cli-process.js';
 import { adapterFailure } from './failure-class.js';
+import { planPi } from './pi-options.js';
 import { PiStreamState } from './pi-stream.js';
+import { piWorkspaceGuardSource } from './pi-workspace-guard.js';
 import type { AdapterContext, ProviderAdapter, ProviderChunk, ProviderRequest } from './provider-adapter.js';
 
 /**
@@ -62,18 +64,31 @@ async function* runPi(request: ProviderRequest, ctx: AdapterContext, launcher: C
     yield { type: 'end', called: false, observations: {}, failure: adapterFailure('misconfigured', exe.error) };
     return;
   }
+  const plan = planPi(request);
+  if (!plan.ok) {
+    yield { type: 'end', called: false, observations: {}, failure: adapterFailure('misconfigured', `Pi cannot run this node: ${plan.error}`) };
+    return;
+  }
   yield* runChatCli(request, ctx, launcher, {
     label: 'Pi',
     name: 'cairn-pi',
     defaultBaseUrl: DEFAULT_PI_BASE_URL,
     newState: () => new PiStreamState(),
-    prepare: (relayUrl, resume) => preparePi(request, model, exe.file, env, relayUrl, resume),
+    prepare: (relayUrl, resume) => preparePi(request, model, exe.file, env, relayUrl, resume, plan),
     // `--session <id>` that Pi cannot find: "No session found matching '<id>'", exit 1.
     sessionNotFound: (_state, stderr) => /No session found matching/i.test(stderr),
   });
 }
 
-async function preparePi(request: ProviderRequest, model: string, file: string, env: Record<string, string>, relayUrl: string, resume: string | undefined) {
+async function preparePi(
+  request: ProviderRequest,
+  model: string,
+  file: string,
+  env: Record<string, string>,
+  relayUrl: string,
+  resume: string | undefined,
+  plan: Extract<ReturnType<typeof planPi>, { ok: true }>,
+) {
   // Kept per run and node (its sessions with it), so the node's next attempt can continue one.
   const home = join(request.sessionDir ?? request.scratchDir, 'pi-home');
   const agentDir = join(home, 'agent');
@@ -82,7 +97,7 @@ async function preparePi(request: ProviderRequest, model: string, file: string, 
   const models = {
     providers: {
       // Pi requires a key; with none configured (a local server) it sends a placeholder.
-      cairn: { baseUrl: relayUrl, api: 'openai-completions', apiKey: hasKey ? PI_KEY_ENV : 'no-key', models: [{ id: model }] },
+      cairn: { baseUrl: relayUrl, api: 'openai-completions', apiKey: hasKey ? PI_KEY_ENV : 'no-key', models: [modelEntry(model, plan.reasoning)] },
     },
   };
   await writeFile(join(agentDir, 'models.json'), JSON.stringify(models, null, 2), { mode: 0o600 });
@@ -109,6 +124,33 @@ async function preparePi(request: ProviderRequest, model: string, file: string, 
     PI_TELEMETRY: '0',
   });
   if (hasKey) env[PI_KEY_ENV] = request.connection.apiKey!;
+  const guardArgs: string[] = [];
+  if (plan.workspaceGuard) {
+    const guardFile = join(request.scratchDir, 'cairn-workspace-guard.mjs');
+    await writeFile(guardFile, piWorkspaceGuardSource(await workspaceRoots(request)));
+    guardArgs.push('--extension', guardFile);
+  }
   const resumeArgs = resume !== undefined ? ['--session', resume] : [];
-  return { args: [...commandFor(file), '--mode', 'json', '-p', '--session-dir', join(home, 'sessions'), ...resumeArgs, ...systemArgs], env };
+  return {
+    args: [...commandFor(file), '--mode', 'json', '-p', '--session-dir', join(home, 'sessions'), ...resumeArgs, ...systemArgs, ...plan.args, ...guardArgs],
+    env,
+  };
+}
+
+/**
+ * The model as `models.json` declares it. Reasoning-capable only when the node asks for thinking:
+ * Pi then sends `reasoning_effort` (and the system prompt as a `developer` message), which a server
+ * without reasoning may refuse. `xhigh` is sent as asked (Pi's default mapping would send `high`).
+ */
+function modelEntry(model: string, reasoning: boolean) {
+  return reasoning ? { id: model, reasoning: true, thinkingLevelMap: { xhigh: 'xhigh' } } : { id: model };
+}
+
+/** The folders a `workspace` agent may write: its working directory and the extra ones, through their links. */
+async function workspaceRoots(request: ProviderRequest): Promise<string[]> {
+  const roots: string[] = [];
+  for (const dir of [request.cwd, ...request.options.extraDirs]) {
+    roots.push(await realpath(dir).catch(() => dir));
+  }
+  return roots;
 }
