@@ -27,7 +27,8 @@ const policyRefusals = [
   /MCP tool call requires approval, but approval policy is never/,
 ];
 const sandboxDenial = /read-only file system|operation not permitted|permission denied/i;
-const sandboxStartFailure = /^bwrap: .+$/m;
+/** bubblewrap's error in place of the command's output: the sandbox failed before the command ran. */
+const sandboxStartFailure = /^bwrap: [^\n]+/;
 
 export function toolOutcome(output: string, level: PermissionLevel): ToolOutcome {
   const exit = exitCodeOf(output);
@@ -37,9 +38,15 @@ export function toolOutcome(output: string, level: PermissionLevel): ToolOutcome
     return /^apply_patch verification failed/.test(output) ? { isError: true } : {};
   }
   if (exit === 0) return {};
-  const startFailure = sandboxed ? sandboxStartFailure.exec(output)?.[0] : undefined;
+  const startFailure = sandboxed ? sandboxStartFailure.exec(commandOutput(output))?.[0] : undefined;
   if (startFailure !== undefined) return { isError: true, sandboxFailure: startFailure };
   return sandboxed && sandboxDenial.test(output) ? { isError: true, refused: true } : { isError: true };
+}
+
+/** What the command itself printed: the text after Codex's `Output:` line, else all of it. */
+function commandOutput(output: string): string {
+  const marker = output.indexOf('Output:\n');
+  return marker < 0 ? output : output.slice(marker + 'Output:\n'.length);
 }
 
 /** The exit code a command's output reports (`exec_command`, `apply_patch`, or the older `shell`'s JSON). */

@@ -36,5 +36,7 @@ describe('toolOutcome', () => {
     const bwrap = 'bwrap: Creating new namespace failed: nesting depth or /proc/sys/user/max_*_namespaces exceeded (ENOSPC)';
     expect(toolOutcome(command(1, `${bwrap}\n`), 'read_only')).toEqual({ isError: true, sandboxFailure: bwrap });
     expect(toolOutcome(command(1, `${bwrap}\n`), 'full')).toEqual({ isError: true });
+    // A command that ran and printed bubblewrap's words itself is only a failed command.
+    expect(toolOutcome(command(1, `running the tests\n${bwrap}\n`), 'workspace')).toEqual({ isError: true });
   });
 });
