@@ -139,10 +139,13 @@ const providers: readonly Provider[] = z.array(providerSchema).parse([
       ...none,
       structuredOutput: 'enforced',
       sessionResume: true,
+      // [mcp_servers] of its config, `model_reasoning_effort`, `developer_instructions`, `web_search`.
       mcp: true,
       effort: true,
       systemPrompt: true,
       webSearch: true,
+      // Codex has no per-tool allow or deny list (only whole features), so allowed_tools and
+      // denied_tools stay unsupported. Levels: its sandbox modes, with the approval policy `never`.
       permissions: ['read_only', 'workspace', 'full'],
       // Codex turn usage carries token counts only: no cost, stop reason or turn count. The model
       // is the one the server's stream names (the adapter's relay reads it).

@@ -19,6 +19,9 @@ export function codexFailure(state: CodexStreamState, answers: readonly RelayedA
   }
   if (state.errorMessage !== undefined) return fromMessage(state.errorMessage);
   const tail = stderr.trim().slice(-500);
+  // `--strict-config`: this Codex does not take a key of the attempt's config (a renamed setting).
+  const config = /Error loading config\.toml[^\n]*/.exec(stderr)?.[0];
+  if (!state.sawLine && config !== undefined) return adapterFailure('misconfigured', `Codex refused its configuration: ${config}`);
   if (!state.sawLine && code === 0) return adapterFailure('transient', 'Codex ended without a single event');
   const how = code === null ? 'was killed' : `exited with code ${code}`;
   return adapterFailure(state.sawLine ? 'transient' : 'unknown', `Codex ${how} before the turn completed${tail ? `: ${tail}` : ''}`);

@@ -5,13 +5,11 @@ import type { ProviderChunk } from './provider-adapter.js';
  * The Codex CLI's `codex exec --json` lines (JSONL on stdout), read one at a time into chunks and
  * the final facts. Pure: the process side is in codex.ts.
  *
- * Lines it reads: `thread.started` (the session id), `item.started` / `item.completed` (items:
- * `agent_message` text, `reasoning`, `command_execution`, `mcp_tool_call`, `file_change`,
- * `web_search`; an `error` item is a warning of the CLI's), `turn.completed` (usage) and
- * `turn.failed` / `error` (the CLI's words for a failed call).
+ * Lines it reads: `thread.started` (the session id), `item.completed` (`agent_message` text,
+ * `reasoning`; an `error` item is a warning of the CLI's), `turn.completed` (usage) and
+ * `turn.failed` / `error` (the CLI's words for a failed call). Tool items are left to the session's
+ * rollout (codex-rollout.ts): this stream leaves refused calls out.
  */
-
-const toolItems = new Set(['command_execution', 'mcp_tool_call', 'file_change', 'web_search']);
 
 export class CodexStreamState {
   /** Every agent message, joined. */
@@ -25,8 +23,6 @@ export class CodexStreamState {
   /** The CLI's message for a failed turn (`turn.failed`, else the last `error` line). */
   errorMessage: string | undefined;
   sawLine = false;
-  /** Tool items whose start was already shown. */
-  private readonly started = new Set<string>();
 
   read(line: string): ProviderChunk[] {
     let msg: any;
@@ -42,8 +38,6 @@ export class CodexStreamState {
         if (typeof msg.thread_id !== 'string') return [];
         this.sessionId = msg.thread_id;
         return [{ type: 'session', sessionId: msg.thread_id }];
-      case 'item.started':
-        return this.readStarted(msg.item);
       case 'item.completed':
         return this.readCompleted(msg.item);
       case 'turn.completed':
@@ -61,13 +55,6 @@ export class CodexStreamState {
     }
   }
 
-  private readStarted(item: any): ProviderChunk[] {
-    if (!item || !toolItems.has(item.type)) return [];
-    const id = String(item.id ?? '');
-    this.started.add(id);
-    return [toolCall(item)];
-  }
-
   private readCompleted(item: any): ProviderChunk[] {
     if (!item || typeof item !== 'object') return [];
     if (item.type === 'agent_message' && typeof item.text === 'string') {
@@ -76,36 +63,8 @@ export class CodexStreamState {
       return [{ type: 'text', text: item.text }];
     }
     if (item.type === 'reasoning' && typeof item.text === 'string') return [{ type: 'thinking', text: item.text }];
-    if (!toolItems.has(item.type)) return [];
-    const id = String(item.id ?? '');
-    const chunks: ProviderChunk[] = this.started.has(id) ? [] : [toolCall(item)];
-    chunks.push(toolResult(item));
-    return chunks;
+    return [];
   }
-}
-
-function toolCall(item: any): ProviderChunk {
-  const id = typeof item.id === 'string' ? { id: item.id } : {};
-  switch (item.type) {
-    case 'command_execution':
-      return { type: 'tool_call', ...id, name: 'command_execution', input: { command: item.command } };
-    case 'mcp_tool_call':
-      return { type: 'tool_call', ...id, name: `${item.server}.${item.tool}`, input: item.arguments ?? null };
-    case 'web_search':
-      return { type: 'tool_call', ...id, name: 'web_search', input: { query: item.query } };
-    default:
-      return { type: 'tool_call', ...id, name: String(item.type), input: item.changes ?? null };
-  }
-}
-
-function toolResult(item: any): ProviderChunk {
-  const id = typeof item.id === 'string' ? { id: item.id } : {};
-  const failed = item.status === 'failed' || (typeof item.exit_code === 'number' && item.exit_code !== 0) || item.error != null;
-  const output =
-    typeof item.aggregated_output === 'string'
-      ? item.aggregated_output
-      : JSON.stringify(item.result ?? item.error ?? item.changes ?? item.status ?? '');
-  return { type: 'tool_result', ...id, output, ...(failed ? { isError: true } : {}) };
 }
 
 /**

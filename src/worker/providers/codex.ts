@@ -4,9 +4,11 @@ import type { ChildLauncher } from '../spawn/child-launcher.js';
 import { defaultLauncher } from '../spawn/default-launcher.js';
 import { workerEnv } from '../spawn/worker-env.js';
 import { commandFor, launchCli, resolveCliExecutable, type ExecutableLookup } from './cli-process.js';
-import { codexConfigToml, strictSchema } from './codex-config.js';
+import { strictSchema } from './codex-config.js';
 import { codexFailure } from './codex-failure.js';
 import { responsesUsageFields, wireTokens } from './wire-usage.js';
+import { CodexRollout } from './codex-rollout.js';
+import { codexSetup } from './codex-setup.js';
 import { CodexStreamState } from './codex-stream.js';
 import { adapterFailure } from './failure-class.js';
 import { startHttpRelay, type HttpRelay } from './http-relay.js';
@@ -14,14 +16,18 @@ import type { AdapterContext, AdapterFailure, ProviderAdapter, ProviderChunk, Pr
 import { resumeOrCold, type ResumeSeen } from './session-resume.js';
 
 /**
- * The Codex CLI: `codex exec --json --skip-git-repo-check -`, one process group per attempt, the
- * prompt on stdin from a file of the attempt (never on the command line, never shell text).
+ * The Codex CLI: `codex exec --json --skip-git-repo-check --strict-config --color never -`, one
+ * process group per attempt, the prompt on stdin from a file of the attempt (never on the command
+ * line, never shell text).
  *
  * Each attempt gets its own CODEX_HOME under its scratch folder (never the user's `~/.codex`),
- * whose config.toml names one model provider: the configured server reached through a loopback
- * relay (http-relay.ts) that notes each answer's status and `Retry-After`, with the node's key
- * passed in an environment variable the provider's `env_key` names. Codex's own retries are off:
- * Cairn's retry policy decides, from a failure classified on what the server said.
+ * whose config.toml (codex-setup.ts) names one model provider: the configured server reached
+ * through a loopback relay (http-relay.ts) that notes each answer's status and `Retry-After`,
+ * with the node's key passed in an environment variable the provider's `env_key` names. The same
+ * file holds the node's permission level as Codex's sandbox and approval policy, and its options.
+ * Codex's own retries are off: Cairn's retry policy decides, from a failure classified on what the
+ * server said. Text comes from Codex's event stream, tool calls from the session's rollout
+ * (codex-rollout.ts).
  */
 
 /** The contract's text for an executable that is not where the configuration says. */
@@ -90,21 +96,18 @@ async function* runWithRelay(
   // Codex keeps its sessions (rollouts) in CODEX_HOME: one per node and run, so a retry finds them.
   const codexHome = join(request.sessionDir ?? request.scratchDir, 'codex-home');
   const answersBefore = relay.answers.length;
+  const hasKey = request.connection.apiKey !== undefined;
+  const prepared = await codexSetup(request, relay.url, { ...workerEnv(), ...env }, hasKey ? CODEX_KEY_ENV : undefined);
+  if (!prepared.ok) {
+    yield { type: 'end', called: false, observations: {}, failure: adapterFailure('misconfigured', prepared.error) };
+    return;
+  }
+  const { setup } = prepared;
   await mkdir(codexHome, { recursive: true });
-  await mkdir(request.scratchDir, { recursive: true });
+  await mkdir(setup.tmpDir, { recursive: true });
   const promptFile = join(request.scratchDir, 'prompt.md');
   await writeFile(promptFile, request.prompt);
-  const hasKey = request.connection.apiKey !== undefined;
-  await writeFile(
-    join(codexHome, 'config.toml'),
-    codexConfigToml({
-      baseUrl: relay.url,
-      ...(hasKey ? { envKey: CODEX_KEY_ENV } : {}),
-      ...(request.model !== undefined ? { model: request.model } : {}),
-      ...(request.systemPrompt !== undefined ? { developerInstructions: request.systemPrompt } : {}),
-    }),
-    { mode: 0o600 },
-  );
+  await writeFile(join(codexHome, 'config.toml'), setup.configToml, { mode: 0o600 });
   let schemaArgs: string[] = [];
   if (request.outputFormat !== undefined) {
     const schemaFile = join(request.scratchDir, 'output-schema.json');
@@ -112,9 +115,13 @@ async function* runWithRelay(
     schemaArgs = ['--output-schema', schemaFile];
   }
   env.CODEX_HOME = codexHome;
+  env.TMPDIR = setup.tmpDir;
+  Object.assign(env, bypassProxyForRelay({ ...workerEnv(), ...env }));
   if (hasKey) env[CODEX_KEY_ENV] = request.connection.apiKey!;
+  const rollout = new CodexRollout(join(codexHome, 'sessions'), request.options.permissions);
+  if (resume !== undefined) await rollout.skipExisting(resume);
   const args = [
-    ...commandFor(file), 'exec', '--json', '--skip-git-repo-check', '--color', 'never', ...schemaArgs,
+    ...commandFor(file), 'exec', '--json', '--skip-git-repo-check', '--strict-config', '--color', 'never', ...schemaArgs,
     ...(resume !== undefined ? ['resume', resume] : []), '-',
   ];
   const launched = await launchCli({ launcher, ctx, args, cwd: request.cwd, env, promptFile, name: 'cairn-codex' });
@@ -128,10 +135,17 @@ async function* runWithRelay(
   try {
     for await (const line of proc.lines) {
       for (const chunk of state.read(line)) yield chunk;
+      yield* await rollout.read(state.sessionId);
+      if (rollout.sandboxFailure !== undefined) break;
     }
+    if (rollout.sandboxFailure !== undefined) await proc.stop();
     const end = await proc.exited();
     if (ctx.signal.aborted) await proc.stop();
-    failure = codexFailure(state, relay.answers, end.code, proc.stderr());
+    yield* await rollout.read(state.sessionId);
+    failure =
+      rollout.sandboxFailure !== undefined
+        ? sandboxUnavailable(rollout.sandboxFailure, request.options.permissions)
+        : codexFailure(state, relay.answers, end.code, proc.stderr());
     seen.sessionNotFound =
       resume !== undefined && end.code !== 0 && relay.answers.length === answersBefore && /no rollout found/i.test(proc.stderr());
   } finally {
@@ -148,4 +162,26 @@ async function* runWithRelay(
     ...(state.sessionId !== undefined ? { sessionId: state.sessionId } : {}),
     ...(failure !== undefined ? { failure } : {}),
   };
+}
+
+/**
+ * Codex honours HTTP_PROXY / HTTPS_PROXY / ALL_PROXY for every URL, the loopback relay's too (0.169
+ * and 0.171 alike): behind a proxy, every call would go to a proxy that cannot reach the
+ * attempt's relay. The relay's host is added to NO_PROXY (both spellings), keeping what was there.
+ */
+export function bypassProxyForRelay(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of ['NO_PROXY', 'no_proxy']) {
+    const current = (env[name] ?? '').split(',').map((h) => h.trim()).filter(Boolean);
+    out[name] = [...new Set([...current, '127.0.0.1', 'localhost'])].join(',');
+  }
+  return out;
+}
+
+/** Codex's sandbox could not start: every command at this level would fail, so the attempt does. */
+function sandboxUnavailable(evidence: string, level: string): AdapterFailure {
+  return adapterFailure(
+    'misconfigured',
+    `Codex's sandbox cannot start on this machine (${evidence.slice(0, 300)}): at permissions ${level} Codex runs every command inside bubblewrap, which needs user namespaces. Run the node with 'permissions: full' (no sandbox: commands run as the server's user) or allow unprivileged user namespaces on this machine`,
+  );
 }

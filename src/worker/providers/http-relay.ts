@@ -39,8 +39,14 @@ export interface ChatCompletionSeen {
 }
 
 const ERROR_BODY_MAX = 4_096;
-/** Hop-by-hop headers and those fetch rewrites (it decompresses, so the length changes). */
-const dropRequest = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive']);
+/**
+ * Hop-by-hop headers and those fetch rewrites (it decompresses, so the length changes) or refuses
+ * (`upgrade`, `expect`: fetch fails on them). `accept-encoding` too: the CLI's list names what the
+ * CLI can decode, and the relay's fetch must decode the answer (it strips `content-encoding`).
+ * Codex 0.171 asks for `zstd`, which Node 20's fetch passes through undecoded: a server that
+ * honoured it sent the CLI compressed bytes as plain text. Left out, fetch asks for what it decodes.
+ */
+const dropRequest = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade', 'expect', 'accept-encoding']);
 const dropResponse = new Set(['connection', 'content-length', 'content-encoding', 'transfer-encoding', 'keep-alive']);
 
 /**
@@ -53,6 +59,9 @@ export async function startHttpRelay(upstream: string, onRefused?: (answer: Rela
   const inFlight = new Set<AbortController>();
   const relay: HttpRelay = { url: '', answers: [], streamedModel: undefined, completedUsage: [], chatCompletions: [], close: async () => undefined };
   const server: Server = createServer((req, res) => void forward(req, res));
+  // An upgrade (a WebSocket transport, h2c) cannot go through fetch: the connection is closed, which
+  // a client takes as "not offered" and falls back to plain HTTP. It is no answer of the server's.
+  server.on('upgrade', (_req, socket) => socket.destroy());
 
   async function forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const controller = new AbortController();
