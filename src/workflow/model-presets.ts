@@ -80,6 +80,7 @@ export const effortVocabulary: Readonly<Partial<Record<ProviderId, readonly Effo
   codex: ['minimal', 'low', 'medium', 'high', 'xhigh'],
   copilot: ['low', 'medium', 'high', 'xhigh'],
   pi: ['minimal', 'low', 'medium', 'high', 'xhigh'],
+  gemini: ['minimal', 'low', 'medium', 'high'],
 };
 
 /**

@@ -125,6 +125,7 @@ describe('effort', () => {
     ['copilot', 'minimal', 'low'],
     ['claude', 'high', 'high'],
     ['codex', 'minimal', 'minimal'],
+    ['gemini', 'max', 'high'],
     ['openai-compatible', 'high', undefined],
   ] as const)('%s clamps %s to %s', (provider, effort, expected) => {
     expect(clampEffort(provider, effort)).toBe(expected);
