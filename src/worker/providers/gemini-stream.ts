@@ -6,8 +6,9 @@ import type { ProviderChunk } from './provider-adapter.js';
  * chunks and the final facts. Pure: the process side is in gemini.ts.
  *
  * Lines it reads: `init` (session id), `message` (assistant text deltas; the user's own echo is
- * skipped), `tool_use` / `tool_result` (a refusal marked, see isRefusal), `error` (a warning or an error of the CLI's) and the final
- * `result` (`status`, `error`, and `stats` with token counts per model).
+ * skipped), `tool_use` / `tool_result` (a refusal marked, see isRefusal), `error` (a warning or
+ * an error of the CLI's) and the final `result` (`status`, `error`, and `stats` with token
+ * counts per model).
  */
 
 /**

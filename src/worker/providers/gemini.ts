@@ -25,8 +25,8 @@ import { resumeOrCold, type ResumeSeen } from './session-resume.js';
  * Each node of a run gets its own GEMINI_CLI_HOME (gemini-home.ts) under its session folder,
  * never the user's `~/.gemini`; the CLI keeps its sessions there, so a retry continues its
  * failed attempt's session (`--resume=<id>`), or starts fresh when the CLI no longer has it.
- * TMPDIR is the attempt's own. The CLI reaches the configured server through a loopback relay (GOOGLE_GEMINI_BASE_URL), which notes each
- * answer; the CLI retries a 429 or 5xx itself for minutes, so the adapter stops it at the first
+ * TMPDIR is the attempt's own. The CLI reaches the configured server through a loopback relay
+ * (GOOGLE_GEMINI_BASE_URL), which notes each answer; the CLI retries a 429 or 5xx itself for minutes, so the adapter stops it at the first
  * refused model call and Cairn's retry policy decides, from what the server said.
  */
 
@@ -95,6 +95,8 @@ async function* runGemini(request: ProviderRequest, ctx: AdapterContext, launche
 interface AttemptSetup {
   ok: true;
   plan: GeminiPermissionPlan;
+  /** Where the plan's policy is written, in the attempt's folder. */
+  policyFile: string;
   mcpServers: Record<string, McpServer>;
 }
 
@@ -102,13 +104,16 @@ interface AttemptSetup {
 async function prepareAttempt(request: ProviderRequest, env: Record<string, string>): Promise<AttemptSetup | { ok: false; error: string }> {
   const problems = invalidToolNames(request.options);
   if (problems.length > 0) return { ok: false, error: problems.join('; ') };
+  // The CLI splits a policy path at commas: one holding a comma would silently load nothing.
+  const policyFile = join(request.scratchDir, 'gemini-policy.toml');
+  if (policyFile.includes(',')) return { ok: false, error: `the Gemini CLI cannot take a policy file whose path holds a comma (${policyFile}); use a Cairn home whose path has none` };
   let mcpServers: Record<string, McpServer> = {};
   if (request.options.mcp !== undefined) {
     const loaded = await loadMcpServers(request.options.mcp, request.cwd, env);
     if (!loaded.ok) return { ok: false, error: loaded.error };
     mcpServers = loaded.servers;
   }
-  return { ok: true, plan: planGeminiPermissions(request.options, Object.keys(mcpServers)), mcpServers };
+  return { ok: true, plan: planGeminiPermissions(request.options, Object.keys(mcpServers)), policyFile, mcpServers };
 }
 
 async function* runWithRelay(
@@ -136,13 +141,7 @@ async function* runWithRelay(
   await mkdir(tmp, { recursive: true });
   const promptFile = join(request.scratchDir, 'prompt.md');
   await writeFile(promptFile, request.prompt);
-  // The CLI splits a policy path at commas: one holding a comma would silently load nothing.
-  const policyFile = join(request.scratchDir, 'gemini-policy.toml');
-  if (policyFile.includes(',')) {
-    yield { type: 'end', called: false, observations: {}, failure: adapterFailure('misconfigured', `the Gemini CLI cannot take a policy file whose path holds a comma (${policyFile}); move the Cairn home to a path without one`) };
-    return;
-  }
-  await writeFile(policyFile, setup.plan.policy);
+  await writeFile(setup.policyFile, setup.plan.policy);
   // An IDE's workspace folders would widen the CLI's workspace past the level's directories.
   delete env.GEMINI_CLI_IDE_WORKSPACE_PATH;
   Object.assign(env, {
@@ -153,13 +152,13 @@ async function* runWithRelay(
     GEMINI_CLI_NO_RELAUNCH: 'true',
   });
   if (request.connection.apiKey !== undefined) env.GEMINI_API_KEY = request.connection.apiKey;
-  // `--model=<m>`: one argument, so a model starting with `-` is never read as a flag.
   // The policy goes in as both admin and user tier: `--policy` replaces the policy paths a
   // repository's settings may name, and holds when the machine's own system policies make the
-  // CLI ignore `--admin-policy` (gemini-policy.ts).
+  // CLI ignore `--admin-policy` (gemini-policy.ts). `--model=<m>`: one argument, so a model
+  // starting with `-` is never read as a flag.
   const args = [
     ...commandFor(file), '--output-format', 'stream-json',
-    `--approval-mode=${setup.plan.approvalMode}`, `--admin-policy=${policyFile}`, `--policy=${policyFile}`,
+    `--approval-mode=${setup.plan.approvalMode}`, `--admin-policy=${setup.policyFile}`, `--policy=${setup.policyFile}`,
     ...(request.model !== undefined ? [`--model=${request.model}`] : []),
     ...(resume !== undefined ? [`--resume=${resume}`] : []),
   ];

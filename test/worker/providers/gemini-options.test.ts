@@ -59,10 +59,10 @@ describe('gemini node options (real Gemini CLI)', () => {
     expect(existsSync(join(dir.dir, 'new.txt'))).toBe(false);
   });
 
-  it('allowed_tools: [] offers no tool at all', async () => {
-    const { outcome } = await session([{ say: 'no tools' }], { allowedTools: [] });
-    expect(outcome.output).toBe('no tools');
-    expect(declaredTools(server!.requests[0]!)).toEqual([]);
+  it('allowed_tools at read_only: only the reading tools among them are offered', async () => {
+    const { outcome } = await session([{ say: 'read only' }], { permissions: 'read_only', allowedTools: ['read_file', 'write_file', 'run_shell_command'] });
+    expect(outcome.status).toBe('completed');
+    expect(declaredTools(server!.requests[0]!)).toEqual(['read_file']);
   });
 
   it("mcp: the node's server is offered and called; denied_tools takes a tool away; the server's secret does not stay in the home", async () => {
@@ -94,21 +94,50 @@ describe('gemini node options (real Gemini CLI)', () => {
     expect(filesHolding(sessionDir, 'mcp-SECRET-9191')).toEqual([]);
   });
 
-  it('systemPrompt joins the CLI\'s instructions as written; effort sets the thinking budget', async () => {
-    const systemPrompt = 'Cairn house rule: sign every answer with -- heron. Mention @alice on reviews.';
-    const { outcome } = await session([{ say: 'ok' }], {}, { systemPrompt, effort: 'high' });
+  it('mcp at read_only: a tool that declares readOnlyHint is offered and runs; another is refused', async () => {
+    const log = join(dir.dir, 'echo.log');
+    const server_ = (readOnly: boolean) => ({ command: process.execPath, args: [ECHO_SERVER], env: { MCP_ECHO_LOG: log, MCP_ECHO_READ_ONLY: readOnly ? '1' : '0' } });
+    writeFileSync(join(dir.dir, 'mcp.json'), JSON.stringify({ reader: server_(true), writer: server_(false) }));
+    const { outcome, results } = await session(
+      [
+        { call: 'mcp_reader_echo', args: { text: 'may read' } },
+        { call: 'mcp_writer_echo', args: { text: 'may not' } },
+        { say: 'done' },
+      ],
+      { permissions: 'read_only', mcp: 'mcp.json' },
+    );
     expect(outcome.status).toBe('completed');
+    const offered = declaredTools(server!.requests[0]!);
+    expect(offered).toContain('mcp_reader_echo');
+    expect(offered).not.toContain('mcp_writer_echo');
+    expect(results.map((r) => r.refused === true)).toEqual([false, true]);
+    expect(readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l).arguments)).toEqual([{ text: 'may read' }]);
+  });
+
+  it("allowed_tools: [] offers no tool; systemPrompt joins the CLI's instructions as written; effort sets the thinking budget", async () => {
+    const systemPrompt = 'Cairn house rule: sign every answer with -- heron. Mention @alice on reviews.';
+    const { outcome } = await session([{ say: 'no tools' }], { allowedTools: [] }, { systemPrompt, effort: 'high' });
+    expect(outcome.output).toBe('no tools');
     const request = server!.requests[0]!;
+    expect(declaredTools(request)).toEqual([]);
     expect(systemText(request)).toContain('You are');
     expect(systemText(request).replaceAll('\u200b', '')).toContain(systemPrompt);
+    // The CLI's own default budget is 8192.
     expect(request.body.generationConfig.thinkingConfig).toMatchObject({ thinkingBudget: 24576 });
   });
 
-  it('fails before starting the CLI for a tool name it cannot take, or an mcp file that is not there', async () => {
-    for (const options of [{ deniedTools: ['run_shell_command"\n[[rule]]'] }, { allowedTools: ['mcp__echo__echo'] }, { mcp: 'missing.json' }]) {
-      const { outcome, probe } = await session([{ say: 'never' }], options);
+  it('fails before starting the CLI for a tool name it cannot take, an mcp file that is not there, or a policy path it would split', async () => {
+    const cases: [Partial<AgentOptions>, Parameters<typeof agentTask>[1], RegExp][] = [
+      [{ deniedTools: ['run_shell_command"\n[[rule]]'] }, {}, /^denied_tools entry "run_shell_command\\"\\n\[\[rule\]\]" is not a Gemini CLI tool name/],
+      [{ allowedTools: ['mcp__echo__echo'] }, {}, /allowed_tools entry "mcp__echo__echo"/],
+      [{ mcp: 'missing.json' }, {}, /the mcp file missing\.json does not exist/],
+      [{}, { scratchDir: join(dir.dir, 'at,tempt') }, /policy file whose path holds a comma/],
+    ];
+    for (const [options, overrides, message] of cases) {
+      const { outcome, probe } = await session([{ say: 'never' }], options, overrides);
       expect(outcome.status).toBe('failed');
       expect(outcome.providerFailure).toMatchObject({ class: 'misconfigured' });
+      expect(outcome.providerFailure?.evidence).toMatch(message);
       expect(outcome.end.called).toBe(false);
       expect(probe.pids).toEqual([]);
       expect(server!.requests).toEqual([]);

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PermissionLevel } from '../../../src/shared/providers/agent-options.js';
+import { ToolCallTally } from '../../../src/worker/nodes/agent/agent-records.js';
 import { geminiAdapter } from '../../../src/worker/providers/gemini.js';
 import type { ProviderChunk } from '../../../src/worker/providers/provider-adapter.js';
 import { writeAndCommit } from '../../helpers/agent-script.js';
@@ -53,7 +54,7 @@ async function session(level: PermissionLevel, steps: GeminiStep[]) {
   });
   const { outcome, chunks } = await runAttempt(geminiAdapter, task);
   const results = chunks.filter((c): c is Extract<ProviderChunk, { type: 'tool_result' }> => c.type === 'tool_result');
-  return { outcome, results, responses: functionResponses(server.requests.at(-1)!) };
+  return { outcome, chunks, results, responses: functionResponses(server.requests.at(-1)!) };
 }
 
 function commits(): string[] {
@@ -82,16 +83,26 @@ describe('gemini permissions (real Gemini CLI)', () => {
     expect(results.map((r) => r.refused === true)).toEqual([false, false, false, false, true, false]);
     expect(results[4]!.output).toMatch(/Path not in workspace/);
     expect(JSON.stringify(responses[0]!.response)).toContain('hello from the repo');
+    expect(declaredTools(server!.requests[0]!)).not.toContain('enter_plan_mode');
   });
 
-  it('read_only: reads; every write, edit and command is refused, plan mode cannot lift it, and nothing changes', async () => {
+  it('read_only: reads; every write, edit and command is refused, neither plan mode nor the repository can lift it, and nothing changes', async () => {
+    // The repository's own settings try to loosen the level: a user-tier allow, and policy
+    // files (user and admin tier) that allow everything.
+    mkdirSync(join(repo, '.gemini'));
+    const allowAll = join(repo, '.gemini', 'allow-all.toml');
+    writeFileSync(allowAll, '[[rule]]\ntoolName = "*"\ndecision = "allow"\npriority = 999\n');
+    writeFileSync(
+      join(repo, '.gemini', 'settings.json'),
+      JSON.stringify({ tools: { allowed: ['run_shell_command', 'write_file', 'replace'] }, policyPaths: [allowAll], adminPolicyPaths: [allowAll], general: { defaultApprovalMode: 'auto_edit' } }),
+    );
     const attempts: GeminiStep[] = [
       { tool: 'write', path: 'notes.txt', content: 'first line\n' },
       { tool: 'edit', path: 'README.md', old: 'hello', new: 'bye' },
       { tool: 'write', path: join(artifacts, 'report.md'), content: 'artifact\n' },
       { tool: 'run', command: 'touch touched && git -c user.name=a -c user.email=a@localhost commit -q --allow-empty -m sneaky' },
     ];
-    const { outcome, results, responses } = await session('read_only', [
+    const { outcome, chunks, results, responses } = await session('read_only', [
       { tool: 'read', path: 'README.md' },
       ...attempts,
       // On the CLI's own default mode, entering plan mode and leaving it switches a headless
@@ -105,6 +116,12 @@ describe('gemini permissions (real Gemini CLI)', () => {
     expect(outcome.output).toBe('Nothing written.');
     expect(results).toHaveLength(11);
     expect(results.map((r) => r.refused === true)).toEqual([false, ...Array(10).fill(true)]);
+    // What the attempt's record counts (diagnostics.toolCalls): refusals, not failures, by tool.
+    const tally = new ToolCallTally();
+    for (const chunk of chunks) tally.see(chunk);
+    const summary = tally.summary();
+    expect(summary).toMatchObject({ total: 11, failed: 0, refused: 10 });
+    expect(summary.refusals!.slice(0, 4).map((r) => r.tool)).toEqual(['write_file', 'replace', 'write_file', 'run_shell_command']);
     expect(JSON.stringify(responses[0]!.response)).toContain('hello from the repo');
     expect(existsSync(join(repo, 'notes.txt'))).toBe(false);
     expect(existsSync(join(repo, 'touched'))).toBe(false);
@@ -117,15 +134,23 @@ describe('gemini permissions (real Gemini CLI)', () => {
     for (const tool of ['write_file', 'replace', 'run_shell_command', 'enter_plan_mode', 'web_fetch', 'activate_skill']) expect(offered).not.toContain(tool);
   });
 
-  it('full: the file tools write outside the working directory, and commands run', async () => {
+  it("full: the file tools write outside the working directory and commands run; only the CLI's own guards hold", async () => {
     const { outcome, results } = await session('full', [
       { tool: 'write', path: join(outside, 'anywhere.txt'), content: 'written by a file tool\n' },
       { tool: 'run', command: `echo from a command > '${join(outside, 'shell.txt')}'` },
+      // The CLI's file tools never write build files nor inside .git; a command can.
+      { tool: 'write', path: 'package.json', content: '{}\n' },
+      { tool: 'write', path: '.git/agent-note', content: 'x\n' },
+      { tool: 'run', command: 'echo {} > package.json' },
       { say: 'Done.' },
     ]);
     expect(outcome.status).toBe('completed');
     expect(readFileSync(join(outside, 'anywhere.txt'), 'utf8')).toBe('written by a file tool\n');
     expect(readFileSync(join(outside, 'shell.txt'), 'utf8')).toBe('from a command\n');
-    expect(results.map((r) => r.refused === true)).toEqual([false, false]);
+    expect(existsSync(join(repo, '.git', 'agent-note'))).toBe(false);
+    expect(readFileSync(join(repo, 'package.json'), 'utf8')).toBe('{}\n');
+    expect(results.map((r) => r.refused === true)).toEqual([false, false, true, true, false]);
+    expect(results[2]!.output).toMatch(/build configuration files/);
+    expect(declaredTools(server!.requests[0]!)).not.toContain('enter_plan_mode');
   });
 });

@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { escapeImports } from '../../../src/worker/providers/gemini-home.js';
 import { invalidToolNames, planGeminiPermissions } from '../../../src/worker/providers/gemini-policy.js';
 import { geminiSettings } from '../../../src/worker/providers/gemini-settings.js';
+import { GeminiStreamState } from '../../../src/worker/providers/gemini-stream.js';
 
 /**
  * The pure parts of the Gemini adapter where the real-CLI tests cannot look: the thinking
- * setting of a Gemini 3 model (the local server plays a 2.5 model), and the edges of the policy
- * and context-file text. gemini-options.test.ts and gemini-permissions.test.ts prove the rest on
+ * setting of a Gemini 3 model (the local server plays a 2.5 model), the edges of the policy
+ * and context-file text, and refusals Cairn's levels never provoke. gemini-options.test.ts and gemini-permissions.test.ts prove the rest on
  * the CLI.
  */
 
@@ -34,6 +35,17 @@ describe('gemini settings and policy', () => {
     expect(problems[1]).toMatch(/^denied_tools entry "x\\"\\n\[\[rule\]\]"/);
     const { policy } = planGeminiPermissions({ permissions: 'workspace', extraDirs: [], deniedTools: ['mcp_docs_*'] }, []);
     expect(policy).toContain('toolName = "mcp_docs_*"\ndecision = "deny"\npriority = 900');
+  });
+
+  it('marks a refusal as refused and a tool that ran and failed as failed', () => {
+    const result = (error: unknown) => new GeminiStreamState().read(JSON.stringify({ type: 'tool_result', tool_id: 't', status: 'error', error }))[0];
+    const confirmation = 'Tool execution for "Shell" requires user confirmation, which is not supported in non-interactive mode.';
+    expect(result({ type: 'unhandled_exception', message: confirmation })).toMatchObject({ isError: true, refused: true });
+    expect(result({ type: 'policy_violation', message: 'Tool execution denied by policy.' })).toMatchObject({ refused: true });
+    expect(result({ type: 'invalid_tool_params', message: 'Path not in workspace: Attempted path "/x"' })).toMatchObject({ refused: true });
+    for (const error of [{ type: 'invalid_tool_params', message: "params must have required property 'content'" }, { type: 'file_not_found', message: 'no such file' }, { type: 'execution_failed', message: 'Path not in workspace' }]) {
+      expect(result(error)).toEqual({ type: 'tool_result', id: 't', output: JSON.stringify(error), isError: true });
+    }
   });
 
   it('keeps an @ at the start of a word in the systemPrompt from being read as a file import', () => {
