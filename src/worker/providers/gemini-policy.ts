@@ -87,27 +87,27 @@ export function invalidToolNames(options: Pick<AgentOptions, 'allowedTools' | 'd
 export function planGeminiPermissions(options: AgentOptions, mcpServers: readonly string[]): GeminiPermissionPlan {
   const level: PermissionLevel = options.permissions;
   const rules: string[] = [];
-  for (const name of options.deniedTools ?? []) rules.push(rule(name, 'deny', 900, "denied by the node's denied_tools"));
-  rules.push(rule(PLAN_MODE_TOOLS, 'deny', 800, 'plan mode needs a user to approve the plan; this node runs unattended'));
+  for (const name of options.deniedTools ?? []) rules.push(rule(name, 'deny', 900, { denyMessage: "denied by the node's denied_tools" }));
+  rules.push(rule(PLAN_MODE_TOOLS, 'deny', 800, { denyMessage: 'plan mode needs a user to approve the plan; this node runs unattended' }));
 
   const allowed = options.allowedTools;
   if (level === 'read_only') {
     if (allowed === undefined) {
       rules.push(rule([...GEMINI_READ_ONLY_TOOLS], 'allow', 500));
-      rules.push(readOnlyMcpRule());
+      rules.push(rule('*', 'allow', 500, { mcpName: '*', readOnlyHint: true }));
     } else {
       const builtIn = allowed.filter((n) => (GEMINI_READ_ONLY_TOOLS as readonly string[]).includes(n));
       if (builtIn.length > 0) rules.push(rule(builtIn, 'allow', 500));
-      for (const name of allowed.filter((n) => n.startsWith('mcp_'))) rules.push(readOnlyMcpRule(name));
+      for (const name of allowed.filter((n) => n.startsWith('mcp_'))) rules.push(rule(name, 'allow', 500, { readOnlyHint: true }));
     }
-    rules.push(rule('*', 'deny', 100, 'this node runs read_only: it may read and search, not write, edit or run commands'));
+    rules.push(rule('*', 'deny', 100, { denyMessage: 'this node runs read_only: it may read and search, not write, edit or run commands' }));
   } else if (allowed !== undefined) {
     // The tools named, and (as the upstream does for Claude) the tools of the node's own MCP servers.
     if (allowed.length > 0) {
       rules.push(rule(allowed, 'allow', 500));
-      for (const server of mcpServers) rules.push(`${rule('*', 'allow', 500)}mcpName = ${toml(server)}\n`);
+      for (const server of mcpServers) rules.push(rule('*', 'allow', 500, { mcpName: server }));
     }
-    rules.push(rule('*', 'deny', 100, "not among the node's allowed_tools"));
+    rules.push(rule('*', 'deny', 100, { denyMessage: "not among the node's allowed_tools" }));
   }
   return {
     approvalMode: level === 'read_only' ? 'default' : 'yolo',
@@ -116,22 +116,27 @@ export function planGeminiPermissions(options: AgentOptions, mcpServers: readonl
   };
 }
 
-function rule(toolName: string | string[], decision: 'allow' | 'deny', priority: number, denyMessage?: string): string {
+interface RuleExtras {
+  denyMessage?: string;
+  /** The rule applies to this MCP server's tools (`*`: any server's). */
+  mcpName?: string;
+  /** The rule applies only to tools that declare the MCP `readOnlyHint` annotation. */
+  readOnlyHint?: boolean;
+}
+
+/** One `[[rule]]` table of the CLI's policy TOML. */
+function rule(toolName: string | string[], decision: 'allow' | 'deny', priority: number, extras: RuleExtras = {}): string {
   const name = Array.isArray(toolName) ? `[${toolName.map(toml).join(', ')}]` : toml(toolName);
   return [
     '[[rule]]',
     `toolName = ${name}`,
+    ...(extras.mcpName !== undefined ? [`mcpName = ${toml(extras.mcpName)}`] : []),
+    ...(extras.readOnlyHint ? ['toolAnnotations = { readOnlyHint = true }'] : []),
     `decision = "${decision}"`,
     `priority = ${priority}`,
-    ...(denyMessage !== undefined ? [`denyMessage = ${toml(`Cairn: ${denyMessage}.`)}`] : []),
+    ...(extras.denyMessage !== undefined ? [`denyMessage = ${toml(`Cairn: ${extras.denyMessage}.`)}`] : []),
     '',
   ].join('\n');
-}
-
-/** MCP tools that say they only read (the `readOnlyHint` annotation): all of them, or `name`. */
-function readOnlyMcpRule(name?: string): string {
-  const target = name === undefined ? `${rule('*', 'allow', 500)}mcpName = "*"\n` : rule(name, 'allow', 500);
-  return `${target}toolAnnotations = { readOnlyHint = true }\n`;
 }
 
 /** A TOML basic string: JSON's escapes (`\"`, `\\`, `\n`, `\uXXXX`) are TOML's. */
