@@ -81,6 +81,7 @@ export const effortVocabulary: Readonly<Partial<Record<ProviderId, readonly Effo
   copilot: ['low', 'medium', 'high', 'xhigh'],
   pi: ['minimal', 'low', 'medium', 'high', 'xhigh'],
   opencode: ['minimal', 'low', 'medium', 'high', 'xhigh'],
+  gemini: ['minimal', 'low', 'medium', 'high'],
 };
 
 /**

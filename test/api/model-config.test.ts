@@ -101,7 +101,7 @@ describe('PATCH /api/config/*', () => {
     ['/api/config/aliases', { aliases: { fast: { provider: 'claude', model: 'haiku' } } }, "Alias name 'fast' must start with '@'"],
     ['/api/config/aliases', { aliases: { '@large': { provider: 'claude', model: 'haiku' } } }, "Alias name '@large' is reserved"],
     ['/api/config/aliases', { aliases: { '@../x': { provider: 'claude', model: 'haiku' } } }, 'may hold only letters'],
-    ['/api/config/aliases', { aliases: { '@ok': { provider: 'gemini', model: 'g', effort: 'high' } } }, "aliases.@ok.effort: provider 'gemini' takes no effort"],
+    ['/api/config/aliases', { aliases: { '@ok': { provider: 'openai-compatible', model: 'g', effort: 'high' } } }, "aliases.@ok.effort: provider 'openai-compatible' takes no effort"],
     ['/api/config/assistants', { assistant: "x'; DROP" }, "assistant: Unknown provider 'x'; DROP'"],
     ['/api/config/assistants', { assistants: { nope: { model: 'm' } } }, "assistants: Unknown provider 'nope'"],
     ['/api/config/assistants', {}, 'send { assistant } or { assistants }'],

@@ -51,8 +51,8 @@ describe('provider options validation', () => {
   it('takes the workflow’s top-level defaults into account, and the default provider when nodes name none', () => {
     const warnings = warningsOf({ webSearchMode: 'live', nodes: [{ id: 'a', prompt: 'x' }, { id: 'b', prompt: 'y', provider: 'codex' }] });
     expect(warnings).toEqual([expect.stringMatching(/^Node 'a': provider 'claude' cannot honour 'webSearchMode'/)]);
-    expect(warningsOf({ nodes: [{ id: 'a', prompt: 'x', systemPrompt: 's' }] }, 'gemini')).toContainEqual(
-      expect.stringMatching(/^Node 'a': provider 'gemini' cannot honour 'systemPrompt'/),
+    expect(warningsOf({ nodes: [{ id: 'a', prompt: 'x', fallbackModel: 'm' }] }, 'gemini')).toContainEqual(
+      expect.stringMatching(/^Node 'a': provider 'gemini' cannot honour 'fallbackModel'/),
     );
   });
 
@@ -70,13 +70,13 @@ describe('provider options validation', () => {
     const warnings = warningsOf({
       provider: 'gemini',
       nodes: [
-        { id: 'l', loop: { prompt: 'go', until: 'DONE', max_iterations: 2 }, systemPrompt: 's' },
-        { id: 'g', loop_group: { max_iterations: 2, until_bash: 'true', nodes: [{ id: 'in', prompt: 'p', systemPrompt: 's' }] } },
+        { id: 'l', loop: { prompt: 'go', until: 'DONE', max_iterations: 2 }, fallbackModel: 'm' },
+        { id: 'g', loop_group: { max_iterations: 2, until_bash: 'true', nodes: [{ id: 'in', prompt: 'p', fallbackModel: 'm' }] } },
       ],
     });
     expect(warnings).toEqual([
-      expect.stringMatching(/^Node 'l': provider 'gemini' cannot honour 'systemPrompt'/),
-      expect.stringMatching(/^Node 'g' → loop_group node 'in': provider 'gemini' cannot honour 'systemPrompt'/),
+      expect.stringMatching(/^Node 'l': provider 'gemini' cannot honour 'fallbackModel'/),
+      expect.stringMatching(/^Node 'g' → loop_group node 'in': provider 'gemini' cannot honour 'fallbackModel'/),
     ]);
   });
 

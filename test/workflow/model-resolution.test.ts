@@ -126,6 +126,7 @@ describe('effort', () => {
     ['claude', 'high', 'high'],
     ['codex', 'minimal', 'minimal'],
     ['opencode', 'max', 'xhigh'],
+    ['gemini', 'max', 'high'],
     ['openai-compatible', 'high', undefined],
   ] as const)('%s clamps %s to %s', (provider, effort, expected) => {
     expect(clampEffort(provider, effort)).toBe(expected);

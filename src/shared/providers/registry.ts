@@ -241,8 +241,19 @@ const providers: readonly Provider[] = z.array(providerSchema).parse([
       structuredOutput: 'best_effort',
       // ✚ `--resume=<id>`: a retry continues its failed attempt's session (the upstream says no).
       sessionResume: true,
+      // `mcpServers` in the attempt's settings; allowed/denied tools are rules of Cairn's policy file.
       mcp: true,
       toolRestrictions: true,
+      // The model's thinking budget (Gemini 2.5) or level (Gemini 3), through the CLI's model
+      // config overrides. `thinking` is not taken: the CLI sets its own level on Gemini 3 models,
+      // and the API refuses a budget beside it.
+      effort: true,
+      // Added to the CLI's instructions as its global context file (GEMINI_SYSTEM_MD would
+      // replace them whole).
+      systemPrompt: true,
+      // The CLI's approval mode, workspace directories and an admin-tier policy (gemini-policy.ts).
+      // At workspace, the file tools are confined to the working directory and the artifacts
+      // folder; commands are not confined (the CLI's sandbox needs a container or bwrap).
       permissions: ['read_only', 'workspace', 'full'],
       // `--output-format stream-json` ends with a result whose stats carry token counts only.
       reports: { tokens: 'supported', costUsd: 'unsupported', stopReason: 'unsupported', numTurns: 'unsupported', resolvedModel: 'undeclared' },

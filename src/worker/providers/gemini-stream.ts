@@ -6,9 +6,27 @@ import type { ProviderChunk } from './provider-adapter.js';
  * chunks and the final facts. Pure: the process side is in gemini.ts.
  *
  * Lines it reads: `init` (session id), `message` (assistant text deltas; the user's own echo is
- * skipped), `tool_use` / `tool_result`, `error` (a warning or an error of the CLI's) and the final
- * `result` (`status`, `error`, and `stats` with token counts per model).
+ * skipped), `tool_use` / `tool_result` (a refusal marked, see isRefusal), `error` (a warning or
+ * an error of the CLI's) and the final `result` (`status`, `error`, and `stats` with token
+ * counts per model).
  */
+
+/**
+ * A tool call the CLI refused rather than ran, from the `error` of its `tool_result`: a policy
+ * denial (`policy_violation`: Cairn's level, denied_tools, the CLI's protection of build files),
+ * a tool not offered at this level (`tool_not_registered`), a path outside the workspace
+ * directories (`path_not_in_workspace`, or `invalid_tool_params` saying `Path not in
+ * workspace` when the file tools check their arguments), and a call that needed a user's
+ * confirmation, which nobody can give here. Any other error is a tool that ran and failed.
+ */
+export function isRefusal(error: unknown): boolean {
+  if (!error || typeof error !== 'object') return false;
+  const { type, message } = error as { type?: unknown; message?: unknown };
+  if (type === 'policy_violation' || type === 'tool_not_registered' || type === 'path_not_in_workspace') return true;
+  const text = typeof message === 'string' ? message : '';
+  if (type === 'invalid_tool_params' && /^Path not in workspace\b/.test(text)) return true;
+  return /requires user confirmation, which is not supported in non-interactive mode/.test(text);
+}
 
 export class GeminiStreamState {
   text = '';
@@ -47,6 +65,7 @@ export class GeminiStreamState {
           ...(typeof msg.tool_id === 'string' ? { id: msg.tool_id } : {}),
           output: typeof msg.output === 'string' ? msg.output : JSON.stringify(msg.error ?? msg.output ?? ''),
           ...(msg.status === 'error' ? { isError: true } : {}),
+          ...(msg.status === 'error' && isRefusal(msg.error) ? { refused: true } : {}),
         }];
       case 'result':
         this.readResult(msg);
