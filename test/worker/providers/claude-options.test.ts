@@ -173,3 +173,16 @@ describe.each(claudeClis)('claude node options ($name)', (cli) => {
     expect(run.server.requests).toHaveLength(0);
   });
 });
+
+describe('claude node options that cannot be used', () => {
+  it('fails the node before any call when its mcp file is missing, naming the file', async () => {
+    const run = await runClaudeSession(
+      { cli: claudeClis[0]!, world, options: { permissions: 'workspace', mcp: 'missing-tools.json' }, reply: () => ({ kind: 'stream', blocks: [{ type: 'text', text: 'no' }] }) },
+      closers,
+    );
+    expect(run.outcome.status).toBe('failed');
+    expect(run.outcome.providerFailure?.class).toBe('misconfigured');
+    expect(run.outcome.providerFailure?.evidence).toContain('the mcp file missing-tools.json does not exist');
+    expect(run.server.requests).toHaveLength(0);
+  });
+});

@@ -59,11 +59,12 @@ describe.each(claudeClis)('claude permissions ($name)', (cli) => {
     expect(run.seen.filter((r) => r.isError).map((r) => r.tool)).toEqual(['Write']);
   });
 
-  it('read_only: reads and read-only commands run; every write, edit and command is refused, even where the repository’s settings allow them', async () => {
+  it('read_only: reads (the artifacts folder too) and read-only commands run; every write, edit and command is refused, even where the repository’s settings allow them', async () => {
     // A repository whose Claude settings allow writing and committing: read_only still holds.
     mkdirSync(join(world.repo, '.claude'));
     writeFileSync(join(world.repo, '.claude', 'settings.json'), JSON.stringify({ permissions: { allow: ['Write', 'Bash(touch:*)', 'Bash(git add:*)', 'Bash(git commit:*)'] } }));
     commitAll(world.repo, 'claude settings');
+    writeFileSync(join(world.artifacts, 'previous.md'), 'an earlier node wrote this\n');
     const run = await runClaudeSession(
       {
         cli,
@@ -72,6 +73,7 @@ describe.each(claudeClis)('claude permissions ($name)', (cli) => {
         scripts: [{
           steps: [
             { tool: 'read', path: 'README.md' },
+            { tool: 'read', path: join(world.artifacts, 'previous.md') },
             { tool: 'run', command: 'git status --short && ls' },
             { tool: 'edit', path: 'README.md', old: 'hello', new: 'changed' },
             { tool: 'write', path: 'notes.txt', content: 'one\n' },
@@ -85,10 +87,12 @@ describe.each(claudeClis)('claude permissions ($name)', (cli) => {
       closers,
     );
     expect(run.outcome.status).toBe('completed');
-    expect(run.results).toHaveLength(7);
-    const [read, status, ...writes] = run.results;
+    expect(run.results).toHaveLength(8);
+    const [read, readArtifact, status, ...writes] = run.results;
     expect(read!.isError ?? false).toBe(false);
     expect(read!.output).toContain('hello');
+    expect(readArtifact!.isError ?? false).toBe(false);
+    expect(readArtifact!.output).toContain('an earlier node wrote this');
     expect(status!.isError ?? false, status!.output).toBe(false);
     expect(status!.output).toContain('README.md');
     for (const r of writes) expect(r, r.output).toMatchObject({ isError: true, refused: true });
