@@ -32,8 +32,14 @@ import type { ProviderRequest } from './provider-adapter.js';
  *   budget: the flags its agent SDK passes.
  */
 
-/** What the node's options add to the CLI's start, or why the attempt cannot start. */
-export type ClaudeOptionArgs = { ok: true; args: string[]; env: Record<string, string>; mcpServers: string[] } | { ok: false; error: string };
+/**
+ * What the node's options add to the CLI's start, or why the attempt cannot start. `privateFiles`
+ * hold values of the environment (the MCP servers' expanded `env` and `headers`, often tokens):
+ * readable by the server's user only, and removed once the CLI has ended.
+ */
+export type ClaudeOptionArgs =
+  | { ok: true; args: string[]; env: Record<string, string>; mcpServers: string[]; privateFiles: string[] }
+  | { ok: false; error: string };
 
 /** The efforts `--effort` takes in every Claude Code version Cairn is tested with. */
 const flagEfforts = new Set(['low', 'medium', 'high', 'max']);
@@ -50,12 +56,14 @@ export async function claudeOptionArgs(request: ProviderRequest, cliEnv: Readonl
   }
   for (const tool of o.deniedTools ?? []) args.push(`--disallowedTools=${tool}`);
   let mcpServers: string[] = [];
+  const privateFiles: string[] = [];
   if (o.mcp !== undefined) {
     const loaded = await loadMcpServers(o.mcp, request.cwd, cliEnv);
     if (!loaded.ok) return loaded;
     mcpServers = Object.keys(loaded.servers);
     const file = join(request.scratchDir, 'mcp.json');
-    await writeFile(file, JSON.stringify({ mcpServers: loaded.servers }));
+    await writeFile(file, JSON.stringify({ mcpServers: loaded.servers }), { mode: 0o600 });
+    privateFiles.push(file);
     args.push(`--mcp-config=${file}`, '--strict-mcp-config');
   }
   const settings = await settingsOf(o, request.scratchDir);
@@ -72,7 +80,7 @@ export async function claudeOptionArgs(request: ProviderRequest, cliEnv: Readonl
   if (o.fallbackModel !== undefined) args.push(`--fallback-model=${o.fallbackModel}`);
   for (const beta of o.betas ?? []) args.push(`--betas=${beta}`);
   if (o.settingSources !== undefined) args.push(`--setting-sources=${o.settingSources.join(',')}`);
-  return { ok: true, args, env, mcpServers };
+  return { ok: true, args, env, mcpServers, privateFiles };
 }
 
 function skillsText(skills: readonly string[] | undefined): string | undefined {

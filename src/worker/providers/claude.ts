@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ChildLauncher } from '../spawn/child-launcher.js';
 import { defaultLauncher } from '../spawn/default-launcher.js';
@@ -78,8 +78,10 @@ async function* runClaudeOnce(
     yield { type: 'end', called: false, observations: {}, failure: adapterFailure('misconfigured', invocation.error) };
     return;
   }
+  const forget = () => Promise.all(invocation.privateFiles.map((file) => rm(file, { force: true })));
   const launched = await launchCli({ launcher, ctx, args: invocation.args, cwd: request.cwd, env, promptFile, name: 'cairn-claude' });
   if (!launched.ok) {
+    await forget();
     yield { type: 'end', called: false, observations: {}, failure: adapterFailure('misconfigured', `cannot start Claude Code: ${launched.error}`) };
     return;
   }
@@ -101,6 +103,7 @@ async function* runClaudeOnce(
     failure ??= state.resultFailure ?? exitFailure(state, end.code, proc.stderr());
   } finally {
     proc.finish();
+    await forget();
   }
   seen.sessionNotFound = state.sessionNotFound;
   yield endOf(state, failure);
@@ -115,7 +118,7 @@ async function claudeInvocation(
   file: string,
   env: Record<string, string>,
   resume: string | undefined,
-): Promise<{ ok: true; args: string[] } | { ok: false; error: string }> {
+): Promise<{ ok: true; args: string[]; privateFiles: string[] } | { ok: false; error: string }> {
   const cliEnv = { ...workerEnv(), ...env };
   const options = await claudeOptionArgs(request, cliEnv);
   if (!options.ok) return options;
@@ -139,7 +142,7 @@ async function claudeInvocation(
     ...(request.outputFormat !== undefined ? [`--json-schema=${JSON.stringify(request.outputFormat)}`] : []),
     ...(resume !== undefined ? [`--resume=${resume}`] : []),
   ];
-  return { ok: true, args };
+  return { ok: true, args, privateFiles: options.privateFiles };
 }
 
 function exitFailure(state: ClaudeStreamState, code: number | null, stderr: string): AdapterFailure | undefined {

@@ -119,6 +119,8 @@ describe.each(claudeClis)('claude node options ($name)', (cli) => {
     expect(carries(last, 'HOOK-CONTEXT-MARKER'), 'HOOK-CONTEXT-MARKER').toBe(true);
     expect(existsSync(join(world.repo, 'hook-ran.txt'))).toBe(true);
     for (const f of ['pwned', 'pwned2']) expect(existsSync(join(world.repo, f))).toBe(false);
+    // The servers' file held the expanded environment: it is gone with the CLI.
+    expect(existsSync(join(world.root, 'attempt', 'mcp.json'))).toBe(false);
   });
 
   it('maxBudgetUsd stops the CLI (budget_exceeded); allowed_tools [] offers no tools; a thinking budget is the request’s', async () => {
