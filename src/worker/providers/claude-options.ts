@@ -44,6 +44,7 @@ export type ClaudeOptionArgs =
 /** The efforts `--effort` takes in every Claude Code version Cairn is tested with. */
 const flagEfforts = new Set(['low', 'medium', 'high', 'max']);
 
+/** The node's options as CLI arguments and variables, writing the files they name into the attempt's scratch folder. */
 export async function claudeOptionArgs(request: ProviderRequest, cliEnv: Readonly<Record<string, string | undefined>>): Promise<ClaudeOptionArgs> {
   const o = request.options;
   const args: string[] = [];
