@@ -1,11 +1,17 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { absolutePath, cwdFromRequestText, scriptFor, stepAt, withCwd, type AgentScript, type AgentStep } from './agent-script.js';
 
 /**
  * A local server that speaks the Anthropic Messages API's wire format: `POST /v1/messages`
  * answered with the SSE stream the real API sends (`message_start`, `content_block_*`,
  * `message_delta`, `message_stop`), or with the API's error bodies and headers. Tests script
  * each answer; the real adapters (and the real Claude Code CLI) talk to it.
+ *
+ * `scriptedMessages` / `startScriptedClaudeServer` play a scripted coding agent
+ * (agent-script.ts) against the real Claude Code CLI: each step becomes a `tool_use` of the
+ * CLI's own tools, which the CLI then really executes in its working directory.
  */
 
 export type Block =
@@ -171,4 +177,124 @@ function answer(res: ServerResponse, reply: MessagesReply, requestedModel: unkno
   });
   sse(res, 'message_stop', { type: 'message_stop' });
   res.end();
+}
+
+/** A tool result the CLI sent back to the scripted agent: the call it answers, and what it said. */
+export interface SeenToolResult {
+  id: string;
+  /** The tool the agent called, as named in the conversation's `tool_use` block. */
+  tool: string | undefined;
+  input: unknown;
+  output: string;
+  isError: boolean;
+}
+
+/** The scripted agent as the Messages API: its replies, and every tool result the CLI sent back. */
+export interface ScriptedMessages {
+  reply: (req: RecordedRequest, index: number) => MessagesReply;
+  /** Each tool result once, in the order the CLI first sent it (assert none was refused). */
+  toolResults: SeenToolResult[];
+}
+
+/**
+ * Renders `scripts` for Claude Code: each request gets the step its conversation is at, as a
+ * `tool_use` of the CLI's own tools (`Read {file_path}`, `Write {file_path, content}`,
+ * `Edit {file_path, old_string, new_string}`, `Bash {command, description}`), with paths made
+ * absolute from the working directory the CLI states in its system prompt (2.1.100) or its first
+ * user message (newer versions), and a fresh `tool_use` id each time (the CLI treats a repeated
+ * id as the same call and loops); `say` is the final text (for a `--json-schema` session, first
+ * the CLI's `StructuredOutput` tool with the JSON value). A request that offers no tools (a side
+ * call, or a session run with `--tools ""`) gets the script's `say` when the session is there,
+ * else `sideText`.
+ */
+export function scriptedMessages(scripts: readonly AgentScript[], opts: { sideText?: string; model?: string } = {}): ScriptedMessages {
+  const toolResults: SeenToolResult[] = [];
+  const seen = new Set<string>();
+  const idPrefix = `toolu_${randomBytes(4).toString('hex')}`;
+  let ids = 0;
+  const stream = (blocks: Block[]): MessagesReply => ({ kind: 'stream', blocks, ...(opts.model !== undefined ? { model: opts.model } : {}) });
+  const reply = (req: RecordedRequest): MessagesReply => {
+    const conversation = readConversation(req.body);
+    for (const result of conversation.results) {
+      if (seen.has(result.id)) continue;
+      seen.add(result.id);
+      toolResults.push(result);
+    }
+    const script = scriptFor(scripts, conversation.userText);
+    if (script === undefined) return stream([{ type: 'text', text: opts.sideText ?? 'ok' }]);
+    const step = stepAt(script, conversation.results.length);
+    const offered = toolNames(req.body);
+    if ('say' in step) {
+      if (offered.includes('StructuredOutput') && !conversation.calledTools.includes('StructuredOutput')) {
+        return stream([{ type: 'tool_use', id: `${idPrefix}_${++ids}`, name: 'StructuredOutput', input: JSON.parse(step.say) }]);
+      }
+      return stream([{ type: 'text', text: step.say }]);
+    }
+    if (offered.length === 0) return stream([{ type: 'text', text: opts.sideText ?? 'ok' }]);
+    const cwd = cwdFromRequestText(`${systemText(req.body)}\n${conversation.userText}`);
+    if (cwd === undefined) throw new Error('the scripted agent found no working directory in the request');
+    return stream([{ type: 'tool_use', id: `${idPrefix}_${++ids}`, ...claudeToolCall(step, cwd) }]);
+  };
+  return { reply: (req) => reply(req), toolResults };
+}
+
+/** A server playing `scripts`, with what the CLI sent back; closed by the caller. */
+export async function startScriptedClaudeServer(
+  scripts: readonly AgentScript[],
+  opts: { sideText?: string; model?: string } = {},
+): Promise<AnthropicServer & { toolResults: SeenToolResult[] }> {
+  const scripted = scriptedMessages(scripts, opts);
+  const server = await startAnthropicServer(scripted.reply);
+  return Object.assign(server, { toolResults: scripted.toolResults });
+}
+
+/** One tool step as Claude Code's own tool and arguments. */
+function claudeToolCall(step: Exclude<AgentStep, { say: string }>, cwd: string): { name: string; input: Record<string, string> } {
+  switch (step.tool) {
+    case 'read':
+      return { name: 'Read', input: { file_path: absolutePath(step.path, cwd) } };
+    case 'write':
+      return { name: 'Write', input: { file_path: absolutePath(step.path, cwd), content: withCwd(step.content, cwd) } };
+    case 'edit':
+      return { name: 'Edit', input: { file_path: absolutePath(step.path, cwd), old_string: withCwd(step.old, cwd), new_string: withCwd(step.new, cwd) } };
+    case 'run':
+      return { name: 'Bash', input: { command: withCwd(step.command, cwd), description: 'Run a command of the script' } };
+  }
+}
+
+function toolNames(body: any): string[] {
+  return Array.isArray(body?.tools) ? body.tools.map((t: any) => String(t?.name)) : [];
+}
+
+function systemText(body: any): string {
+  const system = body?.system;
+  if (typeof system === 'string') return system;
+  return Array.isArray(system) ? system.map((b: any) => (typeof b?.text === 'string' ? b.text : '')).join('\n') : '';
+}
+
+/** The user-side text of a conversation, its tool calls and the tool results it holds. */
+function readConversation(body: any): { userText: string; calledTools: string[]; results: SeenToolResult[] } {
+  const calls = new Map<string, { name: string; input: unknown }>();
+  const texts: string[] = [];
+  const results: SeenToolResult[] = [];
+  for (const message of Array.isArray(body?.messages) ? body.messages : []) {
+    const blocks = typeof message?.content === 'string' ? [{ type: 'text', text: message.content }] : Array.isArray(message?.content) ? message.content : [];
+    for (const block of blocks) {
+      if (message.role === 'assistant' && block?.type === 'tool_use') calls.set(String(block.id), { name: String(block.name), input: block.input });
+      if (message.role !== 'user') continue;
+      if (block?.type === 'text' && typeof block.text === 'string') texts.push(block.text);
+      if (block?.type === 'tool_result') {
+        const id = String(block.tool_use_id);
+        const call = calls.get(id);
+        results.push({ id, tool: call?.name, input: call?.input, output: resultText(block.content), isError: block.is_error === true });
+      }
+    }
+  }
+  return { userText: texts.join('\n'), calledTools: [...calls.values()].map((c) => c.name), results };
+}
+
+function resultText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return JSON.stringify(content ?? '');
+  return content.map((b: any) => (typeof b?.text === 'string' ? b.text : JSON.stringify(b))).join('\n');
 }

@@ -1,13 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAnthropicServer, type AnthropicServer, type MessagesReply } from './anthropic-server.js';
+import { pinnedClaudeCli } from './claude-cli.js';
 import { startServer, type RunningServer } from './server.js';
 import type { TempHome } from './temp-home.js';
 import { writeHomeWorkflow } from './workflows.js';
-
-const claudeCli = createRequire(import.meta.url).resolve('@anthropic-ai/claude-code/cli.js');
 
 /** What one answer of the paid server costs, as the real Claude Code CLI reports it: 1000 in, 100 out on claude-sonnet-4-5. */
 export const PAID_ANSWER_USD = 0.0045;
@@ -33,7 +31,7 @@ export async function startClaudeCli(home: TempHome, reply: (index: number) => M
   const cliHome = await mkdtemp(join(tmpdir(), 'cairn-claude-home-'));
   home.defer(() => rm(cliHome, { recursive: true, force: true }));
   const cairn = await startServer(home, {
-    ANTHROPIC_BASE_URL: messages.url, ANTHROPIC_API_KEY: 'sk-ant-budget', CLAUDE_BIN_PATH: claudeCli, HOME: cliHome,
+    ANTHROPIC_BASE_URL: messages.url, ANTHROPIC_API_KEY: 'sk-ant-budget', CLAUDE_BIN_PATH: pinnedClaudeCli, HOME: cliHome,
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1',
   });
   return { messages, cairn };

@@ -118,12 +118,16 @@ const providers: readonly Provider[] = z.array(providerSchema).parse([
       effort: true,
       thinking: true,
       costControl: true,
+      // Claude Code's own sandbox (bubblewrap and socat on Linux): where it cannot start, the node
+      // fails rather than running unconfined (claude-options.ts).
       sandbox: true,
       systemPrompt: true,
       fallbackModel: true,
       betas: true,
       settingSources: true,
       webSearch: false,
+      // dontAsk, acceptEdits and bypassPermissions (as root: acceptEdits with every tool allowed);
+      // claude-permissions.ts says what each lets through.
       permissions: ['read_only', 'workspace', 'full'],
       reports: { tokens: 'supported', costUsd: 'supported', stopReason: 'supported', numTurns: 'supported', resolvedModel: 'supported' },
     },

@@ -127,17 +127,41 @@ export class ClaudeStreamState {
   }
 }
 
+/**
+ * The texts the CLI answers a call with when it refused it rather than ran it: a permission it
+ * was not given ("Claude requested permissions to write to …, but you haven't granted it yet",
+ * "… which is a sensitive file"), a mode or a deny rule ("Permission to use Bash has been denied
+ * because Claude Code is running in don't ask mode", "Permission to use Bash with command … has
+ * been denied"), or a tool it does not offer ("No such tool available: Write"). The same words
+ * in Claude Code 2.1.100 and 2.1.332; the final `result` lists the same calls in
+ * `permission_denials`, but only once the session is over.
+ */
+const refusalText =
+  /^\s*(?:<tool_use_error>)?\s*(?:Error:\s*)?(?:Claude requested permissions? to |Permission (?:to \w+|for this action)\b.*?(?:has been|was) denied|No such tool available)/s;
+
 function readToolResults(msg: any): ProviderChunk[] {
   const content = msg.message?.content;
   if (!Array.isArray(content)) return [];
   return content
     .filter((b: any) => b?.type === 'tool_result')
-    .map((b: any) => ({
-      type: 'tool_result' as const,
-      ...(typeof b.tool_use_id === 'string' ? { id: b.tool_use_id } : {}),
-      output: typeof b.content === 'string' ? b.content : JSON.stringify(b.content ?? ''),
-      ...(b.is_error === true ? { isError: true } : {}),
-    }));
+    .map((b: any) => {
+      const output = resultText(b.content);
+      const isError = b.is_error === true;
+      return {
+        type: 'tool_result' as const,
+        ...(typeof b.tool_use_id === 'string' ? { id: b.tool_use_id } : {}),
+        output,
+        ...(isError ? { isError: true } : {}),
+        ...(isError && refusalText.test(output) ? { refused: true } : {}),
+      };
+    });
+}
+
+/** A tool result's content: a string, or blocks whose texts are joined (an MCP tool's answer). */
+function resultText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content) && content.every((b) => typeof b?.text === 'string')) return content.map((b) => b.text).join('\n');
+  return JSON.stringify(content ?? '');
 }
 
 /** The CLI's usage, as the API counted it: `input_tokens` excludes the cache reads and writes. */
@@ -164,6 +188,8 @@ function classifyResultError(msg: any): AdapterFailure {
   const status = /API Error: (\d{3})/.exec(text)?.[1];
   const type = /"type":"([a-z_]+_error)"/.exec(text)?.[1];
   if (/credit balance is too low/i.test(text)) return adapterFailure('quota_exhausted', text);
+  // A node that asks for a sandbox the CLI cannot start here (`failIfUnavailable`).
+  if (/sandbox required but unavailable/i.test(text)) return adapterFailure('misconfigured', text);
   if (/invalid api key|please run \/login/i.test(text)) return adapterFailure('auth', text);
   return adapterFailure(status || type ? classifyFailure(status ? Number(status) : undefined, type) : 'unknown', text);
 }

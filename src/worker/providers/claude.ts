@@ -1,9 +1,11 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ChildLauncher } from '../spawn/child-launcher.js';
 import { defaultLauncher } from '../spawn/default-launcher.js';
 import { workerEnv } from '../spawn/worker-env.js';
 import { commandFor, launchCli, resolveCliExecutable, type ExecutableLookup } from './cli-process.js';
+import { claudeOptionArgs } from './claude-options.js';
+import { canBypassPermissions, permissionArgs, settingsAllowRules } from './claude-permissions.js';
 import { ClaudeStreamState } from './claude-stream.js';
 import { adapterFailure } from './failure-class.js';
 import type { AdapterContext, AdapterFailure, ProviderAdapter, ProviderChunk, ProviderEnd, ProviderRequest } from './provider-adapter.js';
@@ -11,9 +13,12 @@ import { resumeOrCold, type ResumeSeen } from './session-resume.js';
 
 /**
  * The Claude Code CLI: `claude -p --output-format stream-json --verbose`, one process group per
- * attempt. The prompt goes in on stdin from a file of the attempt (never on the command line,
- * where a prompt starting with `-` would be read as a flag, and never through shell text: the
- * small `sh -c` wrapper only redirects stdin from a path it reads from its environment).
+ * attempt, at the node's permission level (claude-permissions.ts) with the node's options
+ * (claude-options.ts). The prompt goes in on stdin from a file of the attempt (never on the
+ * command line, where a prompt starting with `-` would be read as a flag, and never through
+ * shell text: the small `sh -c` wrapper only redirects stdin from a path it reads from its
+ * environment). The executable is an npm package's `cli.js` (run under this Node) or a native
+ * binary (run directly).
  */
 
 /** The contract's text for an executable that is not where the configuration says. */
@@ -68,18 +73,15 @@ async function* runClaudeOnce(
     env.ANTHROPIC_API_KEY = '';
   }
   if (request.connection.baseUrl !== undefined) env.ANTHROPIC_BASE_URL = request.connection.baseUrl;
-  const args = [
-    ...commandFor(exe.file),
-    '-p',
-    '--output-format', 'stream-json',
-    '--verbose',
-    ...(request.model !== undefined ? ['--model', request.model] : []),
-    ...(request.systemPrompt !== undefined ? ['--append-system-prompt', request.systemPrompt] : []),
-    ...(request.outputFormat !== undefined ? ['--json-schema', JSON.stringify(request.outputFormat)] : []),
-    ...(resume !== undefined ? ['--resume', resume, ...(request.forkSession ? ['--fork-session'] : [])] : []),
-  ];
-  const launched = await launchCli({ launcher, ctx, args, cwd: request.cwd, env, promptFile, name: 'cairn-claude' });
+  const invocation = await claudeInvocation(request, exe.file, env, resume);
+  if (!invocation.ok) {
+    yield { type: 'end', called: false, observations: {}, failure: adapterFailure('misconfigured', invocation.error) };
+    return;
+  }
+  const forget = () => Promise.all(invocation.privateFiles.map((file) => rm(file, { force: true })));
+  const launched = await launchCli({ launcher, ctx, args: invocation.args, cwd: request.cwd, env, promptFile, name: 'cairn-claude' });
   if (!launched.ok) {
+    await forget();
     yield { type: 'end', called: false, observations: {}, failure: adapterFailure('misconfigured', `cannot start Claude Code: ${launched.error}`) };
     return;
   }
@@ -101,9 +103,47 @@ async function* runClaudeOnce(
     failure ??= state.resultFailure ?? exitFailure(state, end.code, proc.stderr());
   } finally {
     proc.finish();
+    await forget();
   }
   seen.sessionNotFound = state.sessionNotFound;
   yield endOf(state, failure);
+}
+
+/**
+ * The CLI's argv for one run: print mode with the stream-json events, the model, the node's
+ * permission level and options, `--json-schema`, `--resume` (with `--fork-session` for another node's session). Adds the options' variables to `env`.
+ */
+async function claudeInvocation(
+  request: ProviderRequest,
+  file: string,
+  env: Record<string, string>,
+  resume: string | undefined,
+): Promise<{ ok: true; args: string[]; privateFiles: string[] } | { ok: false; error: string }> {
+  const cliEnv = { ...workerEnv(), ...env };
+  const options = await claudeOptionArgs(request, cliEnv);
+  if (!options.ok) return options;
+  Object.assign(env, options.env);
+  const level = request.options.permissions;
+  const permissions = permissionArgs({
+    level,
+    extraDirs: request.options.extraDirs,
+    mcpServers: options.mcpServers,
+    canBypass: canBypassPermissions(cliEnv),
+    settingsAllowRules: level === 'read_only' ? await settingsAllowRules(request.cwd, cliEnv, request.options.settingSources) : [],
+  });
+  const args = [
+    ...commandFor(file),
+    '-p',
+    '--output-format=stream-json',
+    '--verbose',
+    ...(request.model !== undefined ? [`--model=${request.model}`] : []),
+    ...permissions,
+    ...options.args,
+    ...(request.outputFormat !== undefined ? [`--json-schema=${JSON.stringify(request.outputFormat)}`] : []),
+    // Another node's session is forked, so that node's own history stays as it was.
+    ...(resume !== undefined ? [`--resume=${resume}`, ...(request.forkSession ? ['--fork-session'] : [])] : []),
+  ];
+  return { ok: true, args, privateFiles: options.privateFiles };
 }
 
 function exitFailure(state: ClaudeStreamState, code: number | null, stderr: string): AdapterFailure | undefined {
