@@ -41,6 +41,27 @@ export const opencodeVocabulary: ToolVocabulary = {
   run: (command) => ({ name: 'bash', arguments: { command, description: 'Run a command' } }),
 };
 
+/** Pi's built-in tools (`pi --help`: read, bash, edit, write; read_only offers read, grep, find, ls). */
+export const piVocabulary: ToolVocabulary = {
+  id: 'pi',
+  read: (path) => ({ name: 'read', arguments: { path } }),
+  write: (path, content) => ({ name: 'write', arguments: { path, content } }),
+  edit: (path, oldText, newText) => ({ name: 'edit', arguments: { path, edits: [{ oldText, newText }] } }),
+  run: (command) => ({ name: 'bash', arguments: { command } }),
+};
+
+/**
+ * The Copilot CLI's tools for a model it has no tuned tool set for (`view`, `create`, `edit`,
+ * `bash`; a GPT model id is offered `apply_patch` instead, which this vocabulary does not speak).
+ */
+export const copilotVocabulary: ToolVocabulary = {
+  id: 'copilot',
+  read: (path) => ({ name: 'view', arguments: { path } }),
+  write: (path, content) => ({ name: 'create', arguments: { path, file_text: content } }),
+  edit: (path, oldStr, newStr) => ({ name: 'edit', arguments: { path, old_str: oldStr, new_str: newStr } }),
+  run: (command) => ({ name: 'bash', arguments: { command, description: 'Run a command' } }),
+};
+
 /** A step beyond the abstract ones: a tool called by its own name (an MCP tool, a sub-agent launch). */
 export type ChatAgentStep = AgentStep | { call: string; args: Record<string, unknown> };
 
@@ -60,6 +81,8 @@ export interface RecordedToolResult {
 export interface ChatCompletionsAgent {
   /** The reply function for `startOpenAiServer`. */
   reply: (req: ChatRequest, index: number) => ChatReply;
+  /** Every tool call the agent made, in order. */
+  calls: (ToolCallSpec & { id: string })[];
   /** Every tool result the CLI sent back, in order, each once. */
   toolResults: RecordedToolResult[];
 }
@@ -67,7 +90,7 @@ export interface ChatCompletionsAgent {
 export interface ChatAgentOptions {
   /** The vocabularies to choose from (default: every one this file knows). */
   vocabularies?: readonly ToolVocabulary[];
-  /** The vocabulary for a request that offers none of them. */
+  /** The vocabulary for a request that offers none of them (default: the only one given). */
   fallback?: ToolVocabulary;
 }
 
@@ -79,16 +102,16 @@ interface OfferedTool {
 /** A Chat Completions server's reply function that plays `scripts`. */
 export function chatCompletionsAgent(scripts: readonly ChatAgentScript[], opts: ChatAgentOptions = {}): ChatCompletionsAgent {
   const vocabularies = opts.vocabularies ?? [opencodeVocabulary];
+  const fallback = opts.fallback ?? (vocabularies.length === 1 ? vocabularies[0] : undefined);
   const toolResults: RecordedToolResult[] = [];
+  const calls: ChatCompletionsAgent['calls'] = [];
   const seen = new Set<string>();
-  const calledTools = new Map<string, string>();
-  let calls = 0;
   const reply = (req: ChatRequest): ChatReply => {
     const messages: any[] = Array.isArray(req.body?.messages) ? req.body.messages : [];
     for (const m of messages) {
       if (m?.role !== 'tool' || typeof m.tool_call_id !== 'string' || seen.has(m.tool_call_id)) continue;
       seen.add(m.tool_call_id);
-      toolResults.push({ callId: m.tool_call_id, tool: calledTools.get(m.tool_call_id), content: textOf(m.content) });
+      toolResults.push({ callId: m.tool_call_id, tool: calls.find((c) => c.id === m.tool_call_id)?.name, content: textOf(m.content) });
     }
     const text = messages.filter((m) => m?.role === 'system' || m?.role === 'user').map((m) => textOf(m.content)).join('\n');
     const script = scripts.find((s) => s.match === undefined || s.match.test(text));
@@ -99,12 +122,12 @@ export function chatCompletionsAgent(scripts: readonly ChatAgentScript[], opts: 
     if ('say' in step) return { kind: 'stream', deltas: [step.say] };
     const offered = offeredTools(req.body?.tools);
     const cwd = cwdFromRequestText(text) ?? '/';
-    const spec = 'call' in step ? { name: step.call, arguments: substitute(step.args, cwd) } : render(step, chooseVocabulary(vocabularies, offered, cwd, opts.fallback), cwd);
-    const id = `call_${++calls}`;
-    calledTools.set(id, spec.name);
+    const spec = 'call' in step ? { name: step.call, arguments: substitute(step.args, cwd) } : render(step, chooseVocabulary(vocabularies, offered, cwd, fallback), cwd);
+    const id = `call_${calls.length + 1}`;
+    calls.push({ id, ...spec });
     return { kind: 'stream', deltas: [], toolCalls: [{ id, name: spec.name, arguments: JSON.stringify(fitted(spec, offered)) }] };
   };
-  return { reply, toolResults };
+  return { reply, calls, toolResults };
 }
 
 function render(step: Exclude<AgentStep, { say: string }>, vocabulary: ToolVocabulary, cwd: string): ToolCallSpec {
@@ -159,6 +182,11 @@ function offeredTools(tools: unknown): Map<string, OfferedTool> {
     });
   }
   return offered;
+}
+
+/** The names of the function tools a request offers, in its order. */
+export function offeredToolNames(body: any): string[] {
+  return (Array.isArray(body?.tools) ? body.tools : []).map((t: any) => t?.function?.name ?? t?.custom?.name).filter((n: unknown): n is string => typeof n === 'string');
 }
 
 function substitute(args: Record<string, unknown>, cwd: string): Record<string, unknown> {

@@ -5,7 +5,7 @@ import { expect, it } from 'vitest';
 import type { PermissionLevel } from '../../../src/shared/providers/agent-options.js';
 import type { ProviderAdapter, ProviderChunk } from '../../../src/worker/providers/provider-adapter.js';
 import type { AgentStep } from '../../helpers/agent-script.js';
-import { chatAgent, type ChatAgent, type ChatToolVocabulary } from '../../helpers/chat-agent-vocabularies.js';
+import { chatCompletionsAgent, type ChatCompletionsAgent, type ToolVocabulary } from '../../helpers/chat-completions-agent.js';
 import { agentTask, runAttempt } from './agent-harness.js';
 
 /**
@@ -17,9 +17,9 @@ import { agentTask, runAttempt } from './agent-harness.js';
 export interface PermissionSpec {
   label: string;
   adapter: ProviderAdapter;
-  vocabulary: ChatToolVocabulary;
+  vocabulary: ToolVocabulary;
   /** A task for the adapter against a fresh local server answering with `agent`. */
-  task: (agent: ChatAgent, overrides?: Parameters<typeof agentTask>[1]) => Promise<ReturnType<typeof agentTask>>;
+  task: (agent: ChatCompletionsAgent, overrides?: Parameters<typeof agentTask>[1]) => Promise<ReturnType<typeof agentTask>>;
   dir: () => string;
 }
 
@@ -61,7 +61,7 @@ export function toolResults(chunks: ProviderChunk[]) {
 
 async function runSession(spec: PermissionSpec, permissions: PermissionLevel) {
   const ws = scriptedWorkspace(spec.dir());
-  const agent = chatAgent([{ steps: session(ws.artifacts, ws.outside) }], [spec.vocabulary]);
+  const agent = chatCompletionsAgent([{ steps: session(ws.artifacts, ws.outside) }], { vocabularies: [spec.vocabulary] });
   const task = await spec.task(agent, { cwd: ws.repo, options: { permissions, extraDirs: [ws.artifacts] } });
   const run = await runAttempt(spec.adapter, task);
   return { ...ws, ...run, agent };
@@ -81,19 +81,19 @@ export function chatCliPermissionCases(spec: PermissionSpec): void {
     expect(readFileSync(join(artifacts, 'report.md'), 'utf8')).toBe('report\n');
     expect(existsSync(join(outside, 'escape.md'))).toBe(false);
     // Six calls, six results sent back to the model; only the write outside was refused.
-    expect(agent.results.map((r) => r.name)).toEqual(agent.calls.map((c) => c.name));
-    expect(agent.results).toHaveLength(6);
+    expect(agent.toolResults.map((r) => r.tool)).toEqual(agent.calls.map((c) => c.name));
+    expect(agent.toolResults).toHaveLength(6);
     const results = toolResults(chunks);
     expect(results.map((r) => r.refused === true)).toEqual([false, false, false, false, false, true]);
     expect(results.slice(0, 5).every((r) => !r.isError)).toBe(true);
-    expect(agent.results[0]!.content).toContain('widget: a small tool');
+    expect(agent.toolResults[0]!.content).toContain('widget: a small tool');
   });
 
   it(`read_only: ${spec.label} reads, and every write, edit and command is refused; nothing is written, nothing committed`, async () => {
     const { repo, artifacts, outside, outcome, chunks, agent } = await runSession(spec, 'read_only');
     expect(outcome.status).toBe('completed');
-    expect(agent.results).toHaveLength(6);
-    expect(agent.results[0]!.content).toContain('widget: a small tool');
+    expect(agent.toolResults).toHaveLength(6);
+    expect(agent.toolResults[0]!.content).toContain('widget: a small tool');
     expect(toolResults(chunks).map((r) => r.refused === true)).toEqual([false, true, true, true, true, true]);
     expect(existsSync(join(repo, 'plan.md'))).toBe(false);
     expect(readFileSync(join(repo, 'README.md'), 'utf8')).toBe('widget: a small tool\n');

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { COPILOT_TOOLS } from '../../../src/worker/providers/copilot-options.js';
 import { copilotAdapter } from '../../../src/worker/providers/copilot.js';
-import { chatAgent, copilotVocabulary, offeredTools, type ChatScript } from '../../helpers/chat-agent-vocabularies.js';
+import { chatCompletionsAgent, copilotVocabulary, offeredToolNames, type ChatAgentScript } from '../../helpers/chat-completions-agent.js';
 import { startOpenAiServer, type OpenAiServer } from '../../helpers/openai-server.js';
 import { agentTask, runAttempt, scratch } from './agent-harness.js';
 import { scriptedWorkspace, toolResults } from './chat-cli-permission-cases.js';
@@ -28,8 +28,8 @@ afterEach(async () => {
   dir.cleanup();
 });
 
-async function copilotRun(scripts: ChatScript[], overrides: Parameters<typeof agentTask>[1], env: Record<string, string> = {}) {
-  const agent = chatAgent(scripts, [copilotVocabulary]);
+async function copilotRun(scripts: ChatAgentScript[], overrides: Parameters<typeof agentTask>[1], env: Record<string, string> = {}) {
+  const agent = chatCompletionsAgent(scripts, { vocabularies: [copilotVocabulary] });
   server = await startOpenAiServer(agent.reply);
   const task = agentTask(dir.dir, { provider: 'copilot', model: 'cp-test', connection: { baseUrl: server.url, apiKey: 'k', env: { HOME: dir.dir, ...env } }, ...overrides });
   return { ...(await runAttempt(copilotAdapter, task)), agent, task };
@@ -44,7 +44,7 @@ describe('copilot node options (real Copilot CLI)', () => {
     });
     expect(outcome.status).toBe('completed');
     const body = server!.requests[0]!.body;
-    expect(offeredTools(body)).toEqual(['view', 'grep']);
+    expect(offeredToolNames(body)).toEqual(['view', 'grep']);
     expect(body.reasoning_effort).toBe('high');
     expect(body.messages[0].role).toBe('system');
     expect(body.messages[0].content).toContain('Answer as a release manager.\n---\nKeep the changelog.');
@@ -65,7 +65,7 @@ describe('copilot node options (real Copilot CLI)', () => {
       [
         {
           steps: [
-            { call: 'echo-echo', input: { text: 'ping' } },
+            { call: 'echo-echo', args: { text: 'ping' } },
             { tool: 'run', command: `echo escaped > ${join(outside, 'cmd.md')}` },
             { tool: 'read', path: join(outside, 'secret.txt') },
             { say: 'done' },
@@ -76,17 +76,17 @@ describe('copilot node options (real Copilot CLI)', () => {
       { ECHO_LOG: log },
     );
     expect(outcome.status).toBe('completed');
-    const offered = offeredTools(server!.requests[0]!.body);
+    const offered = offeredToolNames(server!.requests[0]!.body);
     expect(offered).toContain('echo-echo');
     expect(offered).toContain('grep');
     expect(offered).not.toContain('glob');
     // Every tool Copilot offers is one the adapter knows (copilot-options.ts checks node tool lists against them).
     expect(offered.filter((t) => t !== 'echo-echo' && !(COPILOT_TOOLS as readonly string[]).includes(t))).toEqual([]);
-    expect(agent.results[0]!.content).toContain('echo: ping');
+    expect(agent.toolResults[0]!.content).toContain('echo: ping');
     expect(readFileSync(log, 'utf8')).toContain('ping');
     expect(toolResults(chunks).map((r) => r.refused === true)).toEqual([false, true, true]);
     expect(existsSync(join(outside, 'cmd.md'))).toBe(false);
-    expect(agent.results[2]!.content).not.toContain('do not read');
+    expect(agent.toolResults[2]!.content).not.toContain('do not read');
     // The MCP config (expanded environment values) does not outlive the attempt.
     expect(readdirSync(task.scratchDir)).not.toContain('copilot-mcp.json');
   });

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe } from 'vitest';
 import { copilotAdapter } from '../../../src/worker/providers/copilot.js';
-import { chatAgent, copilotVocabulary, type ChatAgent } from '../../helpers/chat-agent-vocabularies.js';
+import { chatCompletionsAgent, copilotVocabulary, type ChatCompletionsAgent } from '../../helpers/chat-completions-agent.js';
 import { startOpenAiServer, type OpenAiServer } from '../../helpers/openai-server.js';
 import { agentTask, scratch } from './agent-harness.js';
 import { chatCliPermissionCases } from './chat-cli-permission-cases.js';
@@ -23,7 +23,7 @@ afterEach(async () => {
   dir.cleanup();
 });
 
-async function copilotTask(agent: ChatAgent, overrides: Parameters<typeof agentTask>[1] = {}) {
+async function copilotTask(agent: ChatCompletionsAgent, overrides: Parameters<typeof agentTask>[1] = {}) {
   server = await startOpenAiServer(agent.reply);
   return agentTask(dir.dir, { provider: 'copilot', model: 'cp-test', connection: { baseUrl: server.url, apiKey: 'k', env: { HOME: dir.dir } }, ...overrides });
 }

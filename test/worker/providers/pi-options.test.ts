@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { piAdapter } from '../../../src/worker/providers/pi.js';
-import { chatAgent, offeredTools, piVocabulary } from '../../helpers/chat-agent-vocabularies.js';
+import { chatCompletionsAgent, offeredToolNames, piVocabulary } from '../../helpers/chat-completions-agent.js';
 import { startOpenAiServer, type OpenAiServer } from '../../helpers/openai-server.js';
 import { agentTask, runAttempt, scratch } from './agent-harness.js';
 import { scriptedWorkspace } from './chat-cli-permission-cases.js';
@@ -29,7 +29,7 @@ afterEach(async () => {
 
 /** One answer-only session; resolves to the model's first request body. */
 async function firstRequest(overrides: Parameters<typeof agentTask>[1]) {
-  server = await startOpenAiServer(chatAgent([{ steps: [{ say: 'ok' }] }], [piVocabulary]).reply);
+  server = await startOpenAiServer(chatCompletionsAgent([{ steps: [{ say: 'ok' }] }], { vocabularies: [piVocabulary] }).reply);
   const task = agentTask(dir.dir, { provider: 'pi', model: 'pi-test', connection: { baseUrl: server.url, apiKey: 'k', env: { HOME: dir.dir } }, ...overrides });
   const { outcome } = await runAttempt(piAdapter, task);
   expect(outcome.status).toBe('completed');
@@ -39,7 +39,7 @@ async function firstRequest(overrides: Parameters<typeof agentTask>[1]) {
 describe('pi node options (real Pi CLI)', () => {
   it('allowed_tools picks tools (any case), denied_tools removes them; effort xhigh reaches the request as reasoning_effort', async () => {
     const body = await firstRequest({ effort: 'xhigh', options: { permissions: 'workspace', extraDirs: [], allowedTools: ['Read', 'bash', 'ls'], deniedTools: ['BASH'] } });
-    expect(offeredTools(body)).toEqual(['read', 'ls']);
+    expect(offeredToolNames(body)).toEqual(['read', 'ls']);
     expect(body.reasoning_effort).toBe('xhigh');
   });
 
@@ -65,7 +65,7 @@ describe('pi node options (real Pi CLI)', () => {
         pi: { enableExtensions: true, extensionFlags: { greeting: hostile, loud: true, quiet: false } },
       },
     });
-    expect(offeredTools(body)).toEqual(['read', 'greet']);
+    expect(offeredToolNames(body)).toEqual(['read', 'greet']);
     expect(JSON.stringify(body.messages)).toContain(JSON.stringify(`GREETING=${hostile} LOUD=true`).slice(1, -1));
     expect(existsSync(join(repo, 'pwned'))).toBe(false);
     // thinking enabled without an effort: Pi's own default level.
@@ -82,7 +82,7 @@ describe('pi node options (real Pi CLI)', () => {
     [{ pi: { enableExtensions: true, extensionFlags: { 'tools bash': 'x' } } }, undefined, "'tools bash' is not a flag name"],
     [{ pi: { enableExtensions: true, extensionFlags: { plan: 3 } } }, undefined, 'pi.extensionFlags.plan'],
   ])('fails the node before Pi starts when it cannot take %j (effort %s)', async (options, effort, message) => {
-    server = await startOpenAiServer(chatAgent([{ steps: [{ say: 'ok' }] }], [piVocabulary]).reply);
+    server = await startOpenAiServer(chatCompletionsAgent([{ steps: [{ say: 'ok' }] }], { vocabularies: [piVocabulary] }).reply);
     const task = agentTask(dir.dir, {
       provider: 'pi',
       model: 'pi-test',

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { piAdapter } from '../../../src/worker/providers/pi.js';
 import { PI_GUARD_REFUSAL } from '../../../src/worker/providers/pi-workspace-guard.js';
-import { chatAgent, offeredTools, piVocabulary, type ChatAgent } from '../../helpers/chat-agent-vocabularies.js';
+import { chatCompletionsAgent, offeredToolNames, piVocabulary, type ChatCompletionsAgent } from '../../helpers/chat-completions-agent.js';
 import { startOpenAiServer, type OpenAiServer } from '../../helpers/openai-server.js';
 import { agentTask, runAttempt, scratch } from './agent-harness.js';
 import { chatCliPermissionCases, scriptedWorkspace, toolResults } from './chat-cli-permission-cases.js';
@@ -28,7 +28,7 @@ afterEach(async () => {
   dir.cleanup();
 });
 
-async function piTask(agent: ChatAgent, overrides: Parameters<typeof agentTask>[1] = {}) {
+async function piTask(agent: ChatCompletionsAgent, overrides: Parameters<typeof agentTask>[1] = {}) {
   server = await startOpenAiServer(agent.reply);
   return agentTask(dir.dir, { provider: 'pi', model: 'pi-test', connection: { baseUrl: server.url, apiKey: 'k', env: { HOME: dir.dir } }, ...overrides });
 }
@@ -43,7 +43,7 @@ describe('pi permissions (real Pi CLI, scripted sessions in a git repository)', 
     // A project extension that would add a tool: not loaded unless the node enables extensions.
     mkdirSync(join(repo, '.pi', 'extensions'), { recursive: true });
     copyFileSync(greeterExtension, join(repo, '.pi', 'extensions', 'greeter.ts'));
-    const agent = chatAgent(
+    const agent = chatCompletionsAgent(
       [
         {
           steps: [
@@ -54,18 +54,16 @@ describe('pi permissions (real Pi CLI, scripted sessions in a git repository)', 
             { say: 'done' },
           ],
         },
-      ],
-      [piVocabulary],
-    );
+      ], { vocabularies: [piVocabulary] });
     const task = await piTask(agent, { cwd: repo, options: { permissions: 'workspace', extraDirs: [artifacts] } });
     const { outcome, chunks } = await runAttempt(piAdapter, task);
     expect(outcome.status).toBe('completed');
     expect(toolResults(chunks).map((r) => r.refused === true)).toEqual([true, true, true, false]);
-    expect(agent.results[0]!.content).toContain(PI_GUARD_REFUSAL);
+    expect(agent.toolResults[0]!.content).toContain(PI_GUARD_REFUSAL);
     for (const f of ['relative.md', 'through-link.md', 'not-yet.md']) expect(existsSync(join(outside, f))).toBe(false);
     // A path that leaves and comes back is inside: the edit ran.
     expect(readFileSync(join(repo, 'README.md'), 'utf8')).toBe('widget: a tiny tool\n');
-    expect(offeredTools(server!.requests[0]!.body)).toEqual(['read', 'bash', 'edit', 'write']);
+    expect(offeredToolNames(server!.requests[0]!.body)).toEqual(['read', 'bash', 'edit', 'write']);
     expect(JSON.stringify(server!.requests[0]!.body.messages)).not.toContain('GREETING=');
   });
 });
