@@ -9,7 +9,8 @@
  * steps answers n + 1 model calls, the last one with `say`. Paths are relative to the agent's
  * working directory unless absolute; a renderer makes them absolute from the working directory
  * the CLI tells its model (every agent CLI names it in its system prompt or context), as a model
- * would. `{cwd}` in a path, content or command is replaced by that directory.
+ * would. `{cwd}` in a path, content or command is replaced by that directory, and `{artifacts}` by
+ * the run's artifacts folder the prompt names (`withArtifacts`), which lies outside it.
  */
 
 export type AgentStep =
@@ -42,6 +43,22 @@ export function stepAt(script: AgentScript, toolResults: number): AgentStep {
 /** `{cwd}` replaced by the agent's working directory. */
 export function withCwd(text: string, cwd: string): string {
   return text.replaceAll('{cwd}', cwd);
+}
+
+/**
+ * The run's artifacts folder a prompt names once Cairn substituted `$ARTIFACTS_DIR`: the first
+ * absolute path ending in `artifacts/runs/<run id>` (a run on a codebase) or `_runs/<run id>/artifacts`.
+ */
+export function artifactsDirFromRequestText(text: string): string | undefined {
+  return /(\/[^\s`'"<>()]*?\/(?:artifacts\/runs\/[0-9a-f-]{36}|_runs\/[0-9a-f-]{36}\/artifacts))(?![\w-])/.exec(text)?.[1];
+}
+
+/** `step` with `{artifacts}` replaced by the artifacts folder `requestText` names; throws when it names none and the step needs it. */
+export function withArtifacts<S extends AgentStep>(step: S, requestText: string): S {
+  if (!JSON.stringify(step).includes('{artifacts}')) return step;
+  const dir = artifactsDirFromRequestText(requestText);
+  if (dir === undefined) throw new Error('the scripted agent found no artifacts folder in the request for a step that names {artifacts}');
+  return JSON.parse(JSON.stringify(step), (_key, value: unknown) => (typeof value === 'string' ? value.replaceAll('{artifacts}', dir) : value)) as S;
 }
 
 /** An absolute path for `path`: as it is when absolute, else under `cwd`. */
