@@ -6,7 +6,7 @@ import { git } from '../api/codebases/git-fixtures.js';
 import { runUserCli } from '../cli/cli-process.js';
 import type { AgentScript } from '../helpers/agent-script.js';
 import {
-  answerGate, asks, checkoutState, codebaseId, completedRecord, expectNothingRefused, failures, startClaudeWorkflowBench, waitForRun,
+  answerGate, asks, checkoutState, codebaseId, completedRecord, expectNothingRefused, failures, startClaudeWorkflowBench, waitForRun, widgetProject,
 } from '../helpers/claude-workflow-run.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { startRun } from '../helpers/workflows.js';
@@ -24,13 +24,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await home.close();
 });
-
-const project = {
-  'README.md': '# widget\n',
-  'package.json': `${JSON.stringify({ name: 'widget', private: true, type: 'module', scripts: { test: 'node --test' } }, null, 2)}\n`,
-  'src/greet.js': 'export function greet(name) {\n  return `hello ${name}`;\n}\n',
-  'test/greet.test.js': "import assert from 'node:assert/strict';\nimport test from 'node:test';\nimport { greet } from '../src/greet.js';\n\ntest('greets', () => assert.equal(greet('ada'), 'hello ada'));\n",
-};
 
 const planV1 = '# Plan: slugify\n\n## Changes\n- src/slugify.js: slugify(text), lower case, words joined by dashes\n\n## Tests\n- test/slugify.test.js\n\n## Validation\n- npm test\n';
 const slugify = "export function slugify(text) {\n  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');\n}\n";
@@ -94,11 +87,7 @@ const scripts: AgentScript[] = [
 ];
 
 it('plans, is rejected once and revised, then approved; implements, passes the tests, reviews, and commits on the run’s branch', async () => {
-  const bench = await startClaudeWorkflowBench(home, scripts, {
-    files: project,
-    // The user's git identity, as their own configuration would give it.
-    env: { GIT_AUTHOR_NAME: 'Ada', GIT_AUTHOR_EMAIL: 'ada@example.com', GIT_COMMITTER_NAME: 'Ada', GIT_COMMITTER_EMAIL: 'ada@example.com' },
-  });
+  const bench = await startClaudeWorkflowBench(home, scripts, { files: widgetProject });
   const url = bench.server.url;
   const before = checkoutState(bench.clone);
   const { runId } = await startRun(url, 'plan-implement-review', { codebaseId, message: 'Add a slugify(text) helper' });

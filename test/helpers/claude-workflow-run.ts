@@ -31,6 +31,14 @@ export interface ClaudeWorkflowBench {
 
 export const codebaseId = 'acme/widget';
 
+/** A tiny Node project with a test, run by `npm test` (`node --test`): what a validate step runs. */
+export const widgetProject: Record<string, string> = {
+  'README.md': '# widget\n',
+  'package.json': `${JSON.stringify({ name: 'widget', private: true, type: 'module', scripts: { test: 'node --test' } }, null, 2)}\n`,
+  'src/greet.js': 'export function greet(name) {\n  return `hello ${name}`;\n}\n',
+  'test/greet.test.js': "import assert from 'node:assert/strict';\nimport test from 'node:test';\nimport { greet } from '../src/greet.js';\n\ntest('greets', () => assert.equal(greet('ada'), 'hello ada'));\n",
+};
+
 /**
  * A temp folder with a bare `origin` holding `files` on main, the user's clone of it registered
  * as `acme/widget`, the scripted Messages API, and `cairn serve` pointed at both (with `env` on
@@ -39,18 +47,19 @@ export const codebaseId = 'acme/widget';
 export async function startClaudeWorkflowBench(
   home: TempHome,
   scripts: readonly AgentScript[],
-  opts: { files?: Record<string, string>; env?: Record<string, string>; prepareClone?: (clone: string) => void } = {},
+  opts: { files?: Record<string, string>; env?: Record<string, string> } = {},
 ): Promise<ClaudeWorkflowBench> {
   const root = await realpath(await mkdtemp(join(tmpdir(), 'cairn-flow-')));
   home.defer(() => rm(root, { recursive: true, force: true }));
   const originUrl = makeBareRemote(root, 'acme', 'widget', opts.files);
   const clone = cloneLocally(root, originUrl, 'widget');
-  opts.prepareClone?.(clone);
   const messages = await startScriptedClaudeServer(scripts);
   home.defer(() => messages.close());
   const server = await startServer(home, {
     ...claudeCliEnv(messages.url, join(root, 'cli-home')),
     CLAUDE_BIN_PATH: pinnedClaudeCli,
+    // The user's git identity, as their own git configuration would give it.
+    GIT_AUTHOR_NAME: 'Ada', GIT_AUTHOR_EMAIL: 'ada@example.com', GIT_COMMITTER_NAME: 'Ada', GIT_COMMITTER_EMAIL: 'ada@example.com',
     ...opts.env,
   });
   const added = await fetch(`${server.url}/api/codebases`, {
