@@ -25,12 +25,35 @@ export type AgentStep =
 export interface AgentScript {
   /** Matched against every user-side text of the conversation; absent: matches any session. */
   match?: RegExp;
+  /** How many times `match` must be found (see `continuedSession`); default 1. */
+  occurrences?: number;
   steps: AgentStep[];
 }
 
 /** The script whose `match` fits `conversationText` first (scripts without `match` fit anything). */
 export function scriptFor(scripts: readonly AgentScript[], conversationText: string): AgentScript | undefined {
-  return scripts.find((s) => s.match === undefined || s.match.test(conversationText));
+  return scripts.find((s) => s.match === undefined || countMatches(s.match, conversationText) >= (s.occurrences ?? 1));
+}
+
+function countMatches(pattern: RegExp, text: string): number {
+  return text.match(new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`))?.length ?? 0;
+}
+
+/**
+ * The scripts of one session continued across a loop's iterations (`fresh_context: false`): the
+ * conversation of iteration k holds the iteration's prompt (found by `match`) k times and the tool
+ * results of the iterations before it, so iteration k's steps are placed after theirs. The last
+ * iteration comes first, so that it is the one found once its prompt is there k times.
+ */
+export function continuedSession(match: RegExp, iterations: readonly AgentStep[][]): AgentScript[] {
+  const scripts: AgentScript[] = [];
+  let earlierToolSteps = 0;
+  iterations.forEach((steps, i) => {
+    const earlier = Array.from({ length: earlierToolSteps }, (): AgentStep => ({ say: '(answered in an earlier iteration)' }));
+    scripts.unshift({ match, occurrences: i + 1, steps: [...earlier, ...steps] });
+    earlierToolSteps += steps.filter((step) => !('say' in step)).length;
+  });
+  return scripts;
 }
 
 /** The step to answer with when the conversation already holds `toolResults` results; the last step repeats. */

@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { cloneLocally, git, makeBareRemote } from '../api/codebases/git-fixtures.js';
 import type { AgentScript } from './agent-script.js';
@@ -145,11 +147,38 @@ export function checkoutState(dir: string): { branch: string; head: string; stat
   };
 }
 
-/** Answers the gate a paused run waits at, as `POST …/approve|reject` with the body a user's client sends. */
-export async function answerGate(url: string, runId: string, answer: { approve: string } | { reject: string }): Promise<void> {
-  const [op, body] = 'approve' in answer ? ['approve', { comment: answer.approve }] : ['reject', { reason: answer.reject }];
+/**
+ * Answers the gate (or interactive loop) a paused run waits at, as `POST …/approve|reject` with
+ * the body a user's client sends; an approve without a comment sends no body.
+ */
+export async function answerGate(url: string, runId: string, answer: { approve?: string } | { reject: string }): Promise<void> {
+  const [op, body] = 'reject' in answer ? ['reject', { reason: answer.reject }] : ['approve', answer.approve === undefined ? undefined : { comment: answer.approve }];
   const res = await fetch(`${url}/api/workflows/runs/${runId}/${op}`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+    method: 'POST', ...(body !== undefined ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
   });
   expect(res.status, await res.clone().text()).toBe(200);
+}
+
+const upstreamDefaults = fileURLToPath(new URL('../fixtures/corpus/upstream-defaults/', import.meta.url));
+
+/**
+ * A repository that uses the upstream system's default workflows: `widgetProject` with the
+ * scripts those workflows run (`bun run type-check`, `lint`, `format:check`, `test`, `validate`),
+ * and the named workflows with the commands they use copied unchanged from the corpus into its
+ * `.archon/` folders, committed as a team using them would.
+ */
+export function upstreamProject(workflows: readonly string[], commands: readonly string[] = []): Record<string, string> {
+  const scripts = { 'type-check': 'node --check src/greet.js', lint: 'node --check src/greet.js', 'format:check': 'true', test: 'node --test', validate: 'node --test' };
+  const files: Record<string, string> = {
+    ...widgetProject,
+    'package.json': `${JSON.stringify({ name: 'widget', private: true, type: 'module', scripts }, null, 2)}\n`,
+  };
+  for (const name of workflows) files[`.archon/workflows/${name}.yaml`] = readFileSync(join(upstreamDefaults, 'workflows', `${name}.yaml`), 'utf8');
+  for (const name of commands) files[`.archon/commands/${name}.md`] = readFileSync(join(upstreamDefaults, 'commands', `${name}.md`), 'utf8');
+  return files;
+}
+
+/** PATH with the `gh` stand-in (test/fixtures/gh/gh) first, for `cairn serve` only. */
+export function pathWithGhStandIn(): string {
+  return `${fileURLToPath(new URL('../fixtures/gh/', import.meta.url))}:${process.env.PATH ?? ''}`;
 }
