@@ -70,7 +70,7 @@ const scripts: AgentScript[] = [
       { tool: 'run', command: 'git status --short' },
       { tool: 'run', command: `git add src/greet.js test/trim.test.js && git commit -q -m '${prTitle}' -m 'A name with spaces around it was greeted with them.' && git log --oneline -1` },
       // The description leaves out "Fixes #42": the workflow's last step adds it.
-      { tool: 'write', path: '{artifacts}/pull-request.md', content: `${prTitle}\n\n## Summary\ngreet() trims the name.\n\n## Validation\nnpm test passes.\n` },
+      { tool: 'write', path: '{artifacts}/pull-request.md', content: `${prTitle} "$(touch pwned)"\n\n## Summary\ngreet() trims the name. \`touch pwned2\`\n\n## Validation\nnpm test passes.\n` },
       { say: `committed: ${prTitle}` },
     ],
   },
@@ -127,8 +127,10 @@ it('fetches the issue, classifies it with no tools, fixes it on the run’s bran
 
   // One draft pull request, from the run's branch into the base branch, that closes the issue.
   expect(github.pulls).toHaveLength(1);
-  expect(github.pulls[0]).toMatchObject({ title: prTitle, head: branch, base: 'main', draft: true });
-  expect(github.pulls[0]!.body).toContain('greet() trims the name.');
+  // The title and description are the agent's text, sent as it wrote them and never run.
+  expect(github.pulls[0]).toMatchObject({ title: `${prTitle} "$(touch pwned)"`, head: branch, base: 'main', draft: true });
+  expect(github.pulls[0]!.body).toContain('greet() trims the name. `touch pwned2`');
+  for (const f of ['pwned', 'pwned2']) expect(existsSync(join(worktree, f)), f).toBe(false);
   expect(github.pulls[0]!.body).toMatch(/Fixes #42$/);
   expect(github.requests.find((r) => r.method === 'POST')?.headers.authorization).toBe(`Bearer ${token}`);
   expect(nodeOutput(events, 'open-pr')).toBe('https://github.com/acme/widget/pull/1');

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -24,7 +25,8 @@ afterEach(async () => {
 
 const greet = 'export function greet(name) {\n  return `hello ${name}`;\n}\n';
 const loudGreet = 'export function greet(name) {\n  return `HELLO ${name}!`;\n}\n';
-const report = '# Review\n\nshould-fix | src/greet.js:2 | the greeting changed without a test | add a test for the loud greeting\n';
+// The summary is AI text: the step that saves it must write it as it is, never run it.
+const report = "# Review\n\nshould-fix | src/greet.js:2 | the greeting changed without a test | add a test for the loud greeting\nnit | $(touch pwned) `touch pwned2` '; touch pwned3 #\n";
 
 const scripts: AgentScript[] = [
   { match: /Merge these independent reviews/, steps: [{ say: report }] },
@@ -91,4 +93,5 @@ it('reviews the user’s branch against main with read_only reviewers, refuses a
   expect((await readFile(join(artifacts, 'review.md'), 'utf8')).trimEnd()).toBe(report.trimEnd());
   expect(checkoutState(bench.clone)).toEqual(before);
   expect(await readFile(join(bench.clone, 'src', 'greet.js'), 'utf8')).toBe(loudGreet);
+  for (const dir of [bench.clone, artifacts]) for (const f of ['pwned', 'pwned2', 'pwned3']) expect(existsSync(join(dir, f)), f).toBe(false);
 });
