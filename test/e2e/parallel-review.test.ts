@@ -67,6 +67,7 @@ it('reviews the user’s branch against main with read_only reviewers, refuses a
   const { run, events } = await waitForRun(url, runId, 'completed');
   expect(run.status, failures(events)).toBe('completed');
   expect(run.working_path).toBe(bench.clone);
+  expect(run.metadata.base_branch).toMatchObject({ name: 'main' });
 
   // The scope is the branch's change against main, and what is not committed.
   const scope = completedRecord(events, 'scope');
