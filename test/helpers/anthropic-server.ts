@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { absolutePath, cwdFromRequestText, scriptFor, stepAt, withCwd, type AgentScript, type AgentStep } from './agent-script.js';
+import { absolutePath, cwdFromRequestText, scriptFor, stepAt, withArtifacts, withCwd, type AgentScript, type AgentStep } from './agent-script.js';
 
 /**
  * A local server that speaks the Anthropic Messages API's wire format: `POST /v1/messages`
@@ -202,7 +202,8 @@ export interface ScriptedMessages {
  * `Edit {file_path, old_string, new_string}`, `Bash {command, description}`), with paths made
  * absolute from the working directory the CLI states in its system prompt (2.1.100) or its first
  * user message (newer versions), and a fresh `tool_use` id each time (the CLI treats a repeated
- * id as the same call and loops); `say` is the final text (for a `--json-schema` session, first
+ * id as the same call and loops); `{artifacts}` is the run's artifacts folder the prompt names;
+ * `say` is the final text (for a `--json-schema` session, first
  * the CLI's `StructuredOutput` tool with the JSON value). A request that offers no tools (a side
  * call, or a session run with `--tools ""`) gets the script's `say` when the session is there,
  * else `sideText`.
@@ -222,7 +223,8 @@ export function scriptedMessages(scripts: readonly AgentScript[], opts: { sideTe
     }
     const script = scriptFor(scripts, conversation.userText);
     if (script === undefined) return stream([{ type: 'text', text: opts.sideText ?? 'ok' }]);
-    const step = stepAt(script, conversation.results.length);
+    const requestText = `${systemText(req.body)}\n${conversation.userText}`;
+    const step = withArtifacts(stepAt(script, conversation.results.length), requestText);
     const offered = toolNames(req.body);
     if ('say' in step) {
       if (offered.includes('StructuredOutput') && !conversation.calledTools.includes('StructuredOutput')) {
@@ -231,7 +233,7 @@ export function scriptedMessages(scripts: readonly AgentScript[], opts: { sideTe
       return stream([{ type: 'text', text: step.say }]);
     }
     if (offered.length === 0) return stream([{ type: 'text', text: opts.sideText ?? 'ok' }]);
-    const cwd = cwdFromRequestText(`${systemText(req.body)}\n${conversation.userText}`);
+    const cwd = cwdFromRequestText(requestText);
     if (cwd === undefined) throw new Error('the scripted agent found no working directory in the request');
     return stream([{ type: 'tool_use', id: `${idPrefix}_${++ids}`, ...claudeToolCall(step, cwd) }]);
   };

@@ -3,9 +3,11 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A local server that speaks the part of the GitHub REST API the bundled `fix-github-issue`
- * workflow uses: an issue and its comments, and opening a pull request. Answers have GitHub's
- * shapes and status codes (404 with `{ message: 'Not Found' }`, 422 on a pull request whose
- * head is not pushed, 401 without a token when one is required); every request is recorded.
+ * workflow and the `gh` stand-in (test/fixtures/gh) use: an issue and its comments, and pull
+ * requests (open one, list them by head branch and state, read one, change its base). Answers
+ * have GitHub's shapes and status codes (404 with `{ message: 'Not Found' }`, 422 on a pull
+ * request whose head is not pushed, 401 without a token when one is required); every request is
+ * recorded.
  */
 
 export interface GitHubIssue {
@@ -78,6 +80,20 @@ export async function startGitHubServer(opts: {
           html_url: `https://github.com/${opts.repository}/issues/${issue.number}`,
         });
       }
+      const query = new URL(req.url ?? '', 'http://x').searchParams;
+      if (req.method === 'GET' && path === `${base}/pulls`) {
+        // `head` is `owner:branch`; the state of every pull request here is open.
+        const head = query.get('head')?.replace(/^[^:]*:/, '');
+        const state = query.get('state') ?? 'open';
+        return send(200, pulls.filter((p) => (head === undefined || p.head === head) && (state === 'open' || state === 'all')).map(restPull));
+      }
+      const pullMatch = new RegExp(`^${base}/pulls/(\\d+)$`).exec(path);
+      if (pullMatch && (req.method === 'GET' || req.method === 'PATCH')) {
+        const pull = pulls.find((p) => p.number === Number(pullMatch[1]));
+        if (!pull) return send(404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' });
+        if (req.method === 'PATCH' && typeof body?.base === 'string') pull.base = body.base;
+        return send(200, restPull(pull));
+      }
       if (req.method === 'POST' && path === `${base}/pulls`) {
         const { title, body: text, head, base: into, draft } = body ?? {};
         if (typeof title !== 'string' || typeof head !== 'string' || typeof into !== 'string') {
@@ -88,10 +104,17 @@ export async function startGitHubServer(opts: {
         }
         const pull = { number: pulls.length + 1, title, body: String(text ?? ''), head, base: into, draft: draft === true };
         pulls.push(pull);
-        return send(201, { ...pull, html_url: `https://github.com/${opts.repository}/pull/${pull.number}`, state: 'open' });
+        return send(201, restPull(pull));
       }
       send(404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' });
     });
+  });
+  /** A pull request as the REST API shows it (`head` and `base` are objects there). */
+  const restPull = (p: GitHubServer['pulls'][number]) => ({
+    number: p.number, title: p.title, body: p.body, draft: p.draft, state: 'open',
+    html_url: `https://github.com/${opts.repository}/pull/${p.number}`,
+    head: { ref: p.head, label: `${opts.repository.split('/')[0]}:${p.head}` },
+    base: { ref: p.base },
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -38,7 +38,7 @@ import type { ProviderRequest } from './provider-adapter.js';
  * readable by the server's user only, and removed once the CLI has ended.
  */
 export type ClaudeOptionArgs =
-  | { ok: true; args: string[]; env: Record<string, string>; mcpServers: string[]; privateFiles: string[] }
+  | { ok: true; args: string[]; env: Record<string, string>; mcpServers: string[]; privateFiles: string[]; hookDenials: string[] }
   | { ok: false; error: string };
 
 /** The efforts `--effort` takes in every Claude Code version Cairn is tested with. */
@@ -81,7 +81,21 @@ export async function claudeOptionArgs(request: ProviderRequest, cliEnv: Readonl
   if (o.fallbackModel !== undefined) args.push(`--fallback-model=${o.fallbackModel}`);
   for (const beta of o.betas ?? []) args.push(`--betas=${beta}`);
   if (o.settingSources !== undefined) args.push(`--setting-sources=${o.settingSources.join(',')}`);
-  return { ok: true, args, env, mcpServers, privateFiles };
+  return { ok: true, args, env, mcpServers, privateFiles, hookDenials: hookDenialReasons(o.hooks) };
+}
+
+/**
+ * The reasons the node's `response` hooks give when they deny a call (`PreToolUse` with
+ * `permissionDecision: deny`): Claude Code answers the call with that text alone (2.1.100), so
+ * it is how a refusal by the node's own hooks is told from a tool that ran and failed.
+ */
+function hookDenialReasons(hooks: AgentOptions['hooks']): string[] {
+  return (hooks?.PreToolUse ?? []).flatMap((m) => {
+    const out = (m.response as { hookSpecificOutput?: { permissionDecision?: unknown; permissionDecisionReason?: unknown } } | undefined)?.hookSpecificOutput;
+    return out?.permissionDecision === 'deny' && typeof out.permissionDecisionReason === 'string' && out.permissionDecisionReason.trim() !== ''
+      ? [out.permissionDecisionReason.trim()]
+      : [];
+  });
 }
 
 function skillsText(skills: readonly string[] | undefined): string | undefined {

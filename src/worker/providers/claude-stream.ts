@@ -22,6 +22,9 @@ export interface LineReading {
 const hopelessRetry = new Set(['authentication_failed', 'billing_error', 'invalid_request']);
 
 export class ClaudeStreamState {
+  /** `hookDenials`: the texts the node's own hooks deny a call with (claude-options.ts). */
+  constructor(private readonly hookDenials: readonly string[] = []) {}
+
   text = '';
   resultText: string | undefined;
   structured: unknown;
@@ -54,7 +57,7 @@ export class ClaudeStreamState {
       case 'assistant':
         return { chunks: this.readAssistant(msg) };
       case 'user':
-        return { chunks: readToolResults(msg) };
+        return { chunks: readToolResults(msg, (output) => isRefusal(output, this.hookDenials)) };
       case 'result':
         this.readResult(msg);
         return { chunks: [] };
@@ -139,7 +142,18 @@ export class ClaudeStreamState {
 const refusalText =
   /^\s*(?:<tool_use_error>)?\s*(?:Error:\s*)?(?:Claude requested permissions? to |Permission (?:to \w+|for this action)\b.*?(?:has been|was) denied|No such tool available)/s;
 
-function readToolResults(msg: any): ProviderChunk[] {
+/**
+ * A call a `PreToolUse` hook blocked, which therefore never ran: 2.1.332 says so
+ * (`PreToolUse:Write hook error: <reason>`); 2.1.100 answers with the hook's reason alone, known
+ * for the node's own `response` hooks.
+ */
+const hookBlockText = /^\s*PreToolUse:\S+ hook error: /;
+
+function isRefusal(output: string, hookDenials: readonly string[]): boolean {
+  return refusalText.test(output) || hookBlockText.test(output) || hookDenials.includes(output.trim());
+}
+
+function readToolResults(msg: any, refused: (output: string) => boolean): ProviderChunk[] {
   const content = msg.message?.content;
   if (!Array.isArray(content)) return [];
   return content
@@ -152,7 +166,7 @@ function readToolResults(msg: any): ProviderChunk[] {
         ...(typeof b.tool_use_id === 'string' ? { id: b.tool_use_id } : {}),
         output,
         ...(isError ? { isError: true } : {}),
-        ...(isError && refusalText.test(output) ? { refused: true } : {}),
+        ...(isError && refused(output) ? { refused: true } : {}),
       };
     });
 }

@@ -86,7 +86,7 @@ async function* runClaudeOnce(
     return;
   }
   const proc = launched.proc;
-  const state = new ClaudeStreamState();
+  const state = new ClaudeStreamState(invocation.hookDenials);
   let failure: AdapterFailure | undefined;
   try {
     for await (const line of proc.lines) {
@@ -118,7 +118,7 @@ async function claudeInvocation(
   file: string,
   env: Record<string, string>,
   resume: string | undefined,
-): Promise<{ ok: true; args: string[]; privateFiles: string[] } | { ok: false; error: string }> {
+): Promise<{ ok: true; args: string[]; privateFiles: string[]; hookDenials: string[] } | { ok: false; error: string }> {
   const cliEnv = { ...workerEnv(), ...env };
   const options = await claudeOptionArgs(request, cliEnv);
   if (!options.ok) return options;
@@ -143,7 +143,7 @@ async function claudeInvocation(
     // Another node's session is forked, so that node's own history stays as it was.
     ...(resume !== undefined ? [`--resume=${resume}`, ...(request.forkSession ? ['--fork-session'] : [])] : []),
   ];
-  return { ok: true, args, privateFiles: options.privateFiles };
+  return { ok: true, args, privateFiles: options.privateFiles, hookDenials: options.hookDenials };
 }
 
 function exitFailure(state: ClaudeStreamState, code: number | null, stderr: string): AdapterFailure | undefined {

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Store } from '../../../src/store/store.js';
 import type { TempHome } from '../../helpers/temp-home.js';
@@ -16,7 +16,7 @@ export function git(cwd: string, ...args: string[]): string {
   });
 }
 
-/** A bare remote `<root>/remotes/<owner>/<repo>.git` with one commit on main; answers its file:// URL. */
+/** A bare remote `<root>/remotes/<owner>/<repo>.git` with one commit on main holding `files` (paths may have folders); answers its file:// URL. */
 export function makeBareRemote(root: string, owner: string, repo: string, files: Record<string, string> = { 'README.md': 'hi\n' }): string {
   const bare = join(root, 'remotes', owner, `${repo}.git`);
   mkdirSync(bare, { recursive: true });
@@ -24,7 +24,10 @@ export function makeBareRemote(root: string, owner: string, repo: string, files:
   const seed = join(root, 'seed', owner, repo);
   mkdirSync(seed, { recursive: true });
   git(seed, 'init', '-q');
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(seed, name), text);
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(seed, name)), { recursive: true });
+    writeFileSync(join(seed, name), text);
+  }
   git(seed, 'add', '-A');
   git(seed, 'commit', '-q', '-m', 'seed');
   git(seed, 'push', '-q', bare, 'HEAD:main');

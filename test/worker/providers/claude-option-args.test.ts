@@ -5,11 +5,13 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentOptions } from '../../../src/shared/providers/agent-options.js';
 import { claudeOptionArgs } from '../../../src/worker/providers/claude-options.js';
+import { ClaudeStreamState } from '../../../src/worker/providers/claude-stream.js';
 import type { ProviderRequest } from '../../../src/worker/providers/provider-adapter.js';
 
 /**
  * The mappings of claude-options.ts the CLI sessions (claude-options.test.ts) cannot tell apart
- * by what reaches the server: the thinking words, the efforts the flag takes, the hook files.
+ * by what reaches the server: the thinking words, the efforts the flag takes, the hook files, and
+ * how a call a hook blocked is read back.
  */
 
 let dir: string;
@@ -65,5 +67,20 @@ describe('claude option arguments', () => {
     const printed = execFileSync('/bin/sh', ['-c', pre.hooks[0].command], { cwd: dir, encoding: 'utf8' });
     expect(JSON.parse(printed)).toEqual(response);
     expect(existsSync(join(dir, 'pwned')) || existsSync(join(scratch, 'pwned'))).toBe(false);
+    // The deny's reason is how the CLI answers the blocked call: it is kept to tell a refusal.
+    expect(built.hookDenials).toEqual(["no '$(touch pwned)'"]);
+  });
+
+  it('reads a call blocked by a PreToolUse hook as refused, and a tool that ran and failed as failed', () => {
+    const state = new ClaudeStreamState(['PR creation node: no writes']);
+    const result = (id: string, content: string) =>
+      state.read(JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content, is_error: true }] } })).chunks[0];
+    // 2.1.100 answers with the node's own reason; 2.1.332 names the hook, whatever blocked the call.
+    expect(result('a', 'PR creation node: no writes')).toMatchObject({ isError: true, refused: true });
+    expect(result('b', 'PreToolUse:Write hook error: blocked by a command hook')).toMatchObject({ isError: true, refused: true });
+    expect(result('c', 'Permission to use Bash has been denied because Claude Code is running in don\'t ask mode')).toMatchObject({ refused: true });
+    const failed = result('d', 'Exit code 1\nPR creation node: no writes');
+    expect(failed).toMatchObject({ isError: true });
+    expect(failed).not.toHaveProperty('refused');
   });
 });
