@@ -58,6 +58,7 @@ export const refusedEnvNames = new Map<string, string>([
   ['GH_ENTERPRISE_TOKEN', 'gh and the Copilot CLI send it to the host GH_HOST names'],
   ['GITHUB_ENTERPRISE_TOKEN', 'gh and the Copilot CLI send it to the host GH_HOST names'],
   ['GH_CONFIG_DIR', 'gh reads its config and token from the folder it names'],
+  ['GITHUB_API_URL', 'the bundled fix-github-issue workflow sends the server’s GitHub token to the API it names; set it in the server’s environment instead'],
 ]);
 
 /** Prefixes refused, in the case programs read them. */

@@ -117,6 +117,7 @@ const refused: [string, RegExp][] = [
   ['JAVA_TOOL_OPTIONS', /JVM/],
   ['GNUPGHOME', /signs/],
   ['GH_HOST', /GitHub token/],
+  ['GITHUB_API_URL', /GitHub token/],
   ['LD_PRELOAD', /dynamic loader/],
   ['PATH', /decides which bash/],
 ];
