@@ -1,5 +1,6 @@
 import type { NodeDescriptor } from '../../records/schemas/node-descriptor.js';
 import type { AgentNodeOptions, PermissionLevel } from '../../shared/providers/agent-options.js';
+import { agentNodeOptionsOf } from '../../workflow/agent-node-options.js';
 import { describeNode } from '../../workflow/describe-node.js';
 import { topologicalOrder } from '../../workflow/graph.js';
 import { scanReferences } from '../../workflow/references.js';
@@ -377,26 +378,6 @@ function actionOf(node: WorkflowNode, descriptor: NodeDescriptor): NodeAction {
     kind: descriptor.kind,
     reason: `Node '${id}': '${descriptor.kind}' nodes cannot run yet in this version of Cairn (no executor for them). Remove the node or run the workflow where this node kind is supported.`,
   };
-}
-
-/** The provider options an AI node writes, in the adapters' spelling; unset keys are left out. */
-function agentNodeOptionsOf(node: Extract<WorkflowNode, { prompt: string } | { command: string }>): AgentNodeOptions {
-  const written: AgentNodeOptions = {
-    allowedTools: node.allowed_tools,
-    deniedTools: node.denied_tools,
-    mcp: node.mcp,
-    skills: node.skills,
-    hooks: node.hooks,
-    agents: node.agents,
-    thinking: node.thinking,
-    maxBudgetUsd: node.maxBudgetUsd,
-    fallbackModel: node.fallbackModel,
-    betas: node.betas,
-    sandbox: node.sandbox,
-    settingSources: node.settingSources,
-    pi: node.pi,
-  };
-  return Object.fromEntries(Object.entries(written).filter(([, v]) => v !== undefined)) as AgentNodeOptions;
 }
 
 function loopControlOf(

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe } from 'vitest';
 import { copilotAdapter } from '../../../src/worker/providers/copilot.js';
-import { chatCompletionsAgent, copilotVocabulary, type ChatCompletionsAgent } from '../../helpers/chat-completions-agent.js';
+import { copilotVocabulary, type ChatCompletionsAgent } from '../../helpers/chat-completions-agent.js';
 import { startOpenAiServer, type OpenAiServer } from '../../helpers/openai-server.js';
 import { agentTask, scratch } from './agent-harness.js';
 import { chatCliPermissionCases } from './chat-cli-permission-cases.js';
