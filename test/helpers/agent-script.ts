@@ -77,7 +77,7 @@ export function artifactsDirFromRequestText(text: string): string | undefined {
 }
 
 /** `step` with `{artifacts}` replaced by the artifacts folder `requestText` names; throws when it names none and the step needs it. */
-export function withArtifacts<S extends AgentStep>(step: S, requestText: string): S {
+export function withArtifacts<S extends object>(step: S, requestText: string): S {
   if (!JSON.stringify(step).includes('{artifacts}')) return step;
   const dir = artifactsDirFromRequestText(requestText);
   if (dir === undefined) throw new Error('the scripted agent found no artifacts folder in the request for a step that names {artifacts}');

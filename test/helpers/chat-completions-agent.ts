@@ -1,4 +1,4 @@
-import { absolutePath, cwdFromRequestText, withCwd, type AgentScript, type AgentStep } from './agent-script.js';
+import { absolutePath, cwdFromRequestText, withArtifacts, withCwd, type AgentScript, type AgentStep } from './agent-script.js';
 import type { ChatReply, ChatRequest } from './openai-server.js';
 
 /**
@@ -118,7 +118,7 @@ export function chatCompletionsAgent(scripts: readonly ChatAgentScript[], opts: 
     if (!script) return { kind: 'stream', deltas: ['(no script matches this conversation)'] };
     if (script.steps.length === 0) throw new Error('an agent script needs at least one step');
     const done = messages.filter((m) => m?.role === 'tool').length;
-    const step = script.steps[Math.min(done, script.steps.length - 1)]!;
+    const step = withArtifacts(script.steps[Math.min(done, script.steps.length - 1)]!, text);
     if ('say' in step) return { kind: 'stream', deltas: [step.say] };
     const offered = offeredTools(req.body?.tools);
     const cwd = cwdFromRequestText(text) ?? '/';

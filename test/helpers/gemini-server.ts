@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { absolutePath, cwdFromRequestText, withCwd, type AgentScript, type AgentStep } from './agent-script.js';
+import { absolutePath, cwdFromRequestText, withArtifacts, withCwd, type AgentScript, type AgentStep } from './agent-script.js';
 
 /**
  * A local server that speaks the Gemini API's streaming wire format
@@ -161,7 +161,7 @@ export function geminiAgent(scripts: readonly (AgentScript | GeminiScript)[]): (
     // agent-script.ts's choice of script and step, over the wider step type.
     const script = scripts.find((s) => s.match === undefined || s.match.test(userText));
     if (!script || script.steps.length === 0) return { kind: 'stream', deltas: ['no script matches this conversation'] };
-    const step: GeminiStep = script.steps[Math.min(functionResponses(req).length, script.steps.length - 1)]!;
+    const step: GeminiStep = withArtifacts(script.steps[Math.min(functionResponses(req).length, script.steps.length - 1)]!, userText);
     if ('say' in step) return { kind: 'stream', deltas: [step.say] };
     if ('call' in step) return { kind: 'call', name: step.call, args: step.args };
     const cwd = geminiCwd(req) ?? '/';

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { absolutePath, cwdFromRequestText, scriptFor, stepAt, withCwd, type AgentScript, type AgentStep } from './agent-script.js';
+import { absolutePath, cwdFromRequestText, scriptFor, stepAt, withArtifacts, withCwd, type AgentScript, type AgentStep } from './agent-script.js';
 
 /**
  * A local server that speaks the OpenAI Responses API's streaming wire format
@@ -244,7 +244,7 @@ export function agentReplies(scripts: readonly AgentScript[]): (req: ResponsesRe
       .join('\n');
     const script = scriptFor(scripts, userText);
     if (!script) return { kind: 'stream', deltas: ['no script matches this conversation'] };
-    const step = stepAt(script, toolOutputs(req).length);
+    const step = withArtifacts(stepAt(script, toolOutputs(req).length), userText);
     if ('say' in step) return { kind: 'stream', deltas: [step.say] };
     const cwd = cwdFromRequestText(userText) ?? '/';
     return { kind: 'calls', calls: [renderStep(step, cwd, offeredTools(req))] };
