@@ -6,6 +6,7 @@ import { workflowList } from './workflow-list.js';
 import { dashboardPages, formatDashboardTable } from './dashboard.js';
 import { aiNodes, formatAiNodesTable } from './ai-nodes.js';
 import { formatSdkFetchTable, sdkFetchComparison } from './sdk-fetch.js';
+import { formatRouteFuzzTable, routeFuzz } from './route-fuzz.js';
 import { childRunsOverhead, fanOutMemory, formatCompositionTable, inRunVsDag } from './composition.js';
 
 /**
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
   if (want('composition')) {
     console.log(formatCompositionTable({ inRun: await inRunVsDag(), children: await childRunsOverhead(), memory: await fanOutMemory() }));
   }
+  if (want('fuzz')) console.log(formatRouteFuzzTable(await routeFuzz()));
   const rows: string[] = [];
   if (want('chain')) rows.push(`| 100-node chain, per node (POST → done) | ${fmt((await chain()).msPerNode, 2)} ms |`);
   if (want('first')) {
