@@ -69,8 +69,14 @@ function attemptsOf(run: RecordedRun): Attempt[] {
     .map((start) => ({ run, path: start.path!, start, endAt: (start.attemptId !== undefined ? ends.get(start.attemptId) : undefined) ?? Infinity }));
 }
 
+/** The attempt ran at some moment of the kill's effect (see KillRecord.effectUntilMs). */
 function inFlightAt(attempt: Attempt, kill: KillRecord): boolean {
-  return kill.landed && interruptingKinds.has(kill.kind) && attempt.start.at <= kill.atMs && kill.atMs <= attempt.endAt;
+  return kill.landed && interruptingKinds.has(kill.kind) && attempt.start.at <= kill.effectUntilMs && kill.atMs <= attempt.endAt;
+}
+
+/** `each[0]/a` and `each[0]` are below `each`: a compound node's records are written after its nodes'. */
+function isBelow(path: string, parent: string): boolean {
+  return path.startsWith(`${parent}/`) || path.startsWith(`${parent}[`);
 }
 
 function checkRunsCompleted(input: CheckInput): CheckResult {
@@ -102,6 +108,10 @@ function checkSuccessOnce(input: CheckInput): CheckResult {
   };
 }
 
+/**
+ * A re-run is explained when the attempt before it, or an attempt of a node below it (a fan-out
+ * instance's nodes) between the two, was in flight at a kill that cuts attempts short.
+ */
 function checkReruns(input: CheckInput, attempts: readonly Attempt[]): CheckResult {
   const unexplained: string[] = [];
   const byPath = new Map<string, Attempt[]>();
@@ -110,7 +120,10 @@ function checkReruns(input: CheckInput, attempts: readonly Attempt[]): CheckResu
   for (const [key, list] of byPath) {
     for (let i = 1; i < list.length; i++) {
       reruns++;
-      if (!input.kills.some((k) => inFlightAt(list[i - 1]!, k))) unexplained.push(`${key}: attempt ${i + 1} with no kill during attempt ${i}`);
+      const previous = list[i - 1]!;
+      const below = attempts.filter((a) => a.run === previous.run && isBelow(a.path, previous.path) && a.start.at <= list[i]!.start.at);
+      const hit = [previous, ...below].some((a) => input.kills.some((k) => inFlightAt(a, k)));
+      if (!hit) unexplained.push(`${key}: attempt ${i + 1} with no kill during attempt ${i}`);
     }
   }
   return {

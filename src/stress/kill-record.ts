@@ -18,6 +18,12 @@ export interface KillRecord {
   pid: number;
   /** When SIGKILL was sent, ms since the epoch (the server's event times use the same clock). */
   atMs: number;
+  /**
+   * Until when the kill's effect lasted: for a launcher kill, until its API and supervisor were
+   * gone (the supervisor stops by itself once its launcher died, interrupting what it runs, and
+   * may start an attempt meanwhile); for the others, the moment of the kill.
+   */
+  effectUntilMs: number;
   landed: boolean;
   /** How long until the server answered again with a live supervisor. */
   recoveredMs?: number;

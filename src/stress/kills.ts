@@ -58,22 +58,23 @@ async function chooseTarget(choice: KillChoice, server: OwnServer, random: Seede
 }
 
 /** Waits until the server is whole again after `kind` (pid `pid`) was killed. */
-async function recover(kind: KillKind, pid: number, before: ServerTree, server: OwnServer, client: StressClient): Promise<string | undefined> {
+async function recover(kind: KillKind, pid: number, before: ServerTree, server: OwnServer, client: StressClient): Promise<{ note?: string; effectUntilMs?: number }> {
   switch (kind) {
     case 'supervisor':
       await server.waitReady(client, { notSupervisor: pid });
-      return undefined;
+      return {};
     case 'api':
       await server.waitReady(client, { notApi: pid });
-      return undefined;
+      return {};
     case 'helper':
       await waitGone([pid], CHILDREN_GONE_WITHIN_MS);
-      return undefined;
+      return {};
     case 'launcher': {
       const children = [before.api, before.supervisor, ...before.helpers].filter((p): p is number => p !== undefined);
       const left = await waitGone(children, CHILDREN_GONE_WITHIN_MS);
+      const effectUntilMs = Date.now();
       await server.restart(client);
-      return left.length > 0 ? `pids ${left.join(', ')} still alive ${CHILDREN_GONE_WITHIN_MS / 1000} s after their launcher died` : undefined;
+      return left.length > 0 ? { effectUntilMs, note: `pids ${left.join(', ')} still alive ${CHILDREN_GONE_WITHIN_MS / 1000} s after their launcher died` } : { effectUntilMs };
     }
   }
 }
@@ -84,15 +85,16 @@ export async function killOnce(opts: { index: number; choice: KillChoice; random
   await sleep(opts.random.int(0, 400));
   const { kind, pid } = await chooseTarget(opts.choice, opts.server, opts.random);
   if (pid === undefined) {
-    return { index: opts.index, kind, pid: 0, atMs: Date.now(), landed: false, note: `no ${kind} process was alive to kill` };
+    const now = Date.now();
+    return { index: opts.index, kind, pid: 0, atMs: now, effectUntilMs: now, landed: false, note: `no ${kind} process was alive to kill` };
   }
   const before = opts.server.tree();
   const atMs = Date.now();
   try {
     process.kill(pid, 'SIGKILL');
   } catch (err) {
-    return { index: opts.index, kind, pid, atMs, landed: false, note: `SIGKILL failed: ${(err as Error).message}` };
+    return { index: opts.index, kind, pid, atMs, effectUntilMs: atMs, landed: false, note: `SIGKILL failed: ${(err as Error).message}` };
   }
-  const note = await recover(kind, pid, before, opts.server, opts.client);
-  return { index: opts.index, kind, pid, atMs, landed: true, recoveredMs: Date.now() - atMs, ...(note ? { note } : {}) };
+  const { note, effectUntilMs } = await recover(kind, pid, before, opts.server, opts.client);
+  return { index: opts.index, kind, pid, atMs, effectUntilMs: effectUntilMs ?? atMs, landed: true, recoveredMs: Date.now() - atMs, ...(note ? { note } : {}) };
 }

@@ -16,6 +16,8 @@ import type { StressClient } from './stress-client.js';
 const bin = fileURLToPath(new URL('../../bin/cairn.js', import.meta.url));
 const READY_WITHIN_MS = 45_000;
 const POLL_MS = 50;
+/** `cairn serve` is down within 10 s of a SIGTERM; past this it is SIGKILLed. */
+const STOP_WITHIN_MS = 20_000;
 
 export interface OwnServer {
   readonly url: string;
@@ -114,7 +116,10 @@ export async function startOwnServer(opts: { home: string; env: NodeJS.ProcessEn
     async stop() {
       if (!isRunning()) return launcher?.exitCode ?? null;
       launcher!.kill('SIGTERM');
-      const code = await Promise.race([exited, sleep(20_000).then(() => 'late' as const)]);
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), STOP_WITHIN_MS)));
+      const code = await Promise.race([exited, late]);
+      clearTimeout(timer);
       if (code !== 'late') return code;
       launcher!.kill('SIGKILL');
       await exited;
