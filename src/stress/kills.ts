@@ -19,7 +19,8 @@ const POLL_MS = 50;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function targetOf(kind: KillKind, tree: ServerTree, random: SeededRandom): number | undefined {
+/** The pid to kill for `kind` now; `draw` (a seeded number in [0, 1)) picks among helpers. */
+function targetOf(kind: KillKind, tree: ServerTree, draw: number): number | undefined {
   switch (kind) {
     case 'launcher':
       return tree.launcher;
@@ -28,7 +29,7 @@ function targetOf(kind: KillKind, tree: ServerTree, random: SeededRandom): numbe
     case 'supervisor':
       return tree.supervisor;
     case 'helper':
-      return tree.helpers.length > 0 ? random.pick(tree.helpers) : undefined;
+      return tree.helpers[Math.floor(draw * tree.helpers.length)];
   }
 }
 
@@ -41,20 +42,20 @@ async function waitForInFlight(client: StressClient): Promise<void> {
   }
 }
 
-/** The kind to kill now: `choice` itself, or for `random` a seeded pick among the kinds alive now. */
+/**
+ * The kind to kill now (`choice`, or for `random` a seeded pick of the four) and its pid. A spawn
+ * helper lives only while its worker thread does: wait a while for one to be there. The seeded
+ * draws do not depend on what is alive, so a seed always picks the same kinds.
+ */
 async function chooseTarget(choice: KillChoice, server: OwnServer, random: SeededRandom): Promise<{ kind: KillKind; pid: number | undefined }> {
-  if (choice !== 'random') {
-    const deadline = Date.now() + (choice === 'helper' ? HELPER_WITHIN_MS : 0);
-    for (;;) {
-      const pid = targetOf(choice, server.tree(), random);
-      if (pid !== undefined || Date.now() >= deadline) return { kind: choice, pid };
-      await sleep(POLL_MS);
-    }
+  const kind = choice === 'random' ? random.pick(killKinds) : choice;
+  const draw = random.next();
+  const deadline = Date.now() + (kind === 'helper' ? HELPER_WITHIN_MS : 0);
+  for (;;) {
+    const pid = targetOf(kind, server.tree(), draw);
+    if (pid !== undefined || Date.now() >= deadline) return { kind, pid };
+    await sleep(POLL_MS);
   }
-  const tree = server.tree();
-  const alive = killKinds.filter((kind) => targetOf(kind, tree, random) !== undefined);
-  const kind = random.pick(alive.length > 0 ? alive : killKinds);
-  return { kind, pid: targetOf(kind, tree, random) };
 }
 
 /** Waits until the server is whole again after `kind` (pid `pid`) was killed. */

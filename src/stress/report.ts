@@ -1,4 +1,4 @@
-import { formatDuration, formatTable, type Style } from '../cli/format.js';
+import { firstLine, formatDuration, formatTable, type Style } from '../cli/format.js';
 import type { StressResult } from './stress-run.js';
 
 /** How a stress pass is shown: a table of checks and one of figures, or one JSON object. */
@@ -23,6 +23,7 @@ function figureRows(result: StressResult): string[][] {
     ['resumes needed', String(counts.resumes)],
     ['AI calls (stand-in)', String(counts.aiCalls)],
   ];
+  if (counts.serverCrashes !== null) rows.push(['uncaught crashes in the server log', String(counts.serverCrashes)]);
   if (memory) rows.push(['server RSS after start / before stop', `${mib(memory.beforeKiB)} / ${mib(memory.afterKiB)}`]);
   rows.push(['duration', formatDuration(result.durationMs)]);
   return rows;
@@ -34,7 +35,7 @@ export function renderStressReport(result: StressResult, style: Style): string[]
   const lines = [
     style.bold(`cairn stress: ${o.runs} runs of ${o.nodes} nodes, ${o.kills} kills (${o.kill}), seed ${o.seed}, server ${result.url}`),
     '',
-    ...formatTable(['check', 'result', 'detail'], result.checks.map((c) => [c.name, resultCell(c.ok, style), c.detail]), style),
+    ...formatTable(['check', 'result', 'detail'], result.checks.map((c) => [c.name, resultCell(c.ok, style), c.ok === false ? firstLine(c.detail, 90) : c.detail]), style),
     '',
     ...formatTable(['figure', 'value'], figureRows(result), style),
     '',

@@ -1,4 +1,4 @@
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -37,7 +37,7 @@ export interface StressResult {
   /** The scratch home when it was kept (a check failed), else null. */
   keptHome: string | null;
   checks: CheckResult[];
-  counts: StressCounts & { gatesAnswered: number; aiCalls: number; killsByKind: Record<string, number> };
+  counts: StressCounts & { gatesAnswered: number; aiCalls: number; killsByKind: Record<string, number>; serverCrashes: number | null };
   kills: KillRecord[];
   /** Resident memory of the server's processes in KiB, after start and before stop; null with --url. */
   memory: { beforeKiB: number; afterKiB: number } | null;
@@ -47,6 +47,15 @@ export interface StressResult {
 }
 
 const ORPHANS_GONE_WITHIN_MS = 10_000;
+
+/**
+ * Uncaught errors the server's processes died of, from their output: Node prints its version
+ * line after each such trace. A SIGKILLed process prints nothing, so each is a crash of its own.
+ */
+async function countCrashes(logPath: string): Promise<number> {
+  const text = await readFile(logPath, 'utf8').catch(() => '');
+  return text.match(/^Node\.js v\d+/gm)?.length ?? 0;
+}
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The runs of batch `b` of `batches`: the runs are split as evenly as they go. */
@@ -150,11 +159,13 @@ export async function runStress(opts: StressOptions, io: { env: NodeJS.ProcessEn
     fatal ??= `reading the runs back: ${(err as Error).message}`;
   }
   let orphans: { pid: number; comm: string; where: string }[] | undefined;
+  let serverCrashes: number | null = null;
   if (server && home) {
     memoryAfter = serverResidentKiB(server.tree());
     io.progress(`stopping the server ${since()}`);
     await server.stop();
     orphans = await collectOrphans(home);
+    serverCrashes = await countCrashes(server.logPath);
   }
   await standIn?.close();
   const { checks, counts } = runChecks({
@@ -171,7 +182,7 @@ export async function runStress(opts: StressOptions, io: { env: NodeJS.ProcessEn
     url: server?.url ?? opts.url!,
     keptHome: home && !ok ? home : null,
     checks,
-    counts: { ...counts, gatesAnswered: tender.gatesAnswered(), aiCalls: standIn?.calls() ?? 0, killsByKind },
+    counts: { ...counts, gatesAnswered: tender.gatesAnswered(), aiCalls: standIn?.calls() ?? 0, killsByKind, serverCrashes },
     kills,
     memory: server ? { beforeKiB: memoryBefore, afterKiB: memoryAfter } : null,
     fatal,

@@ -30,14 +30,14 @@ again on the same home), then check: every run completed (a failed one is resume
 every node's success recorded exactly once, re-runs only of nodes in flight at a kill, no node
 or run failed because of a kill, each run's events in order and the server's log without a
 hole, every kill landed, and no process left behind once the server stopped. Prints a table,
-the counts and the server's memory after start and before stop. A line per batch and kill goes
-to stderr. The scratch home is removed when every check holds, kept (and named) otherwise.
+the counts (with the uncaught crashes in the server's log) and the server's memory after start
+and before stop. A line per batch and kill goes to stderr. The scratch home is removed when every check holds, kept (and named) otherwise.
 
 Options:
   --nodes <n>        top-level nodes per run, at least ${MIN_NODES}. Default ${DEFAULTS.nodes}
   --runs <n>         runs to start, in batches between the kills. Default ${DEFAULTS.runs}
   --kill <kind>      what to kill: supervisor, api, launcher, helper (a spawn helper of the
-                     supervisor), or random (a seeded pick among those alive). Default ${DEFAULTS.kill}
+                     supervisor), or random (a seeded pick of the four). Default ${DEFAULTS.kill}
   --kills <n>        how many kills (0 for none). Default ${DEFAULTS.kills}
   --seed <n>         the seed of workflows, kill targets and moments. Default: a new one, printed
   --json             print one JSON object (checks, counts, kills, memory) instead of tables
