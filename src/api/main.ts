@@ -48,7 +48,8 @@ async function main(): Promise<void> {
   let stopping: Promise<void> | undefined;
   const stop = (reason: string) => {
     stopping ??= shutdown(app, store, log, reason).then((code) => {
-      process.disconnect?.();
+      // After the launcher died the channel is already closed: disconnecting again throws ERR_IPC_DISCONNECTED.
+      if (process.connected) process.disconnect();
       process.exit(code);
     });
   };
