@@ -23,6 +23,8 @@ export interface CheckInput {
   wholeLog: boolean;
   /** Processes that carried the scratch home after the server stopped; undefined when not checked. */
   orphans: readonly { pid: number; comm: string; where: string }[] | undefined;
+  /** Uncaught errors a server process died of, from its output; undefined when not checked. */
+  serverCrashes?: number | undefined;
 }
 
 export interface CheckResult {
@@ -181,6 +183,16 @@ function checkOrphans(input: CheckInput): CheckResult {
   };
 }
 
+function checkNoCrash(input: CheckInput): CheckResult {
+  const name = 'no server process died of an uncaught error';
+  if (input.serverCrashes === undefined) return { id: 'no-crash', name, ok: null, detail: 'not checked: --url (not our server)' };
+  return {
+    id: 'no-crash', name, ok: input.serverCrashes === 0,
+    detail: input.serverCrashes === 0 ? 'none in the server log' : `${input.serverCrashes} uncaught error(s) in the server log`,
+    next: 'the stack traces in the server log (stress-server.log in the scratch home)',
+  };
+}
+
 function checkKillsLanded(input: CheckInput): CheckResult {
   const missed = input.kills.filter((k) => !k.landed).map((k) => `kill ${k.index + 1} (${k.kind}): ${k.note ?? 'did not land'}`);
   const landed = input.kills.length - missed.length;
@@ -199,7 +211,7 @@ export function runChecks(input: CheckInput): { checks: CheckResult[]; counts: S
   const events = input.runs.flatMap((r) => r.events);
   const checks = [
     checkRunsCompleted(input), checkSuccessOnce(input), checkReruns(input, attempts), checkKillsInterrupt(input),
-    checkGapless(input), checkOrphans(input), checkKillsLanded(input),
+    checkGapless(input), checkOrphans(input), checkNoCrash(input), checkKillsLanded(input),
   ];
   const counts: StressCounts = {
     runs: input.startedRunIds.length,

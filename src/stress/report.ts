@@ -23,7 +23,6 @@ function figureRows(result: StressResult): string[][] {
     ['resumes needed', String(counts.resumes)],
     ['AI calls (stand-in)', String(counts.aiCalls)],
   ];
-  if (counts.serverCrashes !== null) rows.push(['uncaught crashes in the server log', String(counts.serverCrashes)]);
   if (memory) rows.push(['server RSS after start / before stop', `${mib(memory.beforeKiB)} / ${mib(memory.afterKiB)}`]);
   rows.push(['duration', formatDuration(result.durationMs)]);
   return rows;

@@ -170,7 +170,7 @@ export async function runStress(opts: StressOptions, io: { env: NodeJS.ProcessEn
   await standIn?.close();
   const { checks, counts } = runChecks({
     runs, runsAsked: opts.runs, startedRunIds: started, expectedPaths: plan.expectedPaths, kills, killsAsked: opts.kills,
-    resumes: tender.resumes(), wholeLog: own, orphans,
+    resumes: tender.resumes(), wholeLog: own, orphans, serverCrashes: serverCrashes ?? undefined,
   });
   const ok = fatal === null && checks.every((c) => c.ok !== false);
   if (home && ok) await rm(home, { recursive: true, force: true });

@@ -36,7 +36,7 @@ const supervisorKill: KillRecord = { index: 0, kind: 'supervisor', pid: 42, atMs
 function input(run: RecordedRun, overrides: Partial<CheckInput> = {}): CheckInput {
   return {
     runs: [run], runsAsked: 1, startedRunIds: [run.id], expectedPaths: { wf: ['a', 'b'] }, kills: [supervisorKill],
-    killsAsked: 1, resumes: [], wholeLog: true, orphans: [], ...overrides,
+    killsAsked: 1, resumes: [], wholeLog: true, orphans: [], serverCrashes: 0, ...overrides,
   };
 }
 
@@ -96,6 +96,7 @@ describe('stress checks', () => {
     }));
     expect(failed(result)).toEqual(['runs-completed', 'no-orphans', 'kills-landed']);
     expect(failed(runChecks(input(healthyRun(), { expectedPaths: { wf: ['a', 'b', 'c'] } })))).toEqual(['success-once']);
+    expect(failed(runChecks(input(healthyRun(), { serverCrashes: 1 })))).toEqual(['no-crash']);
   });
 
   it("explains a re-run that started after a launcher kill, while the supervisor was still stopping (the kill's effect)", () => {
