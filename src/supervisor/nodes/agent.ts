@@ -19,6 +19,7 @@ import { DEFAULT_PERMISSION_LEVEL, type AgentNodeOptions, type AgentOptions, typ
 import type { Effort } from '../../workflow/node-blocks.js';
 import { credentialVendorOf } from '../../shared/providers/credential-vendors.js';
 import { runUserOf, withCredential } from './agent-credential.js';
+import { fileNameFor } from '../../shared/file-name.js';
 
 /** Turns an AI node's prompt (inline or its command file) into the text sent, or says why it cannot be. */
 export type PreparePrompt = (
@@ -147,7 +148,7 @@ export class AgentNodeHandler implements NodeHandler {
       killGraceMs: this.deps.killGraceMs,
       outputSpillDir: join(this.deps.artifactsDir, '.cairn', 'node-outputs'),
       artifactsDir: this.deps.artifactsDir,
-      scratchDir: join(this.deps.artifactsDir, '.cairn', 'attempts', encodeURIComponent(attempt.path), identity.attempt.id),
+      scratchDir: join(this.deps.artifactsDir, '.cairn', 'attempts', fileNameFor(attempt.path), identity.attempt.id),
       sessionDir,
     };
     let result: AttemptResult;
