@@ -9,6 +9,7 @@ import secureJson from 'secure-json-parse';
 import { CairnError } from '../shared/errors.js';
 import { attachmentName, originalName } from './attachment-names.js';
 import { checkJsonDepth } from './json-depth.js';
+import { checkWellFormedText } from './well-formed-text.js';
 import { makePrivateDir, PRIVATE_FILE_MODE } from '../shared/private-files.js';
 
 /**
@@ -150,6 +151,7 @@ export async function receiveUpload(
       if (part.valueTruncated) throw new CairnError('PAYLOAD_TOO_LARGE', uploadText.fieldTooLarge(part.fieldname, fieldBytes));
       if (Object.hasOwn(upload.body, part.fieldname)) throw new CairnError('VALIDATION_FAILED', uploadText.twice(part.fieldname));
       upload.body[part.fieldname] = decodeField(part.fieldname, part.value);
+      checkWellFormedText(upload.body[part.fieldname], part.fieldname);
     }
     return upload;
   } catch (err) {

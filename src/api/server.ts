@@ -36,6 +36,7 @@ import { workflowEditRoutes } from './routes/workflow-edits.js';
 import { workflowRunRoutes } from './routes/workflow-run.js';
 import { workflowRoutes } from './routes/workflows.js';
 import { checkJsonDepth } from './json-depth.js';
+import { checkWellFormedText } from './well-formed-text.js';
 import { registerCallerChecks } from './caller-checks.js';
 import { defaultSseOptions, SseHub, type SseOptions } from './sse/sse-hub.js';
 
@@ -159,7 +160,8 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
  * JSON content type counts as no body, so `POST .../cancel` with a bare header is not an error.
  * Fastify also reads `text/plain` by default; no route takes text, so it is dropped and a text
  * body gets the 415 every other content type gets, rather than a 400 about the body's shape.
- * A body nested deeper than MAX_JSON_DEPTH is a 400 (json-depth.ts says why).
+ * A body nested deeper than MAX_JSON_DEPTH is a 400 (json-depth.ts says why), and so is one with
+ * a lone UTF-16 surrogate in any string (well-formed-text.ts), whichever route it is for.
  */
 function acceptJsonBodiesOnly(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -174,8 +176,9 @@ function acceptJsonBodiesOnly(app: FastifyInstance): void {
       if (err) return done(err);
       try {
         checkJsonDepth(parsed);
-      } catch (deep) {
-        return done(deep as Error);
+        checkWellFormedText(parsed);
+      } catch (refused) {
+        return done(refused as Error);
       }
       done(null, parsed);
     });
