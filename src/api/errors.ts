@@ -63,6 +63,8 @@ export const statusByCode: Record<ErrorCode, number> = {
   INSTALL_KEY_INVALID: 500,
   SECRET_UNREADABLE: 500,
   STORE_UNAVAILABLE: 503,
+  // Past the stream cap the server is at capacity for streams, not refusing the request's content.
+  STREAM_LIMIT_REACHED: 503,
   RUNTIME_NOT_FOUND: 500,
   INTERNAL: 500,
   EXECUTION_RECORD_INVALID: 500,
@@ -74,6 +76,8 @@ export const statusByCode: Record<ErrorCode, number> = {
  */
 export const retryAfterSecondsByCode: Partial<Record<ErrorCode, number>> = {
   STORE_UNAVAILABLE: 5,
+  // Streams end as their clients go (a closed tab, a finished `--follow`).
+  STREAM_LIMIT_REACHED: 10,
 };
 
 /** Error texts fixed by the contract or by upstream clients that match on them. */

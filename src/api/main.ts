@@ -5,6 +5,7 @@ import { createLogger, type Logger } from '../shared/log.js';
 import { openStore, sqliteStoreConfig } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { buildServer } from './server.js';
+import { sweepStaleUploads } from './upload-folders.js';
 
 /**
  * The API process entry, forked by the launcher (`cairn serve`). Listens on PORT (the launcher
@@ -42,6 +43,8 @@ async function main(): Promise<void> {
   const log = createLogger({ name: 'api' });
   const settings = loadSettings();
   settings.installKey(); // a bad TOKEN_ENCRYPTION_KEY or key file stops the process here
+  // Before listening: no request of this process owns an upload yet.
+  await sweepStaleUploads(settings.paths.uploads, { log }).catch((err: unknown) => log.warn({ err }, 'api.upload_sweep_failed'));
   const store = openStore(sqliteStoreConfig(settings.paths.database));
   const app = await buildServer({ store, settings, log });
 

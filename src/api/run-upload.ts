@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,13 +8,16 @@ import secureJson from 'secure-json-parse';
 import { CairnError } from '../shared/errors.js';
 import { attachmentName, originalName } from './attachment-names.js';
 import { checkJsonDepth } from './json-depth.js';
+import { checkWellFormedText } from './well-formed-text.js';
+import { newUploadFolderName } from './upload-folders.js';
 import { makePrivateDir, PRIVATE_FILE_MODE } from '../shared/private-files.js';
 
 /**
  * Receiving a multipart request (a run request: its fields as form fields, `files` as repeated
  * file parts; a chat message: `message` and its files). Files are streamed to a fresh folder under `$CAIRN_HOME/tmp/uploads/`
  * and never held in memory whole; the caller moves the folder into the run once everything is
- * checked, or removes it (`discard`) when anything is refused.
+ * checked, or removes it (`discard`) when anything is refused. A folder left by an API killed
+ * mid-upload is removed when the next one starts (upload-folders.ts).
  */
 
 export const MAX_ATTACHMENTS = 5;
@@ -130,7 +132,7 @@ export async function receiveUpload(
   fieldBytes: number,
   what: UploadKind = 'run request',
 ): Promise<ReceivedUpload> {
-  const upload: ReceivedUpload = { body: {}, files: [], dir: join(uploadsRoot, randomUUID()) };
+  const upload: ReceivedUpload = { body: {}, files: [], dir: join(uploadsRoot, newUploadFolderName()) };
   await makePrivateDir(upload.dir);
   const taken = new Set<string>();
   try {
@@ -150,6 +152,7 @@ export async function receiveUpload(
       if (part.valueTruncated) throw new CairnError('PAYLOAD_TOO_LARGE', uploadText.fieldTooLarge(part.fieldname, fieldBytes));
       if (Object.hasOwn(upload.body, part.fieldname)) throw new CairnError('VALIDATION_FAILED', uploadText.twice(part.fieldname));
       upload.body[part.fieldname] = decodeField(part.fieldname, part.value);
+      checkWellFormedText(upload.body[part.fieldname], part.fieldname);
     }
     return upload;
   } catch (err) {

@@ -36,8 +36,11 @@ import { workflowEditRoutes } from './routes/workflow-edits.js';
 import { workflowRunRoutes } from './routes/workflow-run.js';
 import { workflowRoutes } from './routes/workflows.js';
 import { checkJsonDepth } from './json-depth.js';
+import { checkWellFormedText } from './well-formed-text.js';
 import { registerCallerChecks } from './caller-checks.js';
 import { defaultSseOptions, SseHub, type SseOptions } from './sse/sse-hub.js';
+import { resolveStreamLimits } from './sse/stream-limits.js';
+import { readOpenFilesLimit } from '../shared/open-files.js';
 
 export interface ApiDeps {
   store: Store;
@@ -59,6 +62,8 @@ export interface ApiDeps {
   updateCheck?: { packaged?: boolean; registry?: string };
   /** The server's environment (credential detection, OAuth endpoint overrides); defaults to process.env. */
   env?: NodeJS.ProcessEnv;
+  /** The process's open-file limit the stream caps are derived from; defaults to the one read at start. */
+  openFilesLimit?: number;
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -104,12 +109,20 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
     log.debug({ method: req.method, url: req.url, status: reply.statusCode }, 'api.request_completed');
   });
 
-  const hub = new SseHub(deps.store, log, { ...defaultSseOptions, ...deps.sse }, clock);
+  const streams = resolveStreamLimits(deps.settings.streams ?? {}, deps.openFilesLimit ?? readOpenFilesLimit());
+  const { maxStreams, maxStreamsPerClient, openFilesLimit } = streams;
+  if (streams.lowered) log.warn({ ...streams.lowered, descriptorCap: streams.descriptorCap, openFilesLimit }, 'api.stream_cap_lowered');
+  log.info({ maxStreams, maxStreamsPerClient, openFilesLimit }, 'api.stream_limits');
+  const sseOptions: SseOptions = { ...defaultSseOptions, maxStreams, maxStreamsPerClient, openFilesLimit, ...deps.sse };
+  const hub = new SseHub(deps.store, log, sseOptions, clock);
   app.addHook('preClose', async () => hub.close());
 
   await registerOpenApi(app, version);
   await app.register(openApiRoutes);
-  await app.register(healthRoutes, { store: deps.store, settings: deps.settings, version, clock });
+  await app.register(healthRoutes, {
+    store: deps.store, settings: deps.settings, version, clock,
+    streams: () => ({ open: hub.openStreams, max: sseOptions.maxStreams, maxPerClient: sseOptions.maxStreamsPerClient, openFilesLimit }),
+  });
   const catalog = deps.catalog ?? WorkflowCatalog.forHome(deps.settings.home);
   await app.register(workflowRoutes, { catalog });
   await app.register(workflowEditRoutes, { catalog });
@@ -159,7 +172,8 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
  * JSON content type counts as no body, so `POST .../cancel` with a bare header is not an error.
  * Fastify also reads `text/plain` by default; no route takes text, so it is dropped and a text
  * body gets the 415 every other content type gets, rather than a 400 about the body's shape.
- * A body nested deeper than MAX_JSON_DEPTH is a 400 (json-depth.ts says why).
+ * A body nested deeper than MAX_JSON_DEPTH is a 400 (json-depth.ts says why), and so is one with
+ * a lone UTF-16 surrogate in any string (well-formed-text.ts), whichever route it is for.
  */
 function acceptJsonBodiesOnly(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -174,8 +188,9 @@ function acceptJsonBodiesOnly(app: FastifyInstance): void {
       if (err) return done(err);
       try {
         checkJsonDepth(parsed);
-      } catch (deep) {
-        return done(deep as Error);
+        checkWellFormedText(parsed);
+      } catch (refused) {
+        return done(refused as Error);
       }
       done(null, parsed);
     });

@@ -1,17 +1,10 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EnvScan } from '../store/schemas/codebase.js';
-
-/** Key names that look like they hold a secret; matched on the upper-cased name. */
-const secretWords = ['KEY', 'TOKEN', 'SECRET', 'PASSWORD', 'PASS', 'CREDENTIAL', 'PRIVATE', 'AUTH'];
+import { isSecretLookingKey } from '../shared/secret-mask.js';
 
 /** `NAME=`, `export NAME=`, `NAME: ` (the forms dotenv and direnv read). Only the name is captured. */
 const assignment = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*[=:]/;
-
-export function isSecretLookingKey(name: string): boolean {
-  const upper = name.toUpperCase();
-  return secretWords.some((word) => upper.includes(word));
-}
 
 /**
  * Scans the `.env*` files at the root of a checkout for keys that look like secrets. Only key

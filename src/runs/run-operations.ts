@@ -1,11 +1,11 @@
 import { runProjectDir } from '../codebases/run-project-dir.js';
 import { CairnError } from '../shared/errors.js';
 import { approvalContextSchema } from '../store/schemas/approval.js';
-import type { GateDecisionJobKind } from '../store/schemas/job.js';
+import type { GateDecisionJobKind, Job } from '../store/schemas/job.js';
 import type { Run, RunStatus } from '../store/schemas/run.js';
-import type { Store } from '../store/store.js';
+import type { RunEnding, Store } from '../store/store.js';
 import type { WorkflowEntry } from '../workflow/discover-workflows.js';
-import { gateErrorText } from './run-texts.js';
+import { gateErrorText, runErrorText } from './run-texts.js';
 
 /**
  * The rules of operations on a run, as the routes and the chat both ask for them: which statuses
@@ -22,9 +22,16 @@ export type GateVerb = 'approve' | 'reject';
 const kindOfVerb: Record<GateVerb, GateDecisionJobKind> = { approve: 'approve_run', reject: 'reject_run' };
 const answerOfKind: Record<GateDecisionJobKind, 'approved' | 'rejected'> = { approve_run: 'approved', reject_run: 'rejected' };
 
+/** The refusal of an operation on a run that a queued cancel or abandon is about to end. */
+function endingRefusal(verb: string, run: Run, ending: RunEnding): CairnError {
+  const how = ending.kind === 'abandon_run' ? 'abandon' : 'cancel';
+  return new CairnError('RUN_INVALID_STATE', runErrorText.ending(verb, run.status, how, ending.requestedAt));
+}
+
 /** Why an answer does not apply to the run as it is. */
-function gateRefusal(verb: GateVerb, run: Run | undefined, open?: GateDecisionJobKind): CairnError {
+function gateRefusal(verb: GateVerb, run: Run | undefined, open?: GateDecisionJobKind, ending?: RunEnding): CairnError {
   if (!run) return new CairnError('RUN_NOT_FOUND', gateErrorText.notFound);
+  if (ending) return endingRefusal(verb, run, ending);
   if (open) return new CairnError('RUN_INVALID_STATE', gateErrorText.alreadyAnswered(answerOfKind[open]));
   if (run.status !== 'paused') return new CairnError('RUN_INVALID_STATE', gateErrorText.cannot(verb, run.status));
   return new CairnError('RUN_INVALID_STATE', gateErrorText.missingContext);
@@ -51,8 +58,20 @@ export async function requestGateAnswer(
     throw new CairnError('RUN_INVALID_STATE', gateErrorText.blockedOnChild(verb, approval.data.childRunId));
   }
   const answer = await store.requestGateDecision({ runId: run.id, kind: kindOfVerb[verb], payload });
-  if (!answer.queued) throw gateRefusal(verb, answer.run, answer.open);
+  if (!answer.queued) throw gateRefusal(verb, answer.run, answer.open, answer.ending);
   return { run, gate: approval.data.nodeId };
+}
+
+/**
+ * Queues the resume of a failed or paused run, when it applies, atomically: refused with the
+ * run's status as it is, or with the cancel or abandon still to be carried out that will end it.
+ */
+export async function requestResume(store: Store, runId: string, payload: Record<string, unknown>): Promise<Job> {
+  const answer = await store.requestRunContinuation({ runId, kind: 'resume_run', payload, fromStatuses: resumableRunStatuses });
+  if (answer.queued) return answer.job;
+  if (!answer.run) throw new CairnError('RUN_NOT_FOUND', runErrorText.notFound);
+  if (answer.ending) throw endingRefusal('resume', answer.run, answer.ending);
+  throw new CairnError('RUN_INVALID_STATE', runErrorText.cannotResume(answer.run.status));
 }
 
 /** Finds a workflow by name in a project (the catalog's `getAsync`, or the API's lookup that words load failures). */

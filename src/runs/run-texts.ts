@@ -14,6 +14,9 @@ export const runErrorText = {
   cannotAbandon: (status: string) =>
     `Cannot abandon run with status '${status}'. Only running, paused, or failed runs can be abandoned.`,
   cannotDelete: (status: string) => `Cannot delete workflow in '${status}' status — cancel it first`,
+  /** A run whose cancel or abandon is asked for and not carried out yet goes nowhere but `cancelled`. */
+  ending: (verb: string, status: string, how: 'cancel' | 'abandon', requestedAt: string) =>
+    `Cannot ${verb} workflow in '${status}' status: it is being cancelled (${how} requested at ${requestedAt}) and ends cancelled`,
 } as const;
 
 export const gateErrorText = {

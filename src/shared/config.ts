@@ -31,6 +31,9 @@ const installConfigSchema = z
       .object({
         /** More names the API answers to (`name[:port]`), beside loopback and the listen address. */
         allowedHosts: z.array(z.string(), { error: 'must be a list of host names, such as [cairn.example.com]' }).optional(),
+        /** SSE streams served at once, in all and per client address (api/sse/stream-limits.ts). */
+        maxStreams: z.number().int().positive().optional(),
+        maxStreamsPerClient: z.number().int().positive().optional(),
       })
       .loose()
       .optional(),
@@ -61,6 +64,12 @@ export interface Settings extends AddressSettings {
    * it listens on: `CAIRN_ALLOWED_HOSTS` when set, else `server.allowedHosts` in config.yaml.
    */
   allowedHosts: readonly HostAndPort[];
+  /**
+   * Caps on the API's SSE streams as configured (`CAIRN_MAX_STREAMS` and
+   * `CAIRN_MAX_STREAMS_PER_CLIENT`, else `server.maxStreams` and `server.maxStreamsPerClient`);
+   * unset ones are derived from the API process's open-file limit when it starts.
+   */
+  streams: { max?: number; maxPerClient?: number };
 }
 
 function readInstallConfig(path: string): z.infer<typeof installConfigSchema> {
@@ -93,6 +102,13 @@ function readAllowedHosts(env: NodeJS.ProcessEnv, file: z.infer<typeof installCo
   return hosts;
 }
 
+/** The configured stream caps: each environment variable over its config key. */
+function readStreamCaps(env: NodeJS.ProcessEnv, file: z.infer<typeof installConfigSchema>): Settings['streams'] {
+  const max = positiveIntFromEnv('CAIRN_MAX_STREAMS', env.CAIRN_MAX_STREAMS) ?? file.server?.maxStreams;
+  const maxPerClient = positiveIntFromEnv('CAIRN_MAX_STREAMS_PER_CLIENT', env.CAIRN_MAX_STREAMS_PER_CLIENT) ?? file.server?.maxStreamsPerClient;
+  return { ...(max !== undefined ? { max } : {}), ...(maxPerClient !== undefined ? { maxPerClient } : {}) };
+}
+
 /** Reads settings from the environment, then `$CAIRN_HOME/config.yaml`, then defaults. */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const address = loadAddressSettings(env);
@@ -108,6 +124,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   return {
     ...address,
     allowedHosts: readAllowedHosts(env, file),
+    streams: readStreamCaps(env, file),
     maxConcurrency,
     perRunConcurrency: Math.min(perRun, maxConcurrency),
     installKey: lazyInstallKey({ env, file: address.paths.installKey }),

@@ -73,6 +73,8 @@ export const errorCodes = [
   'HOST_NOT_ALLOWED',
   /** A state-changing request sent by another web page (its Origin, Sec-Fetch-Site or Referer says so). */
   'CROSS_ORIGIN_REFUSED',
+  /** The API serves as many SSE streams as it may (in all, or from the client's address); retry later. */
+  'STREAM_LIMIT_REACHED',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 

@@ -2,7 +2,7 @@ import type { RunMetadata } from './schemas/run-metadata.js';
 import type { NewRunEvent } from './schemas/event.js';
 import type { Run, RunStatus } from './schemas/run.js';
 import type { NewConversation } from './schemas/conversation.js';
-import type { GateDecisionJobKind } from './schemas/job.js';
+import type { CancellingJobKind, GateDecisionJobKind, Job, JobKind } from './schemas/job.js';
 import type { DashboardCounts, DashboardRun, RunCursor } from './schemas/run-page.js';
 
 /**
@@ -92,7 +92,32 @@ export interface RunStore {
    * two answers sent together are one accepted and one refused, never two jobs.
    */
   requestGateDecision(input: GateDecisionRequest): Promise<GateDecisionAnswer>;
+  /**
+   * Queues a job that carries a run on (a resume), in one transaction with the checks that make
+   * it apply: the run is in one of `fromStatuses`, and no cancel or abandon of it is still open
+   * (such a run ends cancelled whatever else is asked of it).
+   */
+  requestRunContinuation(input: RunContinuationRequest): Promise<RunContinuationAnswer>;
 }
+
+/** A cancel or abandon of a run, queued or under way and not carried out yet. */
+export interface RunEnding {
+  kind: CancellingJobKind;
+  /** When it was asked for (ISO). */
+  requestedAt: string;
+}
+
+export interface RunContinuationRequest {
+  runId: string;
+  kind: JobKind;
+  payload: Record<string, unknown>;
+  fromStatuses: readonly RunStatus[];
+}
+
+/** The queued job, or why not: the run as it is, and the cancel or abandon that will end it (if any). */
+export type RunContinuationAnswer =
+  | { queued: true; run: Run; job: Job }
+  | { queued: false; run: Run | undefined; ending?: RunEnding };
 
 export interface GateDecisionRequest {
   runId: string;
@@ -103,7 +128,7 @@ export interface GateDecisionRequest {
 /** `queued`, or why not: the run as it is, and the kind of the answer already open (if any). */
 export type GateDecisionAnswer =
   | { queued: true; run: Run }
-  | { queued: false; run: Run | undefined; open?: GateDecisionJobKind };
+  | { queued: false; run: Run | undefined; open?: GateDecisionJobKind; ending?: RunEnding };
 
 export interface NewRun {
   id: string;

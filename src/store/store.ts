@@ -25,7 +25,8 @@ export type { JobStore } from './jobs.js';
 export type { NodeSession, NodeSessionStore } from './node-sessions.js';
 export type { AiPrefs, AiPrefsPatch, StoredPreset, UserPrefsStore } from './user-prefs.js';
 export type {
-  AcquireRun, DashboardRunQuery, GateDecisionAnswer, GateDecisionRequest, NewRun, RunListQuery, RunStore, TransitionRun,
+  AcquireRun, DashboardRunQuery, GateDecisionAnswer, GateDecisionRequest, NewRun, RunContinuationAnswer, RunContinuationRequest, RunEnding,
+  RunListQuery, RunStore, TransitionRun,
 } from './runs.js';
 
 /**

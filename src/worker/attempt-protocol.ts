@@ -92,6 +92,12 @@ export const agentAttemptTaskSchema = z.object({
     binaryPath: z.string().optional(),
     env: z.record(z.string(), z.string()).optional(),
   }),
+  /**
+   * Masked in everything the provider says before it is recorded, streamed or logged: the keys
+   * of `connection`, the run's sealed `config.env` values and the install's configured secrets
+   * (shared/secret-mask.ts). Never logged, never recorded.
+   */
+  secrets: z.array(z.string()).default([]),
   /** The session to continue: a retry's own, a loop's previous iteration's, or a source node's (private: never logged or recorded). */
   resumeSessionId: z.string().optional(),
   /** Set when the session to continue is another node's (`context: shared` / `{ resume }`): that node, and whether to fork it. */

@@ -24,6 +24,8 @@ export const chatCallTaskSchema = z.object({
   cwd: z.string(),
   /** Holds the credential: never logged, never recorded. */
   connection: agentAttemptTaskSchema.shape.connection,
+  /** Masked in the answer before it is streamed or stored, as for a node's attempt. */
+  secrets: agentAttemptTaskSchema.shape.secrets,
   firstEventTimeoutMs: z.number().int().positive(),
   idleTimeoutMs: z.number().int().positive(),
   /** A folder of this call's own (a CLI's prompt file); removed when the call ends. */

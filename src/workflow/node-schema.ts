@@ -28,6 +28,19 @@ import {
  * stripped, and reported as "will be ignored" — the key sets here are the single source for both.
  */
 
+/**
+ * The longest node id a workflow may declare (check-node-ids.ts). An id names the node's files
+ * under the run's artifacts (spilled outputs, sessions, checkout manifests), where a name over
+ * 255 bytes cannot be made; every id in the upstream corpus is under 30 characters. Ids composed
+ * by include expansion (`<include>__<id>`) may be longer: file names from them are shortened.
+ */
+export const MAX_NODE_ID_LENGTH = 100;
+
+/** An id as messages quote it: whole up to MAX_NODE_ID_LENGTH, else its start. */
+export function quotedNodeId(id: string): string {
+  return id.length <= MAX_NODE_ID_LENGTH ? id : `${id.slice(0, 40)}…`;
+}
+
 const nodeIdSchema = z
   .string({ error: (issue) => (issue.input === undefined ? "missing required field 'id'" : "'id' must be a string") })
   .trim()
@@ -36,7 +49,7 @@ const nodeIdSchema = z
   // `$id.output` references and record paths (`group/node`, `fanout[2]`) are built from ids:
   // letters, digits, `_` and `-` only (every id in the upstream corpus fits).
   .refine((id) => /^[A-Za-z0-9_][A-Za-z0-9_-]*$/.test(id), {
-    error: (issue) => `'${String(issue.input)}' is not a valid node id: use letters, digits, '_' and '-' (it must not start with '-')`,
+    error: (issue) => `'${quotedNodeId(String(issue.input))}' is not a valid node id: use letters, digits, '_' and '-' (it must not start with '-')`,
   });
 
 /** Keys every node has: identity and graph edges. */

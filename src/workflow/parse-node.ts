@@ -3,6 +3,7 @@ import {
   knownNodeKeys,
   nodeModeSchemas,
   nodeModes,
+  quotedNodeId,
   type DefinitionNode,
   type NodeMode,
   type WorkflowNode,
@@ -40,7 +41,7 @@ const workflowOnlyNodeKeys: Record<string, string> = {
 /** The id used in messages: the node's own, or its 1-based position when it has none. */
 export function nodeLabelId(raw: unknown, index: number): string {
   const id = isPlainObject(raw) && typeof raw.id === 'string' ? raw.id.trim() : '';
-  return id || `#${index + 1}`;
+  return id ? quotedNodeId(id) : `#${index + 1}`;
 }
 
 /** Parses a node; `label` is how messages name it (`Node 'x'`, or a loop_group breadcrumb). */

@@ -3,6 +3,7 @@ import { checkProviderOptions } from './check-provider-options.js';
 import { DEFAULT_ASSISTANT } from './model-binding.js';
 import { checkReferences } from './check-references.js';
 import { checkShellReferences } from './check-shell-references.js';
+import { checkNodeIdLengths } from './check-node-ids.js';
 import { expandIncludes, type IncludeResolver } from './expand-includes.js';
 import { describeGraphProblems, type GraphNode } from './graph.js';
 import type { DefinitionNode } from './node-schema.js';
@@ -53,7 +54,7 @@ export function validateStoredDefinition(raw: unknown): ValidationResult {
 
 /** The second stage of loading: include expansion and the checks that span nodes. */
 export function completeDraft(parsed: ParsedDraft, options: ValidationOptions = {}): ValidationResult {
-  const errors = [...parsed.errors];
+  const errors = [...parsed.errors, ...checkNodeIdLengths(parsed.nodes)];
   const warnings = [...parsed.warnings];
   const { draft } = parsed;
 

@@ -58,7 +58,7 @@ describe('GET /health and /health/db', () => {
 
 describe('GET /api/health', () => {
   it('reports the live supervisor’s concurrency from its freshest heartbeat', async () => {
-    const { app, writer } = await makeTestApp(home, { clock: () => now, version: '9.9.9' });
+    const { app, writer } = await makeTestApp(home, { clock: () => now, version: '9.9.9', openFilesLimit: 1024 });
     await writer.writeHeartbeat(heartbeat({ id: 'old', pid: 1, heartbeat_at: new Date(now - 5_000).toISOString() }));
     await writer.writeHeartbeat(heartbeat());
     const res = await app.inject({ url: '/api/health' });
@@ -81,6 +81,7 @@ describe('GET /api/health', () => {
         queuedTotal: 0,
         queuedByConversation: {},
       },
+      streams: { open: 0, max: 768, maxPerClient: 384, openFilesLimit: 1024 },
     });
   });
 

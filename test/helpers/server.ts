@@ -26,20 +26,34 @@ class PortTakenError extends Error {}
  * another test's server that got the port between its choice and the bind (then it starts
  * again on another port). Stopped by `home.close()`.
  */
-export async function startServer(home: TempHome, env: Record<string, string> = {}): Promise<RunningServer> {
+export async function startServer(home: TempHome, env: Record<string, string> = {}, opts: ServerLaunchOptions = {}): Promise<RunningServer> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startServerOnce(home, env);
+      return await startServerOnce(home, env, opts);
     } catch (err) {
       if (!(err instanceof PortTakenError) || attempt >= 3) throw err;
     }
   }
 }
 
-async function startServerOnce(home: TempHome, env: Record<string, string>): Promise<RunningServer> {
+export interface ServerLaunchOptions {
+  /** Start `cairn serve` with this soft open-file limit, and this hard one (lowered: a limit no process may raise). */
+  openFiles?: { soft: number; hard?: number };
+}
+
+/** The command line of `cairn serve`, under the given open-file limits when asked. */
+function serveCommand(opts: ServerLaunchOptions): [string, string[]] {
+  if (!opts.openFiles) return [process.execPath, [bin, 'serve']];
+  const { soft, hard } = opts.openFiles;
+  const script = 'ulimit -S -n "$1" && { [ -z "$2" ] || ulimit -H -n "$2"; } && shift 2 && exec "$@"';
+  return ['/bin/sh', ['-c', script, 'limits', String(soft), hard === undefined ? '' : String(hard), process.execPath, bin, 'serve']];
+}
+
+async function startServerOnce(home: TempHome, env: Record<string, string>, opts: ServerLaunchOptions): Promise<RunningServer> {
   const port = await freePort();
   let log = '';
-  const launcher = spawn(process.execPath, [bin, 'serve'], {
+  const [command, args] = serveCommand(opts);
+  const launcher = spawn(command, args, {
     env: { ...process.env, CAIRN_HOME: home.home, PORT: String(port), CAIRN_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -277,3 +277,27 @@ describe('node ids', () => {
     }
   });
 });
+
+describe('node id length', () => {
+  const withId = (id: string) => validateWorkflowDefinition({ name: 'ids', description: 'd', nodes: [{ id, bash: 'echo' }] });
+
+  it('accepts an id of 100 characters and refuses a longer one, naming its start, its length and the limit', () => {
+    expect(withId('a'.repeat(100)).valid).toBe(true);
+    const result = withId('b'.repeat(300));
+    const quoted = `${'b'.repeat(40)}…`;
+    expect(result.valid ? [] : result.errors).toEqual([
+      `Node '${quoted}': node id '${quoted}' is 300 characters long: a node id is at most 100 characters; shorten it`,
+    ]);
+  });
+
+  it('checks the nodes of a loop_group body too', () => {
+    const result = validateWorkflowDefinition({
+      name: 'ids', description: 'd',
+      nodes: [{ id: 'grp', loop_group: { max_iterations: 1, until_bash: 'true', nodes: [{ id: 'c'.repeat(101), bash: 'echo' }] } }],
+    });
+    const quoted = `${'c'.repeat(40)}…`;
+    expect(result.valid ? [] : result.errors).toEqual([
+      `Node 'grp' → loop_group node '${quoted}': node id '${quoted}' is 101 characters long: a node id is at most 100 characters; shorten it`,
+    ]);
+  });
+});

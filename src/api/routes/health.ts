@@ -11,7 +11,19 @@ export interface HealthRoutesOptions {
   settings: Pick<Settings, 'maxConcurrency' | 'perRunConcurrency'>;
   version: string;
   clock: () => number;
+  /** The SSE streams open now and their caps. */
+  streams: () => StreamsView;
 }
+
+const streamsViewSchema = z
+  .object({
+    open: z.number().int().describe('SSE streams open now'),
+    max: z.number().int().describe('At most this many at once (CAIRN_MAX_STREAMS, else derived from openFilesLimit)'),
+    maxPerClient: z.number().int().describe('At most this many from one client address (CAIRN_MAX_STREAMS_PER_CLIENT)'),
+    openFilesLimit: z.number().int().describe('The API process’s open-file limit the caps are kept under'),
+  })
+  .describe('Cairn extension: the API’s event streams and their caps; past a cap a stream request gets 503 STREAM_LIMIT_REACHED');
+export type StreamsView = z.infer<typeof streamsViewSchema>;
 
 const dbHealthSchema = z.object({
   status: z.enum(['ok', 'error']),
@@ -24,6 +36,7 @@ const apiHealthSchema = z.object({
   version: z.string(),
   runningWorkflows: z.number().int().describe('Runs in status running'),
   concurrency: concurrencyViewSchema,
+  streams: streamsViewSchema,
 });
 
 /** `/health`, `/health/db` and `/api/health`. */
@@ -91,6 +104,7 @@ export const healthRoutes: FastifyPluginAsyncZod<HealthRoutesOptions> = async (a
         version: opts.version,
         runningWorkflows: running,
         concurrency: describeConcurrency(heartbeats, opts.settings, opts.clock(), turns),
+        streams: opts.streams(),
       };
     },
   );

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CairnError } from '../../shared/errors.js';
 import type { Store } from '../../store/store.js';
 import { errorBodySchema } from '../../wire/error-body.js';
+import { checkWellFormedText } from '../well-formed-text.js';
 import { gateErrorText } from '../../runs/run-texts.js';
 import { requestGateAnswer } from '../../runs/run-operations.js';
 import { gateAnswerBodySchemas, runIdParamsSchema, runOperationResponseSchema } from '../../wire/runs.js';
@@ -25,6 +26,7 @@ function readAnswerBody(raw: unknown, op: (typeof operations)[number]): Record<s
   } catch {
     throw new CairnError('INVALID_JSON', gateErrorText.notJson(op.field));
   }
+  checkWellFormedText(parsed);
   const body = gateAnswerBodySchemas[op.verb].safeParse(parsed);
   if (!body.success) {
     throw new CairnError('VALIDATION_FAILED', body.error.issues.map((i) => i.message).join('; '));

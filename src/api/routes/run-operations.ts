@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CairnError } from '../../shared/errors.js';
-import type { JobKind } from '../../store/schemas/job.js';
+import type { Job, JobKind } from '../../store/schemas/job.js';
 import { terminalRunStatuses, type Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
 import type { WorkflowCatalog } from '../../workflow/catalog.js';
@@ -10,7 +10,7 @@ import { awaitJob, JOB_ANSWER_WAIT_MS } from '../await-job.js';
 import { lookupWorkflow } from '../workflow-lookup.js';
 import { runErrorText } from '../../runs/run-texts.js';
 import { awaitRunsEnded } from '../await-runs-ended.js';
-import { abandonableRunStatuses, resumableRunStatuses, resumeDefinition } from '../../runs/run-operations.js';
+import { abandonableRunStatuses, requestResume, resumableRunStatuses, resumeDefinition } from '../../runs/run-operations.js';
 
 export interface RunOperationRoutesOptions {
   store: Store;
@@ -50,7 +50,11 @@ export const runOperationRoutes: FastifyPluginAsyncZod<RunOperationRoutesOptions
     payload: Record<string, unknown>,
     refusal: (status: string) => string,
   ): Promise<'done' | 'queued'> {
-    const job = await store.enqueueJob(kind, run.id, payload);
+    return awaitCarriedOut(await store.enqueueJob(kind, run.id, payload), run, refusal);
+  }
+
+  async function awaitCarriedOut(job: Job, run: Run, refusal: (status: string) => string): Promise<'done' | 'queued'> {
+    const kind = job.kind;
     const outcome = await awaitJob(store, job.id, waitMs);
     if (outcome.state === 'open') return 'queued';
     if (outcome.state === 'gone') return 'done';
@@ -92,7 +96,7 @@ export const runOperationRoutes: FastifyPluginAsyncZod<RunOperationRoutesOptions
           '`{ "budgetUsd": n }` raises its budget (metadata.budget.usd) as it resumes; without it the run resumes with ' +
           'the same budget and pauses again before its next AI attempt. 400 when the run is not failed or paused, or ' +
           'budgetUsd is given for a run that is not paused by its own budget (a run paused by the budget of a run above it ' +
-          'names that run: resume it instead).',
+          'names that run: resume it instead), and when a cancel or abandon of the run is queued (the run ends cancelled).',
         params: runIdParamsSchema,
         body: runResumeBodySchema,
         response: { 200: runOperationResponseSchema, ...responses },
@@ -111,7 +115,8 @@ export const runOperationRoutes: FastifyPluginAsyncZod<RunOperationRoutesOptions
       }
       const definition = await resumeDefinition(store, (name, query) => lookupWorkflow(opts.catalog, name, query), run);
       const payload = { ...(definition === undefined ? {} : { definition }), ...(budgetUsd !== undefined ? { budgetUsd } : {}) };
-      const done = await carryOut('resume_run', run, payload, runErrorText.cannotResume);
+      // Queued only while it applies: never behind a cancel or abandon that will end the run.
+      const done = await awaitCarriedOut(await requestResume(store, run.id, payload), run, runErrorText.cannotResume);
       req.log.info({ runId: run.id, from: run.status, done }, 'run.resume_requested');
       return {
         success: true as const,

@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger, FastifyReply } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { DASHBOARD_STREAM_KEY } from '../../conversations/conversation-id.js';
@@ -18,11 +18,18 @@ const streamDescription =
   'workflow_event); a `: heartbeat` comment every 15 s. Reconnect with Last-Event-ID (or ' +
   '?lastEventId=) to receive exactly the events missed; ?lastEventId=0 replays the whole history. ' +
   'An id beyond the newest event (a database that was reset) resumes from the newest: the stream ' +
-  'continues with the next event written. Without either, the stream starts with the next event written.';
+  'continues with the next event written. Without either, the stream starts with the next event written. ' +
+  'Past the cap on open streams (in all: CAIRN_MAX_STREAMS; from one client address: CAIRN_MAX_STREAMS_PER_CLIENT; ' +
+  'by default derived from the API process’s open-file limit) the answer is 503 STREAM_LIMIT_REACHED with Retry-After.';
 
-/** Opens an SSE response on the raw socket; fastify no longer manages this reply. */
-async function openStream(hub: SseHub, reply: FastifyReply, request: StreamRequest): Promise<void> {
+/**
+ * Opens an SSE response on the raw socket; fastify no longer manages this reply. Past a stream
+ * cap the request is refused (503, Retry-After) before anything is written.
+ */
+async function openStream(hub: SseHub, req: FastifyRequest, reply: FastifyReply, request: StreamRequest): Promise<void> {
   await hub.start();
+  const address = clientAddress(req);
+  hub.admit(address);
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, {
@@ -31,11 +38,17 @@ async function openStream(hub: SseHub, reply: FastifyReply, request: StreamReque
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
   });
-  const client = hub.open(res, request);
+  const client = hub.open(res, request, address);
   // A socket error ends this stream only; the client reconnects with Last-Event-ID.
   res.on('error', () => client.close('client_gone'));
   if (res.destroyed) client.close('client_gone');
   else res.once('close', () => client.close('client_gone'));
+}
+
+/** The address a stream is counted under: the socket's peer, an IPv4 one without its `::ffff:` prefix. */
+function clientAddress(req: FastifyRequest): string {
+  const address = req.socket.remoteAddress ?? 'unknown';
+  return address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address;
 }
 
 /**
@@ -85,7 +98,7 @@ export const streamRoutes: FastifyPluginAsyncZod<StreamRoutesOptions> = async (a
     { schema: { ...streamSchema, summary: 'Live events of every run (dashboard)' } },
     async (req, reply) => {
       const afterSeq = await resumePoint(events, req.log, req.headers['last-event-id'], req.query.lastEventId);
-      await openStream(hub, reply, { conversationId: undefined, afterSeq });
+      await openStream(hub, req, reply, { conversationId: undefined, afterSeq });
     },
   );
 
@@ -107,7 +120,7 @@ export const streamRoutes: FastifyPluginAsyncZod<StreamRoutesOptions> = async (a
     },
     async (req, reply) => {
       const afterSeq = await resumePoint(events, req.log, req.headers['last-event-id'], req.query.lastEventId);
-      await openStream(hub, reply, { conversationId: req.params.conversationId, afterSeq });
+      await openStream(hub, req, reply, { conversationId: req.params.conversationId, afterSeq });
     },
   );
 };

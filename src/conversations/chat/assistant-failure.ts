@@ -1,3 +1,5 @@
+import { SecretMask } from '../../shared/secret-mask.js';
+
 /**
  * The chat answer when the default assistant's call failed: what failed (the failure class the
  * adapters produce, with the provider's own words) and what to do about it. The credential is
@@ -30,9 +32,7 @@ const label: Readonly<Record<string, string>> = {
 
 /** Replaces every secret in a text (keys never reach a message, an event or a log). */
 export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join('[redacted]');
-  return out;
+  return new SecretMask(secrets).text(text);
 }
 
 export function assistantFailureText(provider: string, failureClass: string | undefined, error: string | undefined, secrets: readonly string[]): string {

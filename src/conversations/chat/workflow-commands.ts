@@ -1,7 +1,7 @@
 import { CairnError } from '../../shared/errors.js';
 import { terminalRunStatuses, type Run } from '../../store/schemas/run.js';
 import { resolveRunInputs } from '../../workflow/run-inputs.js';
-import { abandonableRunStatuses, requestGateAnswer, resumableRunStatuses, resumeDefinition, type GateVerb } from '../../runs/run-operations.js';
+import { abandonableRunStatuses, requestGateAnswer, requestResume, resumableRunStatuses, resumeDefinition, type GateVerb } from '../../runs/run-operations.js';
 import { runErrorText } from '../../runs/run-texts.js';
 import { queueRun } from '../queue-run.js';
 import { runRequestBodySchema } from '../../wire/run-request.js';
@@ -114,7 +114,12 @@ async function resume(deps: ChatDeps, runId: string | undefined): Promise<ChatAn
     if (err instanceof CairnError && err.code !== 'STORE_UNAVAILABLE') return answer(`Cannot resume workflow run ${run.id}: ${err.message}`);
     throw err;
   }
-  await deps.store.enqueueJob('resume_run', run.id, definition === undefined ? {} : { definition });
+  try {
+    await requestResume(deps.store, run.id, definition === undefined ? {} : { definition });
+  } catch (err) {
+    if (err instanceof CairnError && err.code !== 'STORE_UNAVAILABLE') return answer(err.message);
+    throw err;
+  }
   return answer(`Resuming workflow run ${run.id} (**${run.workflow_name}**): nodes that already succeeded are not run again.`);
 }
 

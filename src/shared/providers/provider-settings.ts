@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { positiveIntFromEnv } from '../env-settings.js';
+import { secretValuesOfEnv } from '../secret-mask.js';
 
 /**
  * What the install config (`$CAIRN_HOME/config.yaml`) and the environment say about AI
@@ -69,6 +70,13 @@ export interface ProviderSettings {
    * says how to configure one.
    */
   configured: Readonly<Record<string, boolean>>;
+  /**
+   * The configured secrets masked in everything a provider says before it is recorded
+   * (shared/secret-mask.ts): every connection's key, from config or environment, and the values
+   * of the environment's secret-looking variables (a GH token, a database password), which the
+   * provider CLIs run with.
+   */
+  maskedSecrets: readonly string[];
 }
 
 /** Builds the provider settings from the parsed config keys and the environment. */
@@ -90,7 +98,9 @@ export function resolveProviderSettings(
   const copilot = assistants.copilot ?? {};
   const anthropicConnection = compact({ baseUrl: pick(anthropic.baseUrl, env.ANTHROPIC_BASE_URL), apiKey: pick(anthropic.apiKey, env.ANTHROPIC_API_KEY) });
   const openAiConnection = compact({ baseUrl: pick(openai.baseUrl, env.OPENAI_BASE_URL), apiKey: pick(openai.apiKey, env.OPENAI_API_KEY) });
+  const configuredKeys = Object.values(assistants).map((assistant) => assistant.apiKey);
   return {
+    maskedSecrets: [...new Set([...configuredKeys, ...secretValuesOfEnv(env)].filter((s): s is string => s !== undefined))],
     defaultAssistant: env.CAIRN_DEFAULT_ASSISTANT?.trim() || file.defaultAssistant,
     defaultAssistantFromEnv: Boolean(env.CAIRN_DEFAULT_ASSISTANT?.trim()),
     assistants,

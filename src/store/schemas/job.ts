@@ -9,8 +9,10 @@ export const jobKindSchema = z.enum([
   'wake_run', 'child_run_settled',
 ]);
 /** Kinds whose claim records a cancel request on the run: whoever drives the run next ends it. */
-export const cancellingJobKinds: readonly JobKind[] = ['cancel_run', 'abandon_run'];
+export const cancellingJobKinds = ['cancel_run', 'abandon_run'] as const satisfies readonly JobKind[];
+export type CancellingJobKind = (typeof cancellingJobKinds)[number];
 export type JobKind = z.infer<typeof jobKindSchema>;
+export const isCancellingJobKind = (kind: JobKind): kind is CancellingJobKind => (cancellingJobKinds as readonly JobKind[]).includes(kind);
 
 /** The answers to a paused run's gate: at most one of them is open per run at a time. */
 export const gateDecisionJobKinds = ['approve_run', 'reject_run'] as const satisfies readonly JobKind[];

@@ -1,5 +1,5 @@
 import type { JobStore } from '../jobs.js';
-import { cancellingJobKinds } from '../schemas/job.js';
+import { isCancellingJobKind } from '../schemas/job.js';
 import { jobStatements } from './jobs-sql.js';
 import { runStatements } from './runs-sql.js';
 import type { SqliteSession } from './session.js';
@@ -19,7 +19,7 @@ export function sqliteJobStore(session: SqliteSession): JobStore {
         const now = session.now();
         const job = jobs.claim(ownerId, session.now(leaseMs), now);
         // Recorded as of when the user asked, which is what getCancelRequestedAt said while it was queued.
-        if (job && job.run_id !== null && cancellingJobKinds.includes(job.kind)) runs.requestCancel(job.run_id, job.created_at);
+        if (job && job.run_id !== null && isCancellingJobKind(job.kind)) runs.requestCancel(job.run_id, job.created_at);
         return job;
       });
     },

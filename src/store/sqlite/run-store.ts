@@ -1,6 +1,6 @@
 import { CairnError } from '../../shared/errors.js';
-import type { GateDecisionAnswer, RunStore } from '../runs.js';
-import { cancellingJobKinds, gateDecisionJobKinds, type GateDecisionJobKind } from '../schemas/job.js';
+import type { GateDecisionAnswer, RunContinuationAnswer, RunEnding, RunStore } from '../runs.js';
+import { cancellingJobKinds, gateDecisionJobKinds, isCancellingJobKind, type GateDecisionJobKind } from '../schemas/job.js';
 import { eventStatements } from './events-sql.js';
 import { isolationStatements } from './isolation-sql.js';
 import { jobStatements } from './jobs-sql.js';
@@ -41,6 +41,12 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
   const tellParent = (run: Run, now: string): void => {
     if (run.parent_run_id === null || (run.status !== 'paused' && !terminalRunStatuses.includes(run.status))) return;
     jobs.insert('child_run_settled', run.parent_run_id, { childRunId: run.id, status: run.status }, now);
+  };
+
+  /** The cancel or abandon of the run still open (queued, or claimed and not carried out), if any. */
+  const endingOf = (runId: string): RunEnding | undefined => {
+    const open = jobs.openOfKinds(runId, cancellingJobKinds);
+    return open && isCancellingJobKind(open.kind) ? { kind: open.kind, requestedAt: open.created_at } : undefined;
   };
 
   return {
@@ -166,10 +172,21 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
       session.write('queue the answer to a gate', (): GateDecisionAnswer => {
         const run = runs.get(input.runId);
         if (!run || run.status !== 'paused') return { queued: false, run };
+        const ending = endingOf(run.id);
+        if (ending) return { queued: false, run, ending };
         const open = jobs.openOfKinds(run.id, gateDecisionJobKinds);
         if (open) return { queued: false, run, open: open.kind as GateDecisionJobKind };
         jobs.insert(input.kind, run.id, input.payload, session.now());
         return { queued: true, run };
+      }),
+
+    requestRunContinuation: (input) =>
+      session.write('queue a job that carries a run on', (): RunContinuationAnswer => {
+        const run = runs.get(input.runId);
+        if (!run || !input.fromStatuses.includes(run.status)) return { queued: false, run };
+        const ending = endingOf(run.id);
+        if (ending) return { queued: false, run, ending };
+        return { queued: true, run, job: jobs.insert(input.kind, run.id, input.payload, session.now()) };
       }),
   };
 }

@@ -3,6 +3,7 @@ import { getProvider } from '../../shared/providers/registry.js';
 import type { NodeSessionStore } from '../../store/node-sessions.js';
 import { providersResumingSessions } from '../../worker/providers/available.js';
 import type { AgentAction } from '../run/run-plan.js';
+import { fileNameFor } from '../../shared/file-name.js';
 
 /**
  * Which provider session an AI attempt continues, from the node's session policy and the private
@@ -87,5 +88,5 @@ function sourcePathOf(path: string, source: NonNullable<AgentAction['sessionSour
 
 /** The folder of a node path's CLI sessions under the run's artifacts. */
 export function sessionDirUnder(artifactsDir: string): (path: string) => string {
-  return (path) => join(artifactsDir, '.cairn', 'sessions', encodeURIComponent(path));
+  return (path) => join(artifactsDir, '.cairn', 'sessions', fileNameFor(path));
 }

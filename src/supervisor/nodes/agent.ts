@@ -6,6 +6,7 @@ import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
 import type { AgentAttemptTask, AttemptResult } from '../../worker/attempt-protocol.js';
 import { providersWithAdapter } from '../../worker/providers/available.js';
+import type { ProviderConnection } from '../../worker/providers/provider-adapter.js';
 import { chooseSession, sessionDirUnder } from './agent-session.js';
 import { resolveModelBinding, type ModelBinding } from '../../workflow/model-binding.js';
 import type { ModelLayers } from '../../workflow/model-layers.js';
@@ -19,6 +20,8 @@ import { DEFAULT_PERMISSION_LEVEL, type AgentNodeOptions, type AgentOptions, typ
 import type { Effort } from '../../workflow/node-blocks.js';
 import { credentialVendorOf } from '../../shared/providers/credential-vendors.js';
 import { runUserOf, withCredential } from './agent-credential.js';
+import { fileNameFor } from '../../shared/file-name.js';
+import { secretValuesOfEnv } from '../../shared/secret-mask.js';
 
 /** Turns an AI node's prompt (inline or its command file) into the text sent, or says why it cannot be. */
 export type PreparePrompt = (
@@ -140,6 +143,7 @@ export class AgentNodeHandler implements NodeHandler {
       options: this.optionsOf(action),
       cwd: this.deps.workingPath,
       connection,
+      secrets: secretsOf(connection, this.deps.providers, this.deps.runEnv),
       firstEventTimeoutMs: this.deps.providers.firstEventTimeoutMs,
       idleTimeoutMs: Math.ceil(action.idleTimeoutMs ?? this.deps.providers.idleTimeoutMs),
       ...(resume !== undefined ? { resumeSessionId: resume } : {}),
@@ -147,7 +151,7 @@ export class AgentNodeHandler implements NodeHandler {
       killGraceMs: this.deps.killGraceMs,
       outputSpillDir: join(this.deps.artifactsDir, '.cairn', 'node-outputs'),
       artifactsDir: this.deps.artifactsDir,
-      scratchDir: join(this.deps.artifactsDir, '.cairn', 'attempts', encodeURIComponent(attempt.path), identity.attempt.id),
+      scratchDir: join(this.deps.artifactsDir, '.cairn', 'attempts', fileNameFor(attempt.path), identity.attempt.id),
       sessionDir,
     };
     let result: AttemptResult;
@@ -175,6 +179,16 @@ export class AgentNodeHandler implements NodeHandler {
     };
   }
 
+}
+
+/**
+ * What the worker masks in the provider's texts: the key or token this attempt sends, the
+ * secret-looking values of the run's own `config.env` (which the CLI's environment holds) and
+ * the install's configured secrets.
+ */
+function secretsOf(connection: ProviderConnection, providers: ProviderSettings, runEnv: Readonly<Record<string, string>> = {}): string[] {
+  const sent = [connection.apiKey, connection.authToken].filter((s): s is string => s !== undefined);
+  return [...new Set([...sent, ...secretValuesOfEnv(runEnv), ...providers.maskedSecrets])];
 }
 
 function outcomeOf(result: AttemptResult): AttemptOutcome {

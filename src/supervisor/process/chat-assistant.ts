@@ -66,7 +66,8 @@ export function createChatAssistant(deps: ChatAssistantDeps): ChatAssistant {
 function turnAssistant(deps: ChatAssistantDeps, binding: ModelBinding, connection: ProviderConnection, personal: boolean): TurnAssistant {
   const { providers } = deps.settings;
   const provider = binding.ok ? binding.provider : (providers.defaultAssistant ?? 'claude');
-  const secrets = [connection.apiKey, connection.authToken].filter((s): s is string => s !== undefined);
+  // The keys this turn sends, and every configured secret (the CLI runs with the server's environment).
+  const secrets = [...new Set([connection.apiKey, connection.authToken, ...providers.maskedSecrets].filter((s): s is string => s !== undefined))];
 
   function status(): AssistantStatus {
     if (!binding.ok) return { ready: false, provider, reason: 'unknown_provider', detail: describeUnknownProvider(provider) };
@@ -93,6 +94,7 @@ function turnAssistant(deps: ChatAssistantDeps, binding: ModelBinding, connectio
         systemPrompt: call.systemPrompt,
         cwd: call.cwd ?? deps.settings.home,
         connection,
+        secrets: [...secrets],
         firstEventTimeoutMs: providers.firstEventTimeoutMs,
         idleTimeoutMs: Math.min(providers.idleTimeoutMs, CHAT_IDLE_TIMEOUT_MS),
         scratchDir: join(deps.settings.home, 'tmp', 'chat', randomUUID()),

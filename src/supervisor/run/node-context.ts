@@ -17,6 +17,7 @@ import type { PlannedNode } from './run-plan.js';
 import { resolveScriptFile } from './script-files.js';
 import type { SkipDecision } from './skip-decision.js';
 import { makePrivateDirSync, PRIVATE_FILE_MODE } from '../../shared/private-files.js';
+import { fileNameFor } from '../../shared/file-name.js';
 
 /** Evaluates a node's `when` condition against upstream outputs: undefined means "run it", a
  * skip decision skips it, `{ fail }` fails it (a reference to a failed producer, say). */
@@ -67,7 +68,7 @@ export function createRunContext(
     ...(scope?.previousIteration ? { previousIteration: scope.previousIteration } : {}),
     // Values too large for a process environment reach the body through files of the run.
     spill: (value, name) => {
-      const file = join(input.artifactsDir, '.cairn', 'node-values', consumer, `${name}.txt`);
+      const file = join(input.artifactsDir, '.cairn', 'node-values', fileNameFor(consumer), `${fileNameFor(name)}.txt`);
       makePrivateDirSync(dirname(file));
       writeFileSync(file, value, { mode: PRIVATE_FILE_MODE });
       return file;

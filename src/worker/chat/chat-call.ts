@@ -5,6 +5,8 @@ import { chatCallTaskSchema } from '../chat-protocol.js';
 import { runAgent } from '../nodes/agent/agent.js';
 import { adapterFor } from '../providers/adapters.js';
 import type { ProviderAdapter } from '../providers/provider-adapter.js';
+import { withSecretsMasked } from '../providers/masking-adapter.js';
+import { SecretMask } from '../../shared/secret-mask.js';
 
 /**
  * A chat turn's call to the default assistant, inside a worker thread: the node attempts'
@@ -15,7 +17,8 @@ import type { ProviderAdapter } from '../providers/provider-adapter.js';
  */
 export async function runChatCall(input: unknown, store: Store, adapterOverride?: ProviderAdapter): Promise<ChatCallResult> {
   const task = chatCallTaskSchema.parse(input);
-  const adapter = adapterOverride ?? adapterFor(task.provider);
+  const registered = adapterOverride ?? adapterFor(task.provider);
+  const adapter = registered && withSecretsMasked(registered, new SecretMask(task.secrets));
   if (!adapter) {
     return { status: 'failed', text: '', streamed: false, tail: '', error: `provider '${task.provider}' has no adapter in this version of Cairn`, failureClass: 'misconfigured' };
   }

@@ -16,6 +16,7 @@ import { observeCheckout } from '../../codebases/checkout-state.js';
 import { chatCallTaskSchema, type ChatCallResult } from '../chat-protocol.js';
 import { runChatCall } from '../chat/chat-call.js';
 import { appendTerminalRecord } from './terminal-record.js';
+import { fileNameFor } from '../../shared/file-name.js';
 
 /**
  * Piscina's thread entry: one node attempt per call, several at once per thread. A thread
@@ -111,7 +112,7 @@ async function runAttemptTask(input: unknown): Promise<AttemptResult> {
     const checkout = task.artifactsDir === undefined ? undefined : await observeCheckout(task.cwd, {
       runId: task.runId,
       artifactsDir: task.artifactsDir,
-      manifestPath: join('.cairn', 'checkout', encodeURIComponent(task.path), `${attemptId}.jsonl`),
+      manifestPath: join('.cairn', 'checkout', fileNameFor(task.path), `${attemptId}.jsonl`),
     });
     if (task.kind === 'agent') {
       return await runAgentAttempt(task, { store, signal: controller.signal, checkout, notify, threadId });

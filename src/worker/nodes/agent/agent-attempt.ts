@@ -10,6 +10,8 @@ import { spillLongOutput } from '../exec/exec-records.js';
 import { runAgent, type AgentOutcome, type AgentTask } from './agent.js';
 import { agentFinishedEvent, agentStartedEvent, chunkEvent, ToolCallTally } from './agent-records.js';
 import { appendTerminalRecord } from '../../thread/terminal-record.js';
+import { SecretMask } from '../../../shared/secret-mask.js';
+import { withSecretsMasked } from '../../providers/masking-adapter.js';
 
 export interface AgentAttemptDeps {
   store: Store;
@@ -30,7 +32,8 @@ export async function runAgentAttempt(task: AgentTask, deps: AgentAttemptDeps): 
   const { store, checkout } = deps;
   const startedAt = new Date().toISOString();
   const t0 = performance.now();
-  const adapter = deps.adapter ?? adapterFor(task.provider);
+  const registered = deps.adapter ?? adapterFor(task.provider);
+  const adapter = registered && withSecretsMasked(registered, new SecretMask(task.secrets));
   let started = false;
   let spawnedPid: number | undefined;
   // Chunk events are written in order, off the stream's path; the terminal record waits for them.

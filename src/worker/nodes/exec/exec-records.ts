@@ -14,6 +14,7 @@ import type { FailureKind } from '../../../records/schemas/node-lifecycle.js';
 import type { NewRunEvent } from '../../../store/schemas/event.js';
 import type { AttemptResult, ExecAttemptTask as AttemptTask } from '../../attempt-protocol.js';
 import { makePrivateDir, PRIVATE_FILE_MODE } from '../../../shared/private-files.js';
+import { fileNameFor } from '../../../shared/file-name.js';
 
 /**
  * The events of an exec attempt, through the records module's one attempt factory. An exec node
@@ -87,7 +88,7 @@ export async function spillLongOutput(
   stream: SpillStream = 'out',
 ): Promise<string | undefined> {
   if (!previewOutput(output).truncated) return undefined;
-  const dir = join(task.outputSpillDir, encodeURIComponent(task.path));
+  const dir = join(task.outputSpillDir, fileNameFor(task.path));
   await makePrivateDir(dir);
   const file = join(dir, `${task.attempt.id}.${stream}`);
   await writeFile(file, output, { mode: PRIVATE_FILE_MODE });
