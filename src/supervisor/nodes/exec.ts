@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { Logger } from '../../shared/log.js';
 import type { StoreConfig } from '../../store/store-config.js';
@@ -7,7 +8,9 @@ import type { AttemptResult, AttemptTask, ExecAttemptTask } from '../../worker/a
 import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandler } from '../run/node-handler.js';
 import type { PlannedNode } from '../run/run-plan.js';
 import type { VariableValues } from '../../workflow/variables.js';
+import { MAX_HELPER_LOSSES } from '../../worker/lost-attempt.js';
 import { closeBrokenAttempt, keepFirstCheckout, recordRefusedAttempt } from './attempt-records.js';
+import { attemptAfterLost, isLostAttempt } from './lost-attempts.js';
 
 /** Runs one attempt in a worker (the Piscina pool in production). */
 export interface AttemptRunner {
@@ -42,19 +45,39 @@ export interface ExecHandlerDeps {
 
 /**
  * `bash` and `script` nodes: the body is substituted here, then the attempt runs in a worker
- * thread, which writes its records (or the pool does, when the thread could not).
+ * thread, which writes its records (or the pool does, when the thread could not). An attempt
+ * lost with its spawn helper runs again at once (lost-attempts.ts).
  */
 export class ExecNodeHandler implements NodeHandler {
   constructor(private readonly deps: ExecHandlerDeps) {}
 
   async runAttempt(attempt: NodeAttempt): Promise<AttemptOutcome> {
-    const { node, identity } = attempt;
+    const { node } = attempt;
     if (node.action.type !== 'exec') throw new Error(`node '${node.id}' is not an exec node`);
     const prepared = this.deps.prepare(node, attempt.variables, attempt.scope);
     if (!prepared.ok) {
       return recordRefusedAttempt(this.deps.store, this.deps.run, attempt, { error: prepared.error, failureKind: 'config' });
     }
-    const task: ExecAttemptTask = {
+    let current = attempt;
+    for (let lostBefore = 0; ; lostBefore++) {
+      assert(lostBefore < MAX_HELPER_LOSSES, 'the worker ends a run of lost attempts');
+      const startedAt = new Date().toISOString();
+      let result: AttemptResult;
+      try {
+        result = await this.deps.pool.runAttempt(this.taskOf(current, prepared, lostBefore), { signal: attempt.signal });
+      } catch (err) {
+        return closeBrokenAttempt(this.deps, current, startedAt, err);
+      }
+      keepFirstCheckout(current.identity, result);
+      if (!isLostAttempt(result)) return outcomeOf(result);
+      current = attemptAfterLost(current, result, this.deps.log);
+    }
+  }
+
+  private taskOf(attempt: NodeAttempt, prepared: { script: string; env: Record<string, string> }, lostBefore: number): ExecAttemptTask {
+    const { node, identity } = attempt;
+    if (node.action.type !== 'exec') throw new Error(`node '${node.id}' is not an exec node`);
+    return {
       kind: 'exec',
       store: this.deps.storeConfig,
       runId: this.deps.run.id,
@@ -65,6 +88,7 @@ export class ExecNodeHandler implements NodeHandler {
       legacyType: node.action.legacyType,
       invocation: { ...identity.invocation, loopPath: [...(attempt.loopPath ?? [])] },
       attempt: identity.attempt,
+      lostBefore,
       ...(attempt.diagnostics ? { diagnostics: { ...attempt.diagnostics } } : {}),
       script: prepared.script,
       deps: [...node.action.deps],
@@ -76,15 +100,6 @@ export class ExecNodeHandler implements NodeHandler {
       outputSpillDir: join(this.deps.artifactsDir, '.cairn', 'node-outputs'),
       artifactsDir: this.deps.artifactsDir,
     };
-    const startedAt = new Date().toISOString();
-    let result: AttemptResult;
-    try {
-      result = await this.deps.pool.runAttempt(task, { signal: attempt.signal });
-    } catch (err) {
-      return closeBrokenAttempt(this.deps, attempt, startedAt, err);
-    }
-    keepFirstCheckout(identity, result);
-    return outcomeOf(result);
   }
 }
 

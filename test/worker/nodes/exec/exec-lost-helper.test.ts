@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isProcessGroupAlive } from '../../../../src/shared/process-group.js';
+import { execAttemptTaskSchema } from '../../../../src/worker/attempt-protocol.js';
+import { runExec } from '../../../../src/worker/nodes/exec/exec.js';
+import { findExecutable } from '../../../../src/worker/spawn/find-executable.js';
+import { SpawnHelper } from '../../../../src/worker/spawn/spawn-helper.js';
+
+const perl = findExecutable('perl', process.env.PATH);
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'cairn-lost-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function task(script: string, lostBefore = 0) {
+  return execAttemptTaskSchema.parse({
+    kind: 'exec',
+    store: { backend: 'sqlite', path: 'unused' },
+    runId: 'run',
+    conversationId: 'conv',
+    path: 'n',
+    nodeId: 'n',
+    runtime: 'sh',
+    legacyType: 'bash',
+    invocation: { id: randomUUID(), startedAt: new Date().toISOString(), loopPath: [] },
+    attempt: { id: randomUUID(), number: lostBefore + 1 },
+    lostBefore,
+    script,
+    cwd: dir,
+    env: {},
+    timeoutMs: 60_000,
+    killGraceMs: 100,
+    outputSpillDir: 'unused',
+  });
+}
+
+/** Runs the attempt through `launcher` and kills its helper with SIGKILL once the program runs. */
+async function runAndKillHelper(launcher: SpawnHelper, lostBefore = 0) {
+  let pid = 0;
+  const outcome = await runExec(task('echo started; sleep 60', lostBefore), {
+    launcher,
+    async onSpawned(spawned) {
+      pid = spawned;
+      const stat = await readFile(`/proc/${spawned}/stat`, 'latin1');
+      const helperPid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      setImmediate(() => process.kill(helperPid, 'SIGKILL'));
+    },
+  });
+  return { outcome, pid };
+}
+
+describe.runIf(perl)('an exec attempt whose spawn helper dies', () => {
+  it('ends interrupted, to be run again, once its group is gone', async () => {
+    const launcher = new SpawnHelper(perl!);
+    try {
+      const { outcome, pid } = await runAndKillHelper(launcher);
+      expect(outcome).toMatchObject({ status: 'failed', failureKind: 'transient', retryable: true, interrupted: true, exitCode: null, pid });
+      expect(outcome.error).toMatch(/^Attempt interrupted: its spawn helper \(perl, pid \d+\) was killed by SIGKILL while it ran; its processes were killed and the node runs again$/);
+      expect(isProcessGroupAlive(pid)).toBe(false);
+    } finally {
+      launcher.stop();
+    }
+  });
+
+  it('fails for good at the third loss in a row, with the reason', async () => {
+    const launcher = new SpawnHelper(perl!);
+    try {
+      const { outcome } = await runAndKillHelper(launcher, 2);
+      expect(outcome).toMatchObject({ status: 'failed', failureKind: 'fatal', retryable: false });
+      expect(outcome.interrupted).toBeUndefined();
+      expect(outcome.error).toMatch(/^Node 'n' was running each of the last 3 times its spawn helper died \(last: its spawn helper .* was killed by SIGKILL\); it is not run again/);
+    } finally {
+      launcher.stop();
+    }
+  });
+
+  it('cannot start while its helper is crash-looping: a final failure that says what to do', async () => {
+    const launcher = new SpawnHelper(perl!, { restartLimit: { maxDeaths: 1, windowMs: 60_000 } });
+    try {
+      await runAndKillHelper(launcher);
+      const outcome = await runExec(task('echo never'), { launcher });
+      expect(outcome).toMatchObject({ status: 'failed', failureKind: 'fatal', retryable: false, output: '' });
+      expect(outcome.error).toMatch(/^node 'n' cannot start: the spawn helper .* died 1 time within 60 s .*CAIRN_EXEC_SPAWNER=direct/);
+    } finally {
+      launcher.stop();
+    }
+  });
+});
