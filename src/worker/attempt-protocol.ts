@@ -78,6 +78,7 @@ export const agentAttemptTaskSchema = z.object({
   ]),
   invocation: execAttemptTaskSchema.shape.invocation,
   attempt: execAttemptTaskSchema.shape.attempt,
+  lostBefore: execAttemptTaskSchema.shape.lostBefore,
   prompt: z.string(),
   provider: providerIdSchema,
   /** The model asked for, as resolved from node, workflow and config; absent: the provider's default. */

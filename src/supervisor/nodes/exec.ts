@@ -51,33 +51,15 @@ export interface ExecHandlerDeps {
 export class ExecNodeHandler implements NodeHandler {
   constructor(private readonly deps: ExecHandlerDeps) {}
 
-  async runAttempt(attempt: NodeAttempt): Promise<AttemptOutcome> {
-    const { node } = attempt;
+  /** `lostBefore`: attempts of this invocation lost with their spawn helper just before this one. */
+  async runAttempt(attempt: NodeAttempt, lostBefore = 0): Promise<AttemptOutcome> {
+    const { node, identity } = attempt;
     if (node.action.type !== 'exec') throw new Error(`node '${node.id}' is not an exec node`);
     const prepared = this.deps.prepare(node, attempt.variables, attempt.scope);
     if (!prepared.ok) {
       return recordRefusedAttempt(this.deps.store, this.deps.run, attempt, { error: prepared.error, failureKind: 'config' });
     }
-    let current = attempt;
-    for (let lostBefore = 0; ; lostBefore++) {
-      assert(lostBefore < MAX_HELPER_LOSSES, 'the worker ends a run of lost attempts');
-      const startedAt = new Date().toISOString();
-      let result: AttemptResult;
-      try {
-        result = await this.deps.pool.runAttempt(this.taskOf(current, prepared, lostBefore), { signal: attempt.signal });
-      } catch (err) {
-        return closeBrokenAttempt(this.deps, current, startedAt, err);
-      }
-      keepFirstCheckout(current.identity, result);
-      if (!isLostAttempt(result)) return outcomeOf(result);
-      current = attemptAfterLost(current, result, this.deps.log);
-    }
-  }
-
-  private taskOf(attempt: NodeAttempt, prepared: { script: string; env: Record<string, string> }, lostBefore: number): ExecAttemptTask {
-    const { node, identity } = attempt;
-    if (node.action.type !== 'exec') throw new Error(`node '${node.id}' is not an exec node`);
-    return {
+    const task: ExecAttemptTask = {
       kind: 'exec',
       store: this.deps.storeConfig,
       runId: this.deps.run.id,
@@ -100,6 +82,17 @@ export class ExecNodeHandler implements NodeHandler {
       outputSpillDir: join(this.deps.artifactsDir, '.cairn', 'node-outputs'),
       artifactsDir: this.deps.artifactsDir,
     };
+    const startedAt = new Date().toISOString();
+    let result: AttemptResult;
+    try {
+      result = await this.deps.pool.runAttempt(task, { signal: attempt.signal });
+    } catch (err) {
+      return closeBrokenAttempt(this.deps, attempt, startedAt, err);
+    }
+    keepFirstCheckout(identity, result);
+    if (!isLostAttempt(result)) return outcomeOf(result);
+    assert(lostBefore + 1 < MAX_HELPER_LOSSES, 'the worker makes the last loss in a row final');
+    return this.runAttempt(attemptAfterLost(attempt, result, this.deps.log), lostBefore + 1);
   }
 }
 
