@@ -7,12 +7,15 @@ export interface HelperRestartLimit {
 }
 
 /**
- * Five deaths in a minute. A helper dies when something kills it (a `kill -9`, the OOM killer)
- * or a node kills its own parent; each death interrupts the attempts it was running, which run
- * again at once through a new helper. A helper that keeps dying would make that a loop, so past
- * this it is left dead until the window has room again, and launches fail with the reason.
+ * Five deaths in ten seconds. A helper dies when something kills it (a `kill -9`, the OOM
+ * killer) or a node kills its own parent; each death interrupts the attempts it was running,
+ * which run again at once through a new helper. A helper that keeps dying would make that a
+ * loop, so past this it is left dead until the window has room again, and launches fail with the
+ * reason. A helper that cannot run at all dies five times within milliseconds; kills from outside
+ * (a test harness, an operator) come seconds apart and stay under the limit. A node that kills its
+ * helper each time is stopped sooner, by MAX_HELPER_LOSSES.
  */
-export const DEFAULT_HELPER_RESTART_LIMIT: HelperRestartLimit = { maxDeaths: 5, windowMs: 60_000 };
+export const DEFAULT_HELPER_RESTART_LIMIT: HelperRestartLimit = { maxDeaths: 5, windowMs: 10_000 };
 
 /** The recent deaths of one launcher's spawn helpers, and whether another may be started. */
 export class HelperDeaths {
