@@ -7,9 +7,13 @@
 /**
  * A node found running at each of this many helper deaths in a row is not run again: it is most
  * likely what kills the helper (`kill $PPID`, or it exhausts memory), and running it once more
- * would only kill the helper again. As for a supervisor's death (supervisor/run/restore-run.ts).
+ * would only kill the helper again (and, each time, the other attempts the helper ran). A
+ * supervisor's death stops a node at 3 (supervisor/run/restore-run.ts); a helper's death costs
+ * far less, so a node gets a little more room here. No count tells a node that kills its helper
+ * from a killer outside that strikes whenever the node runs: `cairn stress --kill helper`, which
+ * kills a helper as soon as nodes are in flight, lost one node 10 times in a row in 12 kills.
  */
-export const MAX_HELPER_LOSSES = 3;
+export const MAX_HELPER_LOSSES = 5;
 
 export interface LostFailure {
   error: string;
@@ -37,7 +41,7 @@ export function lostFailure(nodeId: string, lost: string, lostBefore: number): L
     error:
       `Node '${nodeId}' was running each of the last ${losses} times its spawn helper died (last: ${lost}); it is not run ` +
       `again, since it is most likely what kills the helper (it kills its parent process, or exhausts memory). ` +
-      `Check the node's command, then run the workflow again.`,
+      `Check the node's command, and whether something else keeps killing perl processes, then resume the run.`,
     failureKind: 'fatal',
     retryable: false,
   };

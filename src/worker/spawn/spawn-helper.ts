@@ -20,6 +20,8 @@ interface Helper {
   proc: ChildProcess;
   /** Asked to end (`stop()`): its children are let go, not killed. */
   stopping: boolean;
+  /** It answered a request: it could run (HelperDeaths). */
+  answered: boolean;
   /** Its end has been handled. */
   gone: boolean;
 }
@@ -55,7 +57,7 @@ const signalNames = new Map(Object.entries(constants.signals).map(([name, n]) =>
  * One per worker thread. If the helper dies, the children it was running are lost: their
  * process groups are killed (confirmed gone) and they end with `lost` set, so their attempts
  * are recorded interrupted and run again; requests it had not answered are sent to a new helper.
- * A helper that keeps dying is not started again for a while (HelperDeaths).
+ * Helpers that keep dying before they can start anything are not started for a while (HelperDeaths).
  */
 export class SpawnHelper implements ChildLauncher {
   readonly kind = 'helper' as const;
@@ -107,7 +109,7 @@ export class SpawnHelper implements ChildLauncher {
       stdio: ['pipe', 'pipe', 'inherit'],
       env: workerEnv(),
     });
-    const helper: Helper = { proc, stopping: false, gone: false };
+    const helper: Helper = { proc, stopping: false, answered: false, gone: false };
     this.helper = helper;
     const replies = new HelperReplyReader((reply) => this.onReply(helper, reply));
     proc.stdout!.on('data', (chunk: Buffer) => replies.push(chunk));
@@ -137,7 +139,7 @@ export class SpawnHelper implements ChildLauncher {
       return;
     }
     const pid = helper.proc.pid ?? 'none';
-    this.deaths.note(`pid ${pid} ${how}`);
+    this.deaths.note(`pid ${pid} ${how}`, helper.answered);
     // A request it had not answered: if it forked, the child exits at its gate without running
     // anything (only the helper held the gate's write end), so it is asked of a new helper.
     for (const { command, sinks, resolve, reject } of launches) this.send({ command, sinks, resolve, reject });
@@ -164,6 +166,7 @@ export class SpawnHelper implements ChildLauncher {
   }
 
   private onReply(helper: Helper, { type, id, arg, body }: HelperReply): void {
+    helper.answered = true;
     switch (type) {
       case 's':
         return this.onStarted(helper, id, Number(arg));

@@ -221,19 +221,35 @@ describe.runIf(helper)('the spawn helper', () => {
     }
   });
 
-  it('is not started again once it died too often: a launch fails with the reason and what to do', async () => {
-    const own = new SpawnHelper(perl!, { restartLimit: { maxDeaths: 2, windowMs: 60_000 } });
+  it('is started again however often it is killed after it worked', async () => {
+    const own = new SpawnHelper(perl!, { restartLimit: { maxEarlyDeaths: 2, pauseMs: 60_000 } });
     try {
-      for (let death = 1; death <= 2; death++) {
+      for (let death = 1; death <= 3; death++) {
         const launched = (await own.launch({ file: bash, args: ['-c', 'sleep 60'], cwd: dir, env: {} }, { stdout: () => {}, stderr: () => {} })) as Extract<LaunchResult, { ok: true }>;
         process.kill(parentPid(await readFile(`/proc/${launched.child.pid}/stat`, 'latin1')), 'SIGKILL');
         expect((await launched.child.closed).lost).toBeDefined();
       }
+      expect((await run(own, 'echo still')).stdout).toBe('still\n');
+    } finally {
+      own.stop();
+    }
+  });
+});
+
+describe('a spawn helper that cannot run', () => {
+  it('is started a bounded number of times, then a launch fails with the reason and what to do', async () => {
+    // `false` stands in for a perl that dies before it answers anything.
+    const own = new SpawnHelper(findExecutable('false', process.env.PATH)!, { restartLimit: { maxEarlyDeaths: 3, pauseMs: 60_000 } });
+    try {
       const refused = await own.launch({ file: bash, args: ['-c', 'true'], cwd: dir, env: {} }, { stdout: () => {}, stderr: () => {} });
       expect(refused).toMatchObject({ ok: false, error: { unavailable: true } });
       if (refused.ok) return;
-      expect(refused.error.message).toMatch(/died 2 times within 60 s \(last: pid \d+ was killed by SIGKILL\), so it is not started again for \d+ s/);
-      expect(refused.error.message).toMatch(/CAIRN_EXEC_SPAWNER=direct/);
+      expect(refused.error.message).toMatch(
+        /died 3 times in a row before it could start anything \(last: pid \d+ exited with code 1\), so it is not started again for 60 s/,
+      );
+      expect(refused.error.message).toMatch(/perl -e 1.*CAIRN_EXEC_SPAWNER=direct/);
+      // Within the pause, nothing is started: the next launch is refused at once.
+      expect(await own.launch({ file: bash, args: ['-c', 'true'], cwd: dir, env: {} }, { stdout: () => {}, stderr: () => {} })).toMatchObject({ ok: false });
     } finally {
       own.stop();
     }

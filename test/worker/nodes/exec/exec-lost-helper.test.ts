@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isProcessGroupAlive } from '../../../../src/shared/process-group.js';
 import { execAttemptTaskSchema } from '../../../../src/worker/attempt-protocol.js';
+import { MAX_HELPER_LOSSES } from '../../../../src/worker/lost-attempt.js';
 import { runExec } from '../../../../src/worker/nodes/exec/exec.js';
 import { findExecutable } from '../../../../src/worker/spawn/find-executable.js';
 import { SpawnHelper } from '../../../../src/worker/spawn/spawn-helper.js';
@@ -69,25 +70,26 @@ describe.runIf(perl)('an exec attempt whose spawn helper dies', () => {
     }
   });
 
-  it('fails for good at the third loss in a row, with the reason', async () => {
+  it('fails for good at the last loss in a row allowed, with the reason', async () => {
     const launcher = new SpawnHelper(perl!);
     try {
-      const { outcome } = await runAndKillHelper(launcher, 2);
+      const { outcome } = await runAndKillHelper(launcher, MAX_HELPER_LOSSES - 1);
       expect(outcome).toMatchObject({ status: 'failed', failureKind: 'fatal', retryable: false });
       expect(outcome.interrupted).toBeUndefined();
-      expect(outcome.error).toMatch(/^Node 'n' was running each of the last 3 times its spawn helper died \(last: its spawn helper .* was killed by SIGKILL\); it is not run again/);
+      expect(outcome.error).toMatch(new RegExp(`^Node 'n' was running each of the last ${MAX_HELPER_LOSSES} times`));
+      expect(outcome.error).toMatch(/was running each of the last \d+ times its spawn helper died \(last: its spawn helper .* was killed by SIGKILL\); it is not run again/);
     } finally {
       launcher.stop();
     }
   });
 
   it('cannot start while its helper is crash-looping: a final failure that says what to do', async () => {
-    const launcher = new SpawnHelper(perl!, { restartLimit: { maxDeaths: 1, windowMs: 60_000 } });
+    // `false` stands in for a perl that dies before it answers anything.
+    const launcher = new SpawnHelper(findExecutable('false', process.env.PATH)!, { restartLimit: { maxEarlyDeaths: 2, pauseMs: 60_000 } });
     try {
-      await runAndKillHelper(launcher);
       const outcome = await runExec(task('echo never'), { launcher });
       expect(outcome).toMatchObject({ status: 'failed', failureKind: 'fatal', retryable: false, output: '' });
-      expect(outcome.error).toMatch(/^node 'n' cannot start: the spawn helper .* died 1 time within 60 s .*CAIRN_EXEC_SPAWNER=direct/);
+      expect(outcome.error).toMatch(/^node 'n' cannot start: the spawn helper .* died 2 times in a row .*CAIRN_EXEC_SPAWNER=direct/);
     } finally {
       launcher.stop();
     }
