@@ -35,6 +35,11 @@ export const execAttemptTaskSchema = z.object({
     checkoutStart: checkoutObservationSchema.optional(),
   }),
   attempt: z.object({ id: z.string(), number: z.number().int().min(1) }),
+  /**
+   * Attempts of this invocation lost, one after the other just before this one, because their
+   * spawn helper died (each was run again at once): at MAX_HELPER_LOSSES a loss is final.
+   */
+  lostBefore: z.number().int().nonnegative().default(0),
   /** Written on the attempt's terminal record (a loop iteration's `iteration` and `maxIterations`). */
   diagnostics: z.object({ iteration: z.number().int().optional(), maxIterations: z.number().int().optional() }).optional(),
   /** The script body after variable substitution (bash), or the script code / file (bun, uv). */
@@ -73,6 +78,7 @@ export const agentAttemptTaskSchema = z.object({
   ]),
   invocation: execAttemptTaskSchema.shape.invocation,
   attempt: execAttemptTaskSchema.shape.attempt,
+  lostBefore: execAttemptTaskSchema.shape.lostBefore,
   prompt: z.string(),
   provider: providerIdSchema,
   /** The model asked for, as resolved from node, workflow and config; absent: the provider's default. */
@@ -151,7 +157,11 @@ export const attemptResultSchema = z.object({
   stderrTruncated: z.literal(true).optional(),
   /** Every byte stderr produced, when `stderrTruncated`. */
   stderrBytes: z.number().int().nonnegative().optional(),
-  /** The attempt was stopped by a shutdown, not by its own outcome: it runs again later. */
+  /**
+   * Not the attempt's own outcome: with `cancelled`, a shutdown stopped it (it runs again when the
+   * run is next driven); with `failed`, its spawn helper died under it while the run goes on (the
+   * supervisor side runs it again at once, as a new attempt of the same invocation).
+   */
   interrupted: z.boolean().optional(),
   /** The checkout as this attempt found it (recorded as its `checkoutStart`). */
   checkoutStart: checkoutObservationSchema.optional(),

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { ProviderSettings } from '../../shared/providers/provider-settings.js';
 import type { Logger } from '../../shared/log.js';
@@ -13,7 +14,9 @@ import type { ModelLayers } from '../../workflow/model-layers.js';
 import type { VariableValues } from '../../workflow/variables.js';
 import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandler } from '../run/node-handler.js';
 import type { PlannedNode } from '../run/run-plan.js';
+import { MAX_HELPER_LOSSES } from '../../worker/lost-attempt.js';
 import { closeBrokenAttempt, keepFirstCheckout, recordRefusedAttempt } from './attempt-records.js';
+import { attemptAfterLost, isLostAttempt } from './lost-attempts.js';
 import type { AttemptRunner } from './exec.js';
 import type { CredentialSource } from '../../credentials/credential-source.js';
 import { DEFAULT_PERMISSION_LEVEL, type AgentNodeOptions, type AgentOptions, type PermissionLevel } from '../../shared/providers/agent-options.js';
@@ -82,12 +85,14 @@ export function bindingOf(node: PlannedNode, workflow: WorkflowAiDefaults, model
  * the attempt runs in a worker thread through the provider's adapter, which writes its records
  * (or the pool does, when the thread could not). A node that cannot be sent (an unknown or
  * adapter-less provider, a missing command file, a reference that cannot be resolved) fails at
- * once with a configuration error and no provider call.
+ * once with a configuration error and no provider call. An attempt whose CLI was lost with its
+ * spawn helper runs again at once (lost-attempts.ts).
  */
 export class AgentNodeHandler implements NodeHandler {
   constructor(private readonly deps: AgentHandlerDeps) {}
 
-  async runAttempt(attempt: NodeAttempt): Promise<AttemptOutcome> {
+  /** `lostBefore`: attempts of this invocation lost with their spawn helper just before this one. */
+  async runAttempt(attempt: NodeAttempt, lostBefore = 0): Promise<AttemptOutcome> {
     const { node, identity } = attempt;
     if (node.action.type !== 'agent') throw new Error(`node '${node.id}' is not an AI node`);
     const action = node.action;
@@ -134,6 +139,7 @@ export class AgentNodeHandler implements NodeHandler {
       invocation: { ...identity.invocation, loopPath: [...(attempt.loopPath ?? [])] },
       ...(attempt.diagnostics ? { diagnostics: { ...attempt.diagnostics } } : {}),
       attempt: identity.attempt,
+      lostBefore,
       prompt: prepared.prompt,
       provider: binding.provider,
       ...(binding.model !== undefined ? { model: binding.model } : {}),
@@ -161,7 +167,9 @@ export class AgentNodeHandler implements NodeHandler {
       return closeBrokenAttempt(this.deps, attempt, new Date().toISOString(), err);
     }
     keepFirstCheckout(identity, result);
-    return outcomeOf(result);
+    if (!isLostAttempt(result)) return outcomeOf(result);
+    assert(lostBefore + 1 < MAX_HELPER_LOSSES, 'the worker makes the last loss in a row final');
+    return this.runAttempt(attemptAfterLost(attempt, result, this.deps.log), lostBefore + 1);
   }
 
   /**

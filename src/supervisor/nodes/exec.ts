@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { Logger } from '../../shared/log.js';
 import type { StoreConfig } from '../../store/store-config.js';
@@ -7,7 +8,9 @@ import type { AttemptResult, AttemptTask, ExecAttemptTask } from '../../worker/a
 import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandler } from '../run/node-handler.js';
 import type { PlannedNode } from '../run/run-plan.js';
 import type { VariableValues } from '../../workflow/variables.js';
+import { MAX_HELPER_LOSSES } from '../../worker/lost-attempt.js';
 import { closeBrokenAttempt, keepFirstCheckout, recordRefusedAttempt } from './attempt-records.js';
+import { attemptAfterLost, isLostAttempt } from './lost-attempts.js';
 
 /** Runs one attempt in a worker (the Piscina pool in production). */
 export interface AttemptRunner {
@@ -42,12 +45,14 @@ export interface ExecHandlerDeps {
 
 /**
  * `bash` and `script` nodes: the body is substituted here, then the attempt runs in a worker
- * thread, which writes its records (or the pool does, when the thread could not).
+ * thread, which writes its records (or the pool does, when the thread could not). An attempt
+ * lost with its spawn helper runs again at once (lost-attempts.ts).
  */
 export class ExecNodeHandler implements NodeHandler {
   constructor(private readonly deps: ExecHandlerDeps) {}
 
-  async runAttempt(attempt: NodeAttempt): Promise<AttemptOutcome> {
+  /** `lostBefore`: attempts of this invocation lost with their spawn helper just before this one. */
+  async runAttempt(attempt: NodeAttempt, lostBefore = 0): Promise<AttemptOutcome> {
     const { node, identity } = attempt;
     if (node.action.type !== 'exec') throw new Error(`node '${node.id}' is not an exec node`);
     const prepared = this.deps.prepare(node, attempt.variables, attempt.scope);
@@ -65,6 +70,7 @@ export class ExecNodeHandler implements NodeHandler {
       legacyType: node.action.legacyType,
       invocation: { ...identity.invocation, loopPath: [...(attempt.loopPath ?? [])] },
       attempt: identity.attempt,
+      lostBefore,
       ...(attempt.diagnostics ? { diagnostics: { ...attempt.diagnostics } } : {}),
       script: prepared.script,
       deps: [...node.action.deps],
@@ -84,7 +90,9 @@ export class ExecNodeHandler implements NodeHandler {
       return closeBrokenAttempt(this.deps, attempt, startedAt, err);
     }
     keepFirstCheckout(identity, result);
-    return outcomeOf(result);
+    if (!isLostAttempt(result)) return outcomeOf(result);
+    assert(lostBefore + 1 < MAX_HELPER_LOSSES, 'the worker makes the last loss in a row final');
+    return this.runAttempt(attemptAfterLost(attempt, result, this.deps.log), lostBefore + 1);
   }
 }
 

@@ -121,7 +121,13 @@ export async function launchCli(opts: CliLaunch): Promise<{ ok: true; proc: CliP
     throw err;
   }
   child.start();
-  void child.closed.then(() => lines.end(), () => lines.end());
+  void child.closed.then(
+    (end) => {
+      if (end.lost !== undefined) opts.ctx.onLost?.(end.lost);
+      lines.end();
+    },
+    () => lines.end(),
+  );
   // Every caller waits for the one kill: an adapter that stops its CLI after a watchdog already
   // began to must not end the attempt while a member of the group is still exiting.
   let stopping: Promise<void> | undefined;

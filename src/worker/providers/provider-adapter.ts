@@ -121,6 +121,12 @@ export interface AdapterContext {
   signal: AbortSignal;
   /** CLI adapters: called with the child's process group before it is let go. */
   onSpawned?: (pid: number) => Promise<void>;
+  /**
+   * CLI adapters: the launcher lost the child (its spawn helper died; its group is killed), with
+   * what happened. Called before its stdout ends: the attempt is an interruption, not a failure
+   * of the provider.
+   */
+  onLost?: (lost: string) => void;
 }
 
 export interface ProviderAdapter {

@@ -29,6 +29,12 @@ export interface OutputSinks {
 export interface ChildEnd {
   code: number | null;
   signal: NodeJS.Signals | null;
+  /**
+   * Set when the launcher lost the child instead of seeing it end (its spawn helper died): the
+   * child's process group was killed and confirmed gone before this end was given. Says what
+   * happened, for the attempt's record; `code` and `signal` are then null.
+   */
+  lost?: string;
 }
 
 /**
@@ -53,6 +59,8 @@ export interface LaunchedChild {
 export interface LaunchError {
   code?: string;
   message: string;
+  /** The launcher cannot start any child for now (its spawn helper keeps dying); `message` says what to do. */
+  unavailable?: true;
 }
 
 export type LaunchResult = { ok: true; child: LaunchedChild } | { ok: false; error: LaunchError };

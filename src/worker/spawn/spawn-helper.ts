@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
-import { CairnError } from '../../shared/errors.js';
+import { CairnError, coerceError } from '../../shared/errors.js';
+import { killProcessGroup, startedNoLaterThan } from '../../shared/process-group.js';
 import type {
   ChildEnd,
   ChildLauncher,
@@ -9,10 +10,26 @@ import type {
   LaunchResult,
   OutputSinks,
 } from './child-launcher.js';
+import { HelperDeaths, type HelperRestartLimit } from './helper-deaths.js';
+import { HelperReplyReader, type HelperReply } from './helper-replies.js';
 import { SPAWN_HELPER_PROGRAM } from './spawn-helper-program.js';
 import { workerEnv } from './worker-env.js';
 
+/** One helper process. */
+interface Helper {
+  proc: ChildProcess;
+  /** Asked to end (`stop()`): its children are let go, not killed. */
+  stopping: boolean;
+  /** It answered a request: it could run (HelperDeaths). */
+  answered: boolean;
+  /** Its end has been handled. */
+  gone: boolean;
+}
+
+/** A request the helper has not answered yet. */
 interface Launching {
+  helper: Helper;
+  command: LaunchCommand;
   sinks: OutputSinks;
   resolve(result: LaunchResult): void;
   reject(err: Error): void;
@@ -20,6 +37,10 @@ interface Launching {
 
 /** A child the helper started; `closed` settles once it exited and both streams closed. */
 interface Running {
+  helper: Helper;
+  pid: number;
+  /** When the helper reported the fork (epoch ms): a later process with this pid is not ours. */
+  forkedAt: number;
   sinks: OutputSinks;
   end?: ChildEnd;
   openStreams: number;
@@ -28,97 +49,127 @@ interface Running {
   fail(err: Error): void;
 }
 
-const NEWLINE = 0x0a;
 const errnoNames = new Map(Object.entries(constants.errno).map(([name, n]) => [n, name]));
 const signalNames = new Map(Object.entries(constants.signals).map(([name, n]) => [n, name as NodeJS.Signals]));
 
 /**
  * The worker's side of one spawn helper process (see spawn-helper-program.ts for the protocol).
- * One per worker thread; if it dies, its attempts fail and the next launch starts a new one.
+ * One per worker thread. If the helper dies, the children it was running are lost: their
+ * process groups are killed (confirmed gone) and they end with `lost` set, so their attempts
+ * are recorded interrupted and run again; requests it had not answered are sent to a new helper.
+ * Helpers that keep dying before they can start anything are not started for a while (HelperDeaths).
  */
 export class SpawnHelper implements ChildLauncher {
   readonly kind = 'helper' as const;
-  private proc: ChildProcess | undefined;
+  private helper: Helper | undefined;
   private nextId = 0;
   private readonly launching = new Map<string, Launching>();
   private readonly running = new Map<string, Running>();
-  private pending: Buffer = Buffer.alloc(0);
+  private readonly deaths: HelperDeaths;
 
-  constructor(private readonly perlPath: string) {}
+  constructor(
+    private readonly perlPath: string,
+    opts: { restartLimit?: HelperRestartLimit } = {},
+  ) {
+    this.deaths = new HelperDeaths(opts.restartLimit);
+  }
 
   launch(command: LaunchCommand, sinks: OutputSinks): Promise<LaunchResult> {
-    const proc = this.proc ?? this.start();
+    return new Promise<LaunchResult>((resolve, reject) => this.send({ command, sinks, resolve, reject }));
+  }
+
+  /** Ends the helper; children it started live on in their own sessions. */
+  stop(): void {
+    if (!this.helper) return;
+    this.helper.stopping = true;
+    this.helper.proc.stdin?.end();
+    this.helper = undefined;
+  }
+
+  private send(request: Omit<Launching, 'helper'>): void {
+    let helper = this.helper;
+    if (!helper) {
+      const refusal = this.deaths.refusal();
+      if (refusal) return request.resolve({ ok: false, error: refusal });
+      helper = this.start();
+    }
+    const { command } = request;
     const id = String(++this.nextId);
     // argv[0] is the file itself, as Node's spawn sets it. The helper runs with the worker's
     // environment, so only the task's own variables travel with the request.
     const fields = [command.cwd, command.file, String(command.args.length + 1), command.file, ...command.args];
     for (const [key, value] of Object.entries(command.env)) fields.push(`${key}=${value}`);
     const payload = fields.join('\0');
-    return new Promise<LaunchResult>((resolve, reject) => {
-      this.launching.set(id, { sinks, resolve, reject });
-      proc.stdin!.write(`spawn ${id} ${Buffer.byteLength(payload)}\n${payload}`);
-    });
+    this.launching.set(id, { ...request, helper });
+    helper.proc.stdin!.write(`spawn ${id} ${Buffer.byteLength(payload)}\n${payload}`);
   }
 
-  /** Ends the helper; children it started live on in their own sessions. */
-  stop(): void {
-    this.proc?.stdin?.end();
-    this.proc = undefined;
-  }
-
-  private start(): ChildProcess {
+  private start(): Helper {
     const proc = spawn(this.perlPath, ['-e', SPAWN_HELPER_PROGRAM], {
       stdio: ['pipe', 'pipe', 'inherit'],
       env: workerEnv(),
     });
-    this.proc = proc;
-    this.pending = Buffer.alloc(0);
-    proc.stdout!.on('data', (chunk: Buffer) => this.onData(chunk));
-    proc.once('exit', (code, signal) => this.onHelperExit(proc, `spawn helper exited (code ${code}, signal ${signal})`));
-    proc.once('error', (err) => this.onHelperExit(proc, `spawn helper failed: ${err.message}`));
-    proc.stdin!.on('error', () => {}); // a dead helper is reported through 'exit'
+    const helper: Helper = { proc, stopping: false, answered: false, gone: false };
+    this.helper = helper;
+    const replies = new HelperReplyReader((reply) => this.onReply(helper, reply));
+    proc.stdout!.on('data', (chunk: Buffer) => replies.push(chunk));
+    // 'close' comes after the exit and after the last reply was read: a child whose end the
+    // helper reported before it died keeps that end.
+    proc.once('close', (code, signal) => this.onHelperGone(helper, signal ? `was killed by ${signal}` : `exited with code ${code}`));
+    proc.once('error', (err) => this.onHelperGone(helper, `failed: ${err.message}`));
+    proc.stdin!.on('error', () => {}); // a dead helper is reported through 'close'
     // The helper must not keep a thread or process alive on its own; attempts keep their own timers.
     proc.unref();
     (proc.stdin as unknown as { unref?: () => void }).unref?.();
     (proc.stdout as unknown as { unref?: () => void }).unref?.();
-    return proc;
+    return helper;
   }
 
-  private onHelperExit(proc: ChildProcess, reason: string): void {
-    if (this.proc === proc) this.proc = undefined;
-    const err = new CairnError('INTERNAL', reason);
-    for (const launch of this.launching.values()) launch.reject(err);
-    for (const child of this.running.values()) child.fail(err);
-    this.launching.clear();
-    this.running.clear();
-  }
-
-  /** Parses reply frames: a header line, then for data frames the announced number of bytes. */
-  private onData(chunk: Buffer): void {
-    let buf = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
-    for (;;) {
-      const nl = buf.indexOf(NEWLINE);
-      if (nl < 0) break;
-      const [type, id, arg] = buf.toString('latin1', 0, nl).split(' ') as [string, string, string];
-      if (type === '1' || type === '2' || type === 'f') {
-        const len = Number(arg);
-        if (buf.length < nl + 1 + len) break;
-        const body = buf.subarray(nl + 1, nl + 1 + len);
-        buf = buf.subarray(nl + 1 + len);
-        this.onFrame(type, id, arg, body);
-      } else {
-        buf = buf.subarray(nl + 1);
-        this.onFrame(type, id, arg, undefined);
-      }
+  /** `how` the helper ended: `was killed by SIGKILL`, `exited with code 1`, `failed: ...`. */
+  private onHelperGone(helper: Helper, how: string): void {
+    if (helper.gone) return;
+    helper.gone = true;
+    if (this.helper === helper) this.helper = undefined;
+    const launches = takeWhere(this.launching, (l) => l.helper === helper);
+    const children = takeWhere(this.running, (c) => c.helper === helper);
+    if (helper.stopping) {
+      const err = new CairnError('INTERNAL', `spawn helper stopped (${how})`);
+      for (const launch of launches) launch.reject(err);
+      for (const child of children) child.fail(err);
+      return;
     }
-    // Keep only the unparsed tail; copy it so the big chunk it came from can be collected.
-    this.pending = buf.length ? Buffer.from(buf) : Buffer.alloc(0);
+    const pid = helper.proc.pid ?? 'none';
+    this.deaths.note(`pid ${pid} ${how}`, helper.answered);
+    // A request it had not answered: if it forked, the child exits at its gate without running
+    // anything (only the helper held the gate's write end), so it is asked of a new helper.
+    for (const { command, sinks, resolve, reject } of launches) this.send({ command, sinks, resolve, reject });
+    void this.killLost(children, `its spawn helper (perl, pid ${pid}) ${how}`);
   }
 
-  private onFrame(type: string, id: string, arg: string, body: Buffer | undefined): void {
+  /**
+   * The children of a dead helper: nobody relays their output or reaps them any more, so each
+   * group is killed, all at once, and only once it is gone does the child end as lost.
+   */
+  private async killLost(children: readonly Running[], lost: string): Promise<void> {
+    await Promise.all(
+      children.map(async (child) => {
+        try {
+          if (startedNoLaterThan(child.pid, child.forkedAt)) await killProcessGroup(child.pid, { graceMs: 0, signal: 'SIGKILL' });
+        } catch (err) {
+          return child.fail(coerceError(err));
+        }
+        const end: ChildEnd = { code: null, signal: null, lost };
+        child.settleExited(end);
+        child.settleClosed(end);
+      }),
+    );
+  }
+
+  private onReply(helper: Helper, { type, id, arg, body }: HelperReply): void {
+    helper.answered = true;
     switch (type) {
       case 's':
-        return this.onStarted(id, Number(arg));
+        return this.onStarted(helper, id, Number(arg));
       case 'f': {
         const launch = this.launching.get(id);
         this.launching.delete(id);
@@ -151,7 +202,7 @@ export class SpawnHelper implements ChildLauncher {
     }
   }
 
-  private onStarted(id: string, pid: number): void {
+  private onStarted(helper: Helper, id: string, pid: number): void {
     const launch = this.launching.get(id);
     if (!launch) return;
     this.launching.delete(id);
@@ -173,16 +224,18 @@ export class SpawnHelper implements ChildLauncher {
     // Neither promise may be left rejected and unobserved (the caller awaits one or the other).
     exited.catch(() => {});
     closed.catch(() => {});
-    this.running.set(id, { sinks: launch.sinks, openStreams: 2, settleExited, settleClosed, fail });
+    this.running.set(id, { helper, pid, forkedAt: Date.now(), sinks: launch.sinks, openStreams: 2, settleExited, settleClosed, fail });
+    // Requests go to the child's own helper; once it is gone the child is handled as lost.
+    const tell = (line: string) => void (helper.gone ? undefined : helper.proc.stdin!.write(line));
     const child: LaunchedChild = {
       pid,
-      start: () => void this.proc?.stdin!.write(`go ${id}\n`),
+      start: () => tell(`go ${id}\n`),
       exited,
       closed,
       release: () => {
         const running = this.running.get(id);
         if (!running) return;
-        this.proc?.stdin!.write(`release ${id}\n`);
+        tell(`release ${id}\n`);
         running.openStreams = 0;
         this.settleIfClosed(id, running);
       },
@@ -195,6 +248,17 @@ export class SpawnHelper implements ChildLauncher {
     this.running.delete(id);
     child.settleClosed(child.end);
   }
+}
+
+/** Removes and returns the entries of `map` that match. */
+function takeWhere<T>(map: Map<string, T>, matches: (value: T) => boolean): T[] {
+  const taken: T[] = [];
+  for (const [key, value] of map) {
+    if (!matches(value)) continue;
+    map.delete(key);
+    taken.push(value);
+  }
+  return taken;
 }
 
 /** A wait(2) status as Node reports an exit: a code, or the signal that killed it. */

@@ -179,18 +179,21 @@ describe.runIf(helper)('the spawn helper', () => {
     }
   });
 
-  it('starts again after it died, and fails the children it was relaying', async () => {
+  it('when it dies, kills the groups of the children it was running, ends them as lost, and starts again', async () => {
     const own = new SpawnHelper(perl!);
     try {
       const launched = (await own.launch(
-        { file: bash, args: ['-c', 'sleep 60'], cwd: dir, env: {} },
+        { file: bash, args: ['-c', 'sleep 60 & sleep 60'], cwd: dir, env: {} },
         { stdout: () => {}, stderr: () => {} },
       )) as Extract<LaunchResult, { ok: true }>;
       launched.child.start();
-      const helperPid = Number((await readFile(`/proc/${launched.child.pid}/stat`, 'latin1')).split(' ')[3]);
+      const helperPid = parentPid(await readFile(`/proc/${launched.child.pid}/stat`, 'latin1'));
       process.kill(helperPid, 'SIGKILL');
-      await expect(launched.child.closed).rejects.toThrow(/spawn helper exited/);
-      await killProcessGroup(launched.child.pid, { graceMs: 0, signal: 'SIGKILL' });
+      const end = await launched.child.closed;
+      expect(end).toEqual({ code: null, signal: null, lost: `its spawn helper (perl, pid ${helperPid}) was killed by SIGKILL` });
+      expect(await launched.child.exited).toEqual(end);
+      // Ended only once the whole group (the background sleep too) is gone.
+      expect(isProcessGroupAlive(launched.child.pid)).toBe(false);
 
       const again = await run(own, 'echo back');
       expect(again.stdout).toBe('back\n');
@@ -198,7 +201,65 @@ describe.runIf(helper)('the spawn helper', () => {
       own.stop();
     }
   });
+
+  it('sends a request its dead helper never answered to a new one', async () => {
+    const own = new SpawnHelper(perl!);
+    try {
+      const first = (await own.launch({ file: bash, args: ['-c', 'sleep 60'], cwd: dir, env: {} }, { stdout: () => {}, stderr: () => {} })) as Extract<LaunchResult, { ok: true }>;
+      const helperPid = parentPid(await readFile(`/proc/${first.child.pid}/stat`, 'latin1'));
+      process.kill(helperPid, 'SIGKILL');
+      // Asked in the same turn, before the launcher has seen the death: it goes to the dead helper.
+      const out: Buffer[] = [];
+      const launched = await own.launch({ file: bash, args: ['-c', 'echo $PPID'], cwd: dir, env: {} }, { stdout: (c) => out.push(c), stderr: () => {} });
+      if (!launched.ok) throw new Error(launched.error.message);
+      launched.child.start();
+      expect(await launched.child.closed).toEqual({ code: 0, signal: null });
+      expect(Number(Buffer.concat(out).toString())).not.toBe(helperPid);
+      expect((await first.child.closed).lost).toMatch(/was killed by SIGKILL/);
+    } finally {
+      own.stop();
+    }
+  });
+
+  it('is started again however often it is killed after it worked', async () => {
+    const own = new SpawnHelper(perl!, { restartLimit: { maxEarlyDeaths: 2, pauseMs: 60_000 } });
+    try {
+      for (let death = 1; death <= 3; death++) {
+        const launched = (await own.launch({ file: bash, args: ['-c', 'sleep 60'], cwd: dir, env: {} }, { stdout: () => {}, stderr: () => {} })) as Extract<LaunchResult, { ok: true }>;
+        process.kill(parentPid(await readFile(`/proc/${launched.child.pid}/stat`, 'latin1')), 'SIGKILL');
+        expect((await launched.child.closed).lost).toBeDefined();
+      }
+      expect((await run(own, 'echo still')).stdout).toBe('still\n');
+    } finally {
+      own.stop();
+    }
+  });
 });
+
+describe('a spawn helper that cannot run', () => {
+  it('is started a bounded number of times, then a launch fails with the reason and what to do', async () => {
+    // `false` stands in for a perl that dies before it answers anything.
+    const own = new SpawnHelper(findExecutable('false', process.env.PATH)!, { restartLimit: { maxEarlyDeaths: 3, pauseMs: 60_000 } });
+    try {
+      const refused = await own.launch({ file: bash, args: ['-c', 'true'], cwd: dir, env: {} }, { stdout: () => {}, stderr: () => {} });
+      expect(refused).toMatchObject({ ok: false, error: { unavailable: true } });
+      if (refused.ok) return;
+      expect(refused.error.message).toMatch(
+        /died 3 times in a row before it could start anything \(last: pid \d+ exited with code 1\), so it is not started again for 60 s/,
+      );
+      expect(refused.error.message).toMatch(/perl -e 1.*CAIRN_EXEC_SPAWNER=direct/);
+      // Within the pause, nothing is started: the next launch is refused at once.
+      expect(await own.launch({ file: bash, args: ['-c', 'true'], cwd: dir, env: {} }, { stdout: () => {}, stderr: () => {} })).toMatchObject({ ok: false });
+    } finally {
+      own.stop();
+    }
+  });
+});
+
+/** The parent pid in a /proc/<pid>/stat line. */
+function parentPid(stat: string): number {
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
 
 describe('choosing a launcher', () => {
   it('uses the spawn helper when perl is on PATH, Node spawn otherwise or when told', async () => {

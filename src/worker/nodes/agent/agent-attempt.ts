@@ -12,6 +12,7 @@ import { agentFinishedEvent, agentStartedEvent, chunkEvent, ToolCallTally } from
 import { appendTerminalRecord } from '../../thread/terminal-record.js';
 import { SecretMask } from '../../../shared/secret-mask.js';
 import { withSecretsMasked } from '../../providers/masking-adapter.js';
+import { lostFailure } from '../../lost-attempt.js';
 
 export interface AgentAttemptDeps {
   store: Store;
@@ -40,6 +41,8 @@ export async function runAgentAttempt(task: AgentTask, deps: AgentAttemptDeps): 
   let writes: Promise<unknown> = Promise.resolve();
   const tools = new ToolCallTally();
   let origin: SessionOrigin | undefined;
+  /** Set when the CLI was lost with its spawn helper. */
+  let lost: string | undefined;
   // Each process is recorded before it runs (so a later supervisor finds and kills it).
   const writeStarted = async (pid: number | undefined, ask = 1) => {
     // A second process for the attempt's question is the CLI run again from a new session,
@@ -76,11 +79,15 @@ export async function runAgentAttempt(task: AgentTask, deps: AgentAttemptDeps): 
         const event = chunkEvent(task, chunk, tools.see(chunk));
         if (event) writes = writes.then(() => store.appendEvents([event])).catch(() => {});
       },
+      onLost(reason) {
+        lost ??= reason;
+      },
     }).finally(() => {
       if (spawnedPid !== undefined) deps.notify({ type: 'exited', attemptId: task.attempt.id });
     });
   }
   await writes;
+  if (lost !== undefined && outcome.status === 'failed') outcome = interruptedBy(lost, task, outcome);
   const result: AttemptResult = {
     status: outcome.status,
     output: outcome.output,
@@ -118,6 +125,16 @@ async function keepSession(store: Store, task: AgentTask, outcome: AgentOutcome)
   if (!providersResumingSessions.includes(task.provider) || (sessionId === undefined && task.resumeSessionId === undefined)) return;
   const handle = sessionId === undefined ? null : { provider: task.provider, sessionId, attemptId: task.attempt.id, completed: outcome.status === 'completed' };
   await store.setNodeSession(task.runId, task.path, handle).catch(() => {});
+}
+
+/**
+ * The CLI was lost with its spawn helper: whatever the adapter made of its killed process, the
+ * attempt is an interruption (or, at the last loss in a row, a final failure) and keeps its spend.
+ */
+function interruptedBy(lost: string, task: AgentTask, outcome: AgentOutcome): AgentOutcome {
+  const next: AgentOutcome = { ...outcome, ...lostFailure(task.nodeId, lost, task.lostBefore) };
+  delete next.providerFailure;
+  return next;
 }
 
 /** Input + output tokens the provider reported (for a tokens-per-minute budget); nothing when it reported none. */

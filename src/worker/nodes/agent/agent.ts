@@ -47,6 +47,8 @@ export interface AgentRunOptions {
   onSpawned?: (pid: number, ask: number) => Promise<void>;
   /** Each chunk as it arrives (the `end` chunk excluded). */
   onChunk?: (chunk: ProviderChunk) => void;
+  /** A CLI's process was lost with its spawn helper (AdapterContext.onLost). */
+  onLost?: (lost: string) => void;
 }
 
 /**

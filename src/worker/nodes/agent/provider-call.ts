@@ -43,7 +43,11 @@ export async function callProvider(task: AgentCall, adapter: ProviderAdapter, op
           ...(task.sessionDir !== undefined ? { sessionDir: task.sessionDir } : {}),
           scratchDir: task.scratchDir,
         },
-        { signal: controller.signal, ...(onSpawned ? { onSpawned: (pid: number) => onSpawned(pid, ask) } : {}) },
+        {
+          signal: controller.signal,
+          ...(onSpawned ? { onSpawned: (pid: number) => onSpawned(pid, ask) } : {}),
+          ...(opts.onLost ? { onLost: opts.onLost } : {}),
+        },
       )
       [Symbol.asyncIterator]();
     let watchdog: Watchdog = { kind: 'first_event', ms: task.firstEventTimeoutMs };

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { killProcessGroup } from '../../../shared/process-group.js';
 import type { AttemptResult, execAttemptTaskSchema } from '../../attempt-protocol.js';
 import { cancelledFailure, cancelReasonOf } from '../../cancel-reason.js';
+import { lostFailure } from '../../lost-attempt.js';
 import type { ChildEnd, ChildLauncher, LaunchError } from '../../spawn/child-launcher.js';
 import { defaultLauncher } from '../../spawn/default-launcher.js';
 import { workerEnv } from '../../spawn/worker-env.js';
@@ -29,14 +30,16 @@ export interface ExecOptions {
 }
 
 type Ending =
-  | { kind: 'closed'; code: number | null; signal: NodeJS.Signals | null }
+  | { kind: 'closed'; end: ChildEnd }
   | { kind: 'timeout' }
   | { kind: 'aborted'; reason: unknown };
 
 /**
  * Runs one exec attempt: `bash -c` for `sh`, `bun` or `uv run` for scripts, as the leader of its
  * own process group with stdin closed. Never throws for an outcome a user can cause (non-zero
- * exit, timeout, missing runtime, bad cwd); throws only when a group cannot be killed.
+ * exit, timeout, missing runtime, bad cwd); throws only when a group cannot be killed. A child
+ * the launcher lost (its spawn helper died; its group is already killed) ends the attempt
+ * interrupted, to be run again.
  *
  * When the leader exits on its own, processes it left in the background that closed their
  * stdout are left alone (as upstream: a node may start a daemon); ones that kept stdout open
@@ -63,6 +66,9 @@ export async function runExec(task: ExecTask, opts: ExecOptions = {}): Promise<E
     { file: built.command.file, args: built.command.args, cwd: task.cwd, env: task.env },
     { stdout: (chunk) => streams.stdout.push(chunk), stderr: (chunk) => streams.pushStderr(chunk) },
   );
+  if (!launched.ok && launched.error.unavailable) {
+    return { ...configFailure(`node '${task.nodeId}' cannot start: ${launched.error.message}`), failureKind: 'fatal' };
+  }
   if (!launched.ok) return configFailure(launchFailureMessage(launched.error, built.command.file, task.cwd));
   const child = launched.child;
   const pid = child.pid;
@@ -84,7 +90,9 @@ export async function runExec(task: ExecTask, opts: ExecOptions = {}): Promise<E
     throw err;
   }
   if (ending.kind === 'closed') {
-    return exitOutcome(ending.code, ending.signal, pid, streams);
+    const { end } = ending;
+    if (end.lost === undefined) return exitOutcome(end.code, end.signal, pid, streams);
+    return { status: 'failed', ...lostFailure(task.nodeId, end.lost, task.lostBefore), exitCode: null, signal: null, pid, ...streams.facts() };
   }
 
   await killProcessGroup(pid, { graceMs: task.killGraceMs });
@@ -119,7 +127,7 @@ function waitForEnding(closed: Promise<ChildEnd>, timeoutMs: number, signal: Abo
       resolve(ending);
     }
     closed.then(
-      ({ code, signal: sig }) => finish({ kind: 'closed', code, signal: sig }),
+      (end) => finish({ kind: 'closed', end }),
       (err: unknown) => {
         if (done) return;
         done = true;
