@@ -13,6 +13,7 @@ import { killKinds, type KillChoice, type KillKind, type KillRecord } from './ki
  */
 
 const IN_FLIGHT_WITHIN_MS = 5_000;
+const IDLE_BEFORE_MORE_MS = 500;
 const HELPER_WITHIN_MS = 10_000;
 const CHILDREN_GONE_WITHIN_MS = 20_000;
 const POLL_MS = 50;
@@ -33,11 +34,22 @@ function targetOf(kind: KillKind, tree: ServerTree, draw: number): number | unde
   }
 }
 
-async function waitForInFlight(client: StressClient): Promise<void> {
-  const deadline = Date.now() + IN_FLIGHT_WITHIN_MS;
+/**
+ * Waits until nodes are in flight; when none are for a while (the runs started so far have
+ * ended), asks for more work (`startMore`: another run) once, so that a kill cuts something short.
+ */
+async function waitForInFlight(client: StressClient, startMore: (() => Promise<void>) | undefined): Promise<void> {
+  const idleUntil = Date.now() + IDLE_BEFORE_MORE_MS;
+  let deadline = Date.now() + IN_FLIGHT_WITHIN_MS;
+  let asked = false;
   while (Date.now() < deadline) {
     const health = await client.health().catch(() => undefined);
     if ((health?.concurrency.active ?? 0) > 0) return;
+    if (!asked && startMore && Date.now() >= idleUntil) {
+      asked = true;
+      await startMore();
+      deadline = Date.now() + IN_FLIGHT_WITHIN_MS;
+    }
     await sleep(POLL_MS);
   }
 }
@@ -81,8 +93,16 @@ async function recover(kind: KillKind, pid: number, before: ServerTree, server: 
 }
 
 /** Carries out kill number `index`; throws when the server does not come back. */
-export async function killOnce(opts: { index: number; choice: KillChoice; random: SeededRandom; server: OwnServer; client: StressClient }): Promise<KillRecord> {
-  await waitForInFlight(opts.client);
+export async function killOnce(opts: {
+  index: number;
+  choice: KillChoice;
+  random: SeededRandom;
+  server: OwnServer;
+  client: StressClient;
+  /** Starts another run when nothing is in flight. */
+  startMore?: () => Promise<void>;
+}): Promise<KillRecord> {
+  await waitForInFlight(opts.client, opts.startMore);
   await sleep(opts.random.int(0, 400));
   const { kind, pid } = await chooseTarget(opts.choice, opts.server, opts.random);
   if (pid === undefined) {

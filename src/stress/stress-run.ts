@@ -132,12 +132,24 @@ export async function runStress(opts: StressOptions, io: { env: NodeJS.ProcessEn
       io.progress(`batch ${nextBatch + 1}/${batches} ${since()}: started ${ids.length} run(s) (${plan.runs.slice(from, to).map((r) => `${r.workflow}: ${r.features.join(', ')}`).join('; ')})`);
     }
   };
+  // A kill with nothing in flight (the runs so far have ended) would cut nothing short: it gets
+  // another run of the plan's workflows, in turn, counted with the rest.
+  let extraRuns = 0;
+  const startExtraRun = async () => {
+    await startBatchesUpTo(batches - 1);
+    const run = plan.runs[extraRuns % plan.runs.length]!;
+    extraRuns += 1;
+    const id = await client.startRun(run.workflow);
+    started.push(id);
+    tender.track([id]);
+    io.progress(`extra run ${extraRuns} ${since()}: nothing in flight, started ${run.workflow} (${run.features.join(', ')})`);
+  };
   let memoryAfter = 0;
   let runs: RecordedRun[] = [];
   try {
     for (let i = 0; i < opts.kills && server; i++) {
       await startBatchesUpTo(Math.floor((i * batches) / opts.kills));
-      const kill = await killOnce({ index: i, choice: opts.kill, random, server, client });
+      const kill = await killOnce({ index: i, choice: opts.kill, random, server, client, startMore: startExtraRun });
       kills.push(kill);
       io.progress(kill.landed
         ? `kill ${i + 1}/${opts.kills} ${since()}: ${kill.kind} pid ${kill.pid}; server back in ${((kill.recoveredMs ?? 0) / 1000).toFixed(1)}s${kill.note ? ` (${kill.note})` : ''}`
