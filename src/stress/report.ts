@@ -14,7 +14,7 @@ function figureRows(result: StressResult): string[][] {
   const { counts, memory } = result;
   const kinds = Object.entries(counts.killsByKind).map(([kind, n]) => `${kind} ${n}`).join(', ') || 'none';
   const rows = [
-    ['runs', `${counts.runs} started, ${counts.childRuns} child runs`],
+    ['runs', `${counts.runs} started (${counts.extraRuns} of them extra: nothing was in flight at a kill), ${counts.childRuns} child runs`],
     ['nodes completed', String(counts.nodesCompleted)],
     ['attempts', `${counts.attempts} (${counts.reruns} re-runs; ${counts.inFlightAtKills} attempts in flight at a kill)`],
     ['interrupted / failed attempts', `${counts.interruptedAttempts} / ${counts.failedAttempts}`],

@@ -37,7 +37,7 @@ export interface StressResult {
   /** The scratch home when it was kept (a check failed), else null. */
   keptHome: string | null;
   checks: CheckResult[];
-  counts: StressCounts & { gatesAnswered: number; aiCalls: number; killsByKind: Record<string, number>; serverCrashes: number | null };
+  counts: StressCounts & { gatesAnswered: number; aiCalls: number; killsByKind: Record<string, number>; serverCrashes: number | null; extraRuns: number };
   kills: KillRecord[];
   /** Resident memory of the server's processes in KiB, after start and before stop; null with --url. */
   memory: { beforeKiB: number; afterKiB: number } | null;
@@ -194,7 +194,7 @@ export async function runStress(opts: StressOptions, io: { env: NodeJS.ProcessEn
     url: server?.url ?? opts.url!,
     keptHome: home && !ok ? home : null,
     checks,
-    counts: { ...counts, gatesAnswered: tender.gatesAnswered(), aiCalls: standIn?.calls() ?? 0, killsByKind, serverCrashes },
+    counts: { ...counts, gatesAnswered: tender.gatesAnswered(), aiCalls: standIn?.calls() ?? 0, killsByKind, serverCrashes, extraRuns },
     kills,
     memory: server ? { beforeKiB: memoryBefore, afterKiB: memoryAfter } : null,
     fatal,
