@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import { CairnError } from './errors.js';
 
 /** `details.reason` of a STORE_UNAVAILABLE that a full disk caused. */
@@ -53,3 +54,46 @@ export function isOutOfSpace(err: unknown): boolean {
   return false;
 }
 
+/**
+ * Whether waiting may mend what made a store write fail, so the work is tried again later
+ * instead of failed: the disk is full, the database stayed busy past the store's own wait, or
+ * SQLite could not do its I/O. A store that was closed is not worth waiting for: its process is
+ * going away, and whoever drives the work next picks it up.
+ */
+export function isWorthWaitingFor(err: unknown): boolean {
+  if (isOutOfSpace(err)) return true;
+  for (const e of chain(err)) {
+    if (e instanceof CairnError) {
+      if (e.code !== 'STORE_UNAVAILABLE') continue;
+      return (e.details as { closed?: boolean } | undefined)?.closed !== true;
+    }
+    const code = codeOf(e);
+    if (code !== undefined && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_IOERR'))) return true;
+  }
+  return false;
+}
+
+/** A store fault as it crosses a thread boundary (custom error classes do not survive the copy). */
+export interface StoreFault {
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * `err` as a StoreFault: a CairnError keeps its text and details; a file write that found its
+ * disk full becomes the disk-full text naming the file's folder.
+ */
+export function storeFaultOf(err: unknown, what: string): StoreFault {
+  if (err instanceof CairnError) {
+    const details = err.details;
+    return { message: err.message, ...(details && typeof details === 'object' ? { details: { ...details } } : {}) };
+  }
+  const path = (err as { path?: unknown } | null)?.path;
+  if (isOutOfSpace(err) && typeof path === 'string') return storeFaultOf(diskFullError(dirname(path), what, err), what);
+  return { message: (err as Error).message ?? String(err) };
+}
+
+/** The STORE_UNAVAILABLE a StoreFault stands for, rebuilt on this side of the boundary. */
+export function storeFaultError(fault: StoreFault): CairnError {
+  return new CairnError('STORE_UNAVAILABLE', fault.message, fault.details ?? {});
+}

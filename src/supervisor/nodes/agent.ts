@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { storeFaultError } from '../../shared/store-faults.js';
 import type { ProviderSettings } from '../../shared/providers/provider-settings.js';
 import type { Logger } from '../../shared/log.js';
 import type { StoreConfig } from '../../store/store-config.js';
@@ -156,6 +157,8 @@ export class AgentNodeHandler implements NodeHandler {
     } catch (err) {
       return closeBrokenAttempt(this.deps, attempt, new Date().toISOString(), err);
     }
+    // Its checkout sample could not be written (a full disk), so it never ran: the scheduler waits that out.
+    if (result.storeFault) throw storeFaultError(result.storeFault);
     keepFirstCheckout(identity, result);
     return outcomeOf(result);
   }

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { storeFaultError } from '../../shared/store-faults.js';
 import type { Logger } from '../../shared/log.js';
 import type { StoreConfig } from '../../store/store-config.js';
 import type { Run } from '../../store/schemas/run.js';
@@ -83,6 +84,8 @@ export class ExecNodeHandler implements NodeHandler {
     } catch (err) {
       return closeBrokenAttempt(this.deps, attempt, startedAt, err);
     }
+    // Its start could not be recorded (a full disk), so it never ran: the scheduler waits that out.
+    if (result.storeFault) throw storeFaultError(result.storeFault);
     keepFirstCheckout(identity, result);
     return outcomeOf(result);
   }
