@@ -1,4 +1,5 @@
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/shared/log.js';
@@ -7,7 +8,10 @@ import { mountSmallDisk, smallDisksAvailable } from '../helpers/small-disk.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
 
-/** A log file on a real 1 MB disk (a tmpfs, mounted as root) that fills up under the logger. */
+/**
+ * The two ways a log write could stop a process: a file on a real 1 MB disk (a tmpfs, mounted as
+ * root) that fills up under the logger, and a pipe whose reader stops reading.
+ */
 
 let home: TempHome;
 beforeEach(async () => {
@@ -48,5 +52,41 @@ describe.skipIf(!smallDisksAvailable)('LogDestination on a full disk', () => {
     expect(written.at(-1)!.dropped).toBe(20 - held.length);
     expect(held.length).toBeGreaterThan(0);
     expect(held.length).toBeLessThan(20);
+  });
+});
+
+describe('LogDestination on a pipe nobody reads', () => {
+  it('never waits for the reader: lines queue behind the pipe and arrive whole and in order once it reads', async () => {
+    const fifo = `${home.home}/log.fifo`;
+    execFileSync('mkfifo', [fifo]);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = openSync(fifo, 'w');
+    home.defer(() => {
+      closeSync(writer);
+      closeSync(reader);
+    });
+    const log = createLogger({ name: 't', destination: new LogDestination(writer) });
+    // Far more than a pipe holds (64 KiB): a synchronous write would block right here, for good.
+    const count = 2_000;
+    for (let i = 0; i < count; i++) log.info({ i, pad: 'x'.repeat(100) }, 'line');
+    // The event loop still turns while the reader does nothing.
+    await new Promise((resolve) => setImmediate(resolve));
+
+    let text = '';
+    const chunk = Buffer.alloc(64 * 1024);
+    await waitFor(() => {
+      for (;;) {
+        let n = 0;
+        try {
+          n = readSync(reader, chunk);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
+        }
+        if (n <= 0) break;
+        text += chunk.subarray(0, n).toString();
+      }
+      return text.split('\n').length > count;
+    }, { what: 'every line to come through the pipe' });
+    expect(text.trimEnd().split('\n').map((line) => (JSON.parse(line) as { i: number }).i)).toEqual(Array.from({ length: count }, (_, i) => i));
   });
 });
