@@ -1,7 +1,9 @@
 import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import { dirname } from 'node:path';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { CairnError, type ErrorCode } from '../shared/errors.js';
+import { diskFullError, isOutOfSpace } from '../shared/store-faults.js';
 import type { Logger } from '../shared/log.js';
 import type { ErrorBody } from '../wire/error-body.js';
 
@@ -189,6 +191,12 @@ export function toCairnError(err: unknown, req: FastifyRequest, limits: RequestL
   }
   const code = typeof fastifyError.code === 'string' ? fastifyCodes[fastifyError.code] : undefined;
   if (code) return new CairnError(code, fastifyRefusalText(code, req, limits) ?? fastifyError.message, undefined, { cause: err });
+  // A file the request wrote (a saved workflow, an upload) found its disk full: the same 503 as
+  // the store's, naming the file's folder, never a bare 500.
+  if (isOutOfSpace(err)) {
+    const path = (err as { path?: unknown }).path;
+    return diskFullError(typeof path === 'string' ? dirname(path) : 'CAIRN_HOME', 'write a file', err);
+  }
   // Any other 4xx fastify raised on its own keeps its status family, under our code.
   if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode < 500) {
     return new CairnError('VALIDATION_FAILED', fastifyError.message, undefined, { cause: err });

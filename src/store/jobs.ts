@@ -24,9 +24,10 @@ export interface JobStore {
   finishJob(jobId: number, ownerId: string, result: string): Promise<void>;
   /**
    * Records why an attempt at a job `ownerId` holds failed; nobody claims the job again until
-   * `retryInMs` has passed.
+   * `retryInMs` has passed. With `counted: false` the claim is taken back from `attempts`: the
+   * attempt failed for a reason outside the job (a full disk), which must never use up its tries.
    */
-  failJobAttempt(jobId: number, ownerId: string, error: string, retryInMs: number): Promise<void>;
+  failJobAttempt(jobId: number, ownerId: string, error: string, retryInMs: number, opts?: { counted?: boolean }): Promise<void>;
   /** Extends the leases of the named jobs `ownerId` still holds (jobs still being worked on). Returns how many. */
   renewJobLeases(ownerId: string, jobIds: readonly number[], leaseMs: number): Promise<number>;
   /**

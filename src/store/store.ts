@@ -45,7 +45,10 @@ export type {
 export interface Store
   extends RunStore, JobStore, EventStore, HeartbeatStore, CodebaseStore, ConversationStore, NodeSessionStore, UserPrefsStore,
     CredentialStore {
-  /** Throws when the database cannot answer a trivial query. */
+  /**
+   * Throws when the database cannot answer a trivial query or take a trivial write (a full disk:
+   * a disk-full STORE_UNAVAILABLE). One try: a busy database counts as answering.
+   */
   ping(): Promise<void>;
   close(): Promise<void>;
   /**

@@ -169,6 +169,11 @@ export const attemptResultSchema = z.object({
   providerFailure: providerFailureSchema.optional(),
   /** AI attempts: input + output tokens as the provider reported them (a tokens-per-minute budget counts them). */
   tokens: z.number().nonnegative().optional(),
+  /**
+   * With `not_started`: the store could not record the attempt's start (a full disk), so its
+   * program never ran; the supervisor side rebuilds this STORE_UNAVAILABLE and waits it out.
+   */
+  storeFault: z.object({ message: z.string(), details: z.record(z.string(), z.unknown()).optional() }).optional(),
 });
 export type AttemptResult = z.infer<typeof attemptResultSchema>;
 

@@ -28,6 +28,7 @@ export type StreamsView = z.infer<typeof streamsViewSchema>;
 const dbHealthSchema = z.object({
   status: z.enum(['ok', 'error']),
   database: z.enum(['connected', 'disconnected']),
+  error: z.string().optional().describe('Why the database cannot answer or write, when the store says (a full disk names its folder)'),
 });
 
 const apiHealthSchema = z.object({
@@ -58,8 +59,10 @@ export const healthRoutes: FastifyPluginAsyncZod<HealthRoutesOptions> = async (a
     {
       schema: {
         tags: ['health'],
-        summary: 'Whether the database answers',
-        description: '503 with database: disconnected when the database cannot answer a trivial query.',
+        summary: 'Whether the database answers and takes writes',
+        description:
+          '503 with database: disconnected when the database cannot answer a trivial query or commit a ' +
+          'trivial write (a full disk); `error` then says why when the store knows.',
         response: { 200: dbHealthSchema, 503: dbHealthSchema },
       },
     },
@@ -70,9 +73,10 @@ export const healthRoutes: FastifyPluginAsyncZod<HealthRoutesOptions> = async (a
       } catch (err) {
         req.log.warn({ err }, 'api.database_unreachable');
         // A health probe reports the outage in its own body rather than as an error body.
+        const known = err instanceof CairnError && err.code === 'STORE_UNAVAILABLE' ? { error: err.message } : {};
         return reply
           .code(statusByCode.STORE_UNAVAILABLE as 503)
-          .send({ status: 'error' as const, database: 'disconnected' as const });
+          .send({ status: 'error' as const, database: 'disconnected' as const, ...known });
       }
     },
   );

@@ -28,9 +28,9 @@ export function sqliteJobStore(session: SqliteSession): JobStore {
       await session.write('finish a job', () => jobs.finish(jobId, ownerId, result));
     },
 
-    failJobAttempt: async (jobId, ownerId, error, retryInMs) => {
+    failJobAttempt: async (jobId, ownerId, error, retryInMs, opts = {}) => {
       await session.write('record a failed job attempt', () =>
-        jobs.failAttempt({ id: jobId, owner: ownerId, error, retryAt: session.now(retryInMs) }),
+        jobs.failAttempt({ id: jobId, owner: ownerId, error, retryAt: session.now(retryInMs), uncount: opts.counted === false ? 1 : 0 }),
       );
     },
 

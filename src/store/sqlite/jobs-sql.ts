@@ -68,8 +68,9 @@ export function jobStatements(db: Database.Database) {
      WHERE id = ? AND lease_owner = ?`,
   );
   // The owner keeps the job until `retryAt`, so nobody claims it again before its delay is over.
+  // `uncount` 1 takes the claim back from `attempts` (a failure outside the job: a full disk).
   const failAttempt = db.prepare(
-    `UPDATE jobs SET last_error = @error, lease_expires_at = @retryAt
+    `UPDATE jobs SET last_error = @error, lease_expires_at = @retryAt, attempts = attempts - @uncount
      WHERE id = @id AND lease_owner = @owner AND status = 'claimed'`,
   );
   const renew = db.prepare(
@@ -127,7 +128,7 @@ export function jobStatements(db: Database.Database) {
     finish(jobId: number, owner: string, result: string): void {
       finish.run(result, jobId, owner);
     },
-    failAttempt(p: { id: number; owner: string; error: string; retryAt: string }): void {
+    failAttempt(p: { id: number; owner: string; error: string; retryAt: string; uncount: 0 | 1 }): void {
       failAttempt.run(p);
     },
     /** Extends the leases of the named jobs `owner` holds. Returns how many. */

@@ -145,6 +145,18 @@ export const migrations: readonly Migration[] = [
       ALTER TABLE run_node_sessions ADD COLUMN completed INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 16,
+    name: 'a one-row table the health probe writes',
+    sql: `
+      -- /health/db commits a write here: a database that answers reads can still refuse every
+      -- write (a full disk), and the probe must say so.
+      CREATE TABLE store_probe (
+        id        INTEGER PRIMARY KEY CHECK (id = 1),
+        probed_at TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

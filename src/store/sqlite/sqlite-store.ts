@@ -1,4 +1,5 @@
 import type { Store } from '../store.js';
+import { isBusyError } from './busy-retry.js';
 import { ChangeWatch } from './change-watch.js';
 import { sqliteCodebaseStore } from './codebase-store.js';
 import { sqliteConversationStore } from './conversation-store.js';
@@ -7,6 +8,7 @@ import { sqliteEventStore } from './event-store.js';
 import { sqliteHeartbeatStore } from './heartbeat-store.js';
 import { sqliteJobStore } from './job-store.js';
 import { sqliteNodeSessionStore } from './node-session-store.js';
+import { probeStatements } from './probe-sql.js';
 import { sqliteRunStore } from './run-store.js';
 import { SqliteSession, type SqliteSessionOptions } from './session.js';
 import { sqliteUserPrefsStore } from './user-prefs-store.js';
@@ -23,6 +25,7 @@ export interface SqliteStoreOptions extends SqliteSessionOptions {
 export function openSqliteStore(opts: SqliteStoreOptions): Store {
   const session = new SqliteSession(opts);
   const changes = new ChangeWatch(session.db, opts.path, opts.pollMs ?? 500);
+  const probe = probeStatements(session.db);
   return {
     ...sqliteRunStore(session),
     ...sqliteJobStore(session),
@@ -34,9 +37,16 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     ...sqliteUserPrefsStore(session),
     ...sqliteCredentialStore(session),
 
-    // One try, no retry: a health probe reports a stuck database instead of waiting it out.
+    // One try each, no retry: a health probe reports a stuck database instead of waiting it out.
+    // A database that answers reads can still refuse every write (a full disk), so the probe
+    // commits a write too; a database busy with another writer is taking writes, and passes.
     ping: async () => {
       session.db.prepare('SELECT 1').get();
+      try {
+        session.writeOnce('write the health probe', () => probe.touch(session.now()));
+      } catch (err) {
+        if (!isBusyError(err)) throw err;
+      }
     },
 
     close: async () => {

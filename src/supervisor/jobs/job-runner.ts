@@ -1,3 +1,5 @@
+import { FaultBackoff } from '../../shared/fault-backoff.js';
+import { isWorthWaitingFor } from '../../shared/store-faults.js';
 import type { Job } from '../../store/schemas/job.js';
 import { jobHandlers, type JobContext, type JobHandler } from './index.js';
 
@@ -27,6 +29,8 @@ export class JobRunner {
   private readonly running = new Map<number, Promise<void>>();
   /** Jobs whose handler is still at work: the leases worth renewing. */
   private readonly working = new Set<number>();
+  /** Jobs the store refused to carry out for now (a full disk): backed off, logged once per interval. */
+  private readonly storeFaults: FaultBackoff;
 
   constructor(
     private readonly ctx: JobContext,
@@ -35,6 +39,7 @@ export class JobRunner {
     this.leaseMs = opts.leaseMs ?? JOB_LEASE_MS;
     this.maxAttempts = opts.maxAttempts ?? MAX_JOB_ATTEMPTS;
     this.firstRetryMs = opts.firstRetryMs ?? FIRST_RETRY_MS;
+    this.storeFaults = new FaultBackoff(ctx.log, { failed: 'job.store_write_failed', recovered: 'job.store_write_recovered' });
   }
 
   /** Starts a claimed job; resolves when the claim loop may go on (an inline job: once it is done). */
@@ -82,6 +87,7 @@ export class JobRunner {
       const error = (err as Error).message;
       // Stop renewing first: a renewal after the write below would push the retry out to a full lease.
       this.working.delete(job.id);
+      if (isWorthWaitingFor(err)) return this.deferOnStoreFault(job, err);
       if (job.attempts >= this.maxAttempts) return this.giveUp(job, handler, `failed ${job.attempts} times; last error: ${error}`);
       const retryInMs = this.firstRetryMs * 2 ** (job.attempts - 1);
       log.warn({ err, jobId: job.id, kind: job.kind, runId: job.run_id, attempt: job.attempts, retryInMs }, 'job.attempt_failed');
@@ -90,6 +96,7 @@ export class JobRunner {
         .catch((writeErr: unknown) => log.error({ err: writeErr, jobId: job.id }, 'job.attempt_record_failed'));
       return;
     }
+    this.storeFaults.succeeded();
     try {
       await store.finishJob(job.id, supervisorId, result);
       log.debug({ jobId: job.id, kind: job.kind, runId: job.run_id, result }, 'job.finished');
@@ -97,6 +104,19 @@ export class JobRunner {
       // The job is done but not marked so: its lease lapses and it is handled again, harmlessly.
       log.error({ err, jobId: job.id, kind: job.kind, runId: job.run_id }, 'job.finish_failed');
     }
+  }
+
+  /**
+   * The store refused the job's writes for now (a full disk, a database held busy): not the job's
+   * failure. It is tried again after the back-off, and this claim does not count against its
+   * attempts, so no wait for space ever gives a job (a run's start, a cancel) up.
+   */
+  private async deferOnStoreFault(job: Job, err: unknown): Promise<void> {
+    const retryInMs = this.storeFaults.failed(err, { jobId: job.id, kind: job.kind, runId: job.run_id });
+    // If this write is refused too, the job's lease lapses and it is claimed again then.
+    await this.ctx.store
+      .failJobAttempt(job.id, this.ctx.supervisorId, (err as Error).message, retryInMs, { counted: false })
+      .catch(() => undefined);
   }
 
   /** Finishes a job that will not be tried again, with an error that says why and what to do. */

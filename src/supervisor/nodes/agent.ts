@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { storeFaultError } from '../../shared/store-faults.js';
 import type { ProviderSettings } from '../../shared/providers/provider-settings.js';
 import type { Logger } from '../../shared/log.js';
 import type { StoreConfig } from '../../store/store-config.js';
@@ -166,6 +167,8 @@ export class AgentNodeHandler implements NodeHandler {
     } catch (err) {
       return closeBrokenAttempt(this.deps, attempt, new Date().toISOString(), err);
     }
+    // Its checkout sample could not be written (a full disk), so it never ran: the scheduler waits that out.
+    if (result.storeFault) throw storeFaultError(result.storeFault);
     keepFirstCheckout(identity, result);
     if (!isLostAttempt(result)) return outcomeOf(result);
     assert(lostBefore + 1 < MAX_HELPER_LOSSES, 'the worker makes the last loss in a row final');

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { storeFaultError } from '../../shared/store-faults.js';
 import type { Logger } from '../../shared/log.js';
 import type { StoreConfig } from '../../store/store-config.js';
 import type { Run } from '../../store/schemas/run.js';
@@ -89,6 +90,8 @@ export class ExecNodeHandler implements NodeHandler {
     } catch (err) {
       return closeBrokenAttempt(this.deps, attempt, startedAt, err);
     }
+    // Its start could not be recorded (a full disk), so it never ran: the scheduler waits that out.
+    if (result.storeFault) throw storeFaultError(result.storeFault);
     keepFirstCheckout(identity, result);
     if (!isLostAttempt(result)) return outcomeOf(result);
     assert(lostBefore + 1 < MAX_HELPER_LOSSES, 'the worker makes the last loss in a row final');

@@ -5,6 +5,8 @@ import type { SchedulerFactory } from '../run/scheduler-factory.js';
 import type { RunScheduler } from '../run/scheduler.js';
 import { isOwnerGone, livenessHere } from './liveness.js';
 import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
+import { FaultBackoff } from '../../shared/fault-backoff.js';
+import { isWorthWaitingFor } from '../../shared/store-faults.js';
 
 /** How long an owned run stays ours without a renewal. */
 export const RUN_LEASE_MS = 15_000;
@@ -30,9 +32,12 @@ export class RunRegistry {
   private takingOver = false;
   private closed = false;
   readonly leaseMs: number;
+  /** Runs whose start the store refused for now (a full disk): logged once per interval. */
+  private readonly deferredStarts: FaultBackoff;
 
   constructor(private readonly deps: RunRegistryDeps) {
     this.leaseMs = deps.leaseMs ?? RUN_LEASE_MS;
+    this.deferredStarts = new FaultBackoff(deps.log, { failed: 'run.start_deferred', recovered: 'run.start_recovered' });
   }
 
   get size(): number {
@@ -130,6 +135,8 @@ export class RunRegistry {
   /**
    * Creates and registers the scheduler of a run we own. A run whose scheduler cannot be built
    * (an unreadable definition, a broken log) is failed with the reason rather than left running.
+   * One whose build the store refused for now (a full disk) is not failed for it: it is let go,
+   * still running, and taken over (rebuilt from its events) once writes go through.
    */
   private drive(run: Run, create: () => Promise<RunScheduler>): Promise<RunScheduler | undefined> {
     // Shutdown began while the run was being acquired: hand it straight back, untouched.
@@ -142,10 +149,17 @@ export class RunRegistry {
   private async build(run: Run, create: () => Promise<RunScheduler>): Promise<RunScheduler | undefined> {
     try {
       const scheduler = await create();
+      this.deferredStarts.succeeded();
       this.schedulers.set(run.id, scheduler);
       void scheduler.done.finally(() => this.schedulers.delete(run.id));
       return scheduler;
     } catch (err) {
+      if (isWorthWaitingFor(err)) {
+        this.deferredStarts.failed(err, { runId: run.id });
+        // If even this is refused, the run's lease lapses and the heartbeat takes it over then.
+        await this.deps.store.releaseRuns(this.deps.ownerId, [run.id]).catch(() => undefined);
+        return undefined;
+      }
       const error = `Run could not be started: ${(err as Error).message}`;
       this.deps.log.error({ err, runId: run.id }, 'run.start_failed');
       await this.deps.store.transitionRun({

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '../../shared/log.js';
+import { FaultBackoff, defaultFaultBackoff, type FaultBackoffPolicy } from '../../shared/fault-backoff.js';
 import type { Job } from '../../store/schemas/job.js';
 import type { HomePaths } from '../../shared/paths.js';
 import type { Store } from '../../store/store.js';
@@ -30,8 +31,11 @@ export interface SupervisorDeps {
   /** The home's paths: a deleted run's folder is removed from them. */
   paths: HomePaths;
   id?: string;
-  /** Lease lengths and job attempts; the defaults suit production, tests shorten them. */
-  timing?: { runLeaseMs?: number; heartbeatMs?: number; jobs?: JobRunnerOptions };
+  /**
+   * Lease lengths, job attempts, and the back-off and log interval of store calls that fail
+   * (a full disk); the defaults suit production, tests shorten them.
+   */
+  timing?: { runLeaseMs?: number; heartbeatMs?: number; jobs?: JobRunnerOptions; storeFaults?: FaultBackoffPolicy };
   /** The workflow catalog and clock chat turns use. */
   chat?: JobContext['chat'];
   /** Shared with the schedulers' child-run nodes: the news of `child_run_settled` jobs. */
@@ -60,9 +64,16 @@ export class Supervisor {
   private stopping: Promise<void> | undefined;
   /** Heartbeats (id and time) of gone supervisors whose jobs were already given back. */
   private readonly requeued = new Set<string>();
+  /** Claims that fail (a full disk) are backed off and logged once per interval, never spun on. */
+  private readonly claimFaults: FaultBackoff;
+  /** Heartbeats run on their own timer; only their failures' log lines are spaced out. */
+  private readonly beatFaults: FaultBackoff;
 
   constructor(private readonly deps: SupervisorDeps) {
     this.id = deps.id ?? `sup-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+    const faults = deps.timing?.storeFaults ?? defaultFaultBackoff;
+    this.claimFaults = new FaultBackoff(deps.log, { failed: 'supervisor.claim_failed', recovered: 'supervisor.claim_recovered' }, faults);
+    this.beatFaults = new FaultBackoff(deps.log, { failed: 'supervisor.heartbeat_failed', recovered: 'supervisor.heartbeat_recovered' }, faults);
     this.runs = new RunRegistry({
       store: deps.store, factory: deps.schedulers, ownerId: this.id, log: deps.log,
       ...(deps.timing?.runLeaseMs ? { leaseMs: deps.timing.runLeaseMs } : {}),
@@ -136,8 +147,12 @@ export class Supervisor {
       let job: Job | undefined;
       try {
         job = await this.deps.store.claimJob(this.id, this.jobs.leaseMs);
+        this.claimFaults.succeeded();
       } catch (err) {
-        this.deps.log.warn({ err }, 'supervisor.claim_failed');
+        // Never looked again at once: a claim refused by a full disk still touches the database
+        // files, the change watch wakes the loop for that, and it would spin on its own failure.
+        await this.pause(this.claimFaults.failed(err));
+        continue;
       }
       if (job) {
         await this.jobs.dispatch(job);
@@ -160,6 +175,19 @@ export class Supervisor {
     }
   }
 
+  /** Waits `ms`, cut short only by shutdown (a commit seen meanwhile does not end it). */
+  private async pause(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        if (this.state === 'running') return;
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.wake = undefined;
+  }
+
   private async tick(): Promise<void> {
     try {
       await this.beat();
@@ -172,8 +200,9 @@ export class Supervisor {
       if (this.state !== 'running') return;
       if (await this.requeueJobsOfGoneSupervisors()) this.wake?.();
       await this.runs.takeOverOrphanedRuns(() => this.state === 'running');
+      this.beatFaults.succeeded();
     } catch (err) {
-      this.deps.log.warn({ err }, 'supervisor.heartbeat_failed');
+      this.beatFaults.failed(err);
     }
   }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { clockNow } from '../../shared/clock.js';
 import type { Logger } from '../../shared/log.js';
+import { isWorthWaitingFor } from '../../shared/store-faults.js';
 import type { ApprovalContext } from '../../store/schemas/approval.js';
 import type { AttemptOutcome, NodeHandlerSet } from './node-handler.js';
 import type { NodeEntry, NodeTable } from './node-table.js';
@@ -25,8 +26,10 @@ export interface AttemptRun {
 
 /**
  * One attempt through the node's handler: a new attempt, or the held one continued (a `wait`, a
- * child run). A handler that throws is a bug: the attempt is a transient failure, logged, and
- * goes through the retry policy like any other.
+ * child run). A handler that throws because the store could not take its record (a full disk)
+ * has its attempt deferred: the held attempt stays held, a new one is not counted. A handler that
+ * throws anything else is a bug: the attempt is a transient failure, logged, and goes through the
+ * retry policy like any other.
  */
 export async function runNodeAttempt(entry: NodeEntry, deps: AttemptRun): Promise<AttemptOutcome> {
   const held = entry.heldAttempt;
@@ -47,6 +50,10 @@ export async function runNodeAttempt(entry: NodeEntry, deps: AttemptRun): Promis
     if (outcome.status === 'suspended' && outcome.approval.type === 'child_workflow') entry.heldAttempt = identity.attempt;
     return outcome;
   } catch (err) {
+    if (isWorthWaitingFor(err)) {
+      if (held) entry.heldAttempt = held;
+      return { status: 'deferred', error: err };
+    }
     deps.log.error({ err, nodeId: entry.plan.id }, 'node.attempt_crashed');
     return { status: 'failed', error: `the attempt crashed: ${(err as Error).message}`, failureKind: 'transient' };
   }
@@ -66,6 +73,8 @@ export interface OutcomeTarget {
   halt(nodeId: string, reason: string): void;
   /** A node's child run paused on a budget: nothing new starts, and the run pauses on it once idle. */
   overBudget(reached: BudgetReached): void;
+  /** The store refused the attempt's record: the node waits off the queue and runs again later. */
+  defer(entry: NodeEntry, err: unknown): void;
 }
 
 /**
@@ -109,6 +118,12 @@ export function applyOutcome(entry: NodeEntry, outcome: AttemptOutcome, target: 
     case 'cancelled':
       // Interrupted attempts run again as a new attempt when the run is next driven.
       entry.status = 'pending';
+      return;
+    case 'deferred':
+      // A new attempt that could not be recorded did not happen; a held one stays held.
+      if (entry.heldAttempt === undefined) entry.attempts -= 1;
+      if (target.stopping()) entry.status = 'pending';
+      else target.defer(entry, outcome.error);
       return;
     case 'failed': {
       const decision = decideRetry(entry.plan.retry, outcome, entry.attempts);

@@ -67,7 +67,9 @@ export interface NodeAttempt {
  * How an attempt ended, as a value. `suspended`, `waiting` and `halted` have their records
  * written (node_started and node_suspended, or node_completed) when the handler returns. `cancelled`: stopped by a cancel or a shutdown, its record
  * written. `not_started`: stopped before anything ran, nothing recorded. Every outcome but
- * `not_started` has its attempt records written when the handler returns.
+ * `not_started` and `deferred` has its attempt records written when the handler returns.
+ * `deferred` is never a handler's answer: runNodeAttempt gives it when a handler threw because
+ * the store could not take its record (a full disk).
  */
 export type AttemptOutcome =
   | {
@@ -98,7 +100,13 @@ export type AttemptOutcome =
    * A child run it waits for paused on a budget (its attempt ended, recorded as interrupted):
    * the run pauses on the same budget, and the node runs again (resuming the child) when resumed.
    */
-  | { status: 'over_budget'; reached: BudgetReached };
+  | { status: 'over_budget'; reached: BudgetReached }
+  /**
+   * The store refused the attempt's record (a full disk): before the node ran, or (a held
+   * attempt) at its end. It does not count as an attempt; the node runs again (the held attempt
+   * continued) once the store may take writes again.
+   */
+  | { status: 'deferred'; error: unknown };
 
 /**
  * Runs the attempts of one node kind. The scheduler knows nothing of kinds: it asks the handler

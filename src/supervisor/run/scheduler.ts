@@ -23,6 +23,8 @@ import { budgetPause, gatePause, type RunPause } from './run-pause.js';
 import type { ApprovalContext } from '../../store/schemas/approval.js';
 import { RunSlots } from './run-slots.js';
 import { CandidateDecider } from './candidate-decider.js';
+import { RunWriteFaults } from './write-faults.js';
+import { isWorthWaitingFor } from '../../shared/store-faults.js';
 
 export interface SchedulerDeps {
   store: Store;
@@ -90,6 +92,8 @@ export class RunScheduler {
   /** What each attempt runs with, and what its outcome moves (node-attempt.ts). */
   private readonly attemptRun: AttemptRun;
   private readonly outcomeTarget: OutcomeTarget;
+  /** Writes the store refused for now (a full disk): the run waits for them, never fails of them. */
+  private readonly writeFaults: RunWriteFaults;
 
   constructor(
     private readonly run: Run,
@@ -98,6 +102,7 @@ export class RunScheduler {
     private readonly deps: SchedulerDeps,
   ) {
     this.end = new RunEnd({ store: deps.store, runId: run.id, ownerId: deps.ownerId, log: deps.log });
+    this.writeFaults = new RunWriteFaults(deps.log, () => this.kick());
     this.budget = new RunBudget(run, (id) => deps.store.getRun(id), deps.log);
     this.runSlots = deps.runSlots ?? new RunSlots(deps.perRunLimit);
     this.decider = new CandidateDecider({ table, events: deps.events, checkCondition: deps.checkCondition }, this.candidates, this.ready);
@@ -124,6 +129,7 @@ export class RunScheduler {
       overBudget: (reached) => {
         this.budget.reached ??= reached;
       },
+      defer: (entry, err) => this.writeFaults.attemptDeferred(entry, err, this.timers),
     };
     this.providerLine = deps.providerSlots
       ? new ProviderLine({ run, store: deps.store, log: deps.log, slots: deps.providerSlots, wake: () => this.kick() })
@@ -271,16 +277,23 @@ export class RunScheduler {
   }
 
   private async pump(): Promise<void> {
+    let decided: NewRunEvent[] = [];
     try {
       while (this.dirty && !this.end.reached) {
         this.dirty = false;
-        const decided = this.decider.decide();
+        decided = this.writeFaults.withUnwritten(this.decider.decide());
         // Skip records are durable before any dependant acts on them.
-        if (decided.length) await this.deps.store.appendEvents(decided);
+        if (decided.length) {
+          await this.deps.store.appendEvents(decided);
+          this.writeFaults.succeeded();
+        }
+        decided = [];
         if (!this.stopping && !this.budget.reached) this.launchReady();
         await this.maybeFinish();
       }
     } catch (err) {
+      // The store refused the records for now (a full disk): the pass is tried again later.
+      if (isWorthWaitingFor(err)) return this.writeFaults.passRefused(err, decided);
       this.deps.log.error({ err }, 'run.schedule_failed');
       void this.failRun(`Scheduling failed: ${(err as Error).message}`).catch(() => {});
     }
@@ -323,6 +336,7 @@ export class RunScheduler {
         if (ran.dropped) node.status = 'pending';
         else {
           if ('tokens' in ran.value) tokens = ran.value.tokens;
+          if (ran.value.status !== 'deferred') this.writeFaults.succeeded();
           applyOutcome(node, ran.value, this.outcomeTarget);
         }
       })

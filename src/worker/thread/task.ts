@@ -17,6 +17,7 @@ import { chatCallTaskSchema, type ChatCallResult } from '../chat-protocol.js';
 import { runChatCall } from '../chat/chat-call.js';
 import { appendTerminalRecord } from './terminal-record.js';
 import { fileNameFor } from '../../shared/file-name.js';
+import { isWorthWaitingFor, storeFaultOf, type StoreFault } from '../../shared/store-faults.js';
 
 /**
  * Piscina's thread entry: one node attempt per call, several at once per thread. A thread
@@ -107,13 +108,14 @@ async function runAttemptTask(input: unknown): Promise<AttemptResult> {
   const startedAt = new Date().toISOString();
   const t0 = performance.now();
   let spawnedPid: number | undefined;
+  let recorded = false;
   try {
     // One sample of the checkout per attempt, before the node runs (never per event).
     const checkout = task.artifactsDir === undefined ? undefined : await observeCheckout(task.cwd, {
       runId: task.runId,
       artifactsDir: task.artifactsDir,
       manifestPath: join('.cairn', 'checkout', fileNameFor(task.path), `${attemptId}.jsonl`),
-    });
+    }).catch(deferIfWorthWaiting);
     if (task.kind === 'agent') {
       return await runAgentAttempt(task, { store, signal: controller.signal, checkout, notify, threadId });
     }
@@ -126,10 +128,13 @@ async function runAttemptTask(input: unknown): Promise<AttemptResult> {
         spawnedPid = pid;
         notify({ type: 'spawned', attemptId, pid, threadId });
         await store.appendEvents([execStartedEvent(task, startedAt, pid, checkout)]);
+        recorded = true;
       },
-    }).finally(() => {
-      if (spawnedPid !== undefined) notify({ type: 'exited', attemptId });
-    });
+    })
+      .catch((err: unknown) => (recorded ? Promise.reject(err) : deferIfWorthWaiting(err)))
+      .finally(() => {
+        if (spawnedPid !== undefined) notify({ type: 'exited', attemptId });
+      });
     const durationMs = performance.now() - t0;
     const result: AttemptResult = { ...outcome, startedAt, durationMs, ...(checkout !== undefined ? { checkoutStart: checkout } : {}) };
 
@@ -140,7 +145,27 @@ async function runAttemptTask(input: unknown): Promise<AttemptResult> {
     // Attempts that never spawned (missing runtime, bad cwd) get their start and end at once.
     await appendTerminalRecord(store, spawnedPid === undefined ? [execStartedEvent(task, startedAt, undefined, checkout), finished] : [finished]);
     return result;
+  } catch (err) {
+    if (err instanceof Deferred) return { status: 'not_started', output: '', startedAt, durationMs: 0, exitCode: null, signal: null, storeFault: err.fault };
+    throw err;
   } finally {
     running.delete(attemptId);
   }
+}
+
+/** An attempt that could not begin for a reason waiting may mend: it did not start, nothing ran. */
+class Deferred extends Error {
+  constructor(readonly fault: StoreFault) {
+    super(fault.message);
+  }
+}
+
+/**
+ * Before an attempt's program runs, a write the disk (or a database held busy) refused does not
+ * fail the node: the attempt is reported not started, with the fault, and the supervisor side
+ * runs it again once writes go through. Anything else is thrown on.
+ */
+function deferIfWorthWaiting(err: unknown): never {
+  if (isWorthWaitingFor(err)) throw new Deferred(storeFaultOf(err, 'start a node'));
+  throw err;
 }

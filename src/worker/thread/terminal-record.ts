@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CairnError } from '../../shared/errors.js';
+import { isWorthWaitingFor } from '../../shared/store-faults.js';
 import type { NewRunEvent } from '../../store/schemas/event.js';
 import type { Store } from '../../store/store.js';
 
@@ -22,15 +22,9 @@ export async function appendTerminalRecord(store: Store, events: readonly NewRun
       await store.appendEvents(events);
       return;
     } catch (err) {
-      if (!worthWaitingFor(err)) throw err;
+      if (!isWorthWaitingFor(err)) throw err;
       await sleep(delay);
       delay = Math.min(delay * 2, MAX_RETRY_MS);
     }
   }
-}
-
-function worthWaitingFor(err: unknown): boolean {
-  if (err instanceof CairnError) return err.code === 'STORE_UNAVAILABLE' && (err.details as { closed?: boolean } | undefined)?.closed !== true;
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && (code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR'));
 }

@@ -47,5 +47,20 @@ export function describeJobLeaseContract(backend: StoreBackend): void {
       now += 2_000;
       expect(await store.claimJob('sup-b', 60_000)).toMatchObject({ id: job!.id, attempts: 2, last_error: 'the database was busy' });
     });
+
+    it('takes an attempt that failed for a reason outside the job back from its count, when told so', async () => {
+      let now = t0;
+      const store = h().open({ clock: () => now });
+      await store.createRun(newRun());
+      const job = await store.claimJob('sup-a', 60_000);
+      // A full disk refused the job's writes: that must not use up one of its tries.
+      await store.failJobAttempt(job!.id, 'sup-a', 'Disk full: ...', 1_000, { counted: false });
+      now += 2_000;
+      const again = await store.claimJob('sup-a', 60_000);
+      expect(again).toMatchObject({ id: job!.id, attempts: 1, last_error: 'Disk full: ...' });
+      await store.failJobAttempt(again!.id, 'sup-a', 'a bug', 1_000);
+      now += 2_000;
+      expect(await store.claimJob('sup-a', 60_000)).toMatchObject({ id: job!.id, attempts: 2 });
+    });
   });
 }

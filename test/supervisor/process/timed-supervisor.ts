@@ -29,14 +29,15 @@ export function capturingLogger(): { log: Logger; lines: LogLine[] } {
 
 /**
  * A real supervisor (real store, real Piscina pool over the built task file) whose timing a test
- * chooses: the same wiring as `createSupervisorRuntime`, plus `timing` and a logger.
+ * chooses: the same wiring as `createSupervisorRuntime`, plus `timing`, a logger and the clock its
+ * store goes by.
  */
 export async function startTimedSupervisor(
   home: TempHome,
-  opts: { id: string; timing?: SupervisorDeps['timing']; log?: Logger },
+  opts: { id: string; timing?: SupervisorDeps['timing']; log?: Logger; clock?: () => number },
 ): Promise<{ supervisor: Supervisor; store: Store; stop(): Promise<void> }> {
   const settings = { ...loadSettings({ CAIRN_HOME: home.home }), maxConcurrency: 4, perRunConcurrency: 4 };
-  const store = home.openStore();
+  const store = home.openStore(opts.clock ? { clock: opts.clock } : {});
   const log = opts.log ?? pino({ level: 'silent' });
   const pool = createWorkerPool({ store, maxThreads: 1, concurrentTasksPerWorker: 4, filename: builtTaskFile, log });
   const limiter = new AttemptLimiter(settings.maxConcurrency);
