@@ -45,7 +45,7 @@ async function main(): Promise<void> {
   settings.installKey(); // a bad TOKEN_ENCRYPTION_KEY or key file stops the process here
   // Before listening: no request of this process owns an upload yet.
   await sweepStaleUploads(settings.paths.uploads, { log }).catch((err: unknown) => log.warn({ err }, 'api.upload_sweep_failed'));
-  const store = openStore(sqliteStoreConfig(settings.paths.database));
+  const store = openStore(sqliteStoreConfig(settings.paths.database, settings.storeBusyMs));
   const app = await buildServer({ store, settings, log });
 
   let stopping: Promise<void> | undefined;

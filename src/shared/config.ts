@@ -52,6 +52,8 @@ export interface Settings extends AddressSettings {
    * with a durable wake-up instead of a timer in memory (`CAIRN_WAIT_SLEEP_AFTER_MS`).
    */
   waitSleepAfterMs: number;
+  /** How long a store operation waits out a database another process keeps busy before 503 STORE_UNAVAILABLE (`CAIRN_STORE_BUSY_MS`); unset: about 30 s. */
+  storeBusyMs?: number;
   /** AI providers: default assistant, models, connections, per-provider limits, watchdogs. */
   providers: ProviderSettings;
   /**
@@ -109,6 +111,10 @@ function readStreamCaps(env: NodeJS.ProcessEnv, file: z.infer<typeof installConf
   return { ...(max !== undefined ? { max } : {}), ...(maxPerClient !== undefined ? { maxPerClient } : {}) };
 }
 
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
 /** Reads settings from the environment, then `$CAIRN_HOME/config.yaml`, then defaults. */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const address = loadAddressSettings(env);
@@ -129,6 +135,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     perRunConcurrency: Math.min(perRun, maxConcurrency),
     installKey: lazyInstallKey({ env, file: address.paths.installKey }),
     waitSleepAfterMs: positiveIntFromEnv('CAIRN_WAIT_SLEEP_AFTER_MS', env.CAIRN_WAIT_SLEEP_AFTER_MS) ?? DEFAULT_WAIT_SLEEP_AFTER_MS,
+    ...optional('storeBusyMs', positiveIntFromEnv('CAIRN_STORE_BUSY_MS', env.CAIRN_STORE_BUSY_MS)),
     providers: resolveProviderSettings(
       {
         ...(file.defaultAssistant !== undefined ? { defaultAssistant: file.defaultAssistant } : {}),

@@ -22,6 +22,6 @@ export interface OpenStoreOptions {
 export function openStore(config: StoreConfig, opts: OpenStoreOptions = {}): Store {
   switch (config.backend) {
     case 'sqlite':
-      return openSqliteStore({ path: config.path, ...opts });
+      return openSqliteStore({ path: config.path, ...(config.busyBudgetMs !== undefined ? { busyBudgetMs: config.busyBudgetMs } : {}), ...opts });
   }
 }

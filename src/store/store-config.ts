@@ -10,11 +10,13 @@ export const storeConfigSchema = z.discriminatedUnion('backend', [
     backend: z.literal('sqlite'),
     /** The database file; its directory is created if missing. */
     path: z.string().min(1),
+    /** How long an operation waits out a database another process keeps busy (CAIRN_STORE_BUSY_MS); default about 30 s. */
+    busyBudgetMs: z.number().int().positive().optional(),
   }),
 ]);
 export type StoreConfig = z.infer<typeof storeConfigSchema>;
 
 /** The embedded default: one SQLite file. */
-export function sqliteStoreConfig(path: string): StoreConfig {
-  return { backend: 'sqlite', path };
+export function sqliteStoreConfig(path: string, busyBudgetMs?: number): StoreConfig {
+  return { backend: 'sqlite', path, ...(busyBudgetMs !== undefined ? { busyBudgetMs } : {}) };
 }

@@ -4,10 +4,8 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { startServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { childrenOf } from '../helpers/processes.js';
 import { holdWriteLock } from '../helpers/write-lock.js';
 import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
-import { waitForRunFile } from '../helpers/run-files.js';
 
 let home: TempHome;
 beforeEach(async () => {
@@ -24,31 +22,7 @@ async function finished(url: string, runId: string) {
   }, { what: `run ${runId} to end`, timeoutMs: 45_000 });
 }
 
-it('an attempt whose spawn helper is killed fails as transient and goes through the retry policy; the run does not hang', async () => {
-  const server = await startServer(home);
-  await writeHomeWorkflow(home, 'helper-dies', `name: helper-dies
-description: the first attempt loses its spawn helper
-nodes:
-  - id: n
-    bash: "if [ -e .again ]; then echo second; else touch .again; sleep 30; fi"
-    retry: { max_attempts: 2, delay_ms: 1000 }
-`);
-  const { runId } = await startRun(server.url, 'helper-dies');
-  await waitFor(async () => (await getRun(server.url, runId)).events.some((e) => e.event_type === 'node_started'), {
-    what: 'the node to start',
-  });
-  await waitForRunFile(home, { id: runId }, '.again');
-  const supervisor = await server.pid('supervisor');
-  const helper = (await childrenOf(supervisor)).find((c) => c.comm === 'perl');
-  process.kill(helper!.pid, 'SIGKILL');
-
-  const { run, events } = await finished(server.url, runId);
-  expect(run.status).toBe('completed');
-  const failed = events.find((e) => e.event_type === 'node_failed')!;
-  expect(failed.data.failure_kind).toBe('transient');
-  expect(failed.data.error).toMatch(/spawn helper exited/);
-  expect(events.filter((e) => e.event_type === 'node_completed').map((e) => e.data.node_output)).toEqual(['second']);
-});
+// A spawn helper's death: test/e2e/spawn-helper-crash.test.ts (its nodes are interrupted and run again).
 
 it("a node that ends while another process holds the database's write lock past the old 10 s busy timeout is recorded once the lock is released", async () => {
   const server = await startServer(home);

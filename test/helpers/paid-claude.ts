@@ -25,14 +25,14 @@ export function startPaidClaude(home: TempHome): Promise<{ messages: AnthropicSe
 }
 
 /** Like startPaidClaude, with the server's answer to each request (0-based) chosen by `reply`. */
-export async function startClaudeCli(home: TempHome, reply: (index: number) => MessagesReply): Promise<{ messages: AnthropicServer; cairn: RunningServer }> {
+export async function startClaudeCli(home: TempHome, reply: (index: number) => MessagesReply, env: Record<string, string> = {}): Promise<{ messages: AnthropicServer; cairn: RunningServer }> {
   const messages = await startAnthropicServer((_req, i) => reply(i));
   home.defer(() => messages.close());
   const cliHome = await mkdtemp(join(tmpdir(), 'cairn-claude-home-'));
   home.defer(() => rm(cliHome, { recursive: true, force: true }));
   const cairn = await startServer(home, {
     ANTHROPIC_BASE_URL: messages.url, ANTHROPIC_API_KEY: 'sk-ant-budget', CLAUDE_BIN_PATH: pinnedClaudeCli, HOME: cliHome,
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1', ...env,
   });
   return { messages, cairn };
 }

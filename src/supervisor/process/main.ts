@@ -11,7 +11,7 @@ async function main(): Promise<void> {
   const settings = loadSettings();
   settings.installKey(); // a bad TOKEN_ENCRYPTION_KEY or key file stops the process here
   const log = createLogger({ name: 'supervisor' });
-  const storeConfig = sqliteStoreConfig(settings.paths.database);
+  const storeConfig = sqliteStoreConfig(settings.paths.database, settings.storeBusyMs);
   const store = openStore(storeConfig);
   const threads = positiveIntFromEnv('CAIRN_WORKER_THREADS', process.env.CAIRN_WORKER_THREADS);
   const { supervisor, pool } = createSupervisorRuntime({ store, storeConfig, settings, log, ...(threads ? { threads } : {}) });
