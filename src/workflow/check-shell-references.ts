@@ -8,12 +8,11 @@ import { shellContextsAt, type ShellContext } from './shell-context.js';
  * environment (see shell-body.ts):
  *   $((…)), ((…))       the value's text is written in, and only a decimal integer is accepted:
  *                       anything else fails the node when it runs
- *   heredoc <<'EOF'     the value's text is spliced in as written, and a line of the value equal
- *                       to the delimiter fails the node
  *   comment, \$escaped  not substituted at all
  * Run variables (`$ARGUMENTS`, `${ARTIFACTS_DIR}`...) are also environment variables the shell
  * reads by itself, so one in a comment or after a backslash behaves as in any shell script and is
- * not reported; in arithmetic or a quoted heredoc it is spliced as text like any other reference.
+ * not reported; in arithmetic it is checked like any other reference. A quoted heredoc takes any
+value (shell-heredoc-rewrite.ts).
  */
 
 type Label = (id: string) => string;
@@ -63,12 +62,6 @@ function describe(ref: Reference, written: string, context: ShellContext): strin
         `'${written}' is inside $((…)) or ((…)): its value is written in as text and must be a decimal integer, ` +
         `or the node fails when it runs (arithmetic can run commands). To accept other values, read it into a ` +
         `variable first and check it (n=${written}), then use $((n …)).`
-      );
-    case 'quoted_heredoc':
-      return (
-        `'${written}' is inside a heredoc quoted as <<'${context.delimiter}': nothing expands there, so the value's ` +
-        `text is spliced in as written, and the node fails when it runs if a line of the value is '${context.delimiter}'. ` +
-        `Use an unquoted delimiter (<<${context.delimiter}) or printf '%s\\n' "${written}" to pass the value through the environment.`
       );
     case 'comment':
       if (ref.kind === 'variable') return undefined;

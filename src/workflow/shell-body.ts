@@ -2,6 +2,7 @@ import { filePreamble, type BodyEnvironment } from './body-environment.js';
 import type { Reference } from './references.js';
 import type { ReferenceError } from './resolve-output.js';
 import { quotedReference, scanShellBody, type ShellContext, type ShellScan } from './shell-context.js';
+import { applyEdits, unquoteHeredoc, type Edit } from './shell-heredoc-rewrite.js';
 import { namesInArithmetic } from './shell-syntax/arithmetic-names.js';
 import {
   arithmeticValueError,
@@ -24,8 +25,7 @@ import {
  *   'single quotes'      `'"${V}"'`     closes the quotes, expands, reopens
  *   $'ansi quotes'       `'"${V}"$'`
  *   heredoc (<<EOF)      `${V}`
- *   heredoc (<<'EOF')    nothing expands there: the value's text, refused if a line of it starts
- *                        with the delimiter (inside `$(…)` bash ends the heredoc at `EOF)` too)
+ *   heredoc (<<'EOF')    `${V}`, the heredoc rewritten as <<EOF with its own text escaped
  *   arithmetic           as for its quoting, once the value is a decimal integer: bash evaluates
  *                        the text there and runs `$(…)` hidden in a subscript of it
  *   a variable name      as for its quoting, once the value is a plain name
@@ -47,6 +47,7 @@ export interface ResolvedValue {
 type Resolve = (ref: Reference) => { ok: true; value: ResolvedValue } | { ok: false; error: ReferenceError };
 type Result = { ok: true; text: string } | { ok: false; error: ReferenceError };
 
+/** The body with every reference written for where it stands, or why a value cannot stand there. */
 export function renderShellBody(
   text: string,
   refs: readonly Reference[],
@@ -56,8 +57,8 @@ export function renderShellBody(
   environment: ReadonlyMap<string, string>,
 ): Result {
   const scan = scanShellBody(text, refs.map((r) => r.start));
-  let out = '';
-  let last = 0;
+  const edits: Edit[] = [];
+  const heredocRefs = new Map<number, Reference[]>();
   for (const [index, ref] of refs.entries()) {
     const context = scan.contexts[index]!;
     if (context.kind === 'comment' || context.kind === 'escaped') continue;
@@ -66,32 +67,27 @@ export function renderShellBody(
     const written = text.slice(ref.start, ref.end);
     const refused = refusal(context, resolved.value.text, written, () => lineOf(text, ref.start));
     if (refused) return unsafe(refused);
-    let piece = resolved.value.text;
-    if (context.kind !== 'quoted_heredoc') {
-      env.place(resolved.value.name, resolved.value.text);
-      piece = referenceIn(context, resolved.value.name);
-    }
-    out += text.slice(last, ref.start) + piece;
-    last = ref.end;
+    env.place(resolved.value.name, resolved.value.text);
+    edits.push({ start: ref.start, end: ref.end, text: referenceIn(context, resolved.value.name) });
+    if (context.kind === 'quoted_heredoc') heredocRefs.set(context.heredoc, [...(heredocRefs.get(context.heredoc) ?? []), ref]);
   }
   const named = refusedName(text, scan, environment);
   if (named) return unsafe(named);
-  return { ok: true, text: filePreamble(env.inFiles) + out + text.slice(last) };
+  for (const [index, inside] of heredocRefs) {
+    const doc = scan.heredocs[index]!;
+    const rewrite = unquoteHeredoc(text, doc, inside);
+    if (!rewrite.ok) {
+      const first = text.slice(inside[0]!.start, inside[0]!.end);
+      return unsafe(`${first} ${onLine(lineOf(text, inside[0]!.start))} is in a heredoc quoted as <<'${doc.delimiter}' ${rewrite.reason}. The node did not run.`);
+    }
+    edits.push(...rewrite.edits);
+  }
+  return { ok: true, text: filePreamble(env.inFiles) + applyEdits(text, edits) };
 }
 
 function refusal(context: ShellContext, value: string, written: string, line: () => number): string | undefined {
   if (context.kind === 'arith' && !isShellInteger(value)) return arithmeticValueError(written, line(), context.where);
   if (context.kind === 'name' && !isShellName(value)) return nameValueError(written, line(), context.where);
-  if (context.kind === 'quoted_heredoc') {
-    const lines = value.split('\n').map((l) => (context.stripTabs ? l.replace(/^\t+/, '') : l));
-    if (lines.some((l) => l.startsWith(context.delimiter))) {
-      return (
-        `${written} ${onLine(line())} is inside a heredoc quoted as <<'${context.delimiter}', and its value has a line starting with ` +
-        `'${context.delimiter}' that could end the heredoc and run the rest as commands. Use an unquoted delimiter (<<${context.delimiter}), ` +
-        `or printf '%s\\n' "${written}" instead of a heredoc`
-      );
-    }
-  }
   return undefined;
 }
 
@@ -100,10 +96,11 @@ function referenceIn(context: ShellContext, name: string): string {
     case 'arith':
     case 'name':
       return quotedReference(context.quoting, name);
+    case 'quoted_heredoc':
+      return quotedReference('heredoc', name);
     case 'comment':
     case 'escaped':
-    case 'quoted_heredoc':
-      throw new Error('a reference left as written, or spliced as text, has no variable reference');
+      throw new Error('a reference left as written has no replacement');
     default:
       return quotedReference(context.kind, name);
   }

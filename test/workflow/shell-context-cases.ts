@@ -88,6 +88,13 @@ export const heredocCases: ExactCase[] = [
     ],
     expected: (v) => `got ${v}\n`,
   },
+  { label: 'quoted heredoc', bodies: ["cat <<'EOF'\n[%REF%] $HOME \\ `x`\nEOF"], expected: (v) => `[${v}] $HOME \\ \`x\`\n` },
+  { label: '<<-quoted heredoc', bodies: ["cat <<-'EOF'\n\t[%REF%] $x\n\tEOF"], expected: (v) => `[${v}] $x\n` },
+  {
+    label: 'quoted heredoc in $( )',
+    bodies: ["x=$(cat <<'EOF'\n%REF%\nEOF\n)\nprintf '%s' \"$x\"", "x=\"$(cat <<\\EOF\n%REF%\nEOF\n)\"\nprintf '%s' \"$x\""],
+    expected: dropTrailingNewlines,
+  },
 ];
 
 /** Values that run `touch pwned` (or write `f`) wherever bash reads them as code. */

@@ -10,9 +10,8 @@ import { validateWorkflowDefinition } from '../../src/workflow/validate-definiti
 import { makeTempProject, type TempProject } from './temp-project.js';
 
 /**
- * `validate` warns about references in shell bodies that stand where substitution writes the
- * value's text (arithmetic, a quoted heredoc) or does not substitute at all (a comment, after a
- * backslash). The workflow stays valid; each warning names the node and the reference as written.
+ * `validate` warns about references in shell bodies that stand where substitution checks the
+ * value (arithmetic) or does not substitute at all (a comment, after a backslash). The workflow stays valid; each warning names the node and the reference as written.
  */
 
 const workflow = (nodes: unknown[], extra: Record<string, unknown> = {}) => ({ name: 'w', description: 'd', ...extra, nodes });
@@ -28,16 +27,12 @@ const arith = (written: string) =>
   `'${written}' is inside $((…)) or ((…)): its value is written in as text and must be a decimal integer, ` +
   'or the node fails when it runs (arithmetic can run commands). To accept other values, read it into a ' +
   `variable first and check it (n=${written}), then use $((n …)).`;
-const heredoc = (written: string, delimiter: string) =>
-  `'${written}' is inside a heredoc quoted as <<'${delimiter}': nothing expands there, so the value's text is ` +
-  `spliced in as written, and the node fails when it runs if a line of the value is '${delimiter}'. Use an ` +
-  `unquoted delimiter (<<${delimiter}) or printf '%s\\n' "${written}" to pass the value through the environment.`;
 const comment = (written: string) => `'${written}' is in a comment, so it is not substituted.`;
 const escaped = (written: string) =>
   `'${written}' follows a backslash, so it is not substituted: the shell gets the text after the backslash as written.`;
 
 describe('shell reference warnings', () => {
-  it('warns, without failing validation, for arithmetic, a quoted heredoc, a comment and an escaped reference', () => {
+  it('warns, without failing validation, for arithmetic, a comment and an escaped reference, not for a quoted heredoc', () => {
     const warnings = warningsOf([
       count,
       { id: 'math', depends_on: ['count'], bash: 'echo $(( $count.output + 1 )); (( $count.output > 2 )) && echo big' },
@@ -47,7 +42,6 @@ describe('shell reference warnings', () => {
     ], { inputs: { topic: {} } });
     expect(warnings).toEqual([
       `Node 'math': ${arith('$count.output')}`,
-      `Node 'doc': ${heredoc('$count.output', 'EOF')}`,
       `Node 'note': ${comment('$count.output')}`,
       `Node 'esc': ${escaped('$count.output')}`,
       `Node 'esc': ${escaped('$INPUTS.topic')}`,
@@ -73,11 +67,11 @@ describe('shell reference warnings', () => {
     ).toEqual([]);
   });
 
-  it('names run variables in arithmetic and quoted heredocs, but not in comments or after a backslash, where the shell reads them itself', () => {
+  it('names run variables in arithmetic, but not in quoted heredocs, comments or after a backslash, where the shell reads them itself', () => {
     const warnings = warningsOf([
       { id: 'v', bash: "echo $(( $WORKFLOW_ID )); cat <<-'END'\n\t${ARTIFACTS_DIR}/x\n\tEND\n# writes $ARTIFACTS_DIR\necho \"\\$ARTIFACTS_DIR\"" },
     ]);
-    expect(warnings).toEqual([`Node 'v': ${arith('$WORKFLOW_ID')}`, `Node 'v': ${heredoc('${ARTIFACTS_DIR}', 'END')}`]);
+    expect(warnings).toEqual([`Node 'v': ${arith('$WORKFLOW_ID')}`]);
   });
 
   it('checks until_bash of loops and loop_groups, and loop_group body nodes, naming the field and the node', () => {
@@ -120,7 +114,7 @@ describe('shell reference warnings', () => {
     };
     const body = (text: string) => substituteShell(text, ctx, 'sh');
     expect(body('echo $(( $count.output + 1 ))')).toMatchObject({ ok: false, error: { code: 'unsafe_reference' } });
-    expect(body("cat <<'EOF'\n$count.output\nEOF")).toMatchObject({ ok: false, error: { code: 'unsafe_reference' } });
+    expect(body("cat <<'EOF'\n$count.output\nEOF")).toMatchObject({ ok: true });
     const untouched = body('echo ok # $count.output\necho \\$count.output');
     expect(untouched).toMatchObject({ ok: true });
     expect(untouched.ok && untouched.text).toContain('# $count.output\necho \\$count.output');

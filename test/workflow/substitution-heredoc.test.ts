@@ -4,7 +4,9 @@ import { runBashJobs, substitute } from './run-substituted.js';
 
 /**
  * Heredocs and `${…}`: `<<'EOF'` written inside a parameter expansion is no heredoc, so the next
- * line is code and a reference there is quoted as code.
+ * line is code and a reference there is quoted as code; a quoted heredoc gets the value exactly,
+ * even when a line of the value is the delimiter, or the delimiter followed by `)` (which ends a
+ * heredoc inside `$(…)` and would run the rest of the value).
  */
 
 const values = [...hostileValues, ...integerValues, 'EOF', '\tEOF', 'a\n\tEOF\n', 'EOF`', '${HOME} $HOME \\$x `x` \\'];

@@ -69,13 +69,9 @@ describe.each(shapes)('a reference %s', (_name, shape, expected) => {
 });
 
 describe('references the shell cannot take safely', () => {
-  it('splices a quoted heredoc literally, and refuses a value with a line that starts with the delimiter', () => {
+  it('passes a value into a quoted heredoc exactly, even one with a line that is the delimiter', () => {
     expect(run("cat <<'EOF'\n$m.output\nEOF", '$(touch pwned) `x`')).toBe('$(touch pwned) `x`\n');
-    // Inside $(…) bash 5 ends the heredoc at a line `EOF)` too, and runs the lines after it.
-    for (const value of ['ok\nEOF\ntouch pwned', 'ok\nEOF)\ntouch pwned', 'EOFx)']) {
-      const result = substituteShell("x=$(cat <<'EOF'\n$m.output\nEOF\n)", context(value), 'sh');
-      expect(!result.ok && result.error).toMatchObject({ code: 'unsafe_reference', message: expect.stringContaining("a line starting with 'EOF'") });
-    }
+    expect(run("cat <<'EOF'\n$m.output\nEOF", 'ok\nEOF\ntouch pwned')).toBe('ok\nEOF\ntouch pwned\n');
   });
 
   it('splices an integer into arithmetic and refuses anything else there', () => {
