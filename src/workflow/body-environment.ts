@@ -19,6 +19,8 @@ export class BodyEnvironment {
   readonly env: Record<string, string> = {};
   /** Variables whose value is in a file (`CAIRN_FILE_<NAME>`), in order. */
   readonly inFiles: string[] = [];
+  /** Every value placed, by name, wherever it went. */
+  readonly values = new Map<string, string>();
   private total = 0;
 
   constructor(private readonly spill: SpillValue | undefined) {}
@@ -26,6 +28,7 @@ export class BodyEnvironment {
   /** Places `value` as `name`: in the environment, or in a file when it is too large. */
   place(name: string, value: string): void {
     if (Object.hasOwn(this.env, name) || Object.hasOwn(this.env, fileEnvName(name))) return;
+    this.values.set(name, value);
     const bytes = Buffer.byteLength(value);
     if (!this.spill || (bytes <= ENV_VALUE_LIMIT_BYTES && this.total + bytes <= ENV_TOTAL_LIMIT_BYTES)) {
       this.env[name] = value;

@@ -1,19 +1,26 @@
 import type { DefinitionNode } from './node-schema.js';
 import { scanReferences, type Reference } from './references.js';
-import { shellContextsAt, type ShellContext } from './shell-context.js';
+import { scanShellBody, type ShellContext, type ShellScan } from './shell-context.js';
+import { unquoteHeredoc } from './shell-heredoc-rewrite.js';
+import { namesInArithmetic } from './shell-syntax/arithmetic-names.js';
+import { checkFirstHint, INTEGER_RULE, lineOf, NAME_RULE, onLine } from './shell-value-rules.js';
+import { variableNames } from './variables.js';
 
 /**
- * Warnings (not errors) for references in shell bodies (`bash`, `loop.until_bash`,
- * `loop_group.until_bash`) that stand where substitution cannot hand the value over through the
- * environment (see shell-body.ts):
- *   $((…)), ((…))       the value's text is written in, and only a decimal integer is accepted:
- *                       anything else fails the node when it runs
- *   heredoc <<'EOF'     the value's text is spliced in as written, and a line of the value equal
- *                       to the delimiter fails the node
+ * Warnings (not errors) for references in shell bodies (`bash`, `loop.bash`, `until_bash`,
+ * `on_reject.bash`) that stand where the value is checked or not substituted (see shell-body.ts),
+ * each naming the reference and its line in the script:
+ *   arithmetic          `$((…))`, `((…))`, `let`, `[[ -gt ]]`, `declare -i`, subscripts,
+ *                       `${v:off:len}`: only a decimal integer is accepted, anything else fails
+ *                       the node before it runs
+ *   a variable name     `read`, `unset`, `printf -v`, `declare`, `[[ -v ]]`: only a plain name
+ *   a bare name         a run variable (`ARGUMENTS`, `INPUTS_X`) read inside arithmetic: its
+ *                       value must be an integer or empty
+ *   quoted heredoc      only where Cairn cannot rewrite it (inside backticks, an odd delimiter)
  *   comment, \$escaped  not substituted at all
  * Run variables (`$ARGUMENTS`, `${ARTIFACTS_DIR}`...) are also environment variables the shell
  * reads by itself, so one in a comment or after a backslash behaves as in any shell script and is
- * not reported; in arithmetic or a quoted heredoc it is spliced as text like any other reference.
+ * not reported.
  */
 
 type Label = (id: string) => string;
@@ -48,35 +55,52 @@ function shellBodies(node: DefinitionNode): [string, string][] {
 
 function describeBody(body: string): string[] {
   const refs = scanReferences(body);
-  if (refs.length === 0) return [];
-  const contexts = shellContextsAt(body, refs.map((r) => r.start));
-  return refs.flatMap((ref, i) => {
-    const warning = describe(ref, body.slice(ref.start, ref.end), contexts[i]!);
-    return warning === undefined ? [] : [warning];
+  const scan = scanShellBody(body, refs.map((r) => r.start));
+  const warnings = refs.flatMap((ref, i) => {
+    const warning = describe(ref, body.slice(ref.start, ref.end), scan.contexts[i]!, onLine(lineOf(body, ref.start)), scan, body);
+    return warning === undefined ? [] : [{ at: ref.start, warning }];
   });
+  for (const { name, at, where } of namesInArithmetic(body, scan.arithmetic)) {
+    if (!isRunVariable(name)) continue;
+    warnings.push({
+      at,
+      warning:
+        `'${name}' ${onLine(lineOf(body, at))} is read as a variable in ${where}: bash evaluates its value as arithmetic, so it ` +
+        `must be ${INTEGER_RULE} or empty, or the node fails before it runs. ${checkFirstHint(`$${name}`)}`,
+    });
+  }
+  return warnings.sort((a, b) => a.at - b.at).map((w) => w.warning);
 }
 
-function describe(ref: Reference, written: string, context: ShellContext): string | undefined {
+function describe(ref: Reference, written: string, context: ShellContext, line: string, scan: ShellScan, body: string): string | undefined {
   switch (context.kind) {
     case 'arith':
       return (
-        `'${written}' is inside $((…)) or ((…)): its value is written in as text and must be a decimal integer, ` +
-        `or the node fails when it runs (arithmetic can run commands). To accept other values, read it into a ` +
-        `variable first and check it (n=${written}), then use $((n …)).`
+        `'${written}' ${line} is in ${context.where}, where bash evaluates it as arithmetic: its value must be ${INTEGER_RULE}, ` +
+        `or the node fails before it runs (arithmetic runs commands hidden in a value). ${checkFirstHint(written)}`
       );
-    case 'quoted_heredoc':
+    case 'name':
       return (
-        `'${written}' is inside a heredoc quoted as <<'${context.delimiter}': nothing expands there, so the value's ` +
-        `text is spliced in as written, and the node fails when it runs if a line of the value is '${context.delimiter}'. ` +
-        `Use an unquoted delimiter (<<${context.delimiter}) or printf '%s\\n' "${written}" to pass the value through the environment.`
+        `'${written}' ${line} is where bash reads a variable name (${context.where}): its value must be ${NAME_RULE}, ` +
+        'or the node fails before it runs (a subscript in a name is arithmetic, which runs commands hidden in a value).'
       );
+    case 'quoted_heredoc': {
+      const rewrite = unquoteHeredoc(body, scan.heredocs[context.heredoc]!, []);
+      if (rewrite.ok) return undefined;
+      return `'${written}' ${line} is in a heredoc quoted as <<'${context.delimiter}' ${rewrite.reason}; the node fails when it runs.`;
+    }
     case 'comment':
       if (ref.kind === 'variable') return undefined;
-      return `'${written}' is in a comment, so it is not substituted.`;
+      return `'${written}' ${line} is in a comment, so it is not substituted.`;
     case 'escaped':
       if (ref.kind === 'variable') return undefined;
-      return `'${written}' follows a backslash, so it is not substituted: the shell gets the text after the backslash as written.`;
+      return `'${written}' ${line} follows a backslash, so it is not substituted: the shell gets the text after the backslash as written.`;
     default:
       return undefined;
   }
+}
+
+/** A variable Cairn puts in the environment of every shell body: a run variable or an input. */
+function isRunVariable(name: string): boolean {
+  return (variableNames as readonly string[]).includes(name) || /^INPUTS_[A-Z0-9_]+$/.test(name);
 }

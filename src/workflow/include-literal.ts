@@ -1,5 +1,6 @@
 import { scanReferences } from './references.js';
 import { variableReference, type ShellContext } from './shell-context.js';
+import { INTEGER_RULE, isShellInteger, isShellName, NAME_RULE } from './shell-value-rules.js';
 
 /**
  * How an `include:` input's value (text known at load time, which may hold references) is
@@ -14,7 +15,8 @@ import { variableReference, type ShellContext } from './shell-context.js';
  *
  *   bare `"${V}"`   "double quotes" and heredoc `${V}`   'single' `'"${V}"'`   $'ansi' `'"${V}"$'`
  *   heredoc (<<'EOF')   nothing expands there: the value as written, refused if a line of it ends the heredoc
- *   $((…)), ((…))       the value when it is a decimal integer or one reference, refused otherwise
+ *   arithmetic          the value when it is a decimal integer or one reference, refused otherwise
+ *   a variable name     the value when it is a plain name or one reference, refused otherwise
  *   comment, \$escaped  left as written
  *
  * A NUL byte is refused (a shell cannot hold one), and so is a value over 64 KiB (the body is one
@@ -57,16 +59,23 @@ export function shellReference(context: ShellContext, name: string, value: strin
       }
       return { ok: true, text: value };
     }
-    case 'arith': {
-      const refs = scanReferences(value);
-      const oneReference = refs.length === 1 && refs[0]!.start === 0 && refs[0]!.end === value.length;
-      return /^[+-]?\d+$/.test(value) || oneReference
+    case 'arith':
+      return isShellInteger(value) || isOneReference(value)
         ? { ok: true, text: value }
-        : { ok: false, error: 'it stands in $((…)) or ((…)), where the shell evaluates it, and its value is not a decimal integer' };
-    }
+        : { ok: false, error: `it stands in ${context.where}, where bash evaluates it as arithmetic, and its value is neither ${INTEGER_RULE} nor one reference` };
+    case 'name':
+      return isShellName(value) || isOneReference(value)
+        ? { ok: true, text: value }
+        : { ok: false, error: `it stands where bash reads a variable name (${context.where}), and its value is neither ${NAME_RULE} nor one reference` };
     default:
       return { ok: true, text: undefined };
   }
+}
+
+/** A value that is exactly one reference, checked where it lands when the node runs. */
+function isOneReference(value: string): boolean {
+  const refs = scanReferences(value);
+  return refs.length === 1 && refs[0]!.start === 0 && refs[0]!.end === value.length;
 }
 
 /** Whether the value is placed through the variable in `context` (and so needs the assignment). */

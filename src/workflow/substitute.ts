@@ -83,7 +83,7 @@ export function substituteShell(text: string, ctx: SubstitutionContext, runtime:
     return names.get(key)!;
   };
   if (runtime === 'sh') {
-    const result = renderShellBody(text, refs, env, (ref) => resolveValue(ref, ctx, outputName));
+    const result = renderShellBody(text, refs, env, (ref) => resolveValue(ref, ctx, outputName), new Map(env.values));
     return result.ok ? { ok: true, text: result.text, env: env.env } : result;
   }
   const result = splice(text, refs, (ref) => {

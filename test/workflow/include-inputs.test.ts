@@ -210,9 +210,16 @@ describe('include input values a shell cannot take as fixed text', () => {
     }
   });
 
-  it('takes only a decimal integer in arithmetic', () => {
+  it('takes only a decimal integer (or one reference) in arithmetic, and a plain name where bash reads a name', () => {
     expect(runIncluded('echo $(( $INPUTS.v + 1 ))', '41', '')).toBe('42\n');
-    expect(refused('echo $(( $INPUTS.v + 1 ))', 'a[$(touch pwned)]')[0]).toContain('not a decimal integer');
+    expect(runIncluded('[[ $INPUTS.v -gt 10 ]] && echo big', '$ARGUMENTS', '42')).toBe('big\n');
+    expect(runIncluded('read $INPUTS.v <<< hi; echo "$target"', 'target', '')).toBe('hi\n');
+    for (const body of ['echo $(( $INPUTS.v + 1 ))', '[[ $INPUTS.v -gt 10 ]]', 'let n=$INPUTS.v', 'a[$INPUTS.v]=1', 'echo ${s:$INPUTS.v}']) {
+      for (const value of ['a[$(touch pwned)]', '1+1', '010', 'x $ARGUMENTS']) {
+        expect(refused(body, value)[0], `${value} in ${body}`).toContain('where bash evaluates it as arithmetic, and its value is neither a decimal integer');
+      }
+    }
+    expect(refused('read $INPUTS.v <<< x', 'a[$(touch pwned)]')[0]).toContain('where bash reads a variable name (read)');
   });
 
   it('leaves a reference in a comment or after a backslash as written', () => {

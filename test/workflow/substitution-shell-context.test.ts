@@ -43,7 +43,7 @@ describe('shellContextsAt', () => {
     expect(contexts).toEqual([
       { kind: 'heredoc' },
       { kind: 'heredoc' },
-      { kind: 'quoted_heredoc', delimiter: 'END', stripTabs: true },
+      { kind: 'quoted_heredoc', heredoc: 0, delimiter: 'END', stripTabs: true },
       { kind: 'bare' },
     ]);
     expect(kinds('cat <<"E O"\n$a.output\nE O\ncat << \\X\n$b.output\nX\ncat <<<$c.output')).toEqual([
