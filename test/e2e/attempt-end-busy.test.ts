@@ -60,6 +60,7 @@ nodes:
   const timeline = events.map((e) => `${e.event_type}:${e.step_name ?? ''}`);
   expect(timeline.filter((t) => t.endsWith(':n'))).toEqual(['node_started:n', 'node_completed:n']);
   expect(run.status).toBe('completed');
+  expect(events.at(-1)!.event_type).toBe('workflow_completed');
   expect((await readFile(log, 'utf8')).trim().split('\n')).toEqual(['start']);
 }, 120_000);
 
