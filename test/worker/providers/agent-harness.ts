@@ -14,7 +14,10 @@ export function scratch(): { dir: string; cleanup: () => void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** An agent attempt task with test defaults (generous watchdogs unless a test shortens them). */
+/**
+ * An agent attempt task with test defaults. The watchdogs are generous (a test of them shortens
+ * them): a vendor CLI's first start on a loaded machine, MCP servers included, can take 20 s.
+ */
 export function agentTask(dir: string, overrides: Partial<AgentAttemptTask>): AgentTask {
   return agentAttemptTaskSchema.parse({
     kind: 'agent',
@@ -31,8 +34,8 @@ export function agentTask(dir: string, overrides: Partial<AgentAttemptTask>): Ag
     cwd: dir,
     options: { permissions: 'workspace' },
     connection: {},
-    firstEventTimeoutMs: 20_000,
-    idleTimeoutMs: 20_000,
+    firstEventTimeoutMs: 60_000,
+    idleTimeoutMs: 60_000,
     killGraceMs: 500,
     outputSpillDir: join(dir, 'spill'),
     scratchDir: join(dir, 'attempt'),

@@ -78,7 +78,7 @@ describe.each(codexClis)('codex options, $version', ({ bin }) => {
     });
     task.connection.env = { ...task.connection.env, WEB_TOKEN: 'web-secret' };
     const { outcome, chunks } = await runAttempt(codexAdapter, task);
-    expect(outcome.status).toBe('completed');
+    expect(outcome).toMatchObject({ status: 'completed' });
     expect(outcome.output).toMatch(/^tools said: [\s\S]*echo: ping[\s\S]*QUIET$/);
     const first = server.requests[0]!;
     expect(first.body.reasoning.effort).toBe('high');
@@ -109,7 +109,7 @@ describe.each(codexClis)('codex options, $version', ({ bin }) => {
     server = await startResponsesServer(callsEcho);
     const task = codexTaskFor(bin, server.url, dir.dir, { cwd, options: { permissions: 'read_only', webSearchMode: 'disabled', mcp: writeMcpFile(cwd, log) } });
     const { outcome, chunks } = await runAttempt(codexAdapter, task);
-    expect(outcome.status).toBe('completed');
+    expect(outcome).toMatchObject({ status: 'completed' });
     expect(tools(server.requests[0]!).some((t) => t.type === 'web_search')).toBe(false);
     expect(existsSync(log)).toBe(false);
     expect(toolResults(chunks)).toEqual([expect.objectContaining({ refused: true, isError: true })]);
