@@ -1,5 +1,7 @@
 import { attemptEndedEvent, attemptStartedEvent } from '../../records/index.js';
 import { CairnError } from '../../shared/errors.js';
+import { isWorthWaitingFor } from '../../shared/store-faults.js';
+import { afterStartRecorded } from '../run/started-attempt.js';
 import type { AttemptOutcome, NodeAttempt, NodeHandler } from '../run/node-handler.js';
 import type { ChildRunAction } from '../run/run-plan.js';
 import { attemptRefOf, recordRefusedAttempt } from './attempt-records.js';
@@ -32,29 +34,32 @@ export class ChildRunNodeHandler implements NodeHandler {
       child = await children.start({ ...asked.request, index: 0 });
     } catch (err) {
       const error = `Node '${attempt.node.id}': cannot start child workflow '${action.workflow}': ${(err as Error).message}`;
-      if (!(err instanceof CairnError)) throw err;
+      // A full disk or a busy database is waited out (the attempt is put off), never a config failure.
+      if (!(err instanceof CairnError) || isWorthWaitingFor(err)) throw err;
       return recordRefusedAttempt(store, run, attempt, { error, failureKind: 'config' });
     }
     const ref = attemptRefOf(run, attempt, new Date().toISOString());
     if (!attempt.continued) await store.appendEvents([attemptStartedEvent(ref)]);
-    const end = await settleChild(this.deps, child, attempt);
-    if (!end) return endStoppedAttempt(this.deps, attempt, ref, [child.id]);
-    const durationMs = Math.max(0, Date.now() - Date.parse(ref.startedAt));
-    const diagnostics = { childRunId: child.id };
-    switch (end.status) {
-      case 'paused':
-        if (end.budget) return endOverBudget(this.deps, attempt, ref, end.budget, `its child run ${child.id}`);
-        return suspendOnChild(this.deps, attempt, ref, child.id, end.message);
-      case 'completed':
-        await store.appendEvents([attemptEndedEvent(ref, { status: 'completed', output: { text: end.output }, diagnostics }, durationMs)]);
-        return { status: 'completed', output: end.output };
-      default: {
-        const error = `Child workflow '${action.workflow}' (run ${child.id}) ${end.status}: ${end.error}`;
-        await store.appendEvents([
-          attemptEndedEvent(ref, { status: 'failed', error, failureKind: 'child_failed', retryable: false, diagnostics }, durationMs),
-        ]);
-        return { status: 'failed', error, failureKind: 'child_failed', retryable: false };
+    return afterStartRecorded(async () => {
+      const end = await settleChild(this.deps, child, attempt);
+      if (!end) return endStoppedAttempt(this.deps, attempt, ref, [child.id]);
+      const durationMs = Math.max(0, Date.now() - Date.parse(ref.startedAt));
+      const diagnostics = { childRunId: child.id };
+      switch (end.status) {
+        case 'paused':
+          if (end.budget) return endOverBudget(this.deps, attempt, ref, end.budget, `its child run ${child.id}`);
+          return suspendOnChild(this.deps, attempt, ref, child.id, end.message);
+        case 'completed':
+          await store.appendEvents([attemptEndedEvent(ref, { status: 'completed', output: { text: end.output }, diagnostics }, durationMs)]);
+          return { status: 'completed', output: end.output };
+        default: {
+          const error = `Child workflow '${action.workflow}' (run ${child.id}) ${end.status}: ${end.error}`;
+          await store.appendEvents([
+            attemptEndedEvent(ref, { status: 'failed', error, failureKind: 'child_failed', retryable: false, diagnostics }, durationMs),
+          ]);
+          return { status: 'failed', error, failureKind: 'child_failed', retryable: false };
+        }
       }
-    }
+    });
   }
 }

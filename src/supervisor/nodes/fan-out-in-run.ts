@@ -13,6 +13,7 @@ import type { CheckCondition } from '../run/node-context.js';
 import type { NodeEventFactory } from '../run/node-events.js';
 import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandlerSet } from '../run/node-handler.js';
 import { fullOutput } from '../../records/full-output.js';
+import { afterStartRecorded } from '../run/started-attempt.js';
 import { compileRunPlan, type ChildRunAction, type PlannedNode, type RunPlan } from '../run/run-plan.js';
 import { instancesOf, itemText } from './fan-out-items.js';
 import type { RunSlots } from '../run/run-slots.js';
@@ -53,7 +54,6 @@ export class InRunFanOut {
   constructor(private readonly deps: InRunFanOutDeps) {}
 
   async run(attempt: NodeAttempt, action: ChildRunAction, items: readonly unknown[], child: WorkflowDefinition): Promise<AttemptOutcome> {
-    const fan = action.fanOut!;
     const { store, run } = this.deps;
     const plan = compileRunPlan(child);
     const snapshot = rebuildRunSnapshot(await store.listRunEvents(run.id));
@@ -75,14 +75,29 @@ export class InRunFanOut {
     }
     if (!attempt.continued) opening.push(attemptStartedEvent(wrapper));
     await store.appendEvents(opening.map((e) => ({ ...e, conversation_id: run.conversation_id })));
+    const all = instances;
+    return afterStartRecorded(() => this.instances({ attempt, wrapper, fan: action.fanOut!, plan, child, instances: all, recorded: snapshot.nodes }));
+  }
 
+  /** Runs the instances under the wrapper's recorded start, then records its end. */
+  private async instances(fanned: {
+    attempt: NodeAttempt;
+    wrapper: AttemptRef;
+    fan: NonNullable<ChildRunAction['fanOut']>;
+    plan: RunPlan;
+    child: WorkflowDefinition;
+    instances: readonly FanOutInstance[];
+    recorded: ReadonlyMap<string, NodeSnapshot>;
+  }): Promise<AttemptOutcome> {
+    const { attempt, wrapper, fan, plan, child, instances, recorded } = fanned;
+    const { store } = this.deps;
     const results: ItemResult[] = new Array<ItemResult>(instances.length);
     const rows = new RowBatch(store);
     let next = 0;
     const lane = async (): Promise<void> => {
       while (next < instances.length && !attempt.signal.aborted) {
         const instance = instances[next++]!;
-        const result = await this.instance(attempt, plan, child, instance, snapshot.nodes, rows);
+        const result = await this.instance(attempt, plan, child, instance, recorded, rows);
         if (result === undefined) return;
         results[instance.ordinal] = result;
       }

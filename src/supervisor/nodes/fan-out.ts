@@ -1,5 +1,7 @@
 import { attemptEndedEvent, attemptStartedEvent } from '../../records/index.js';
 import { CairnError } from '../../shared/errors.js';
+import { isWorthWaitingFor } from '../../shared/store-faults.js';
+import { afterStartRecorded } from '../run/started-attempt.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { AttemptOutcome, NodeAttempt, NodeHandler } from '../run/node-handler.js';
 import type { ChildRunAction } from '../run/run-plan.js';
@@ -72,81 +74,83 @@ export class FanOutNodeHandler implements NodeHandler {
     }
     const ref = attemptRefOf(run, attempt, new Date().toISOString());
     if (!attempt.continued) await store.appendEvents([attemptStartedEvent(ref)]);
-
-    const results: ItemResult[] = new Array<ItemResult>(items.values.length);
-    const started: string[] = [];
-    let paused = false;
-    /** A child paused on a budget: no new item starts, and the parent pauses on it. */
-    let overBudget: { reached: BudgetReached; children: number } | undefined;
-    let startError: string | undefined;
-    let next = 0;
-    const runItem = async (index: number): Promise<boolean> => {
-      const text = itemText(items.values[index]);
-      let child = existing.get(index);
-      if (!child) {
-        try {
-          child = await children.start({
-            ...asked.request,
-            index,
-            message: text,
-            inputs: { ...asked.request.inputs, ...(fan.as !== undefined ? { [fan.as]: text } : {}) },
-          });
-        } catch (err) {
-          if (!(err instanceof CairnError)) throw err;
-          startError = `item ${index}: ${err.message}`;
-          return false;
+    return afterStartRecorded(async () => {
+      const results: ItemResult[] = new Array<ItemResult>(items.values.length);
+      const started: string[] = [];
+      let paused = false;
+      /** A child paused on a budget: no new item starts, and the parent pauses on it. */
+      let overBudget: { reached: BudgetReached; children: number } | undefined;
+      let startError: string | undefined;
+      let next = 0;
+      const runItem = async (index: number): Promise<boolean> => {
+        const text = itemText(items.values[index]);
+        let child = existing.get(index);
+        if (!child) {
+          try {
+            child = await children.start({
+              ...asked.request,
+              index,
+              message: text,
+              inputs: { ...asked.request.inputs, ...(fan.as !== undefined ? { [fan.as]: text } : {}) },
+            });
+          } catch (err) {
+            // A full disk or a busy database is waited out (the attempt is kept), never an item's failure.
+            if (!(err instanceof CairnError) || isWorthWaitingFor(err)) throw err;
+            startError = `item ${index}: ${err.message}`;
+            return false;
+          }
         }
-      }
-      started.push(child.id);
-      const end = await settleChild(this.deps, child, attempt);
-      if (!end) return false;
-      if (end.status === 'completed') {
-        results[index] = end.output;
-      } else if (end.status === 'paused' && end.budget) {
-        // Left paused (not cancelled): the parent's resume resumes it where it stopped.
-        overBudget = { reached: overBudget?.reached ?? end.budget, children: (overBudget?.children ?? 0) + 1 };
-      } else if (end.status === 'paused') {
-        paused = true;
-        await children.cancel(child.id);
-        results[index] = { failed: true, error: PAUSED_IN_FAN_OUT, status: 'paused', childRunId: child.id };
-      } else {
-        results[index] = { failed: true, error: end.error, status: end.status, childRunId: child.id };
-      }
-      return true;
-    };
-    const lane = async (): Promise<void> => {
-      while (next < items.values.length && !attempt.signal.aborted && startError === undefined && overBudget === undefined) {
-        if (!(await runItem(next++))) return;
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(fan.maxParallel, items.values.length) }, lane));
-    if (attempt.signal.aborted) return endStoppedAttempt(this.deps, attempt, ref, started);
+        started.push(child.id);
+        const end = await settleChild(this.deps, child, attempt);
+        if (!end) return false;
+        if (end.status === 'completed') {
+          results[index] = end.output;
+        } else if (end.status === 'paused' && end.budget) {
+          // Left paused (not cancelled): the parent's resume resumes it where it stopped.
+          overBudget = { reached: overBudget?.reached ?? end.budget, children: (overBudget?.children ?? 0) + 1 };
+        } else if (end.status === 'paused') {
+          paused = true;
+          await children.cancel(child.id);
+          results[index] = { failed: true, error: PAUSED_IN_FAN_OUT, status: 'paused', childRunId: child.id };
+        } else {
+          results[index] = { failed: true, error: end.error, status: end.status, childRunId: child.id };
+        }
+        return true;
+      };
+      const lane = async (): Promise<void> => {
+        while (next < items.values.length && !attempt.signal.aborted && startError === undefined && overBudget === undefined) {
+          if (!(await runItem(next++))) return;
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(fan.maxParallel, items.values.length) }, lane));
+      if (attempt.signal.aborted) return endStoppedAttempt(this.deps, attempt, ref, started);
 
-    const durationMs = Math.max(0, Date.now() - Date.parse(ref.startedAt));
-    if (startError !== undefined) {
-      const error = `Node '${attempt.node.id}': cannot start child workflow '${action.workflow}': ${startError}`;
-      await store.appendEvents([attemptEndedEvent(ref, { status: 'failed', error, failureKind: 'config', retryable: false }, durationMs)]);
-      return { status: 'failed', error, failureKind: 'config', retryable: false };
-    }
-    if (overBudget !== undefined && !paused) {
-      const what = `${overBudget.children} of its ${results.length} fan-out children`;
-      return endOverBudget(this.deps, attempt, ref, overBudget.reached, what);
-    }
-    const output = `[${results.map((r) => JSON.stringify(r)).join(',')}]`;
-    const failed = results.filter((r) => typeof r !== 'string').length;
-    const error = paused
-      ? `Node '${attempt.node.id}': ${PAUSED_IN_FAN_OUT}`
-      : failed && fan.join === 'all_success'
-        ? `Node '${attempt.node.id}': ${failed} of ${results.length} fan-out items failed (join: all_success)`
-        : undefined;
-    if (error !== undefined) {
-      await store.appendEvents([
-        attemptEndedEvent(ref, { status: 'failed', error, failureKind: 'child_failed', retryable: false, output: { text: output } }, durationMs),
-      ]);
-      return { status: 'failed', error, failureKind: 'child_failed', retryable: false };
-    }
-    await store.appendEvents([attemptEndedEvent(ref, { status: 'completed', output: { text: output } }, durationMs)]);
-    return { status: 'completed', output };
+      const durationMs = Math.max(0, Date.now() - Date.parse(ref.startedAt));
+      if (startError !== undefined) {
+        const error = `Node '${attempt.node.id}': cannot start child workflow '${action.workflow}': ${startError}`;
+        await store.appendEvents([attemptEndedEvent(ref, { status: 'failed', error, failureKind: 'config', retryable: false }, durationMs)]);
+        return { status: 'failed', error, failureKind: 'config', retryable: false };
+      }
+      if (overBudget !== undefined && !paused) {
+        const what = `${overBudget.children} of its ${results.length} fan-out children`;
+        return endOverBudget(this.deps, attempt, ref, overBudget.reached, what);
+      }
+      const output = `[${results.map((r) => JSON.stringify(r)).join(',')}]`;
+      const failed = results.filter((r) => typeof r !== 'string').length;
+      const error = paused
+        ? `Node '${attempt.node.id}': ${PAUSED_IN_FAN_OUT}`
+        : failed && fan.join === 'all_success'
+          ? `Node '${attempt.node.id}': ${failed} of ${results.length} fan-out items failed (join: all_success)`
+          : undefined;
+      if (error !== undefined) {
+        await store.appendEvents([
+          attemptEndedEvent(ref, { status: 'failed', error, failureKind: 'child_failed', retryable: false, output: { text: output } }, durationMs),
+        ]);
+        return { status: 'failed', error, failureKind: 'child_failed', retryable: false };
+      }
+      await store.appendEvents([attemptEndedEvent(ref, { status: 'completed', output: { text: output } }, durationMs)]);
+      return { status: 'completed', output };
+    });
   }
 
   /**

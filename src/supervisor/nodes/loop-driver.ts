@@ -13,6 +13,7 @@ import type { Store } from '../../store/store.js';
 import type { VariableValues } from '../../workflow/variables.js';
 import { cancelledFailure, cancelReasonOf } from '../../worker/cancel-reason.js';
 import type { SubstituteText } from '../run/node-context.js';
+import { afterStartRecorded } from '../run/started-attempt.js';
 import type { AttemptOutcome, NodeAttempt, NodeHandler } from '../run/node-handler.js';
 import { budgetPauseReason, type BudgetReached } from '../run/budget.js';
 import type { LoopControl } from '../run/run-plan.js';
@@ -70,65 +71,67 @@ export class LoopDriver {
     const startedAt = (attempt.continued ? history.attemptStartedAt(identity.attempt.id) : undefined) ?? new Date().toISOString();
     const ref = attemptRefOf(this.deps.run, attempt, startedAt);
     if (!attempt.continued) await this.deps.store.appendEvents([attemptStartedEvent(ref)]);
-    const end = new LoopEnd(this.deps.store, ref, control.maxIterations);
+    return afterStartRecorded(async () => {
+      const end = new LoopEnd(this.deps.store, ref, control.maxIterations);
 
-    let iteration = history.lastCompleted;
-    let previous = iteration > 0 ? await body.recordedOutput(attempt, iteration, history) : '';
-    let input: string | undefined;
-    if (iteration > 0) {
-      const verdict = history.verdict(iteration)!;
-      if (verdict.stop) return end.completed(previous, iteration);
-      if (control.interactive) {
-        const answer = history.answer(iteration);
-        if (!answer) return this.pause(attempt, control, ref, iteration, history.suspendedAfter(iteration));
-        // A bare approve after an iteration that gave the signal ends the loop.
-        if (answer.input === '' && verdict.signal) return end.completed(previous, iteration);
-        input = answer.input;
+      let iteration = history.lastCompleted;
+      let previous = iteration > 0 ? await body.recordedOutput(attempt, iteration, history) : '';
+      let input: string | undefined;
+      if (iteration > 0) {
+        const verdict = history.verdict(iteration)!;
+        if (verdict.stop) return end.completed(previous, iteration);
+        if (control.interactive) {
+          const answer = history.answer(iteration);
+          if (!answer) return this.pause(attempt, control, ref, iteration, history.suspendedAfter(iteration));
+          // A bare approve after an iteration that gave the signal ends the loop.
+          if (answer.input === '' && verdict.signal) return end.completed(previous, iteration);
+          input = answer.input;
+        }
+        if (iteration >= control.maxIterations) return end.maxIterations(iteration);
       }
-      if (iteration >= control.maxIterations) return end.maxIterations(iteration);
-    }
 
-    let ranOne = false;
-    for (;;) {
-      if (attempt.signal.aborted) return end.stopped(stopReason(attempt.signal));
-      const reached = ranOne ? await attempt.budget?.() : undefined;
-      if (reached) return end.overBudget(reached, budgetPauseReason(reached, this.deps.run.id), iteration + 1);
-      ranOne = true;
-      iteration += 1;
-      const facts = { invocationId: identity.invocation.id, iteration, maxIterations: control.maxIterations };
-      if (!history.started(iteration)) await this.deps.store.appendEvents([iterationStartedEvent(this.deps.run, path, facts)]);
-      const began = Date.now();
-      const variables: VariableValues = { LOOP_PREV_OUTPUT: previous, LOOP_USER_INPUT: input ?? '' };
-      input = undefined;
-      const outcome = await body.run(attempt, iteration, variables, history);
-      if (outcome.status === 'cancelled' || outcome.status === 'not_started') return end.stopped(stopReason(attempt.signal));
-      if (outcome.status === 'failed') {
+      let ranOne = false;
+      for (;;) {
+        if (attempt.signal.aborted) return end.stopped(stopReason(attempt.signal));
+        const reached = ranOne ? await attempt.budget?.() : undefined;
+        if (reached) return end.overBudget(reached, budgetPauseReason(reached, this.deps.run.id), iteration + 1);
+        ranOne = true;
+        iteration += 1;
+        const facts = { invocationId: identity.invocation.id, iteration, maxIterations: control.maxIterations };
+        if (!history.started(iteration)) await this.deps.store.appendEvents([iterationStartedEvent(this.deps.run, path, facts)]);
+        const began = Date.now();
+        const variables: VariableValues = { LOOP_PREV_OUTPUT: previous, LOOP_USER_INPUT: input ?? '' };
+        input = undefined;
+        const outcome = await body.run(attempt, iteration, variables, history);
+        if (outcome.status === 'cancelled' || outcome.status === 'not_started') return end.stopped(stopReason(attempt.signal));
+        if (outcome.status === 'failed') {
+          await this.deps.store.appendEvents([
+            iterationFailedEvent(this.deps.run, path, { ...facts, durationMs: Date.now() - began, error: outcome.error }),
+          ]);
+          return end.failed(`Iteration ${iteration} failed: ${outcome.error}`, outcome.failureKind as FailureKind, iteration);
+        }
+        const output = stripPromiseTags(outcome.output);
+        const signal =
+          (control.until !== undefined && hasSignal(outcome.output, control.until)) ||
+          (control.untilField !== undefined && fieldIsTrue(outcome.output, control.untilField));
+        let stop: LoopStop = signal && (!control.interactive || control.signalCompletes) ? 'signal' : null;
+        if (!signal && control.untilBash) {
+          const check = await this.check(attempt, control, iteration, history.bodyRows(iteration).get(`${path}/${control.untilBash.id}`));
+          if (check === 'stopped') return end.stopped(stopReason(attempt.signal));
+          if (typeof check === 'object') return end.failed(check.error, check.failureKind as FailureKind, iteration);
+          if (check === 'done') stop = 'until_bash';
+        }
         await this.deps.store.appendEvents([
-          iterationFailedEvent(this.deps.run, path, { ...facts, durationMs: Date.now() - began, error: outcome.error }),
+          iterationCompletedEvent(this.deps.run, path, { ...facts, durationMs: Date.now() - began, stop, signal }),
         ]);
-        return end.failed(`Iteration ${iteration} failed: ${outcome.error}`, outcome.failureKind as FailureKind, iteration);
+        previous = output;
+        if (stop) return end.completed(output, iteration);
+        if (control.interactive && (iteration < control.maxIterations || signal)) {
+          return this.pause(attempt, control, ref, iteration, false);
+        }
+        if (iteration >= control.maxIterations) return end.maxIterations(iteration);
       }
-      const output = stripPromiseTags(outcome.output);
-      const signal =
-        (control.until !== undefined && hasSignal(outcome.output, control.until)) ||
-        (control.untilField !== undefined && fieldIsTrue(outcome.output, control.untilField));
-      let stop: LoopStop = signal && (!control.interactive || control.signalCompletes) ? 'signal' : null;
-      if (!signal && control.untilBash) {
-        const check = await this.check(attempt, control, iteration, history.bodyRows(iteration).get(`${path}/${control.untilBash.id}`));
-        if (check === 'stopped') return end.stopped(stopReason(attempt.signal));
-        if (typeof check === 'object') return end.failed(check.error, check.failureKind as FailureKind, iteration);
-        if (check === 'done') stop = 'until_bash';
-      }
-      await this.deps.store.appendEvents([
-        iterationCompletedEvent(this.deps.run, path, { ...facts, durationMs: Date.now() - began, stop, signal }),
-      ]);
-      previous = output;
-      if (stop) return end.completed(output, iteration);
-      if (control.interactive && (iteration < control.maxIterations || signal)) {
-        return this.pause(attempt, control, ref, iteration, false);
-      }
-      if (iteration >= control.maxIterations) return end.maxIterations(iteration);
-    }
+    });
   }
 
   /**

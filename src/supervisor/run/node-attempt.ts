@@ -9,6 +9,7 @@ import type { NodeTimers } from './node-timers.js';
 import { fingerprintOfText } from './output-fingerprint.js';
 import type { ReadyQueue } from './ready-queue.js';
 import { decideRetry } from './retry-policy.js';
+import { StartedAttemptDeferred } from './started-attempt.js';
 import type { BudgetReached } from './budget.js';
 
 /** One node attempt from the scheduler's side: run through the node's handler, then its outcome applied to the node. */
@@ -27,7 +28,8 @@ export interface AttemptRun {
 /**
  * One attempt through the node's handler: a new attempt, or the held one continued (a `wait`, a
  * child run). A handler that throws because the store could not take its record (a full disk)
- * has its attempt deferred: the held attempt stays held, a new one is not counted. A handler that
+ * has its attempt deferred: the held attempt stays held, a new one is not counted, unless its
+ * start was recorded (StartedAttemptDeferred): then it is held, to be continued. A handler that
  * throws anything else is a bug: the attempt is a transient failure, logged, and goes through the
  * retry policy like any other.
  */
@@ -50,6 +52,11 @@ export async function runNodeAttempt(entry: NodeEntry, deps: AttemptRun): Promis
     if (outcome.status === 'suspended' && outcome.approval.type === 'child_workflow') entry.heldAttempt = identity.attempt;
     return outcome;
   } catch (err) {
+    if (err instanceof StartedAttemptDeferred) {
+      // Its start is recorded: the same attempt is continued later, never a second one beside it.
+      entry.heldAttempt = identity.attempt;
+      return { status: 'deferred', error: err.fault };
+    }
     if (isWorthWaitingFor(err)) {
       if (held) entry.heldAttempt = held;
       return { status: 'deferred', error: err };
