@@ -1,4 +1,5 @@
 import type { RecordedEvent, RecordedRun } from './history.js';
+import type { DiskFullRecord } from './disk-fulls.js';
 import { interruptingKinds, type KillRecord } from './kill-record.js';
 
 /**
@@ -25,6 +26,10 @@ export interface CheckInput {
   orphans: readonly { pid: number; comm: string; where: string }[] | undefined;
   /** Uncaught errors a server process died of, from its output; undefined when not checked. */
   serverCrashes?: number | undefined;
+  /** The full-disk episodes of `--disk-full`; undefined without it. */
+  diskFulls?: readonly DiskFullRecord[] | undefined;
+  /** `PRAGMA integrity_check` of the database once the server stopped; undefined when not checked. */
+  databaseIntegrity?: string | undefined;
 }
 
 export interface CheckResult {
@@ -142,7 +147,9 @@ function checkKillsInterrupt(input: CheckInput): CheckResult {
   const resumed = input.resumes.map((r) => `resumed ${r.runId}: ${(r.error ?? 'failed').slice(0, 160)}`);
   const bad = [...failures, ...resumed];
   return {
-    id: 'kills-interrupt', name: 'a kill only interrupts: no node or run failed', ok: bad.length === 0,
+    id: 'kills-interrupt',
+    name: input.diskFulls === undefined ? 'a kill only interrupts: no node or run failed' : 'a kill or a full disk only delays: no node or run failed',
+    ok: bad.length === 0,
     detail: bad.length === 0 ? 'every attempt cut by a kill was recorded interrupted and ran again by itself' : list(bad),
     next: 'the node_failed errors named: a kill should be recorded interrupted, and the node run again without a resume',
   };
@@ -204,6 +211,34 @@ function checkKillsLanded(input: CheckInput): CheckResult {
   };
 }
 
+function checkDiskFullTold(input: CheckInput): CheckResult {
+  const name = 'the server said the disk was full, and took writes once it had room';
+  if (input.diskFulls === undefined) return { id: 'disk-full-told', name, ok: null, detail: 'not checked: no --disk-full' };
+  const fulls = input.diskFulls;
+  const bad = fulls.flatMap((f) => [
+    ...(f.toldFullMs === null ? [`fill ${f.index + 1}: /health/db never said "Disk full"${f.walTruncated ? '' : ' (the WAL could not be truncated first)'}`] : []),
+    ...(f.recoveredMs === null ? [`fill ${f.index + 1}: /health/db still failing after the space came back`] : []),
+  ]);
+  const slowest = (pick: (f: DiskFullRecord) => number | null) => Math.max(0, ...fulls.map((f) => pick(f) ?? 0)) / 1000;
+  return {
+    id: 'disk-full-told', name, ok: bad.length === 0 && fulls.length > 0,
+    detail: fulls.length === 0 ? 'no fill happened' : bad.length > 0 ? list(bad)
+      : `${fulls.length} fill(s): "Disk full" within ${slowest((f) => f.toldFullMs).toFixed(1)} s, writes again within ${slowest((f) => f.recoveredMs).toFixed(1)} s of the space coming back`,
+    next: 'GET /health/db while the disk is full, and the server log (stress-server.log in the scratch home)',
+  };
+}
+
+function checkDatabaseSound(input: CheckInput): CheckResult {
+  const name = 'the database passed integrity_check';
+  if (input.databaseIntegrity === undefined) return { id: 'database-sound', name, ok: null, detail: 'not checked: --url (not our server)' };
+  const ok = input.databaseIntegrity === 'ok';
+  return {
+    id: 'database-sound', name, ok,
+    detail: ok ? 'ok, once the server stopped' : input.databaseIntegrity.slice(0, 300),
+    next: 'the database in the scratch home (db/cairn.sqlite): PRAGMA integrity_check names the damaged pages',
+  };
+}
+
 /** Runs every check over the history; the counts are what the report prints beside them. */
 export function runChecks(input: CheckInput): { checks: CheckResult[]; counts: StressCounts } {
   const attempts = input.runs.flatMap(attemptsOf);
@@ -211,7 +246,8 @@ export function runChecks(input: CheckInput): { checks: CheckResult[]; counts: S
   const events = input.runs.flatMap((r) => r.events);
   const checks = [
     checkRunsCompleted(input), checkSuccessOnce(input), checkReruns(input, attempts), checkKillsInterrupt(input),
-    checkGapless(input), checkOrphans(input), checkNoCrash(input), checkKillsLanded(input),
+    checkGapless(input), checkOrphans(input), checkNoCrash(input), checkKillsLanded(input), checkDiskFullTold(input),
+    checkDatabaseSound(input),
   ];
   const counts: StressCounts = {
     runs: input.startedRunIds.length,

@@ -23,6 +23,10 @@ function figureRows(result: StressResult): string[][] {
     ['resumes needed', String(counts.resumes)],
     ['AI calls (stand-in)', String(counts.aiCalls)],
   ];
+  if (result.options.diskFull) {
+    const held = result.diskFulls.reduce((sum, f) => sum + f.heldMs, 0);
+    rows.push(['disk fills', `${result.diskFulls.length}, full for ${formatDuration(held)} in all`]);
+  }
   if (memory) rows.push(['server RSS after start / before stop', `${mib(memory.beforeKiB)} / ${mib(memory.afterKiB)}`]);
   rows.push(['duration', formatDuration(result.durationMs)]);
   return rows;
@@ -32,7 +36,7 @@ function figureRows(result: StressResult): string[][] {
 export function renderStressReport(result: StressResult, style: Style): string[] {
   const o = result.options;
   const lines = [
-    style.bold(`cairn stress: ${o.runs} runs of ${o.nodes} nodes, ${o.kills} kills (${o.kill}), seed ${o.seed}, server ${result.url}`),
+    style.bold(`cairn stress: ${o.runs} runs of ${o.nodes} nodes, ${o.kills} kills (${o.kill})${o.diskFull ? ', a disk filled between batches' : ''}, seed ${o.seed}, server ${result.url}`),
     '',
     ...formatTable(['check', 'result', 'detail'], result.checks.map((c) => [c.name, resultCell(c.ok, style), c.ok === false ? firstLine(c.detail, 90) : c.detail]), style),
     '',
@@ -42,7 +46,10 @@ export function renderStressReport(result: StressResult, style: Style): string[]
   const failed = result.checks.filter((c) => c.ok === false);
   for (const check of failed) lines.push(style.red(`FAILED ${check.id}: ${check.detail}`), `  look at: ${check.next ?? 'the server log'}`);
   if (result.fatal) lines.push(style.red(`stopped early: ${result.fatal}`));
-  if (result.keptHome) lines.push(`The scratch home is kept for a look: ${result.keptHome} (its server log: stress-server.log).`);
+  if (result.keptHome) {
+    const mounted = o.diskFull ? ` It is a tmpfs: \`umount ${result.keptHome}\` when done.` : '';
+    lines.push(`The scratch home is kept for a look: ${result.keptHome} (its server log: stress-server.log).${mounted}`);
+  }
   lines.push(result.ok ? style.green('All checks hold.') : style.red(`${failed.length} check(s) failed.`));
   return lines;
 }
@@ -57,6 +64,7 @@ export function stressReportJson(result: StressResult): unknown {
     checks: result.checks,
     counts: result.counts,
     kills: result.kills.map((k) => ({ ...k, at: new Date(k.atMs).toISOString() })),
+    diskFulls: result.diskFulls.map((f) => ({ ...f, at: new Date(f.atMs).toISOString() })),
     memory: result.memory,
     fatal: result.fatal,
     durationMs: result.durationMs,

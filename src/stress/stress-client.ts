@@ -23,6 +23,8 @@ export type Health = z.infer<typeof healthSchema>;
 export interface StressClient {
   readonly url: string;
   health(): Promise<Health>;
+  /** One `GET /health/db`, not tried again: whether the database takes writes, and the server's reason when not. */
+  databaseHealth(): Promise<{ ok: boolean; error: string | null }>;
   startRun(workflow: string): Promise<string>;
   /** The run with at most its first event: its status, cheaply. */
   readRunHead(runId: string): Promise<{ run: WorkflowRun }>;
@@ -74,6 +76,15 @@ export function createStressClient(url: string, opts: { patienceMs?: number } = 
   return {
     url,
     health: () => send('GET', '/api/health', healthSchema),
+    async databaseHealth() {
+      try {
+        const res = await fetch(`${url}/health/db`, { signal: AbortSignal.timeout(10_000) });
+        const body = (await res.json().catch(() => ({}))) as { error?: unknown };
+        return { ok: res.ok, error: res.ok ? null : typeof body.error === 'string' ? body.error : `HTTP ${res.status}` };
+      } catch (err) {
+        return { ok: false, error: `unreachable: ${(err as Error).message}` };
+      }
+    },
     async startRun(workflow) {
       return (await send('POST', `/api/workflows/${encodeURIComponent(workflow)}/run`, startedRunSchema, {})).runId;
     },

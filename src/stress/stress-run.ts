@@ -1,8 +1,11 @@
-import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { integrityOf } from '../store/sqlite/file-upkeep.js';
+import { homePaths } from '../shared/paths.js';
 import { runChecks, type CheckResult, type StressCounts } from './checks.js';
+import { diskFullOnce, type DiskFullRecord, type StressDisk } from './disk-fulls.js';
 import { readHistory, type RecordedRun } from './history.js';
 import type { KillChoice, KillRecord } from './kill-record.js';
 import { killOnce } from './kills.js';
@@ -10,6 +13,7 @@ import { startOwnServer, type OwnServer } from './own-server.js';
 import { processesCarrying, serverResidentKiB } from './process-tree.js';
 import { startRunTender } from './run-tender.js';
 import { createSeededRandom } from './seeded-random.js';
+import { mountTmpfs, unmountTmpfs } from './small-disk.js';
 import { startStandInMessagesApi, type StandInMessagesApi } from './stand-in-messages-api.js';
 import { createStressClient, type StressClient } from './stress-client.js';
 import { planStress, type StressPlan } from './workflows.js';
@@ -28,6 +32,8 @@ export interface StressOptions {
   seed: number;
   /** Another server to target; nothing is killed then. */
   url: string | undefined;
+  /** Put the scratch home on a small disk (a tmpfs; needs root) and fill it at seeded moments. */
+  diskFull?: boolean;
 }
 
 export interface StressResult {
@@ -39,6 +45,8 @@ export interface StressResult {
   checks: CheckResult[];
   counts: StressCounts & { gatesAnswered: number; aiCalls: number; killsByKind: Record<string, number>; serverCrashes: number | null; extraRuns: number };
   kills: KillRecord[];
+  /** The full-disk episodes of `--disk-full`. */
+  diskFulls: DiskFullRecord[];
   /** Resident memory of the server's processes in KiB, after start and before stop; null with --url. */
   memory: { beforeKiB: number; afterKiB: number } | null;
   /** What stopped the pass early, if anything. */
@@ -47,6 +55,8 @@ export interface StressResult {
 }
 
 const ORPHANS_GONE_WITHIN_MS = 10_000;
+/** The small disk of `--disk-full`: room for a pass's database and logs, filled in well under a second. */
+export const SMALL_DISK_MB = 256;
 
 /**
  * Uncaught errors the server's processes died of, from their output: Node prints its version
@@ -87,6 +97,23 @@ async function collectOrphans(home: string): Promise<{ pid: number; comm: string
   return left;
 }
 
+/** `integrity_check` of the stopped server's database, or why it could not be read. */
+function databaseIntegrityOf(database: string): string {
+  try {
+    return integrityOf(database);
+  } catch (err) {
+    return `could not be opened: ${(err as Error).message}`;
+  }
+}
+
+/** Removes the scratch home; on a small disk, its contents, then the mount, then the folder. */
+async function removeHome(home: string, mounted: boolean): Promise<void> {
+  if (!mounted) return rm(home, { recursive: true, force: true });
+  for (const entry of await readdir(home)) await rm(join(home, entry), { recursive: true, force: true });
+  unmountTmpfs(home);
+  await rmdir(home);
+}
+
 /** Runs one stress pass; `progress` gets a line per batch, kill and phase. */
 export async function runStress(opts: StressOptions, io: { env: NodeJS.ProcessEnv; progress(line: string): void }): Promise<StressResult> {
   const began = Date.now();
@@ -98,17 +125,28 @@ export async function runStress(opts: StressOptions, io: { env: NodeJS.ProcessEn
   let server: OwnServer | undefined;
   let client: StressClient;
   let home: string | undefined;
+  let disk: StressDisk | undefined;
   if (own) {
     home = await mkdtemp(join(tmpdir(), 'cairn-stress-'));
+    if (opts.diskFull) {
+      mountTmpfs(home, SMALL_DISK_MB);
+      disk = { dir: home, database: homePaths(home).database, log: join(home, 'stress-server.log') };
+    }
     await writeWorkflows(home, plan);
     standIn = await startStandInMessagesApi();
-    ({ server, client } = await startOwnServer({
-      home,
-      env: io.env,
-      extraEnv: { ANTHROPIC_BASE_URL: standIn.url, ANTHROPIC_API_KEY: 'cairn-stress-stand-in' },
-      client: (url) => createStressClient(url),
-    }));
-    io.progress(`cairn stress: server ${server.url} on scratch home ${home} (seed ${opts.seed}, output in ${server.logPath})`);
+    try {
+      ({ server, client } = await startOwnServer({
+        home,
+        env: io.env,
+        extraEnv: { ANTHROPIC_BASE_URL: standIn.url, ANTHROPIC_API_KEY: 'cairn-stress-stand-in' },
+        client: (url) => createStressClient(url),
+      }));
+    } catch (err) {
+      await standIn.close();
+      if (disk) unmountTmpfs(home);
+      throw err;
+    }
+    io.progress(`cairn stress: server ${server.url} on scratch home ${home}${disk ? ` (a ${SMALL_DISK_MB} MB tmpfs it fills)` : ''} (seed ${opts.seed}, output in ${server.logPath})`);
   } else {
     client = createStressClient(opts.url!);
     await client.health();
@@ -119,8 +157,10 @@ export async function runStress(opts: StressOptions, io: { env: NodeJS.ProcessEn
   const tender = startRunTender(client, (line) => io.progress(`  ${line}`));
   const started: string[] = [];
   const kills: KillRecord[] = [];
+  const diskFulls: DiskFullRecord[] = [];
   let fatal: string | null = null;
-  const batches = opts.kills === 0 ? 1 : Math.min(opts.runs, opts.kills);
+  // Without kills, --disk-full still fills the disk between batches: up to three of them.
+  const batches = opts.kills === 0 ? (disk ? Math.min(opts.runs, 3) : 1) : Math.min(opts.runs, opts.kills);
   let nextBatch = 0;
   const startBatchesUpTo = async (last: number) => {
     for (; nextBatch <= last && nextBatch < batches; nextBatch++) {
@@ -147,8 +187,18 @@ export async function runStress(opts: StressOptions, io: { env: NodeJS.ProcessEn
   let memoryAfter = 0;
   let runs: RecordedRun[] = [];
   try {
-    for (let i = 0; i < opts.kills && server; i++) {
-      await startBatchesUpTo(Math.floor((i * batches) / opts.kills));
+    // A step per kill, and with --disk-full at least one per batch; each new batch gets a fill.
+    const steps = Math.max(opts.kills, disk ? batches : 0);
+    for (let i = 0; i < steps && server; i++) {
+      const batch = Math.floor((i * batches) / steps);
+      const freshBatch = batch >= nextBatch;
+      await startBatchesUpTo(batch);
+      if (disk && freshBatch) {
+        const full = await diskFullOnce({ index: diskFulls.length, disk, client, random });
+        diskFulls.push(full);
+        io.progress(`disk full ${diskFulls.length}/${batches} ${since()}: ${full.toldFullMs === null ? 'the server never said so' : `the server said so in ${(full.toldFullMs / 1000).toFixed(1)}s`}; held ${(full.heldMs / 1000).toFixed(1)}s, freed; ${full.recoveredMs === null ? 'writes still failing' : `writes again in ${(full.recoveredMs / 1000).toFixed(1)}s`}`);
+      }
+      if (i >= opts.kills) continue;
       const kill = await killOnce({ index: i, choice: opts.kill, random, server, client, startMore: startExtraRun });
       kills.push(kill);
       io.progress(kill.landed
@@ -172,20 +222,23 @@ export async function runStress(opts: StressOptions, io: { env: NodeJS.ProcessEn
   }
   let orphans: { pid: number; comm: string; where: string }[] | undefined;
   let serverCrashes: number | null = null;
+  let databaseIntegrity: string | undefined;
   if (server && home) {
     memoryAfter = serverResidentKiB(server.tree());
     io.progress(`stopping the server ${since()}`);
     await server.stop();
     orphans = await collectOrphans(home);
     serverCrashes = await countCrashes(server.logPath);
+    databaseIntegrity = databaseIntegrityOf(homePaths(home).database);
   }
   await standIn?.close();
   const { checks, counts } = runChecks({
     runs, runsAsked: opts.runs, startedRunIds: started, expectedPaths: plan.expectedPaths, kills, killsAsked: opts.kills,
     resumes: tender.resumes(), wholeLog: own, orphans, serverCrashes: serverCrashes ?? undefined,
+    diskFulls: disk ? diskFulls : undefined, databaseIntegrity,
   });
   const ok = fatal === null && checks.every((c) => c.ok !== false);
-  if (home && ok) await rm(home, { recursive: true, force: true });
+  if (home && ok) await removeHome(home, disk !== undefined);
   const killsByKind: Record<string, number> = {};
   for (const k of kills) if (k.landed) killsByKind[k.kind] = (killsByKind[k.kind] ?? 0) + 1;
   return {
@@ -196,6 +249,7 @@ export async function runStress(opts: StressOptions, io: { env: NodeJS.ProcessEn
     checks,
     counts: { ...counts, gatesAnswered: tender.gatesAnswered(), aiCalls: standIn?.calls() ?? 0, killsByKind, serverCrashes, extraRuns },
     kills,
+    diskFulls,
     memory: server ? { beforeKiB: memoryBefore, afterKiB: memoryAfter } : null,
     fatal,
     durationMs: Date.now() - began,

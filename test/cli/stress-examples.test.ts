@@ -4,6 +4,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { runCliInProcess } from './cli-harness.js';
 import { assertBuilt } from './cli-process.js';
 import { sh } from './shell-line.js';
+import { smallDisksAvailable } from '../helpers/small-disk.js';
 
 /**
  * `cairn stress` as the README and docs/cli.md show it, run as written (plus `--json`) through
@@ -25,24 +26,45 @@ const docExamples = stressExamples(read('docs/cli.md').split('\n## cairn stress\
 
 beforeAll(assertBuilt);
 
-it('the README and docs/cli.md each show one stress example, a supervisor and a launcher kill', () => {
+it('the README shows a launcher kill, docs/cli.md a supervisor kill and a full disk', () => {
   expect(readmeExamples).toEqual([expect.stringContaining('--kill launcher')]);
-  expect(docExamples).toEqual([expect.stringContaining('--kill supervisor')]);
+  expect(docExamples).toEqual([expect.stringContaining('--kill supervisor'), expect.stringContaining('--kills 0 --disk-full')]);
 });
 
-it.each([...readmeExamples, ...docExamples])('%s passes every check', async (line) => {
+const killExamples = [...readmeExamples, ...docExamples].filter((line) => !line.includes('--disk-full'));
+const diskFullExamples = docExamples.filter((line) => line.includes('--disk-full'));
+
+/** Runs a documented stress line with `--json`: it exits 0 and every check it makes holds. */
+async function passingReport(line: string) {
   const { NO_COLOR: _n, CAIRN_URL: _u, PORT: _p, ...env } = process.env;
   const res = await sh(`${line} --json`, checkout, env);
   expect(res.code, res.stderr + res.stdout).toBe(0);
   const report = JSON.parse(res.stdout);
-  const kills = Number(/--kills (\d+)/.exec(line)![1]);
-  const kind = /--kill (\w+)/.exec(line)![1]!;
   expect(report.ok).toBe(true);
   expect(report.fatal).toBeNull();
   expect(report.keptHome).toBeNull();
-  for (const check of report.checks) expect(check.ok, `${check.id}: ${check.detail}`).toBe(true);
+  const made = report.checks.filter((c: { ok: boolean | null }) => c.ok !== null);
+  for (const check of made) expect(check.ok, `${check.id}: ${check.detail}`).toBe(true);
+  // Only the full-disk check is skipped, and only without --disk-full.
+  expect(report.checks.filter((c: { ok: boolean | null }) => c.ok === null).map((c: { id: string }) => c.id)).toEqual(line.includes('--disk-full') ? [] : ['disk-full-told']);
+  expect(report.counts.runs).toBe(Number(/--runs (\d+)/.exec(line)![1]) + report.counts.extraRuns);
+  return { report, stderr: res.stderr };
+}
+
+it.skipIf(!smallDisksAvailable).each(diskFullExamples)('%s passes every check: the disk filled three times, runs waited', async (line) => {
+  const { report, stderr } = await passingReport(line);
+  expect(report.diskFulls).toHaveLength(3);
+  for (const full of report.diskFulls) expect(full).toMatchObject({ walTruncated: true, toldFullMs: expect.any(Number), recoveredMs: expect.any(Number) });
+  expect(report.counts).toMatchObject({ failedAttempts: 0, resumes: 0, killsLanded: 0, serverCrashes: 0 });
+  expect(report.counts.attempts).toBe(report.counts.nodesCompleted);
+  expect(stderr.match(/^disk full \d\/3 /gm)).toHaveLength(3);
+});
+
+it.each(killExamples)('%s passes every check', async (line) => {
+  const { report, stderr } = await passingReport(line);
+  const kills = Number(/--kills (\d+)/.exec(line)![1]);
+  const kind = /--kill (\w+)/.exec(line)![1]!;
   const { counts } = report;
-  expect(counts.runs).toBe(Number(/--runs (\d+)/.exec(line)![1]) + counts.extraRuns);
   expect(counts.killsLanded).toBe(kills);
   expect(counts.killsByKind).toEqual({ [kind]: kills });
   expect(report.kills).toHaveLength(kills);
@@ -57,11 +79,17 @@ it.each([...readmeExamples, ...docExamples])('%s passes every check', async (lin
   expect(report.memory.beforeKiB).toBeGreaterThan(0);
   expect(counts.serverCrashes).toBe(0);
   // Progress: a line per batch and per kill.
-  expect(res.stderr.match(/^kill \d+\/\d+ /gm)).toHaveLength(kills);
+  expect(stderr.match(/^kill \d+\/\d+ /gm)).toHaveLength(kills);
 });
 
 it('refuses --kill with --url: it kills nothing it did not start', async () => {
   const res = await runCliInProcess(['stress', '--url', 'http://127.0.0.1:9', '--kill', 'supervisor']);
   expect(res.code).toBe(2);
   expect(res.stderr).toContain('with --url it kills nothing it did not start');
+});
+
+it('refuses --disk-full with --url: it fills no disk it did not mount', async () => {
+  const res = await runCliInProcess(['stress', '--url', 'http://127.0.0.1:9', '--disk-full']);
+  expect(res.code).toBe(2);
+  expect(res.stderr).toContain('it fills no disk it did not mount');
 });

@@ -99,6 +99,20 @@ describe('stress checks', () => {
     expect(failed(runChecks(input(healthyRun(), { serverCrashes: 1 })))).toEqual(['no-crash']);
   });
 
+  it('with --disk-full: fails when the server never said so or never took writes again, and on a damaged database', () => {
+    const full = { index: 0, atMs: 120, walTruncated: true, toldFullMs: 40, heldMs: 1500, recoveredMs: 60, said: 'Disk full: …' };
+    expect(failed(runChecks(input(healthyRun(), { diskFulls: [full], databaseIntegrity: 'ok' })))).toEqual([]);
+    const silent = runChecks(input(healthyRun(), { diskFulls: [{ ...full, toldFullMs: null, walTruncated: false }] }));
+    expect(failed(silent)).toEqual(['disk-full-told']);
+    expect(silent.checks.find((c) => c.id === 'disk-full-told')!.detail).toContain('the WAL could not be truncated first');
+    expect(failed(runChecks(input(healthyRun(), { diskFulls: [{ ...full, recoveredMs: null }] })))).toEqual(['disk-full-told']);
+    expect(failed(runChecks(input(healthyRun(), { diskFulls: [] })))).toEqual(['disk-full-told']);
+    expect(failed(runChecks(input(healthyRun(), { databaseIntegrity: '*** in database main ***\nPage 7 is never used' })))).toEqual(['database-sound']);
+    // Without --disk-full, or with --url, those checks are not made.
+    const plain = runChecks(input(healthyRun()));
+    expect(plain.checks.filter((c) => c.ok === null).map((c) => c.id)).toEqual(['disk-full-told', 'database-sound']);
+  });
+
   it("explains a re-run that started after a launcher kill, while the supervisor was still stopping (the kill's effect)", () => {
     const late = { ...supervisorKill, kind: 'launcher' as const, atMs: 100, effectUntilMs: 115 };
     expect(failed(runChecks(input(healthyRun(), { kills: [late] })))).toEqual([]);

@@ -1,6 +1,7 @@
 import { killChoices, type KillChoice } from '../../stress/kill-record.js';
 import { renderStressReport, stressReportJson } from '../../stress/report.js';
-import { runStress } from '../../stress/stress-run.js';
+import { canMountSmallDisk } from '../../stress/small-disk.js';
+import { runStress, SMALL_DISK_MB } from '../../stress/stress-run.js';
 import { MIN_NODES } from '../../stress/workflows.js';
 import { expectPositionals, parseCommandArgs, parsePositiveInt } from '../args.js';
 import { usageError } from '../cli-error.js';
@@ -20,7 +21,7 @@ function parseWhole(command: string, flag: string, raw: string | undefined, fall
 export const stressCommand: Command = {
   name: 'stress',
   summary: 'prove an install: run mixed workflows while killing server processes, then check',
-  help: `Usage: cairn stress [--nodes <n>] [--runs <n>] [--kill supervisor|api|launcher|helper|random] [--kills <n>] [--seed <n>] [--json] [--url <url>]
+  help: `Usage: cairn stress [--nodes <n>] [--runs <n>] [--kill supervisor|api|launcher|helper|random] [--kills <n>] [--seed <n>] [--disk-full] [--json] [--url <url>]
 
 Start a server of its own (\`cairn serve\` on a scratch CAIRN_HOME in a temp folder, a free
 port, and a local stand-in for the Anthropic Messages API), run mixed workflows on it (bash
@@ -40,6 +41,11 @@ Options:
                      supervisor), or random (a seeded pick of the four). Default ${DEFAULTS.kill}
   --kills <n>        how many kills (0 for none). Default ${DEFAULTS.kills}
   --seed <n>         the seed of workflows, kill targets and moments. Default: a new one, printed
+  --disk-full        put the scratch home on a small disk (a ${SMALL_DISK_MB} MB tmpfs, so it needs root) and
+                     fill it to the last byte once per batch, at a seeded moment, for a seeded 1-3 s:
+                     /health/db must say "Disk full", the runs must wait (none may fail), writes
+                     must work again once the space is back, and the database must pass
+                     integrity_check. Without kills, the runs come in three batches
   --json             print one JSON object (checks, counts, kills, memory) instead of tables
   --url <url>        stress a server that is already running instead: no kills (refused with
                      --kill/--kills), no AI nodes, no process check; its workflows are saved as
@@ -57,6 +63,7 @@ to look at next), 2 on a usage error.`,
       seed: { type: 'string' },
       json: { type: 'boolean' },
       url: { type: 'string' },
+      'disk-full': { type: 'boolean' },
     });
     if (values.help) return printHelp(ctx, this.help);
     expectPositionals(this.name, positionals, []);
@@ -69,11 +76,18 @@ to look at next), 2 on a usage error.`,
     if (values.url !== undefined && (values.kill !== undefined || values.kills !== undefined)) {
       throw usageError('--kill and --kills need the server cairn stress starts itself: with --url it kills nothing it did not start. Leave out --url, or --kill and --kills.', this.name);
     }
+    const diskFull = values['disk-full'] === true;
+    if (diskFull && values.url !== undefined) {
+      throw usageError('--disk-full fills the disk of the server cairn stress starts itself: it fills no disk it did not mount. Leave out --url, or --disk-full.', this.name);
+    }
+    if (diskFull && !canMountSmallDisk()) {
+      throw usageError('--disk-full mounts a small disk (a tmpfs) for the scratch home, and mounting needs root: run cairn stress as root, or leave out --disk-full.', this.name);
+    }
     const kills = values.url !== undefined ? 0 : parseWhole(this.name, 'kills', values.kills, DEFAULTS.kills);
     const seed = parseWhole(this.name, 'seed', values.seed, Math.floor(Math.random() * 2 ** 31));
     const kill = (values.kill as KillChoice | undefined) ?? DEFAULTS.kill;
     const result = await runStress(
-      { nodes, runs, kill, kills, seed, url: values.url },
+      { nodes, runs, kill, kills, seed, url: values.url, diskFull },
       { env: ctx.env, progress: (line) => writeLine(ctx.stderr, line) },
     );
     if (values.json) printJson(ctx, stressReportJson(result));
