@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { open, rm, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
-import { truncateWal } from '../store/sqlite/file-upkeep.js';
 
 /**
  * A real small disk, filled and freed on purpose: a tmpfs mounted on a folder, which ENOSPC hits
@@ -87,6 +86,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Truncates the database's WAL, trying again while writers hold it; false if they held it throughout. */
 async function truncateWalWithin(database: string, withinMs: number): Promise<boolean> {
+  // Loaded here: the CLI that imports this module stays free of the database driver.
+  const { truncateWal } = await import('../store/sqlite/file-upkeep.js');
   const deadline = Date.now() + withinMs;
   for (;;) {
     if (truncateWal(database)) return true;

@@ -2,7 +2,6 @@ import { mkdtemp, mkdir, readFile, readdir, rm, rmdir, writeFile } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { integrityOf } from '../store/sqlite/file-upkeep.js';
 import { homePaths } from '../shared/paths.js';
 import { runChecks, type CheckResult, type StressCounts } from './checks.js';
 import { diskFullOnce, type DiskFullRecord, type StressDisk } from './disk-fulls.js';
@@ -98,8 +97,10 @@ async function collectOrphans(home: string): Promise<{ pid: number; comm: string
 }
 
 /** `integrity_check` of the stopped server's database, or why it could not be read. */
-function databaseIntegrityOf(database: string): string {
+async function databaseIntegrityOf(database: string): Promise<string> {
   try {
+    // Loaded here: `cairn` stays a light client until a stress pass needs the database driver.
+    const { integrityOf } = await import('../store/sqlite/file-upkeep.js');
     return integrityOf(database);
   } catch (err) {
     return `could not be opened: ${(err as Error).message}`;
@@ -229,7 +230,7 @@ export async function runStress(opts: StressOptions, io: { env: NodeJS.ProcessEn
     await server.stop();
     orphans = await collectOrphans(home);
     serverCrashes = await countCrashes(server.logPath);
-    databaseIntegrity = databaseIntegrityOf(homePaths(home).database);
+    databaseIntegrity = await databaseIntegrityOf(homePaths(home).database);
   }
   await standIn?.close();
   const { checks, counts } = runChecks({
