@@ -47,7 +47,13 @@ export function isProcessAlive(pid: number): boolean {
 export async function killProcessGroup(pgid: number, opts: KillProcessGroupOptions): Promise<void> {
   assertGroupId(pgid);
   const first = opts.signal ?? 'SIGTERM';
-  if (!signalGroup(pgid, first) && !isProcessGroupAlive(pgid)) return killUnsettledLeader(pgid);
+  if (!signalGroup(pgid, first)) {
+    if (!isProcessGroupAlive(pgid)) return killUnsettledLeader(pgid);
+    // The group appeared between the two looks (a fresh fork called setsid just then): it has
+    // had no signal yet. Found by `cairn stress --disk-full`, where a refused start kills the
+    // gated child within microseconds of its fork.
+    signalGroup(pgid, first);
+  }
   if (first !== 'SIGKILL') {
     if (await waitUntilGone(pgid, opts.graceMs)) return;
     signalGroup(pgid, 'SIGKILL');
