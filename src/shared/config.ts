@@ -55,7 +55,15 @@ export interface Settings extends AddressSettings {
   /** How long a store operation waits out a database another process keeps busy before 503 STORE_UNAVAILABLE (`CAIRN_STORE_BUSY_MS`); unset: about 30 s. */
   storeBusyMs?: number;
   /** AI providers: default assistant, models, connections, per-provider limits, watchdogs. */
+  /** Provider settings as they were read at start (limits and rates apply from start to stop). */
   providers: ProviderSettings;
+  /**
+   * Provider settings as `config.yaml` reads now (the environment as at start still wins): what a
+   * run or chat turn starting now connects with, so an edited `assistants.<id>.baseUrl`, `apiKey`
+   * or binary path applies from the next run on without a restart. A file that no longer reads
+   * leaves the last good ones (the run's AI nodes then fail on it, naming the file).
+   */
+  providersNow(): ProviderSettings;
   /**
    * The install key (shared/secrets), loaded on first call: from TOKEN_ENCRYPTION_KEY, else the
    * key file, created then. The API and the supervisor call it at start, so a bad key stops them there.
@@ -127,6 +135,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     positiveIntFromEnv('CAIRN_MAX_CONCURRENCY_PER_RUN', env.CAIRN_MAX_CONCURRENCY_PER_RUN) ??
     file.concurrency?.perRun ??
     maxConcurrency;
+  const providers = providerSettingsOf(file, env);
+  let lastGood = providers;
   return {
     ...address,
     allowedHosts: readAllowedHosts(env, file),
@@ -136,15 +146,28 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     installKey: lazyInstallKey({ env, file: address.paths.installKey }),
     waitSleepAfterMs: positiveIntFromEnv('CAIRN_WAIT_SLEEP_AFTER_MS', env.CAIRN_WAIT_SLEEP_AFTER_MS) ?? DEFAULT_WAIT_SLEEP_AFTER_MS,
     ...optional('storeBusyMs', positiveIntFromEnv('CAIRN_STORE_BUSY_MS', env.CAIRN_STORE_BUSY_MS)),
-    providers: resolveProviderSettings(
-      {
-        ...(file.defaultAssistant !== undefined ? { defaultAssistant: file.defaultAssistant } : {}),
-        ...(file.assistants !== undefined ? { assistants: file.assistants } : {}),
-        ...(file.concurrency?.providers !== undefined ? { providerLimits: file.concurrency.providers } : {}),
-        ...(file.concurrency?.requestsPerMinute !== undefined ? { requestsPerMinute: file.concurrency.requestsPerMinute } : {}),
-        ...(file.concurrency?.tokensPerMinute !== undefined ? { tokensPerMinute: file.concurrency.tokensPerMinute } : {}),
-      },
-      env,
-    ),
+    providers,
+    providersNow() {
+      try {
+        lastGood = providerSettingsOf(readInstallConfig(address.paths.config), env);
+      } catch (err) {
+        if (!(err instanceof CairnError)) throw err;
+      }
+      return lastGood;
+    },
   };
+}
+
+/** The provider part of the install config, with the environment over it. */
+function providerSettingsOf(file: z.infer<typeof installConfigSchema>, env: NodeJS.ProcessEnv): ProviderSettings {
+  return resolveProviderSettings(
+    {
+      ...(file.defaultAssistant !== undefined ? { defaultAssistant: file.defaultAssistant } : {}),
+      ...(file.assistants !== undefined ? { assistants: file.assistants } : {}),
+      ...(file.concurrency?.providers !== undefined ? { providerLimits: file.concurrency.providers } : {}),
+      ...(file.concurrency?.requestsPerMinute !== undefined ? { requestsPerMinute: file.concurrency.requestsPerMinute } : {}),
+      ...(file.concurrency?.tokensPerMinute !== undefined ? { tokensPerMinute: file.concurrency.tokensPerMinute } : {}),
+    },
+    env,
+  );
 }

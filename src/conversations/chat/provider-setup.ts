@@ -7,7 +7,7 @@
 export const PROVIDER_SETUP_TEXT = [
   'No AI provider is configured for the default assistant, so this message was not sent to an assistant.',
   '',
-  'To configure one, set it in the environment of `cairn serve` (or in `$CAIRN_HOME/config.yaml`) and restart it:',
+  'To configure one, set it in `$CAIRN_HOME/config.yaml` (it applies from the next message on), or in the environment of `cairn serve` and restart it:',
   '- Claude Code (the default assistant): `export ANTHROPIC_API_KEY=<your key>`, or `export CLAUDE_BIN_PATH=<path to claude>` to use its own login',
   '- The Anthropic API: `export CAIRN_DEFAULT_ASSISTANT=anthropic` and `export ANTHROPIC_API_KEY=<your key>`',
   '- An OpenAI-compatible server (OpenAI, Ollama, vLLM …): `export CAIRN_DEFAULT_ASSISTANT=openai-compatible`, `export OPENAI_API_KEY=<your key>` or `export OPENAI_BASE_URL=<server>/v1`, and a model in `assistants.openai-compatible.model`',

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { AssistantReply, AssistantStatus, ChatAssistant, TurnAssistant } from '../../conversations/chat/assistant.js';
 import type { CredentialSource } from '../../credentials/credential-source.js';
 import type { Settings } from '../../shared/config.js';
+import type { ProviderSettings } from '../../shared/providers/provider-settings.js';
 import { credentialVendorOf } from '../../shared/providers/credential-vendors.js';
 import { describeUnknownProvider } from '../../shared/providers/registry.js';
 import type { StoreConfig } from '../../store/store-config.js';
@@ -42,10 +43,10 @@ export interface ChatAssistantDeps {
  * supervisor's event loop and claim loop never wait on a provider.
  */
 export function createChatAssistant(deps: ChatAssistantDeps): ChatAssistant {
-  const { providers } = deps.settings;
-
   return {
     async forTurn(userId) {
+      // As config.yaml reads now: an edited base URL, key or binary path applies from this turn on.
+      const providers = deps.settings.providersNow();
       // The layers a run of this user would bind with, without a run's own or a repository's.
       const layers = await readRunModelLayers({ user_id: userId ?? null, metadata: {} }, null, deps);
       const binding = resolveModelBinding({ node: {}, workflow: {}, layers });
@@ -58,13 +59,12 @@ export function createChatAssistant(deps: ChatAssistantDeps): ChatAssistant {
           personal = true;
         }
       }
-      return turnAssistant(deps, binding, connection, personal);
+      return turnAssistant(deps, providers, binding, connection, personal);
     },
   };
 }
 
-function turnAssistant(deps: ChatAssistantDeps, binding: ModelBinding, connection: ProviderConnection, personal: boolean): TurnAssistant {
-  const { providers } = deps.settings;
+function turnAssistant(deps: ChatAssistantDeps, providers: ProviderSettings, binding: ModelBinding, connection: ProviderConnection, personal: boolean): TurnAssistant {
   const provider = binding.ok ? binding.provider : (providers.defaultAssistant ?? 'claude');
   // The keys this turn sends, and every configured secret (the CLI runs with the server's environment).
   const secrets = [...new Set([connection.apiKey, connection.authToken, ...providers.maskedSecrets].filter((s): s is string => s !== undefined))];

@@ -136,7 +136,8 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
         pool: deps.pool,
         preparePrompt,
         workflow,
-        providers: deps.settings.providers,
+        // As config.yaml reads now: an edited base URL, key or binary path applies from this run on.
+        providers: deps.settings.providersNow(),
         models,
         runEnv,
         runVariables: { WORKFLOW_ID: run.id, ARTIFACTS_DIR: artifactsDir, ...resolved.values },

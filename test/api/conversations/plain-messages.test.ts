@@ -239,15 +239,17 @@ describe('plain messages and the default assistant', () => {
     expect(replies[0]).toContain('CAIRN_DEFAULT_ASSISTANT');
   });
 
-  it('answers through an OpenAI-compatible server configured in config.yaml', async () => {
+  it('answers through an OpenAI-compatible server configured in config.yaml, from the message after the edit on, without a restart', async () => {
     const server = await startOpenAiServer(() => ({ kind: 'stream', deltas: ['Hello', ' from', ' a local model.'] }) satisfies ChatReply);
     home.defer(() => server.close());
+    await startSupervisor(home);
+    const { id, sse } = await newConversation();
+    const before = await ask(id, sse, 'hi');
+    expect(before.replies[0]).toContain('No AI provider is configured');
     await writeFile(
       home.paths.config,
       `defaultAssistant: openai-compatible\nassistants:\n  openai-compatible:\n    baseUrl: ${server.url}\n    model: local-model\n`,
     );
-    await startSupervisor(home);
-    const { id, sse } = await newConversation();
     const { replies } = await ask(id, sse, 'hi');
     expect(replies).toEqual(['Hello from a local model.']);
     expect(server.requests[0]!.body.model).toBe('local-model');
