@@ -59,7 +59,7 @@ export interface AnthropicServer {
 /** Starts the server; `reply` decides each answer (by request, or by its position). */
 export async function startAnthropicServer(
   reply: (req: RecordedRequest, index: number) => MessagesReply,
-  opts: { models?: readonly string[]; onModels?: (headers: IncomingMessage['headers']) => void } = {},
+  opts: { models?: readonly string[]; onModels?: (headers: IncomingMessage['headers']) => void; port?: number } = {},
 ): Promise<AnthropicServer> {
   const requests: RecordedRequest[] = [];
   const open = new Set<ServerResponse>();
@@ -94,7 +94,7 @@ export async function startAnthropicServer(
       else answer(res, answerWith, recorded.body?.model);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,

@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { SpendObservations } from '../../records/spend.js';
-import { adapterFailure, classifyFailure, retryFacts } from './failure-class.js';
+import { adapterFailure, classifyFailure, connectionFailure, retryFacts } from './failure-class.js';
 import type { AdapterContext, AdapterFailure, ProviderAdapter, ProviderChunk, ProviderRequest } from './provider-adapter.js';
 import { sdkFetch } from './sdk-fetch.js';
 
@@ -105,7 +105,7 @@ async function* runAnthropic(request: ProviderRequest, ctx: AdapterContext): Asy
   } catch (err) {
     // An HTTP answer (401, 429 ...) means the request reached the provider.
     if (err instanceof Anthropic.APIError && err.status !== undefined) called = true;
-    yield { type: 'end', called, observations, ...(resolvedModel ? { resolvedModel } : {}), failure: failureOf(err, ctx.signal) };
+    yield { type: 'end', called, observations, ...(resolvedModel ? { resolvedModel } : {}), failure: failureOf(err, ctx.signal, client.baseURL) };
     return;
   }
   if (observations.tokens === undefined) delete observations.tokens;
@@ -146,8 +146,9 @@ function parseJson(text: string): unknown {
   }
 }
 
-function failureOf(err: unknown, signal: AbortSignal): AdapterFailure {
+function failureOf(err: unknown, signal: AbortSignal, address: string): AdapterFailure {
   if (signal.aborted) return adapterFailure('transient', 'the call was stopped');
+  if (err instanceof Anthropic.APIConnectionError) return connectionFailure(address, err);
   if (err instanceof Anthropic.APIError) {
     const body = err.error as { error?: { type?: string; message?: string } } | undefined;
     const type = body?.error?.type;

@@ -21,9 +21,23 @@ export interface LineReading {
 /** Retry notices of errors that retrying cannot fix: the CLI would retry a 401 for minutes. */
 const hopelessRetry = new Set(['authentication_failed', 'billing_error', 'invalid_request']);
 
+/**
+ * Retries of a call that never reached the server (no HTTP status: refused, reset, no route)
+ * Claude Code may make before Cairn stops it: the CLI would go on for about three minutes in
+ * silence. Three take about 4 s; past them the attempt fails `transient`, naming the address, and
+ * the node's retry policy decides what comes next.
+ */
+export const CONNECTION_RETRIES_BEFORE_STOP = 3;
+
 export class ClaudeStreamState {
-  /** `hookDenials`: the texts the node's own hooks deny a call with (claude-options.ts). */
-  constructor(private readonly hookDenials: readonly string[] = []) {}
+  /**
+   * `hookDenials`: the texts the node's own hooks deny a call with (claude-options.ts).
+   * `address`: the Messages API the CLI calls, named in connection notices and failures.
+   */
+  constructor(
+    private readonly hookDenials: readonly string[] = [],
+    private readonly address = 'https://api.anthropic.com',
+  ) {}
 
   text = '';
   resultText: string | undefined;
@@ -72,10 +86,11 @@ export class ClaudeStreamState {
       return { chunks: [{ type: 'session', sessionId: msg.session_id }] };
     }
     if (msg.subtype !== 'api_retry') return { chunks: [] };
-    this.answered = true;
     const status = typeof msg.error_status === 'number' ? msg.error_status : undefined;
     const errorClass = typeof msg.error === 'string' ? msg.error : 'unknown';
-    const evidence = `api_retry attempt ${msg.attempt}/${msg.max_retries}: HTTP ${status ?? 'none'} ${errorClass}`;
+    if (status === undefined) return this.readConnectionRetry(msg);
+    this.answered = true;
+    const evidence = `api_retry attempt ${msg.attempt}/${msg.max_retries}: HTTP ${status} ${errorClass}`;
     if (hopelessRetry.has(errorClass) || status === 401 || status === 403) {
       return { chunks: [], stop: adapterFailure(classifyFailure(status, errorClass), evidence) };
     }
@@ -91,6 +106,20 @@ export class ClaudeStreamState {
       };
     }
     return { chunks: [] };
+  }
+
+  /** A retry of a call that got no HTTP answer: shown as it happens, and stopped after a few. */
+  private readConnectionRetry(msg: any): LineReading {
+    const attempt = Number(msg.attempt) || 0;
+    const max = Number(msg.max_retries) || 0;
+    const delay = typeof msg.retry_delay_ms === 'number' ? Math.round(msg.retry_delay_ms) : undefined;
+    const message = `cannot connect to ${this.address}; Claude Code retries (${attempt}/${max})`;
+    const notice: ProviderChunk = { type: 'retrying', attempt, maxRetries: max, ...(delay !== undefined ? { retryAfterMs: delay } : {}), message };
+    if (attempt < CONNECTION_RETRIES_BEFORE_STOP) return { chunks: [notice] };
+    return {
+      chunks: [notice],
+      stop: adapterFailure('transient', `cannot connect to the provider at ${this.address}: no answer after ${attempt} tries by Claude Code. Check that the server runs and the base URL is right (assistants.claude.baseUrl or ANTHROPIC_BASE_URL)`),
+    };
   }
 
   private readAssistant(msg: any): ProviderChunk[] {

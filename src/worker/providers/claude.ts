@@ -86,7 +86,7 @@ async function* runClaudeOnce(
     return;
   }
   const proc = launched.proc;
-  const state = new ClaudeStreamState(invocation.hookDenials);
+  const state = new ClaudeStreamState(invocation.hookDenials, env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com');
   let failure: AdapterFailure | undefined;
   try {
     for await (const line of proc.lines) {

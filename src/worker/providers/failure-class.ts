@@ -78,6 +78,17 @@ export function retryFacts(headers: Headers | Record<string, string | undefined>
   return facts;
 }
 
+/** A call that got no HTTP answer (refused, reset, no route): transient, naming the address tried. */
+export function connectionFailure(address: string, err: unknown): AdapterFailure {
+  // The socket's own code (ECONNREFUSED, ENOTFOUND …) sits a cause or two below the SDK's error.
+  let why: string | undefined;
+  for (let e: any = err, depth = 0; e && depth < 5 && why === undefined; e = e.cause, depth++) {
+    if (typeof e.code === 'string' && /^E[A-Z_]+$/.test(e.code)) why = e.code;
+  }
+  why ??= (err as Error)?.message ?? String(err);
+  return adapterFailure('transient', `cannot connect to the provider at ${address}: ${why}. Check that the server runs and the base URL is right`);
+}
+
 /** A failure value with its evidence (the provider's own words, cut to a readable length). */
 export function adapterFailure(
   cls: ProviderFailureClass,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import OpenAI from 'openai';
 import type { SpendObservations } from '../../records/spend.js';
-import { adapterFailure, classifyFailure, retryFacts } from './failure-class.js';
+import { adapterFailure, classifyFailure, connectionFailure, retryFacts } from './failure-class.js';
 import { sdkFetch } from './sdk-fetch.js';
 import type { AdapterContext, AdapterFailure, ProviderAdapter, ProviderChunk, ProviderRequest } from './provider-adapter.js';
 
@@ -91,7 +91,7 @@ async function* runChat(request: ProviderRequest, ctx: AdapterContext): AsyncGen
   } catch (err) {
     // An HTTP answer (401, 429 ...) means the request reached the provider.
     if (err instanceof OpenAI.APIError && err.status !== undefined) called = true;
-    yield { type: 'end', called, observations, ...(resolvedModel ? { resolvedModel } : {}), failure: failureOf(err, ctx.signal) };
+    yield { type: 'end', called, observations, ...(resolvedModel ? { resolvedModel } : {}), failure: failureOf(err, ctx.signal, client.baseURL) };
     return;
   }
   yield { type: 'end', called, text, observations, ...(resolvedModel ? { resolvedModel } : {}) };
@@ -108,8 +108,9 @@ function tokensOf(usage: OpenAI.Completions.CompletionUsage): unknown {
   };
 }
 
-function failureOf(err: unknown, signal: AbortSignal): AdapterFailure {
+function failureOf(err: unknown, signal: AbortSignal, address: string): AdapterFailure {
   if (signal.aborted) return adapterFailure('transient', 'the call was stopped');
+  if (err instanceof OpenAI.APIConnectionError) return connectionFailure(address, err);
   if (err instanceof OpenAI.APIError) {
     const code = typeof err.code === 'string' ? err.code : undefined;
     const evidence = [err.status !== undefined ? `HTTP ${err.status}` : undefined, code ?? err.type, err.message]

@@ -83,6 +83,8 @@ export type ProviderChunk =
    */
   | { type: 'tool_result'; id?: string; output: string; isError?: boolean; refused?: boolean }
   | RateLimitNotice
+  /** The provider's own retry of a call that got no answer (a refused connection): it tries again. */
+  | { type: 'retrying'; attempt: number; maxRetries: number; retryAfterMs?: number; message: string }
   /** The provider named its session (CLI adapters). */
   | { type: 'session'; sessionId: string }
   /**

@@ -94,6 +94,7 @@ describe('anthropic adapter', () => {
     // Nothing listens on port 9 of this host: the connection is refused before any answer.
     const { outcome, spend } = await runAttempt(anthropicAdapter, agentTask(dir.dir, { connection: { baseUrl: 'http://127.0.0.1:9' } }));
     expect(outcome.failureKind).toBe('transient');
+    expect(outcome.error).toContain('cannot connect to the provider at http://127.0.0.1:9: ECONNREFUSED');
     expect(spend.tokens).toEqual({ source: 'unavailable', reason: 'not_applicable' });
   });
 

@@ -27,6 +27,13 @@ async function task(reply: ChatReply, overrides: Parameters<typeof agentTask>[1]
 }
 
 describe('openai-compatible adapter', () => {
+  it('fails a refused connection as transient, naming the address it tried', async () => {
+    // Nothing listens on port 9 of this host.
+    const { outcome } = await runAttempt(openAiCompatibleAdapter, agentTask(dir.dir, { provider: 'openai-compatible', model: 'm', connection: { baseUrl: 'http://127.0.0.1:9/v1' } }));
+    expect(outcome).toMatchObject({ status: 'failed', failureKind: 'transient', providerFailure: { class: 'transient' } });
+    expect(outcome.error).toContain('cannot connect to the provider at http://127.0.0.1:9/v1: ECONNREFUSED');
+  });
+
   it('streams text and maps usage, stop reason and the model the server names', async () => {
     const t = await task({ kind: 'stream', model: 'llama3.2:3b', reasoning: ['think'], deltas: ['Hel', 'lo'], usage: { prompt_tokens: 9, completion_tokens: 0, total_tokens: 9, prompt_tokens_details: { cached_tokens: 2 } } });
     const { outcome, chunks, spend } = await runAttempt(openAiCompatibleAdapter, t);

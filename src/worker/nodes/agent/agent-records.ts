@@ -235,6 +235,19 @@ export function chunkEvent(task: TaskFacts, chunk: ProviderChunk, tool?: string)
           ...(chunk.retryAfterMs !== undefined ? { retry_after_ms: chunk.retryAfterMs } : {}),
         },
       };
+    case 'retrying':
+      return {
+        ...base,
+        event_type: 'provider_retrying',
+        data: {
+          node_id: task.nodeId,
+          provider: task.provider,
+          message: chunk.message,
+          attempt: chunk.attempt,
+          max_retries: chunk.maxRetries,
+          ...(chunk.retryAfterMs !== undefined ? { retry_after_ms: chunk.retryAfterMs } : {}),
+        },
+      };
     default:
       return undefined;
   }
