@@ -60,17 +60,22 @@ export class GateNodeHandler implements NodeHandler {
     const { node, path } = attempt;
     const action = node.action as GateAction;
     const rejection = this.deps.run.metadata.rejections?.[path];
+    let reworked: string | undefined;
     if (action.onReject && rejection?.reworkPending) {
       const rework = await this.rework(attempt, action.onReject.body, rejection.reason);
-      if (rework) return rework;
+      if (typeof rework !== 'string') return rework;
+      reworked = rework || undefined;
     } else if (attempt.continued) {
-      // Taken over while it waited (its records are written): it keeps waiting.
+      // Taken over while it waited (its records are written): it keeps waiting, asking as it asked.
+      const asked = this.deps.run.metadata.approval;
+      if (asked?.nodeId === path && typeof asked.message === 'string') return { status: 'suspended', approval: contextOf(path, action, asked.message) };
       const message = this.deps.substituteText(node, action.message);
       return { status: 'suspended', approval: contextOf(path, action, message.ok ? message.text : action.message) };
     }
     const message = this.deps.substituteText(node, action.message);
     if (!message.ok) return recordRefusedAttempt(this.deps.store, this.deps.run, attempt, { error: message.error, failureKind: 'config' });
-    const approval = contextOf(path, action, message.text);
+    // After a rework the gate asks about the reworked text: what the rework answered follows the message.
+    const approval = contextOf(path, action, reworked === undefined ? message.text : withRework(message.text, rejection!.reason, reworked));
     const ref = attemptRefOf(this.deps.run, attempt, new Date().toISOString());
     await this.deps.store.appendEvents([
       ...(attempt.continued ? [] : [attemptStartedEvent(ref)]),
@@ -81,14 +86,14 @@ export class GateNodeHandler implements NodeHandler {
   }
 
   /**
-   * Runs the rework body; undefined when it completed (the gate then asks again), otherwise the
-   * gate's outcome: a failed rework fails the gate, an interrupted one is run again later.
+   * Runs the rework body; its output when it completed (the gate then asks again, showing it),
+   * otherwise the gate's outcome: a failed rework fails the gate, an interrupted one is run again later.
    */
   private async rework(
     attempt: NodeAttempt,
     body: NonNullable<GateAction['onReject']>['body'],
     reason: string,
-  ): Promise<AttemptOutcome | undefined> {
+  ): Promise<AttemptOutcome | string> {
     const { node } = attempt;
     const reworkNode = reworkNodeOf(body);
     const now = new Date().toISOString();
@@ -102,13 +107,13 @@ export class GateNodeHandler implements NodeHandler {
     });
     switch (outcome.status) {
       case 'completed':
-        return undefined;
+        return outcome.output;
       case 'failed': {
         const error = `Node '${node.id}': the on_reject rework failed: ${outcome.error}`;
         return recordRefusedAttempt(this.deps.store, this.deps.run, attempt, { error, failureKind: 'exec_failed' });
       }
       default:
-        return outcome.status === 'cancelled' || outcome.status === 'not_started' ? outcome : undefined;
+        return outcome.status === 'cancelled' || outcome.status === 'not_started' ? outcome : '';
     }
   }
 }
@@ -122,4 +127,9 @@ function contextOf(path: string, action: GateAction, message: string): ApprovalC
     ...(action.onReject ? { onRejectMaxAttempts: action.onReject.maxAttempts } : {}),
     ...(action.decisions ? { decisions: action.decisions.map((d) => ({ ...d })) } : {}),
   };
+}
+
+/** The gate's message asked again after a rework: the reason it was rejected for, and what the rework answered. */
+export function withRework(message: string, reason: string, reworked: string): string {
+  return `${message}\n\nReworked after the rejection "${reason}":\n${reworked.trim()}`;
 }

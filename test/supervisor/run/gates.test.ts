@@ -35,6 +35,11 @@ nodes:
   // Paused again only after the rework ran.
   await waitForGate(run.id, 2);
   expect((await sup.events(run.id)).filter((e) => e.step_name === 'review/on_reject')).toHaveLength(2);
+  // It asks again about the reworked text, not with the old message alone.
+  const asked = (await sup.store.getRun(run.id))!.metadata.approval!.message;
+  expect(asked).toBe(`Good?\n\nReworked after the rejection "${hostile}":\nreworked`);
+  const requests = (await sup.events(run.id)).filter((e) => e.event_type === 'approval_requested');
+  expect(requests.map((e) => (e.data as { message: string }).message)).toEqual(['Good?', asked]);
   await answer(run.id, 'reject_run', { reason: 'second' });
   await waitForGate(run.id, 3);
   await answer(run.id, 'reject_run', { reason: 'third' });
