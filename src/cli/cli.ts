@@ -28,6 +28,7 @@ const registry: readonly { name: string; load: () => Promise<Command> }[] = [
   { name: 'run delete', load: async () => (await import('./commands/run-operations.js')).runDeleteCommand },
   { name: 'run approve', load: async () => (await import('./commands/run-gate.js')).runApproveCommand },
   { name: 'run reject', load: async () => (await import('./commands/run-gate.js')).runRejectCommand },
+  { name: 'chat', load: async () => (await import('./commands/chat.js')).chatCommand },
   { name: 'stress', load: async () => (await import('./commands/stress.js')).stressCommand },
 ];
 
