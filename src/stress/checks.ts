@@ -63,22 +63,33 @@ interface Attempt {
   path: string;
   start: RecordedEvent;
   endAt: number;
+  /** Its terminal event, when it has one. */
+  end?: RecordedEvent;
 }
 
-/** Each node attempt (a `node_started`), with the time of its terminal event (Infinity if none). */
+/** Each node attempt (a `node_started`), with its terminal event and that event's time (Infinity if none). */
 function attemptsOf(run: RecordedRun): Attempt[] {
-  const ends = new Map<string, number>();
+  const ends = new Map<string, RecordedEvent>();
   for (const e of run.events) {
-    if ((e.type === 'node_completed' || e.type === 'node_failed') && e.attemptId) ends.set(e.attemptId, e.at);
+    if ((e.type === 'node_completed' || e.type === 'node_failed') && e.attemptId) ends.set(e.attemptId, e);
   }
   return run.events
     .filter((e) => e.type === 'node_started' && e.path !== null)
-    .map((start) => ({ run, path: start.path!, start, endAt: (start.attemptId !== undefined ? ends.get(start.attemptId) : undefined) ?? Infinity }));
+    .map((start) => {
+      const end = start.attemptId !== undefined ? ends.get(start.attemptId) : undefined;
+      return { run, path: start.path!, start, endAt: end?.at ?? Infinity, ...(end ? { end } : {}) };
+    });
 }
 
-/** The attempt ran at some moment of the kill's effect (see KillRecord.effectUntilMs). */
+/**
+ * The attempt ran at some moment of the kill's effect (see KillRecord.effectUntilMs), or ran on
+ * the spawn helper the kill took (its interruption names the helper's pid): an attempt handed to
+ * a helper in the moment between its SIGKILL and the supervisor's noticing starts after the kill.
+ */
 function inFlightAt(attempt: Attempt, kill: KillRecord): boolean {
-  return kill.landed && interruptingKinds.has(kill.kind) && attempt.start.at <= kill.effectUntilMs && kill.atMs <= attempt.endAt;
+  if (!kill.landed || !interruptingKinds.has(kill.kind)) return false;
+  if (attempt.start.at <= kill.effectUntilMs && kill.atMs <= attempt.endAt) return true;
+  return kill.kind === 'helper' && attempt.end?.interrupted === true && (attempt.end.error ?? '').includes(`pid ${kill.pid})`);
 }
 
 /** `each[0]/a` and `each[0]` are below `each`: a compound node's records are written after its nodes'. */

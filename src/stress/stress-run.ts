@@ -192,9 +192,10 @@ export async function runStress(opts: StressOptions, io: { env: NodeJS.ProcessEn
     const steps = Math.max(opts.kills, disk ? batches : 0);
     for (let i = 0; i < steps && server; i++) {
       const batch = Math.floor((i * batches) / steps);
-      const freshBatch = batch >= nextBatch;
+      // A fill at each step that begins a batch (batches may have been started early, for extra runs).
+      const batchStep = i === 0 || batch > Math.floor(((i - 1) * batches) / steps);
       await startBatchesUpTo(batch);
-      if (disk && freshBatch) {
+      if (disk && batchStep) {
         const full = await diskFullOnce({ index: diskFulls.length, disk, client, random });
         diskFulls.push(full);
         io.progress(`disk full ${diskFulls.length}/${batches} ${since()}: ${full.toldFullMs === null ? 'the server never said so' : `the server said so in ${(full.toldFullMs / 1000).toFixed(1)}s`}; held ${(full.heldMs / 1000).toFixed(1)}s, freed; ${full.recoveredMs === null ? 'writes still failing' : `writes again in ${(full.recoveredMs / 1000).toFixed(1)}s`}`);

@@ -113,6 +113,27 @@ describe('stress checks', () => {
     expect(plain.checks.filter((c) => c.ok === null).map((c) => c.id)).toEqual(['disk-full-told', 'database-sound']);
   });
 
+  it('explains a re-run of an attempt that started on a spawn helper just killed (its interruption names the pid), and no other', () => {
+    seq = 0;
+    const run: RecordedRun = {
+      id: 'run-h', workflow: 'wf', status: 'completed', parentId: null, error: null,
+      events: [
+        event('workflow_started', null, 100),
+        // Handed to helper 77 after its SIGKILL (at 150), before the supervisor noticed.
+        event('node_started', 'a', 160, { attemptId: 'a1' }),
+        event('node_failed', 'a', 200, { attemptId: 'a1', interrupted: true, error: 'Attempt interrupted: its spawn helper (perl, pid 77) was killed by SIGKILL while it ran' }),
+        event('node_started', 'a', 210, { attemptId: 'a2' }),
+        event('node_completed', 'a', 300, { attemptId: 'a2' }),
+        event('node_started', 'b', 310, { attemptId: 'b1' }),
+        event('node_completed', 'b', 400, { attemptId: 'b1' }),
+        event('workflow_completed', null, 410),
+      ],
+    };
+    const helperKill: KillRecord = { index: 0, kind: 'helper', pid: 77, atMs: 150, effectUntilMs: 150, landed: true, recoveredMs: 5 };
+    expect(failed(runChecks(input(run, { kills: [helperKill] })))).toEqual([]);
+    expect(failed(runChecks(input(run, { kills: [{ ...helperKill, pid: 78 }] })))).toEqual(['reruns-explained']);
+  });
+
   it("explains a re-run that started after a launcher kill, while the supervisor was still stopping (the kill's effect)", () => {
     const late = { ...supervisorKill, kind: 'launcher' as const, atMs: 100, effectUntilMs: 115 };
     expect(failed(runChecks(input(healthyRun(), { kills: [late] })))).toEqual([]);
