@@ -1,3 +1,4 @@
+import { FaultBackoff } from '../shared/fault-backoff.js';
 import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { dirname } from 'node:path';
@@ -269,11 +270,13 @@ export function errorHandlingOptions(log: Logger, limits: RequestLimits): Fastif
   };
 }
 
-function sendError(thrown: unknown, req: FastifyRequest, reply: FastifyReply, log: Logger, limits: RequestLimits) {
+function sendError(thrown: unknown, req: FastifyRequest, reply: FastifyReply, log: Logger, limits: RequestLimits, storeFaults?: FaultBackoff) {
   const err = toCairnError(thrown, req, limits);
   const status = statusByCode[err.code];
   const url = excerpt(req.url, 200);
-  if (status >= 500) log.error({ err: thrown, method: req.method, url }, 'api.request_failed');
+  // A full disk or a busy database answers every write 503 until it mends: a line per interval, not per request.
+  if (err.code === 'STORE_UNAVAILABLE' && storeFaults) storeFaults.failed(thrown, { method: req.method, url });
+  else if (status >= 500) log.error({ err: thrown, method: req.method, url }, 'api.request_failed');
   else log.debug({ code: err.code, method: req.method, url }, 'api.request_refused');
   const retryAfter = retryAfterSecondsByCode[err.code];
   if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
@@ -282,7 +285,12 @@ function sendError(thrown: unknown, req: FastifyRequest, reply: FastifyReply, lo
 
 /** Installs the error and not-found handlers; the whole HTTP error policy lives here. */
 export function registerErrorHandling(app: FastifyInstance, log: Logger, limits: RequestLimits): void {
-  app.setErrorHandler((thrown: unknown, req: FastifyRequest, reply: FastifyReply) => sendError(thrown, req, reply, log, limits));
+  const storeFaults = new FaultBackoff(log, { failed: 'api.store_unavailable', recovered: 'api.store_recovered' });
+  app.setErrorHandler((thrown: unknown, req: FastifyRequest, reply: FastifyReply) => sendError(thrown, req, reply, log, limits, storeFaults));
+  // A write that went through after a streak of them says the store mended (once).
+  app.addHook('onResponse', async (req, reply) => {
+    if (req.method !== 'GET' && reply.statusCode < 400 && storeFaults.streak > 0) storeFaults.succeeded({ method: req.method });
+  });
   app.setNotFoundHandler((req, reply) => {
     const err = new CairnError('NOT_FOUND', `Route not found: ${describeRequest(req)}`);
     return reply.code(statusByCode[err.code]).send(errorBody(err));

@@ -43,6 +43,11 @@ describe.skipIf(!smallDisksAvailable)('a full disk under CAIRN_HOME', () => {
       expect(answer.error).toContain(folder);
       expect(answer.error).toContain('Free space on that disk');
     }
+    // A client retrying through the outage: refused each time, logged once (a line per interval, warn).
+    for (let i = 0; i < 10; i++) expect((await post(`${server.url}/api/conversations`, {})).status).toBe(503);
+    const lines = server.output().split('\n');
+    expect(lines.filter((l) => l.includes('"msg":"api.store_unavailable"'))).toHaveLength(1);
+    expect(lines.filter((l) => l.includes('"msg":"api.request_failed"'))).toEqual([]);
     const health = await fetch(`${server.url}/health/db`);
     expect(health.status).toBe(503);
     expect(await health.json()).toMatchObject({ status: 'error', database: 'disconnected', error: expect.stringContaining(folder) });
