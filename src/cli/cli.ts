@@ -26,8 +26,18 @@ const registry: readonly { name: string; load: () => Promise<Command> }[] = [
   { name: 'run resume', load: async () => (await import('./commands/run-operations.js')).runResumeCommand },
   { name: 'run abandon', load: async () => (await import('./commands/run-operations.js')).runAbandonCommand },
   { name: 'run delete', load: async () => (await import('./commands/run-operations.js')).runDeleteCommand },
+  { name: 'run artifacts', load: async () => (await import('./commands/run-artifacts.js')).runArtifactsCommand },
+  { name: 'run retry-items', load: async () => (await import('./commands/run-retry-items.js')).runRetryItemsCommand },
   { name: 'run approve', load: async () => (await import('./commands/run-gate.js')).runApproveCommand },
   { name: 'run reject', load: async () => (await import('./commands/run-gate.js')).runRejectCommand },
+  { name: 'worktree list', load: async () => (await import('./commands/worktree.js')).worktreeListCommand },
+  { name: 'config get', load: async () => (await import('./commands/config.js')).configGetCommand },
+  { name: 'config set', load: async () => (await import('./commands/config.js')).configSetCommand },
+  { name: 'config unset', load: async () => (await import('./commands/config.js')).configUnsetCommand },
+  { name: 'auth list', load: async () => (await import('./commands/auth.js')).authListCommand },
+  { name: 'auth add', load: async () => (await import('./commands/auth.js')).authAddCommand },
+  { name: 'auth remove', load: async () => (await import('./commands/auth.js')).authRemoveCommand },
+  { name: 'auth login', load: async () => (await import('./commands/auth.js')).authLoginCommand },
   { name: 'stress', load: async () => (await import('./commands/stress.js')).stressCommand },
 ];
 
