@@ -8,6 +8,7 @@ import { openCredential } from '../../src/credentials/credential-seal.js';
 import { loadInstallKey } from '../../src/shared/secrets/install-key.js';
 import { oauthConfigYaml, startOAuthServer, type OAuthServer } from '../helpers/oauth-server.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
+import { getRun, writeHomeWorkflow } from '../helpers/workflows.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { runCliInProcess } from './cli-harness.js';
 import { assertBuilt, userCliEnv } from './cli-process.js';
@@ -180,4 +181,14 @@ it('asks for the key on a terminal without echoing it', async () => {
   expect(out).toContain("Connected anthropic for user ann: api_key 'Anthropic API key'.");
   expect(out).not.toContain('sk-typed-secret-4242');
   expect(code).toBe(0);
+});
+
+it('names CAIRN_USER to the server on every command, so a run started from the CLI is that user’s', async () => {
+  await writeHomeWorkflow(home, 'plain', 'name: plain\ndescription: one node\nnodes:\n  - id: one\n    bash: echo hi\n');
+  const started = await text(cli(['workflow', 'run', 'plain', '--json'], undefined, { CAIRN_USER: 'ann' }));
+  expect(started.code).toBe(0);
+  const runId = (JSON.parse(started.stdout.split('\n')[0]!) as { runId: string }).runId;
+  expect((await getRun(server.url, runId)).run.user_id).toBe('ann');
+  const bad = await text(cli(['run', 'list'], undefined, { CAIRN_USER: 'ann\u0007' }));
+  expect(bad).toMatchObject({ code: 2, stderr: 'cairn: CAIRN_USER holds a character other than printable ASCII, which a request header cannot carry.\n' });
 });
