@@ -16,11 +16,13 @@ export interface ApiResult<T> {
 export interface ApiClient {
   readonly address: ServerAddress;
   request<S extends z.ZodType>(
-    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     path: string,
     schema: S,
     opts?: { body?: unknown; signal?: AbortSignal; subject?: ErrorSubject },
   ): Promise<ApiResult<z.infer<S>>>;
+  /** A GET whose body is read as bytes (an artifact): the open response, after a non-2xx became an error. */
+  download(path: string, opts?: { signal?: AbortSignal }): Promise<Response>;
   /** Opens a long-lived response (SSE); the caller reads and closes it. */
   openStream(path: string, opts: { headers?: Record<string, string>; signal: AbortSignal }): Promise<Response>;
 }
@@ -91,11 +93,18 @@ function isAbort(err: unknown): boolean {
   return err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError');
 }
 
+/** What every request of a client carries beyond its own fields. */
+export interface ClientOptions {
+  /** The user the per-user routes act for (`X-Service-User`), from `--user` or `CAIRN_USER`. */
+  user?: string | undefined;
+}
+
 /** A small JSON client for the Cairn HTTP API. */
-export function createApiClient(address: ServerAddress): ApiClient {
+export function createApiClient(address: ServerAddress, options: ClientOptions = {}): ApiClient {
+  const identity: Record<string, string> = options.user ? { 'x-service-user': options.user } : {};
   const call = async (path: string, init: RequestInit): Promise<Response> => {
     try {
-      return await fetch(`${address.url}${path}`, init);
+      return await fetch(`${address.url}${path}`, { ...init, headers: { ...identity, ...(init.headers as Record<string, string>) } });
     } catch (err) {
       if (isAbort(err) && (init.signal as AbortSignal | undefined)?.reason?.name !== 'TimeoutError') throw err;
       throw unreachableError(address, err);
@@ -126,6 +135,11 @@ export function createApiClient(address: ServerAddress): ApiClient {
         );
       }
       return { raw, body: parsed.data };
+    },
+    async download(path, opts = {}) {
+      const res = await call(path, { headers: { accept: '*/*' }, ...(opts.signal ? { signal: opts.signal } : {}) });
+      if (!res.ok) throw await responseError(res, address);
+      return res;
     },
     async openStream(path, opts) {
       const res = await call(path, { headers: { accept: 'text/event-stream', ...opts.headers }, signal: opts.signal });

@@ -21,6 +21,10 @@ export const cliErrorCodes = [
   'WORKFLOW_INVALID',
   /** No run id starts with the prefix given. */
   'RUN_NOT_FOUND',
+  /** `cairn config get <key>`: the key is not set in the layer asked. */
+  'CONFIG_KEY_UNSET',
+  /** `cairn auth login`: the subscription login ended without a connection (refused, expired, interrupted). */
+  'LOGIN_FAILED',
   /** A run id prefix matches several runs. Exit 2, like any argument that does not say enough. */
   'RUN_ID_AMBIGUOUS',
 ] as const;

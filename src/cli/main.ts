@@ -25,6 +25,7 @@ const context: CliContext = {
   stderr: process.stderr,
   env: process.env,
   cwd: process.cwd(),
+  stdin: process.stdin,
   stdinIsTTY: process.stdin.isTTY === true,
   onInterrupt(handler) {
     interruptHandlers.push(handler);

@@ -41,3 +41,20 @@ describe('exit status 3 is documented wherever exit statuses are listed', () => 
     expect(res.stdout.split('\n')[0]).toContain('--output');
   });
 });
+
+describe("each command's usage line is docs/cli.md's", () => {
+  const doc = readFileSync(join(checkout, 'docs/cli.md'), 'utf8');
+  const synopsis = doc.match(/^```\n(cairn serve[\s\S]*?)```/m)![1]!.split('\n');
+
+  it.each([
+    'run artifacts', 'run retry-items', 'worktree list', 'config get', 'config set', 'config unset',
+    'auth list', 'auth add', 'auth remove', 'auth login', 'codebase add', 'codebase list', 'codebase allow-env', 'codebase remove',
+  ])('cairn %s: in the synopsis at the top and in its section', async (name) => {
+    const res = await cli([...name.split(' '), '--help']);
+    expect(res.code).toBe(0);
+    const usage = res.stdout.split('\n')[0]!.replace(/^Usage: /, '');
+    expect(synopsis).toContain(usage);
+    const section = doc.split('\n## ').find((s) => s.startsWith(`cairn ${name.split(' ')[0]} `) && s.includes(`\n${usage}\n`));
+    expect(section, `a section of docs/cli.md shows \`${usage}\``).toBeDefined();
+  });
+});
