@@ -32,6 +32,7 @@ const registry: readonly { name: string; load: () => Promise<Command> }[] = [
   { name: 'run reject', load: async () => (await import('./commands/run-gate.js')).runRejectCommand },
   { name: 'chat', load: async () => (await import('./commands/chat.js')).chatCommand },
   { name: 'worktree list', load: async () => (await import('./commands/worktree.js')).worktreeListCommand },
+  { name: 'worktree remove', load: async () => (await import('./commands/worktree.js')).worktreeRemoveCommand },
   { name: 'config get', load: async () => (await import('./commands/config.js')).configGetCommand },
   { name: 'config set', load: async () => (await import('./commands/config.js')).configSetCommand },
   { name: 'config unset', load: async () => (await import('./commands/config.js')).configUnsetCommand },

@@ -11,6 +11,7 @@ import { scanEnvFiles } from './env-scan.js';
 import { cloneRepository, gitFailureReason, readCheckout } from './git-checkout.js';
 import { withoutCredentials } from './remote-url.js';
 import { removeCodebaseWorktrees } from './worktree-cleanup.js';
+import { removeWorktreeCheckout } from './worktree-removal.js';
 
 /** Exactly one of the two: a URL to clone, or a local directory to register in place. */
 export type CodebaseSource = { url: string; path?: undefined } | { path: string; url?: undefined };
@@ -63,6 +64,25 @@ export class CodebaseRegistry {
   async environments(id: string): Promise<IsolationEnvironment[]> {
     await this.get(id);
     return this.deps.store.listIsolationEnvironments(id);
+  }
+
+  /**
+   * Removes one isolation environment of the codebase that no run holds: its row first (in one
+   * transaction with the check, so no run claims it meanwhile), then its git worktree from disk
+   * (its branch is kept). Refused while a run works in it.
+   */
+  async removeEnvironment(id: string, envId: string): Promise<{ env: IsolationEnvironment; removed: boolean; detail: string }> {
+    await this.get(id);
+    const found = await this.deps.store.removeIdleIsolationEnvironment(id, envId);
+    if (found.kind === 'not_found') {
+      throw new CairnError('NOT_FOUND', `Codebase ${id} has no isolation environment ${envId}. List them with GET /api/codebases/${id}/environments (or cairn worktree list)`);
+    }
+    if (found.kind === 'locked') {
+      throw new CairnError('CODEBASE_BUSY', `Worktree ${found.env.working_path} is in use: run ${found.env.locked_by_run} is working in it. Cancel the run (or wait for it to end), then remove it`);
+    }
+    const removal = await removeWorktreeCheckout(this.deps.store, found.env);
+    this.deps.log.info({ codebaseId: id, envId, path: found.env.working_path, removed: removal.removed }, 'codebase.environment_removed');
+    return { env: found.env, ...removal };
   }
 
   /**

@@ -55,4 +55,15 @@ export interface CodebaseStore {
   releaseIsolationLocks(runId: string): Promise<void>;
   /** Removes an environment row (a reservation whose worktree could not be made). */
   removeIsolationEnvironment(id: string): Promise<void>;
+  /**
+   * Removes the codebase's environment `id` unless a run holds it under a live lock, in one
+   * transaction (so no run claims it meanwhile); answers what it found.
+   */
+  removeIdleIsolationEnvironment(codebaseId: string, id: string): Promise<IdleEnvironmentRemoval>;
 }
+
+/** What removing an idle environment found: removed, held by a run, or no such environment of the codebase. */
+export type IdleEnvironmentRemoval =
+  | { kind: 'removed'; env: IsolationEnvironment }
+  | { kind: 'locked'; env: IsolationEnvironment }
+  | { kind: 'not_found' };

@@ -8,7 +8,7 @@ import type { NodeSessionStore } from './node-sessions.js';
 import type { RunStore } from './runs.js';
 import type { UserPrefsStore } from './user-prefs.js';
 
-export type { Codebase, CodebaseStore, EnvScan, IsolationEnvironment, NewCodebase, NewIsolationEnvironment } from './codebases.js';
+export type { Codebase, CodebaseStore, EnvScan, IdleEnvironmentRemoval, IsolationEnvironment, NewCodebase, NewIsolationEnvironment } from './codebases.js';
 export type {
   AcceptChatMessage,
   AcceptedChatMessage,

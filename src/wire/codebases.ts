@@ -45,3 +45,10 @@ export const environmentViewSchema = isolationEnvironmentSchema.extend({
 });
 
 export const environmentListResponseSchema = z.object({ environments: z.array(environmentViewSchema) });
+
+export const environmentDeleteResponseSchema = z.object({
+  success: z.literal(true),
+  environment: environmentViewSchema.omit({ days_since_activity: true }),
+  removed: z.boolean().describe('Whether the worktree was removed from disk (git worktree remove); its branch is kept'),
+  detail: z.string(),
+});

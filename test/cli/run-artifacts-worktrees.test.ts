@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -157,10 +158,28 @@ nodes:
   const branch = envs.environments[0]!.branch_name as string;
   expect(row).toContain(`  ${branch}  `);
 
+  // While the run works in it, it cannot be removed.
+  const busy = await cli(['worktree', 'remove', runId.slice(0, 8)]);
+  expect(busy.code).toBe(1);
+  expect(busy.stderr).toContain(`is in use: run ${runId} is working in it`);
+  expect(existsSync(running.working_path as string)).toBe(true);
+
   await writeFile(gate, '');
   await waitForStatus(runId, ['completed']);
   const after = await cli(['worktree', 'list']);
   expect(after.stdout.split('\n')[1]).toMatch(/\sworktree\s+active\s/);
+
+  // Once the run ended: removed from disk and from the list, by a run-id prefix; its branch stays.
+  const removed = await cli(['worktree', 'remove', runId.slice(0, 8)]);
+  expect(removed.code, removed.stderr).toBe(0);
+  expect(removed.stdout).toContain(`Removed the worktree of acme/widget at ${running.working_path as string}.`);
+  expect(existsSync(running.working_path as string)).toBe(false);
+  expect((await cli(['worktree', 'list'])).stdout).toContain('No worktrees yet.');
+  const branches = execFileSync('git', ['branch', '--list', branch], { cwd: join(root, 'widget'), encoding: 'utf8' });
+  expect(branches.trim()).toContain(branch);
+  const again = await cli(['worktree', 'remove', runId]);
+  expect(again.code).toBe(2);
+  expect(again.stderr).toContain(`No worktree is named '${runId}'`);
 
   const unknown = await cli(['worktree', 'list', '--codebase', 'nobody/nothing']);
   expect(unknown.code).toBe(1);

@@ -9,6 +9,7 @@ import {
   codebaseListResponseSchema,
   codebaseOwnerRepoParamsSchema,
   codebaseViewSchema,
+  environmentDeleteResponseSchema,
   environmentListResponseSchema,
   registerCodebaseBodySchema,
 } from '../../wire/codebases.js';
@@ -123,6 +124,22 @@ export const codebaseRoutes: FastifyPluginAsyncZod<CodebaseRoutesOptions> = asyn
     // A single segment is never an id; see idOf. Read it as the codebase `<id>/environments`.
     return id.includes('/') ? listEnvironments(id) : registry.get(`${id}/environments`);
   });
+  app.delete(
+    '/api/codebases/:owner/:repo/environments/:envId',
+    {
+      schema: {
+        tags: ['codebases'],
+        summary: 'Remove one isolation environment (worktree) no run holds',
+        description: 'Its row, then its git worktree from disk; the branch is kept. 409 CODEBASE_BUSY while a run works in it.',
+        params: codebaseOwnerRepoParamsSchema.extend({ envId: z.string().min(1).max(200) }),
+        response: { 200: environmentDeleteResponseSchema, ...notFound },
+      },
+    },
+    async (req) => {
+      const { env, removed, detail } = await registry.removeEnvironment(idOf(req.params), req.params.envId);
+      return { success: true as const, environment: env, removed, detail };
+    },
+  );
   app.get(
     '/api/codebases/:owner/:repo/environments',
     { schema: { ...environments, params: codebaseOwnerRepoParamsSchema } },

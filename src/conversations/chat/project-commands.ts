@@ -1,6 +1,6 @@
 import type { Codebase } from '../../store/schemas/codebase.js';
 import { answer, type ChatAnswer, type ChatDeps, type ChatTurn } from './turn-context.js';
-import { removeWorktreeCheckout } from './worktree-removal.js';
+import { removeWorktreeCheckout } from '../../codebases/worktree-removal.js';
 
 /** A registered codebase by id (`owner/repo`) or name, exactly, then ignoring case. */
 export function findCodebase(codebases: readonly Codebase[], wanted: string): Codebase | undefined {

@@ -49,5 +49,8 @@ export function sqliteCodebaseStore(session: SqliteSession): CodebaseStore {
       session.write('release the isolation locks of a run', () => isolation.release(runId, session.now())),
 
     removeIsolationEnvironment: (id) => session.write('remove an isolation environment', () => isolation.remove(id)),
+
+    removeIdleIsolationEnvironment: (codebaseId, id) =>
+      session.write('remove an isolation environment', () => isolation.removeIdle(codebaseId, id, session.now())),
   };
 }

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { ClaimRunIsolation, ClaimRunIsolationResult, IsolationEnvironment } from '../schemas/codebase.js';
+import type { IdleEnvironmentRemoval } from '../codebases.js';
 import { toIsolationEnvironment } from './codebases-sql.js';
 
 type Row = Record<string, unknown>;
@@ -52,6 +53,7 @@ export function isolationStatements(db: Database.Database) {
   // A run's use of the codebase checkout leaves nothing behind to keep.
   const dropCheckoutUse = db.prepare(`DELETE FROM isolation_environments WHERE locked_by_run = ? AND provider = 'checkout'`);
   const remove = db.prepare('DELETE FROM isolation_environments WHERE id = ?');
+  const removeIdle = db.prepare('DELETE FROM isolation_environments WHERE id = @id AND (locked_by_run IS NULL OR lock_expires_at < @now)');
   const byCodebase = db.prepare(`SELECT * FROM isolation_environments WHERE codebase_id = ? ORDER BY created_at, id`);
 
   const envOf = (row: unknown) => toIsolationEnvironment(row as Row);
@@ -85,6 +87,13 @@ export function isolationStatements(db: Database.Database) {
       dropCheckoutUse.run(runId);
     },
     remove: (id: string): void => void remove.run(id),
+    /** See CodebaseStore.removeIdleIsolationEnvironment. */
+    removeIdle(codebaseId: string, id: string, now: string): IdleEnvironmentRemoval {
+      const row = byId.get(id) as Row | undefined;
+      if (!row || row.codebase_id !== codebaseId) return { kind: 'not_found' };
+      const env = envOf(row);
+      return removeIdle.run({ id, now }).changes === 1 ? { kind: 'removed', env } : { kind: 'locked', env };
+    },
     listOf: (codebaseId: string): IsolationEnvironment[] => byCodebase.all(codebaseId).map(envOf),
   };
 }

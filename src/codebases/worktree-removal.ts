@@ -1,6 +1,6 @@
-import { gitReason, pruneWorktrees, removeWorktree } from '../../codebases/worktrees.js';
-import type { IsolationEnvironment } from '../../store/schemas/codebase.js';
-import type { Store } from '../../store/store.js';
+import { gitReason, pruneWorktrees, removeWorktree } from './worktrees.js';
+import type { IsolationEnvironment } from '../store/schemas/codebase.js';
+import type { Store } from '../store/store.js';
 
 export interface WorktreeRemoval {
   /** Whether the checkout was removed from disk. */
