@@ -21,6 +21,7 @@ const registry: readonly { name: string; load: () => Promise<Command> }[] = [
   { name: 'codebase remove', load: async () => (await import('./commands/codebase.js')).codebaseRemoveCommand },
   { name: 'run list', load: async () => (await import('./commands/run.js')).runListCommand },
   { name: 'run get', load: async () => (await import('./commands/run.js')).runGetCommand },
+  { name: 'run follow', load: async () => (await import('./commands/run-follow.js')).runFollowCommand },
   { name: 'run logs', load: async () => (await import('./commands/run-logs.js')).runLogsCommand },
   { name: 'run cancel', load: async () => (await import('./commands/run.js')).runCancelCommand },
   { name: 'run resume', load: async () => (await import('./commands/run-operations.js')).runResumeCommand },
