@@ -16,7 +16,7 @@ export interface RunFrameHandler {
   /** Before the recorded events: the run as their first page shows it. */
   recordedStart?(run: WorkflowRun): void;
   /** After the recorded events: the run as the last page showed it. Return true to stop following. */
-  recordedEnd?(run: WorkflowRun): boolean;
+  recordedEnd?(run: WorkflowRun): boolean | Promise<boolean>;
   onReconnect?(info: { lastEventId: string; attempt: number; error: unknown }): void;
 }
 
@@ -53,7 +53,7 @@ export async function followRunEvents(opts: FollowRunEventsOptions): Promise<voi
       }
     }
     if (!run) throw new Error('readRunDetailPages ended without a page');
-    if (handler.recordedEnd?.(run)) return;
+    if (await handler.recordedEnd?.(run)) return;
     conversationId = run.conversation_id;
   } else {
     conversationId = opts.from.conversationId;

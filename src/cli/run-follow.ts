@@ -4,7 +4,7 @@ import type { ApiClient } from './api-client.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_PAUSED } from './cli-error.js';
 import { writeLine, type CliContext } from './context.js';
 import { formatDuration, type Style } from './format.js';
-import { pausedHint } from './paused-hint.js';
+import { pausedHint, readPauseTarget } from './paused-hint.js';
 import { followRunEvents } from './run-events-follow.js';
 import { printRunOutputs, readRunOutputs, type OutputMode } from './run-output.js';
 import { createRunProgress, isFinal, outcomeOf, type RunOutcome } from './run-progress.js';
@@ -95,7 +95,7 @@ export async function followRun(ctx: CliContext, client: ApiClient, runId: strin
           }
           return onPaused(frame.reason);
         },
-        recordedEnd(run) {
+        async recordedEnd(run) {
           recordedRun = run;
           if (isFinal(run.status)) {
             // Its final event was not among those read (written between two reads): the row says.
@@ -103,6 +103,8 @@ export async function followRun(ctx: CliContext, client: ApiClient, runId: strin
             return true;
           }
           if (run.status !== 'paused') return false;
+          // Blocked on a child run that was answered already: it goes on when the child ends.
+          if (await waitsOnAnsweredChild(client, run, controller.signal)) return false;
           return onPaused(recordedPause?.reason ?? approvalMessage(run));
         },
         onReconnect({ lastEventId, attempt, error }) {
@@ -119,6 +121,16 @@ export async function followRun(ctx: CliContext, client: ApiClient, runId: strin
     removeInterrupt();
   }
   return { outcome, interrupted, ...(paused ? { paused } : {}), ...(recordedRun ? { recordedRun } : {}) };
+}
+
+/**
+ * A run paused on a child run (a `workflow:` node) stays paused until that child ends, answered
+ * or not: it waits for a person only while the child (or its own child) is paused too.
+ */
+export async function waitsOnAnsweredChild(client: ApiClient, run: WorkflowRun, signal: AbortSignal): Promise<boolean> {
+  if (run.metadata.approval?.type !== 'child_workflow') return false;
+  const target = await readPauseTarget(client, run.id, signal);
+  return target.chain.length > 0 && target.status !== undefined && target.status !== 'paused';
 }
 
 function approvalMessage(run: WorkflowRun): string | undefined {

@@ -41,3 +41,18 @@ describe('exit status 3 is documented wherever exit statuses are listed', () => 
     expect(res.stdout.split('\n')[0]).toContain('--output');
   });
 });
+
+describe("docs/cli.md's synopsis is each command's usage line", () => {
+  const doc = readFileSync(join(checkout, 'docs/cli.md'), 'utf8');
+  const synopsis = doc.match(/```\n(cairn serve[\s\S]*?)```/)![1]!.split('\n').filter((l) => l.startsWith('cairn ') && l !== 'cairn --version');
+
+  it.each(synopsis)('%s', async (line) => {
+    const [, group, sub] = line.split(' ');
+    const words = sub && /^[a-z-]+$/.test(sub) ? [group!, sub] : [group!];
+    const res = await cli([...words, '--help']);
+    expect(res.code).toBe(0);
+    expect(res.stdout.split('\n')[0]).toBe(`Usage: ${line}`);
+    // The command's own section shows the same line (the synopsis is its first appearance).
+    expect(doc.split(`\n${line}\n`).length - 1, 'the synopsis and the command\'s section').toBeGreaterThanOrEqual(2);
+  });
+});

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -8,6 +9,7 @@ import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
 import { assertBuilt, runUserCli, startCli, userCliEnv } from './cli-process.js';
+import { docLines, docTranscript, normalise } from './doc-transcripts.js';
 import { sh } from './shell-line.js';
 
 let home: TempHome;
@@ -64,6 +66,8 @@ it('follows a run started elsewhere to its gate, prints the approve command, and
 
   const approved = await cli('run', 'approve', runId, '--comment', 'yes');
   expect(approved.code).toBe(0);
+  // The answer is queued for the supervisor: until it is carried out the run still reads paused.
+  await waitFor(async () => (await getRun(server.url, runId)).run.status !== 'paused', { what: 'the answer to be carried out' });
 
   // Followed by its first 8 characters, from another process, while `ship` waits for the test.
   const follow = startCli(['run', 'follow', runId.slice(0, 8)], { env: userCliEnv(home.home), cwd: home.home });
@@ -90,6 +94,28 @@ it('follows a run started elsewhere to its gate, prints the approve command, and
   expect(progressLines(after.stdout)).toEqual(progressLines(follow.stdout()));
 });
 
+it('docs/cli.md\'s run follow transcript, run as written: the gate, the answer, the end', async () => {
+  const open = join(scratch, 'open');
+  await writeHomeWorkflow(home, 'reviewed', reviewed(open));
+  const { runId } = await startRun(server.url, 'reviewed');
+  await waitFor(async () => (await getRun(server.url, runId)).run.status === 'paused', { what: 'the run to pause at its gate' });
+  const [atGate, approve, toEnd] = docTranscript('cairn run follow', 'cairn run follow');
+  const typed = (command: string) => command.replace('7f3c1a2b', runId.slice(0, 8)).split(' ').slice(1);
+
+  const first = await cli(...typed(atGate!.command));
+  expect(first.code).toBe(3);
+  expect(normalise(first.stdout, runId)).toEqual(docLines(atGate!));
+  const approved = await cli(...typed(approve!.command));
+  expect(approved.code).toBe(0);
+  expect(normalise(approved.stdout, runId)).toEqual(docLines(approve!));
+  await waitFor(async () => (await getRun(server.url, runId)).run.status !== 'paused', { what: 'the answer to be carried out' });
+  const follow = startCli(typed(toEnd!.command), { env: userCliEnv(home.home), cwd: home.home });
+  await waitFor(() => follow.stdout().includes('started  ship'), { what: 'follow to show ship started' });
+  await writeFile(open, '');
+  expect(await follow.exited).toBe(0);
+  expect(normalise(follow.stdout(), runId)).toEqual(docLines(toEnd!));
+});
+
 it('exits 1 with the failure for a run that failed, and 2 naming the problem for a bad --output', async () => {
   await writeHomeWorkflow(home, 'broken', `name: broken\ndescription: fails\nnodes:\n  - id: boom\n    bash: "echo 'disk on fire' >&2; exit 3"\n`);
   const { runId } = await startRun(server.url, 'broken');
@@ -105,7 +131,8 @@ it('exits 1 with the failure for a run that failed, and 2 naming the problem for
 });
 
 it('a run paused on a child run\'s gate prints the command that answers it on the child; run as printed, it approves and both complete', async () => {
-  await writeHomeWorkflow(home, 'gated-child', `name: gated-child\ndescription: asks\nnodes:\n  - id: ask\n    approval:\n      message: "ok to go?"\n  - id: go\n    depends_on: [ask]\n    bash: echo went\n`);
+  const open = join(scratch, 'open');
+  await writeHomeWorkflow(home, 'gated-child', `name: gated-child\ndescription: asks, then waits for the test\nnodes:\n  - id: ask\n    approval:\n      message: "ok to go?"\n  - id: go\n    depends_on: [ask]\n    bash: "while [ ! -f '${open}' ]; do sleep 0.05; done; echo went"\n`);
   await writeHomeWorkflow(home, 'blocked-parent', `name: blocked-parent\ndescription: waits on a gated child\nnodes:\n  - id: call\n    workflow: gated-child\n  - id: after\n    depends_on: [call]\n    bash: echo after\n`);
   const started = await cli('workflow', 'run', 'blocked-parent');
   expect(started.code).toBe(3);
@@ -116,6 +143,11 @@ it('a run paused on a child run\'s gate prints the command that answers it on th
   expect(started.stdout).toContain(`Run ${parentId} waits on its child run ${childId}: answer run ${childId}.`);
   const approveLine = started.stdout.split('\n').find((l) => l.startsWith('Approve it with:'))!;
   expect(approveLine).toBe(`Approve it with:  cairn run approve ${childId} --comment "<your comment>"`);
+  // As docs/cli.md shows it under cairn workflow run.
+  const doc = readFileSync(fileURLToPath(new URL('../../docs/cli.md', import.meta.url)), 'utf8');
+  const example = [...doc.split('\n## cairn workflow run\n')[1]!.matchAll(/```\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes('waits on its child run'))!;
+  const shown = started.stdout.replaceAll(parentId, '5d2e…').replaceAll(childId, '0b9a…');
+  expect(shown).toContain(example);
 
   // `cairn` as `npm link` puts it on PATH; the command line exactly as printed.
   const bin = join(scratch, 'bin');
@@ -126,8 +158,15 @@ it('a run paused on a child run\'s gate prints the command that answers it on th
   expect(answered.stderr).toBe('');
   expect(answered.code).toBe(0);
 
-  const followed = await cli('run', 'follow', parentId);
-  expect(followed.code).toBe(0);
-  expect(followed.stdout).toMatch(new RegExp(`^Run ${parentId} completed in `, 'm'));
+  // The parent stays paused until its child ends; followed meanwhile, it is not at a gate any more.
+  await waitFor(async () => (await getRun(server.url, childId)).run.status === 'running', { what: 'the child to go on' });
+  expect((await getRun(server.url, parentId)).run.status).toBe('paused');
+  const follow = startCli(['run', 'follow', parentId], { env: userCliEnv(home.home), cwd: home.home });
+  await waitFor(() => follow.stdout().includes('paused   waiting:'), { what: 'follow to show the pause' });
+  await writeFile(open, '');
+  expect(await follow.exited).toBe(0);
+  expect(follow.stdout()).not.toContain('Approve it with');
+  expect(follow.stdout()).toMatch(/^done     after/m);
+  expect(follow.stdout()).toMatch(new RegExp(`^Run ${parentId} completed in `, 'm'));
   expect((await getRun(server.url, childId)).run.status).toBe('completed');
 });

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
@@ -9,6 +11,7 @@ import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { startRun, writeHomeWorkflow } from '../helpers/workflows.js';
 import { assertBuilt, runUserCli, startCli, userCliEnv } from './cli-process.js';
+import { docLines, docTranscript, normalise } from './doc-transcripts.js';
 
 let home: TempHome;
 let scratch: string;
@@ -40,7 +43,10 @@ nodes:
     bash: "while [ ! -f '${open}' ]; do sleep 0.05; done; echo second line"
 `);
   const { runId } = await startRun(server.url, 'two-steps');
-  const follow = startCli(['run', 'logs', runId, '--follow'], { env: userCliEnv(home.home), cwd: home.home });
+  // As docs/cli.md shows it.
+  const [shown] = docTranscript('cairn run logs', 'cairn run logs 7f3c1a2b --follow');
+  const argv = shown!.command.replace('7f3c1a2b', runId.slice(0, 8)).split(' ').slice(1);
+  const follow = startCli(argv, { env: userCliEnv(home.home), cwd: home.home });
   await waitFor(() => follow.stdout().includes('started  two'), { what: 'logs --follow to show two started' });
   const before = follow.stdout();
   expect(before).toMatch(/^started  one\n== one \(attempt [0-9a-f]{8}\) completed\n-- stdout \(10 bytes\)\nfirst line\n-- stderr \(10 bytes\)\na warning\nstarted  two\n$/);
@@ -48,6 +54,7 @@ nodes:
   expect(await follow.exited).toBe(0);
   expect(follow.stderr()).toBe('');
   expect(follow.stdout().slice(before.length)).toMatch(/^== two \(attempt [0-9a-f]{8}\) completed\n-- stdout \(11 bytes\)\nsecond line\nRun \S+ completed\.\n$/);
+  expect(normalise(follow.stdout(), runId)).toEqual(docLines(shown!));
 
   const bad = await cli('run', 'logs', runId, '--follow', '--json');
   expect(bad.code).toBe(2);
@@ -93,9 +100,17 @@ nodes:
   expect(lines.find((l) => l.startsWith('NODE'))).toMatch(/^NODE\s+STATUS\s+DURATION\s+TOOLS\s+DETAIL$/);
   expect(lines.find((l) => l.startsWith('look '))).toMatch(/^look\s+completed\s+\S+\s+3 tool calls \(1 failed, 1 refused\)/);
   expect(lines.find((l) => l.startsWith('after '))).toMatch(/^after\s+completed\s+\S+\s*$/);
+  // The table docs/cli.md shows under cairn run get, cell by cell (durations differ from run to run).
+  const cells = (line: string) => line.trim().split(/\s{2,}/).map((c) => (/^\d+(\.\d+)?(ms|s)$/.test(c) ? '<duration>' : c));
+  const doc = readFileSync(fileURLToPath(new URL('../../docs/cli.md', import.meta.url)), 'utf8');
+  const table = [...doc.split('\n## cairn run get\n')[1]!.matchAll(/```\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.startsWith('NODE'))!;
+  const shownTable = lines.slice(lines.findIndex((l) => l.startsWith('NODE'))).filter(Boolean);
+  expect(shownTable.map(cells)).toEqual(table.trim().split('\n').map(cells));
 
-  const logs = await cli('run', 'logs', runId, '--follow', '--node', 'look');
+  const [shown] = docTranscript('cairn run logs', 'cairn run logs 7f3c1a2b --follow --node look');
+  const logs = await cli(...shown!.command.replace('7f3c1a2b', runId.slice(0, 8)).split(' ').slice(1));
   expect(logs.code).toBe(0);
+  expect(normalise(logs.stdout, runId, { [project]: '/home/me/project' })).toEqual(docLines(shown!));
   const toolLines = logs.stdout.split('\n').filter((l) => /^(called|ok|error|refused)\s/.test(l));
   expect(toolLines).toEqual([
     `called   look Read ${join(project, 'notes.txt')}`,

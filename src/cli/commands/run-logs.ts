@@ -10,7 +10,7 @@ import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_PAUSED, usageError } from
 import { isColorWanted, writeLine, type CliContext } from '../context.js';
 import { createStyle, firstLine, type Style } from '../format.js';
 import { followRunEvents } from '../run-events-follow.js';
-import { printPaused } from '../run-follow.js';
+import { printPaused, waitsOnAnsweredChild } from '../run-follow.js';
 import { isFinal, outcomeOf, type RunOutcome } from '../run-progress.js';
 import { MIN_RUN_ID_PREFIX, resolveRunId } from '../run-id.js';
 import { toolLineOf } from '../tool-lines.js';
@@ -197,12 +197,12 @@ async function followLogs(
           }
           return false;
         },
-        recordedEnd(run) {
+        async recordedEnd(run) {
           if (isFinal(run.status)) {
             outcome = { status: run.status, error: run.error };
             return true;
           }
-          if (run.status !== 'paused') return false;
+          if (run.status !== 'paused' || (await waitsOnAnsweredChild(client, run, controller.signal))) return false;
           paused = recordedPause ?? { reason: undefined };
           return true;
         },
