@@ -170,3 +170,26 @@ it('a run paused on a child run\'s gate prints the command that answers it on th
   expect(follow.stdout()).toMatch(new RegExp(`^Run ${parentId} completed in `, 'm'));
   expect((await getRun(server.url, childId)).run.status).toBe('completed');
 });
+
+it('Ctrl-C stops following and leaves the run going (exit 130); --json prints each event once, recorded ones as the stream sends them', async () => {
+  const open = join(scratch, 'open');
+  await writeHomeWorkflow(home, 'waits', `name: waits\ndescription: waits for the test\nnodes:\n  - id: hold\n    bash: "while [ ! -f '${open}' ]; do sleep 0.05; done; echo held"\n`);
+  const { runId } = await startRun(server.url, 'waits');
+  const follow = startCli(['run', 'follow', runId], { env: userCliEnv(home.home), cwd: home.home });
+  await waitFor(() => follow.stdout().includes('started  hold'), { what: 'follow to show hold started' });
+  follow.child.kill('SIGINT');
+  expect(await follow.exited).toBe(130);
+  expect(follow.stderr()).toContain(`Stopped following run ${runId}; it goes on. Follow it again with: cairn run follow ${runId}`);
+  expect((await getRun(server.url, runId)).run.status).toBe('running');
+
+  const json = startCli(['run', 'follow', runId, '--json'], { env: userCliEnv(home.home), cwd: home.home });
+  await waitFor(() => json.stdout().includes('"nodeId":"hold"'), { what: 'the recorded node start' });
+  await writeFile(open, '');
+  expect(await json.exited).toBe(0);
+  const frames = json.stdout().trim().split('\n').map((l) => JSON.parse(l) as { seq: number; runId: string; type: string; status?: string });
+  const seqs = frames.map((f) => f.seq);
+  expect(seqs).toEqual([...new Set(seqs)].sort((a, b) => a - b));
+  expect(frames.every((f) => f.runId === runId)).toBe(true);
+  expect(frames.filter((f) => f.type === 'dag_node').map((f) => f.status)).toEqual(['running', 'completed']);
+  expect(frames.at(-1)).toMatchObject({ type: 'workflow_status', status: 'completed' });
+});

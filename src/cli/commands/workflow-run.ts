@@ -66,9 +66,11 @@ Options:
 ${serverOptionsHelp}
 
 When the run pauses at an approval gate, the command prints the gate's message and the exact
-\`cairn run approve\` / \`cairn run reject\` commands that answer it. Run from a terminal (stdin
+\`cairn run approve\` / \`cairn run reject\` commands that answer it (on the child run whose gate
+it is, when the run waits on a child run). Run from a terminal (stdin
 is a TTY), it then waits for the answer (given from another terminal or the web UI) and goes on
-following the run; otherwise it exits (the run stays paused, costing nothing, until answered).
+following the run; otherwise it exits (the run stays paused, costing nothing, until answered;
+\`cairn run follow <id>\` shows it again from there).
 When the run pauses on its USD budget, it prints the \`cairn run resume <id> --budget-usd <usd>\`
 that raises the budget (naming the run whose budget it is) in place of the answers.
 
