@@ -52,8 +52,8 @@ ${lines.join('\n')}
 
 Run \`cairn <command> --help\` for a command's options, \`cairn --version\` (or -V) for the
 version. Exit status: 0 on success, 1 when the command failed (or the run failed), 2 on a usage
-error, 3 when \`cairn workflow run\` left its run paused (stdin not a terminal), 130 when
-interrupted.`;
+error, 3 when \`cairn workflow run\` or \`cairn run follow\` left the run paused (stdin not a
+terminal; \`run logs --follow\` too), 130 when interrupted.`;
 }
 
 function groupHelp(commands: readonly Command[], group: string): string {

@@ -10,7 +10,7 @@ import { clientFor, urlOption } from './server-flags.js';
 
 export const runFollowCommand: Command = {
   name: 'run follow',
-  summary: 'show a run live from where it is, as `workflow run` does',
+  summary: 'show a run live, what happened so far and then as it goes, as `workflow run` does',
   help: `Usage: cairn run follow <id> [--output last|all|none] [--json] [--url <url>]
 
 Re-attach to a run (one \`cairn workflow run\` left at a gate, or one started elsewhere) and show
