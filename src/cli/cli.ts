@@ -21,6 +21,7 @@ const registry: readonly { name: string; load: () => Promise<Command> }[] = [
   { name: 'codebase remove', load: async () => (await import('./commands/codebase.js')).codebaseRemoveCommand },
   { name: 'run list', load: async () => (await import('./commands/run.js')).runListCommand },
   { name: 'run get', load: async () => (await import('./commands/run.js')).runGetCommand },
+  { name: 'run follow', load: async () => (await import('./commands/run-follow.js')).runFollowCommand },
   { name: 'run logs', load: async () => (await import('./commands/run-logs.js')).runLogsCommand },
   { name: 'run cancel', load: async () => (await import('./commands/run.js')).runCancelCommand },
   { name: 'run resume', load: async () => (await import('./commands/run-operations.js')).runResumeCommand },
@@ -63,8 +64,8 @@ ${lines.join('\n')}
 
 Run \`cairn <command> --help\` for a command's options, \`cairn --version\` (or -V) for the
 version. Exit status: 0 on success, 1 when the command failed (or the run failed), 2 on a usage
-error, 3 when \`cairn workflow run\` left its run paused (stdin not a terminal), 130 when
-interrupted.`;
+error, 3 when \`cairn workflow run\` or \`cairn run follow\` left the run paused (stdin not a
+terminal; \`run logs --follow\` too), 130 when interrupted.`;
 }
 
 function groupHelp(commands: readonly Command[], group: string): string {

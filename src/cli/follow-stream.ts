@@ -7,6 +7,8 @@ import { createSseParser, type SseMessage } from './sse-parser.js';
 export interface FollowStreamOptions {
   client: ApiClient;
   conversationId: string;
+  /** Resume after this event seq (a run's last recorded event); 0, the default, is from the first. */
+  afterSeq?: number;
   signal: AbortSignal;
   /** Called for each message, in order, once; return true to stop following. */
   onMessage(message: SseMessage): boolean | void;
@@ -20,14 +22,14 @@ const RECONNECT_INITIAL_MS = 100;
 const RECONNECT_MAX_MS = 2_000;
 
 /**
- * Follows a conversation's SSE stream from its first event until `onMessage` says stop. When the
+ * Follows a conversation's SSE stream from its first event (or after `afterSeq`) until `onMessage` says stop. When the
  * stream drops (the API process restarted, the network blinked) it reconnects with
  * `Last-Event-ID`, so no event is missed and none is delivered twice.
  */
 export async function followStream(opts: FollowStreamOptions): Promise<void> {
   const { client, signal } = opts;
   const base = `/api/stream/${encodeURIComponent(opts.conversationId)}`;
-  let lastEventId = '0';
+  let lastEventId = String(opts.afterSeq ?? 0);
   let delay = RECONNECT_INITIAL_MS;
   let outageStartedAt: number | undefined;
   let attempt = 0;

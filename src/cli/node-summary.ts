@@ -18,6 +18,15 @@ export interface NodeSummary {
   reason?: string;
   /** Attempts before the latest that were interrupted: the node ran again after each. */
   interruptions?: number;
+  /** The tool calls of its latest attempt (an AI node's), when it made any. */
+  tools?: ToolCallCounts;
+}
+
+/** Tool calls an AI node made (`tool_called`), and of their results (`tool_completed`) those that failed or were refused. */
+export interface ToolCallCounts {
+  calls: number;
+  failed: number;
+  refused: number;
 }
 
 type SummarisedEvent = Pick<RunEventView, 'event_type' | 'step_name' | 'data'>;
@@ -65,9 +74,12 @@ function statusOf(event: SummarisedEvent): NodeSummaryStatus | undefined {
  */
 export function createNodeSummary() {
   const byNode = new Map<string, NodeSummary>();
+  // Kept apart from the summaries: a node's tool events come between its start and its end.
+  const toolsByNode = new Map<string, ToolCallCounts>();
   return {
     add(events: readonly SummarisedEvent[]): void {
       for (const event of events) {
+        if (event.step_name && countTool(toolsByNode, event.step_name, event)) continue;
         const status = statusOf(event);
         if (!status || !event.step_name) continue;
         const previous = byNode.get(event.step_name);
@@ -87,9 +99,37 @@ export function createNodeSummary() {
       }
     },
     nodes(): NodeSummary[] {
-      return [...byNode.values()];
+      return [...byNode.values()].map((summary) => {
+        const tools = toolsByNode.get(summary.node);
+        return tools && tools.calls + tools.failed + tools.refused > 0 ? { ...summary, tools } : summary;
+      });
     },
   };
+}
+
+/**
+ * Counts a tool event into its node's counts (true), or says it is not one (false). A node's
+ * start begins its counts again: they are those of its latest attempt, as its status is.
+ */
+function countTool(counts: Map<string, ToolCallCounts>, node: string, event: SummarisedEvent): boolean {
+  if (event.event_type === 'node_started') {
+    counts.delete(node);
+    return false;
+  }
+  if (event.event_type !== 'tool_called' && event.event_type !== 'tool_completed') return false;
+  const tally = counts.get(node) ?? { calls: 0, failed: 0, refused: 0 };
+  counts.set(node, tally);
+  if (event.event_type === 'tool_called') tally.calls += 1;
+  else if (event.data.refused === true) tally.refused += 1;
+  else if (event.data.is_error === true) tally.failed += 1;
+  return true;
+}
+
+/** `3 tool calls (1 failed, 1 refused)`: what the TOOLS column of `cairn run get` shows of a node. */
+export function describeToolCalls(tools: ToolCallCounts | undefined): string {
+  if (!tools) return '';
+  const parts = [tools.failed ? `${tools.failed} failed` : '', tools.refused ? `${tools.refused} refused` : ''].filter(Boolean);
+  return `${tools.calls} tool call${tools.calls === 1 ? '' : 's'}${parts.length ? ` (${parts.join(', ')})` : ''}`;
 }
 
 /** The node summaries of a whole event log at once. */

@@ -11,9 +11,11 @@ export type FinalRunStatus = Extract<RunStatus, 'completed' | 'failed' | 'cancel
 export interface RunOutcome {
   status: FinalRunStatus;
   error?: string | null | undefined;
+  /** When the run reached it (its event's timestamp, ms since the epoch), when known. */
+  at?: number;
 }
 
-function isFinal(status: RunStatus): status is FinalRunStatus {
+export function isFinal(status: RunStatus): status is FinalRunStatus {
   return terminalRunStatuses.includes(status);
 }
 
@@ -25,7 +27,7 @@ function verb(text: string): string {
 /** The run's outcome when `frame` announces that run `runId` reached a final status. */
 export function outcomeOf(frame: StreamPayload, runId: string): RunOutcome | undefined {
   if (frame.type !== 'workflow_status' || frame.runId !== runId || !isFinal(frame.status)) return undefined;
-  return { status: frame.status, error: frame.error ?? frame.reason };
+  return { status: frame.status, error: frame.error ?? frame.reason, at: frame.timestamp };
 }
 
 /**

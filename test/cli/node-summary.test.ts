@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeNodeDetail, summariseNodes } from '../../src/cli/node-summary.js';
+import { describeNodeDetail, describeToolCalls, summariseNodes } from '../../src/cli/node-summary.js';
 import { attemptEndedEvent, type AttemptRef } from '../../src/records/attempt-events.js';
 import { cancelledFailure } from '../../src/worker/cancel-reason.js';
 
@@ -12,6 +12,36 @@ const event = (event_type: string, step_name: string | null, data: Record<string
 });
 
 describe('per-node summary of a run', () => {
+  it('counts the tool calls of a node\'s latest attempt, and of their results those failed or refused', () => {
+    const call = (node: string) => event('tool_called', node, { tool_name: 'Read', input: '{}' });
+    const result = (node: string, data: Record<string, unknown> = {}) => event('tool_completed', node, { tool_name: 'Read', output: '', ...data });
+    const nodes = summariseNodes([
+      event('node_started', 'retried'),
+      call('retried'),
+      result('retried', { is_error: true }),
+      event('node_failed', 'retried', { error: 'boom' }),
+      event('node_started', 'retried'),
+      call('retried'),
+      result('retried'),
+      event('node_completed', 'retried'),
+      event('node_started', 'look'),
+      call('look'),
+      result('look'),
+      call('look'),
+      result('look', { is_error: true }),
+      call('look'),
+      result('look', { is_error: true, refused: true }),
+      event('node_completed', 'look'),
+      event('node_started', 'plain'),
+      event('node_completed', 'plain'),
+    ]);
+    expect(nodes.map((n) => [n.node, describeToolCalls(n.tools)])).toEqual([
+      ['retried', '1 tool call'],
+      ['look', '3 tool calls (1 failed, 1 refused)'],
+      ['plain', ''],
+    ]);
+  });
+
   it('shows a node suspended at a gate or a wait with what it waits for', () => {
     const nodes = summariseNodes([
       event('node_started', 'review'),

@@ -4,7 +4,7 @@ import { expectPositionals, parseCommandArgs, parsePositiveInt } from '../args.j
 import { usageError } from '../cli-error.js';
 import { isColorWanted, writeLine, type CliContext } from '../context.js';
 import { createStyle, firstLine, formatDuration, formatSpan, formatTable, formatTimestamp, type Style } from '../format.js';
-import { createNodeSummary, describeNodeDetail } from '../node-summary.js';
+import { createNodeSummary, describeNodeDetail, describeToolCalls } from '../node-summary.js';
 import { readRunDetailPages, runPath } from '../run-detail-pages.js';
 import { MIN_RUN_ID_PREFIX, resolveRunId } from '../run-id.js';
 import { printHelp, printJson, serverOptionsHelp, type Command } from './command.js';
@@ -138,8 +138,10 @@ export const runGetCommand: Command = {
   help: `Usage: cairn run get <id> [--events] [--json] [--url <url>]
 
 Show a run: its status, timing, error or why it is paused, what it cost (its child runs under its
-budget included) and its budget, and one line per node (status, duration, error or skip reason)
-derived from the run's event log. The log is read page by page, however long it is.
+budget included) and its budget, and one line per node (status, duration, error or skip reason,
+and for a node that called tools, an AI node, how many calls and of them how many failed or were
+refused: \`3 tool calls (1 failed, 1 refused)\`) derived from the run's event log. The log is
+read page by page, however long it is.
 A node's status is queued (waiting for a slot of its AI provider), running, suspended (at a gate
 or a wait), completed, failed, cancelled (by a cancel of the run), interrupted (cut short by a
 server stop; it runs again when the run continues), skipped or cached. <id> is
@@ -178,13 +180,17 @@ ${serverOptionsHelp}`,
     const summaries = nodes.nodes();
     writeLine(ctx.stdout);
     if (summaries.length === 0) writeLine(ctx.stdout, 'No node has started yet.');
+    // The TOOLS column only when a node called tools (AI nodes do).
+    const withTools = summaries.some((n) => n.tools);
     const rows = summaries.map((n) => [
       n.node,
       colourStatus(n.status, style),
       n.durationMs !== undefined ? formatDuration(n.durationMs) : '',
+      ...(withTools ? [describeToolCalls(n.tools)] : []),
       firstLine(describeNodeDetail(n), 100),
     ]);
-    if (rows.length) for (const line of formatTable(['NODE', 'STATUS', 'DURATION', 'DETAIL'], rows, style)) writeLine(ctx.stdout, line);
+    const headers = ['NODE', 'STATUS', 'DURATION', ...(withTools ? ['TOOLS'] : []), 'DETAIL'];
+    if (rows.length) for (const line of formatTable(headers, rows, style)) writeLine(ctx.stdout, line);
     if (values.events) {
       writeLine(ctx.stdout);
       for (const line of formatTable(['SEQ', 'TIME', 'EVENT', 'NODE'], eventRows, style)) writeLine(ctx.stdout, line);

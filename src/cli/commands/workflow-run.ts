@@ -3,16 +3,12 @@ import { resolve } from 'node:path';
 import type { ApiClient } from '../api-client.js';
 import { runStartResponseSchema } from '../../wire/run-request.js';
 import { runOperationResponseSchema } from '../../wire/runs.js';
-import { streamPayloadSchema } from '../../wire/stream-frames.js';
 import { expectPositionals, parseCommandArgs, parseInputs } from '../args.js';
-import { CliError, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_PAUSED, usageError } from '../cli-error.js';
-import { pausedHint } from '../paused-hint.js';
+import { CliError, EXIT_INTERRUPTED, usageError } from '../cli-error.js';
 import { isColorWanted, writeLine, type CliContext } from '../context.js';
-import { followStream } from '../follow-stream.js';
-import { fanOutGridSchema } from '../../wire/fan-out.js';
-import { createStyle, formatDuration, type Style } from '../format.js';
-import { createRunProgress, outcomeOf, type RunOutcome } from '../run-progress.js';
-import { outputModes, printRunOutputs, readRunOutputs, type OutputMode } from '../run-output.js';
+import { createStyle } from '../format.js';
+import { followRun, reportFollowEnd } from '../run-follow.js';
+import { outputModes, type OutputMode } from '../run-output.js';
 import { printHelp, serverOptionsHelp, type Command } from './command.js';
 import { clientFor, urlOption } from './server-flags.js';
 
@@ -20,88 +16,6 @@ import { clientFor, urlOption } from './server-flags.js';
 export function newConversationId(now: number = Date.now()): string {
   const suffix = [...randomBytes(6)].map((b) => (b % 36).toString(36)).join('');
   return `cli-${now}-${suffix}`;
-}
-
-interface FollowResult {
-  outcome: RunOutcome | undefined;
-  /** The run paused (at a gate, or on a budget): why. */
-  paused?: { reason: string | undefined };
-  interrupted: boolean;
-}
-
-/** Follows the run's events until it ends or the user presses Ctrl-C. */
-async function followRun(
-  ctx: CliContext,
-  client: ApiClient,
-  run: { runId: string; conversationId: string },
-  opts: { json: boolean; style: Style; waitAtGates: boolean },
-): Promise<FollowResult> {
-  const controller = new AbortController();
-  let interrupted = false;
-  const removeInterrupt = ctx.onInterrupt(() => {
-    interrupted = true;
-    controller.abort(new Error('interrupted'));
-  });
-  const progress = createRunProgress({
-    runId: run.runId, out: ctx.stdout, style: opts.style,
-    // Items that run as child runs are counted by the server (the fan-out grid's counts).
-    fetchFanOutCounts: async (nodeId) => {
-      const path = `/api/workflows/runs/${encodeURIComponent(run.runId)}/fan-out/${encodeURIComponent(nodeId)}?limit=1`;
-      const { body } = await client.request('GET', path, fanOutGridSchema, { signal: controller.signal });
-      const c = body.counts;
-      return { total: body.total, completed: c.completed ?? 0, failed: (c.failed ?? 0) + (c.cancelled ?? 0), running: (c.running ?? 0) + (c.paused ?? 0) };
-    },
-  });
-  let outcome: RunOutcome | undefined;
-  let paused: FollowResult['paused'];
-  try {
-    await followStream({
-      client,
-      conversationId: run.conversationId,
-      signal: controller.signal,
-      onMessage(message) {
-        let json: unknown;
-        try {
-          json = JSON.parse(message.data);
-        } catch {
-          return false;
-        }
-        const frame = streamPayloadSchema.safeParse(json);
-        if (opts.json && !(frame.success && frame.data.type === 'heartbeat')) writeLine(ctx.stdout, JSON.stringify(json));
-        if (!frame.success) return false;
-        if (!opts.json) progress.print(frame.data);
-        outcome = outcomeOf(frame.data, run.runId);
-        const data = frame.data;
-        if (data.type === 'workflow_status' && data.runId === run.runId && data.status === 'paused') {
-          if (!opts.waitAtGates) paused = { reason: data.reason };
-          else if (!opts.json) {
-            const then = 'Waiting for the run to go on (Ctrl-C cancels the run).';
-            void printPaused(ctx, client, run.runId, data.reason, opts.style, then);
-          }
-        }
-        return outcome !== undefined || paused !== undefined;
-      },
-      onReconnect({ lastEventId, attempt, error }) {
-        if (attempt !== 1) return;
-        const reason = error instanceof Error ? error.message : String(error);
-        writeLine(ctx.stderr, opts.style.dim(`Lost the event stream (${reason}); reconnecting after event ${lastEventId}…`));
-      },
-    });
-    if (!opts.json && outcome) await progress.finish();
-  } catch (err) {
-    if (!interrupted) throw err;
-  } finally {
-    removeInterrupt();
-  }
-  return { outcome, interrupted, ...(paused ? { paused } : {}) };
-}
-
-/** What a paused run waits for and the commands that get it going: a gate's answers, or a resume with more budget. */
-async function printPaused(ctx: CliContext, client: ApiClient, runId: string, reason: string | undefined, style: Style, then?: string): Promise<void> {
-  const hint = await pausedHint(client, runId);
-  writeLine(ctx.stdout, style.yellow(`Run ${runId} is paused${reason ? `: ${reason}` : '.'}`));
-  for (const line of hint) writeLine(ctx.stdout, line);
-  if (then) writeLine(ctx.stdout, then);
 }
 
 /** After Ctrl-C: asks the server to cancel the run and says so. A second Ctrl-C stops waiting. */
@@ -152,9 +66,11 @@ Options:
 ${serverOptionsHelp}
 
 When the run pauses at an approval gate, the command prints the gate's message and the exact
-\`cairn run approve\` / \`cairn run reject\` commands that answer it. Run from a terminal (stdin
+\`cairn run approve\` / \`cairn run reject\` commands that answer it (on the child run whose gate
+it is, when the run waits on a child run). Run from a terminal (stdin
 is a TTY), it then waits for the answer (given from another terminal or the web UI) and goes on
-following the run; otherwise it exits (the run stays paused, costing nothing, until answered).
+following the run; otherwise it exits (the run stays paused, costing nothing, until answered;
+\`cairn run follow <id>\` shows it again from there).
 When the run pauses on its USD budget, it prints the \`cairn run resume <id> --budget-usd <usd>\`
 that raises the budget (naming the run whose budget it is) in place of the answers.
 
@@ -203,7 +119,11 @@ with Ctrl-C (the run is cancelled).`,
     // Run from a terminal, the command waits at a paused gate for its answer (given from another
     // terminal or the web UI) and follows the run on; otherwise it exits with EXIT_PAUSED.
     const waitAtGates = ctx.stdinIsTTY === true;
-    const result = await followRun(ctx, client, { runId, conversationId: started.body.conversationId }, { json, style, waitAtGates });
+    const result = await followRun(ctx, client, runId, {
+      json, style, waitAtGates,
+      whileWaiting: 'Waiting for the run to go on (Ctrl-C cancels the run).',
+      from: { conversationId: started.body.conversationId },
+    });
     if (result.interrupted) {
       // A second Ctrl-C while the cancel request is in flight stops waiting for it.
       const cancelController = new AbortController();
@@ -214,21 +134,6 @@ with Ctrl-C (the run is cancelled).`,
         remove();
       }
     }
-    if (result.paused) {
-      if (!json) await printPaused(ctx, client, runId, result.paused.reason, style);
-      return EXIT_PAUSED;
-    }
-    const outcome = result.outcome;
-    if (outcome?.status === 'completed') {
-      if (json) return EXIT_OK;
-      const took = formatDuration(Date.now() - startedAt);
-      printRunOutputs(ctx.stdout, runId, await readRunOutputs(client, runId, outputMode), style);
-      writeLine(ctx.stdout, style.green(`Run ${runId} completed in ${took}.`));
-      return EXIT_OK;
-    }
-    const what = outcome?.status === 'cancelled' ? 'was cancelled' : 'failed';
-    writeLine(ctx.stderr, style.red(`Run ${runId} ${what}${outcome?.error ? `: ${outcome.error}` : '.'}`));
-    writeLine(ctx.stderr, `Inspect it with: cairn run get ${runId}`);
-    return EXIT_FAILURE;
+    return reportFollowEnd(ctx, client, runId, result, { json, style, outputMode, took: () => Date.now() - startedAt });
   },
 };

@@ -1,0 +1,124 @@
+import { readFileSync } from 'node:fs';
+import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { startScriptedClaudeServer, type AnthropicServer } from '../helpers/anthropic-server.js';
+import { claudeCliEnv, pinnedClaudeCli } from '../helpers/claude-cli.js';
+import { startServer, type RunningServer } from '../helpers/server.js';
+import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { startRun, writeHomeWorkflow } from '../helpers/workflows.js';
+import { assertBuilt, runUserCli, startCli, userCliEnv } from './cli-process.js';
+import { docLines, docTranscript, normalise } from './doc-transcripts.js';
+
+let home: TempHome;
+let scratch: string;
+let messages: AnthropicServer | undefined;
+beforeAll(assertBuilt);
+beforeEach(async () => {
+  home = await makeTempHome();
+  scratch = await realpath(await mkdtemp(join(tmpdir(), 'cairn-logs-follow-')));
+  home.defer(() => rm(scratch, { recursive: true, force: true }));
+});
+afterEach(async () => {
+  await home.close();
+  await messages?.close();
+  messages = undefined;
+});
+
+const cli = (...argv: string[]) => runUserCli(home.home, argv);
+
+it('run logs --follow prints each attempt\'s output as it ends, while the run goes on, and exits 0 when it completes', async () => {
+  const server: RunningServer = await startServer(home);
+  const open = join(scratch, 'open');
+  await writeHomeWorkflow(home, 'two-steps', `name: two-steps
+description: one node, then one that waits for the test
+nodes:
+  - id: one
+    bash: "echo first line; echo a warning >&2"
+  - id: two
+    depends_on: [one]
+    bash: "while [ ! -f '${open}' ]; do sleep 0.05; done; echo second line"
+`);
+  const { runId } = await startRun(server.url, 'two-steps');
+  // As docs/cli.md shows it.
+  const [shown] = docTranscript('cairn run logs', 'cairn run logs 7f3c1a2b --follow');
+  const argv = shown!.command.replace('7f3c1a2b', runId.slice(0, 8)).split(' ').slice(1);
+  const follow = startCli(argv, { env: userCliEnv(home.home), cwd: home.home });
+  await waitFor(() => follow.stdout().includes('started  two'), { what: 'logs --follow to show two started' });
+  const before = follow.stdout();
+  expect(before).toMatch(/^started  one\n== one \(attempt [0-9a-f]{8}\) completed\n-- stdout \(10 bytes\)\nfirst line\n-- stderr \(10 bytes\)\na warning\nstarted  two\n$/);
+  await writeFile(open, '');
+  expect(await follow.exited).toBe(0);
+  expect(follow.stderr()).toBe('');
+  expect(follow.stdout().slice(before.length)).toMatch(/^== two \(attempt [0-9a-f]{8}\) completed\n-- stdout \(11 bytes\)\nsecond line\nRun \S+ completed\.\n$/);
+  expect(normalise(follow.stdout(), runId)).toEqual(docLines(shown!));
+
+  const bad = await cli('run', 'logs', runId, '--follow', '--json');
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toContain('--follow prints lines as they come; it does not go with --json.');
+});
+
+it('an AI node\'s tool calls: a line each in run logs --follow, and their counts in run get', async () => {
+  messages = await startScriptedClaudeServer([
+    {
+      match: /LOOK-TASK/,
+      steps: [
+        { tool: 'read', path: 'notes.txt' },
+        { tool: 'read', path: 'missing.txt' },
+        { tool: 'write', path: 'notes.txt', content: 'overwritten\n' },
+        { say: 'looked' },
+      ],
+    },
+  ]);
+  const project = join(scratch, 'project');
+  await (await import('node:fs/promises')).mkdir(project);
+  await writeFile(join(project, 'notes.txt'), 'some notes\n');
+  await startServer(home, { ...claudeCliEnv(messages.url, join(scratch, 'cli-home')), CLAUDE_BIN_PATH: pinnedClaudeCli });
+  await writeHomeWorkflow(home, 'look', `name: look
+description: a read-only Claude node that reads, misses, and is refused a write
+provider: claude
+model: claude-sonnet-4-5
+nodes:
+  - id: look
+    permissions: read_only
+    prompt: "LOOK-TASK: read notes.txt"
+  - id: after
+    depends_on: [look]
+    bash: echo after
+`);
+  const run = await cli('workflow', 'run', 'look', '--cwd', project);
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  const runId = /^Run (\S+) of workflow look started/m.exec(run.stdout)![1]!;
+
+  const got = await cli('run', 'get', runId);
+  expect(got.code).toBe(0);
+  const lines = got.stdout.split('\n');
+  expect(lines.find((l) => l.startsWith('NODE'))).toMatch(/^NODE\s+STATUS\s+DURATION\s+TOOLS\s+DETAIL$/);
+  expect(lines.find((l) => l.startsWith('look '))).toMatch(/^look\s+completed\s+\S+\s+3 tool calls \(1 failed, 1 refused\)/);
+  expect(lines.find((l) => l.startsWith('after '))).toMatch(/^after\s+completed\s+\S+\s*$/);
+  // The table docs/cli.md shows under cairn run get, cell by cell (durations differ from run to run).
+  const cells = (line: string) => line.trim().split(/\s{2,}/).map((c) => (/^\d+(\.\d+)?(ms|s)$/.test(c) ? '<duration>' : c));
+  const doc = readFileSync(fileURLToPath(new URL('../../docs/cli.md', import.meta.url)), 'utf8');
+  const table = [...doc.split('\n## cairn run get\n')[1]!.matchAll(/```\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.startsWith('NODE'))!;
+  const shownTable = lines.slice(lines.findIndex((l) => l.startsWith('NODE'))).filter(Boolean);
+  expect(shownTable.map(cells)).toEqual(table.trim().split('\n').map(cells));
+
+  const [shown] = docTranscript('cairn run logs', 'cairn run logs 7f3c1a2b --follow --node look');
+  const logs = await cli(...shown!.command.replace('7f3c1a2b', runId.slice(0, 8)).split(' ').slice(1));
+  expect(logs.code).toBe(0);
+  expect(normalise(logs.stdout, runId, { [project]: '/home/me/project' })).toEqual(docLines(shown!));
+  const toolLines = logs.stdout.split('\n').filter((l) => /^(called|ok|error|refused)\s/.test(l));
+  expect(toolLines).toEqual([
+    `called   look Read ${join(project, 'notes.txt')}`,
+    'ok       look Read',
+    `called   look Read ${join(project, 'missing.txt')}`,
+    'error    look Read',
+    `called   look Write ${join(project, 'notes.txt')}`,
+    'refused  look Write',
+  ]);
+  expect(logs.stdout).not.toContain('after');
+});
