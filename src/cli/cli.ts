@@ -29,6 +29,7 @@ const registry: readonly { name: string; load: () => Promise<Command> }[] = [
   { name: 'run approve', load: async () => (await import('./commands/run-gate.js')).runApproveCommand },
   { name: 'run reject', load: async () => (await import('./commands/run-gate.js')).runRejectCommand },
   { name: 'stress', load: async () => (await import('./commands/stress.js')).stressCommand },
+  { name: 'doctor', load: async () => (await import('./commands/doctor.js')).doctorCommand },
 ];
 
 /** All commands, loaded (for help texts). */
