@@ -20,7 +20,6 @@ export interface CredentialInput {
   env: NodeJS.ProcessEnv;
   /** `assistants.<id>.apiKey` of config.yaml. */
   configKey: string | undefined;
-  configFile: string;
   /** Undefined when there is no database yet. */
   stored: StoredCredentials | undefined;
   /** The server the provider is pointed at, when one is configured (a local server may need no key). */
@@ -34,7 +33,7 @@ export function checkCredential(input: CredentialInput): CheckResult {
   const name = `${provider} credential`;
   const vendor = credentialVendorOf(provider);
   const found: string[] = [];
-  if (input.configKey !== undefined && input.configKey.trim() !== '') found.push(`assistants.${provider}.apiKey in ${input.configFile}`);
+  if (input.configKey !== undefined && input.configKey.trim() !== '') found.push(`assistants.${provider}.apiKey in config.yaml`);
   for (const variable of keyEnv[provider]) if (env[variable]?.trim()) found.push(variable);
   const users = input.stored?.ok ? (input.stored.users.get(vendor) ?? 0) : 0;
   if (users > 0) found.push(`a stored ${vendor} credential (${users} user${users === 1 ? '' : 's'})`);

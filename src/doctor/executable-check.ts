@@ -19,7 +19,6 @@ export interface ExecutableInput {
   binaryPathFromEnv: boolean;
   isDefault: boolean;
   env: NodeJS.ProcessEnv;
-  configFile: string;
 }
 
 export async function checkExecutable(input: ExecutableInput): Promise<{ check: CheckResult; file?: string }> {
@@ -28,7 +27,7 @@ export async function checkExecutable(input: ExecutableInput): Promise<{ check: 
   const id = `provider.${provider}.executable`;
   const name = `${provider} executable`;
   const configured = binaryPath !== undefined;
-  const setting = input.binaryPathFromEnv ? facts.binEnv : `${facts.binConfigKey} in ${input.configFile}`;
+  const setting = input.binaryPathFromEnv ? facts.binEnv : `${facts.binConfigKey} in config.yaml`;
   const asDefault = input.isDefault ? ` (${provider} is the default assistant)` : '';
   const serious = input.isDefault || configured;
   const lookup = (await facts.resolver())(binaryPath, env.PATH);

@@ -36,7 +36,7 @@ export async function runDoctor(input: DoctorInput): Promise<CheckResult[]> {
     checkInstallKey({ file: paths.installKey, env, databaseExists: file.state !== 'missing', sealedCredentials: sealedCount(file) }),
   );
   const reached: ReachCache = new Map();
-  const providers = providerIds.map((provider) => checkProvider(provider, settings, env, paths.config, databaseFile, reached));
+  const providers = providerIds.map((provider) => checkProvider(provider, settings, env, databaseFile, reached));
   const [serverState, ...rest] = await Promise.all([server, database, installKey, checkDiskSpace(paths.home), ...providers]);
   const [databaseCheck, keyCheck, diskCheck, ...providerChecks] = rest as [CheckResult, CheckResult, CheckResult, ...CheckResult[][]];
   return [serverState.check, databaseCheck, keyCheck, diskCheck, settings.check, ...providerChecks.flat()];
@@ -60,7 +60,6 @@ async function checkProvider(
   provider: ProviderId,
   settings: DoctorSettings,
   env: NodeJS.ProcessEnv,
-  configFile: string,
   databaseFile: Promise<DatabaseFile>,
   reached: ReachCache,
 ): Promise<CheckResult[]> {
@@ -76,7 +75,6 @@ async function checkProvider(
       binaryPathFromEnv: fromEnv,
       isDefault,
       env,
-      configFile,
     });
     lines.push(executable.check);
     if (executable.file === undefined) return lines;
@@ -87,7 +85,6 @@ async function checkProvider(
       provider,
       env,
       configKey: assistant.apiKey,
-      configFile,
       stored: storedCredentials(await databaseFile),
       baseUrl: baseUrl?.value,
       isDefault,

@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { isProcessAlive } from '../../src/shared/process-group.js';
 import { freePort } from '../helpers/free-port.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { assertBuilt } from './cli-process.js';
 import { doctorLines, lineOf, makeDoctorBench, packagedClis, type DoctorBench } from './doctor-bench.js';
 
@@ -122,6 +125,29 @@ describe('cairn doctor on a broken home', () => {
     expect(lineOf(res.stdout, 'gemini executable')).toMatchObject({
       status: 'FAILED',
       text: `'${join(bench.bin, 'no-such-gemini')}' (from GEMINI_BIN_PATH) does not exist or is not executable. Next: point GEMINI_BIN_PATH at the gemini executable, or remove it to look for gemini on PATH`,
+    });
+  });
+
+  it('kills a CLI that does not answer `--version`, with everything it started', async () => {
+    const pidFile = join(bench.userHome, 'child.pid');
+    const hung = await bench.fake('pi-hung', '', `#!/bin/sh\n/bin/sleep 600 &\necho $! > '${pidFile}'\nwait\n`);
+    const res = await bench.doctor([], { ...(await bench.packagedFakes()), PI_BIN_PATH: hung, CAIRN_DEFAULT_ASSISTANT: 'pi' });
+    expect(res.code, res.stdout).toBe(1);
+    expect(lineOf(res.stdout, 'pi executable')).toMatchObject({
+      status: 'FAILED',
+      text: expect.stringContaining(`${hung} (from PI_BIN_PATH) does not run: \`--version\` gave no answer within 10 s (pi is the default assistant)`),
+    });
+    const child = Number(readFileSync(pidFile, 'utf8'));
+    await waitFor(() => !isProcessAlive(child), { what: `the CLI's child ${child} to be gone` });
+  });
+
+  it('fails on a default assistant that is not a provider', async () => {
+    await writeFile(bench.home.paths.config, 'defaultAssistant: claud\n');
+    const res = await bench.doctor([], await bench.packagedFakes());
+    expect(res.code).toBe(1);
+    expect(lineOf(res.stdout, 'config')).toMatchObject({
+      status: 'FAILED',
+      text: `the default assistant (from defaultAssistant in config.yaml) is not a provider: Unknown provider 'claud'. Registered: claude, codex, opencode, pi, copilot, gemini, anthropic, openai-compatible. Next: set defaultAssistant in ${bench.home.paths.config} to one of them`,
     });
   });
 

@@ -3,7 +3,8 @@ import type { ServerTarget } from '../../doctor/server-check.js';
 import { homePaths, resolveHome, type HomePaths } from '../../shared/paths.js';
 import { expectPositionals, parseCommandArgs } from '../args.js';
 import { CliError } from '../cli-error.js';
-import { writeLine } from '../context.js';
+import { isColorWanted, writeLine } from '../context.js';
+import { createStyle } from '../format.js';
 import { resolveServerAddress } from '../server-address.js';
 import { printHelp, printJson, type Command } from './command.js';
 
@@ -59,7 +60,7 @@ Exit status: 0 when no check FAILED (warnings included), 1 when one did, 2 on a 
     const { doctorReportJson, renderDoctorReport } = await import('../../doctor/report.js');
     const checks = await runDoctor({ paths, env: ctx.env, server });
     if (values.json) printJson(ctx, doctorReportJson(paths.home, checks));
-    else for (const line of renderDoctorReport(checks)) writeLine(ctx.stdout, line);
+    else for (const line of renderDoctorReport(checks, createStyle(isColorWanted(ctx.stdout, ctx.env)))) writeLine(ctx.stdout, line);
     return checks.some((c) => c.status === 'failed') ? 1 : 0;
   },
 };
