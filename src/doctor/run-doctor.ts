@@ -37,8 +37,13 @@ export async function runDoctor(input: DoctorInput): Promise<CheckResult[]> {
   );
   const reached: ReachCache = new Map();
   const providers = providerIds.map((provider) => checkProvider(provider, settings, env, databaseFile, reached));
-  const [serverState, ...rest] = await Promise.all([server, database, installKey, checkDiskSpace(paths.home), ...providers]);
-  const [databaseCheck, keyCheck, diskCheck, ...providerChecks] = rest as [CheckResult, CheckResult, CheckResult, ...CheckResult[][]];
+  const [serverState, databaseCheck, keyCheck, diskCheck, providerChecks] = await Promise.all([
+    server,
+    database,
+    installKey,
+    checkDiskSpace(paths.home),
+    Promise.all(providers),
+  ]);
   return [serverState.check, databaseCheck, keyCheck, diskCheck, settings.check, ...providerChecks.flat()];
 }
 
@@ -68,11 +73,10 @@ async function checkProvider(
   const lines: CheckResult[] = [];
   if (isCliProvider(provider)) {
     const facts = cliFacts[provider];
-    const fromEnv = env[facts.binEnv]?.trim() ? true : false;
     const executable = await checkExecutable({
       provider,
       binaryPath: settings.providers.connections[provider]?.binaryPath,
-      binaryPathFromEnv: fromEnv,
+      binaryPathFromEnv: Boolean(env[facts.binEnv]?.trim()),
       isDefault,
       env,
     });
