@@ -42,6 +42,7 @@ const registry: readonly { name: string; load: () => Promise<Command> }[] = [
   { name: 'auth remove', load: async () => (await import('./commands/auth.js')).authRemoveCommand },
   { name: 'auth login', load: async () => (await import('./commands/auth.js')).authLoginCommand },
   { name: 'stress', load: async () => (await import('./commands/stress.js')).stressCommand },
+  { name: 'doctor', load: async () => (await import('./commands/doctor.js')).doctorCommand },
 ];
 
 /** All commands, loaded (for help texts). */

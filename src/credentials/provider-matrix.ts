@@ -18,8 +18,8 @@ import { listProviders, type ProviderId } from '../shared/providers/registry.js'
  * never a value or a path.
  */
 
-/** Where each agent CLI keeps its own login, relative to the server user's home. */
-const ambientFiles: Partial<Record<ProviderId, (env: NodeJS.ProcessEnv, home: string) => string[]>> = {
+/** Where each agent CLI keeps its own login, relative to the server user's home (also read by `cairn doctor`). */
+export const ambientFiles: Partial<Record<ProviderId, (env: NodeJS.ProcessEnv, home: string) => string[]>> = {
   claude: (env, home) => [join(env.CLAUDE_CONFIG_DIR ?? join(home, '.claude'), '.credentials.json')],
   codex: (env, home) => [join(env.CODEX_HOME ?? join(home, '.codex'), 'auth.json')],
   gemini: (_env, home) => [join(home, '.gemini', 'oauth_creds.json')],

@@ -33,8 +33,12 @@ afterAll(async () => {
 });
 
 async function cliWithoutServerPackages(...argv: string[]) {
+  return cliWithEnv({}, ...argv);
+}
+
+async function cliWithEnv(extra: NodeJS.ProcessEnv, ...argv: string[]) {
   const { PORT: _port, CAIRN_URL: _url, ...env } = process.env;
-  return runCli(argv, { env: { ...env, NODE_OPTIONS: `--import=${pathToFileURL(forbid).href}`, NO_COLOR: '1' }, cwd: dir });
+  return runCli(argv, { env: { ...env, NODE_OPTIONS: `--import=${pathToFileURL(forbid).href}`, NO_COLOR: '1', ...extra }, cwd: dir });
 }
 
 describe('the cairn command stays a light client', () => {
@@ -52,6 +56,15 @@ describe('the cairn command stays a light client', () => {
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(stdout).toContain('cairn run get');
+  });
+
+  it('runs `cairn doctor` on a home without a database without a server package (SQLite loads only to read one)', async () => {
+    // A fresh home, and no CLI to run: every provider CLI is pointed at a path that does not exist.
+    const missing = Object.fromEntries(['CLAUDE', 'CODEX', 'OPENCODE', 'PI', 'COPILOT', 'GEMINI'].map((cli) => [`${cli}_BIN_PATH`, join(dir, 'none')]));
+    const { code, stdout, stderr } = await cliWithEnv({ ...missing, CAIRN_HOME: join(dir, 'home') }, 'doctor', '--json');
+    expect(stderr).not.toContain('the CLI loaded');
+    expect(code, stdout).toBe(1); // the missing CLIs failed
+    expect(JSON.parse(stdout).checks.find((c: { id: string }) => c.id === 'database').detail).toContain('no database yet');
   });
 
   it('runs the HTTP commands without a server package', async () => {

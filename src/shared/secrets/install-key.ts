@@ -41,8 +41,8 @@ function describeBadKey(text: string): string {
   return 'it holds characters other than 0-9 and a-f';
 }
 
-/** Reads the key file; undefined when there is none. Throws when it is there and malformed. */
-function readKeyFile(file: string): InstallKey | undefined {
+/** Reads the key file; undefined when there is none. Throws when it is there and malformed (`cairn doctor` reads it too). */
+export function readKeyFile(file: string): InstallKey | undefined {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
