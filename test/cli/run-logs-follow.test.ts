@@ -61,6 +61,39 @@ nodes:
   expect(bad.stderr).toContain('--follow prints lines as they come; it does not go with --json.');
 });
 
+it('run logs --follow tails a bash node while it runs: its lines as they come, then only the rest when it ends', async () => {
+  const server: RunningServer = await startServer(home);
+  const open = join(scratch, 'open');
+  await writeHomeWorkflow(home, 'slow', `name: slow
+description: prints, waits for the test, prints again
+nodes:
+  - id: slow
+    bash: "echo building step 1; echo warming up >&2; while [ ! -f '${open}' ]; do sleep 0.05; done; echo done; printf tail"
+`);
+  const { runId } = await startRun(server.url, 'slow');
+  const follow = startCli(['run', 'logs', runId, '--follow'], { env: userCliEnv(home.home), cwd: home.home });
+  // Shown while the node still waits: nothing has ended yet.
+  // (stdout and stderr are two pipes: which of their lines comes first is not fixed.)
+  await waitFor(() => follow.stdout().includes('slow | warming up') && follow.stdout().includes('slow | building step 1'), {
+    what: 'the running node\'s lines', timeoutMs: 15_000,
+  });
+  expect(follow.stdout().split('\n').sort()).toEqual(['', 'slow | building step 1', 'slow | warming up', 'started  slow']);
+  await writeFile(open, '');
+  expect(await follow.exited).toBe(0);
+  expect(follow.stdout()).toMatch(
+    /^started  slow\n(slow \| building step 1\nslow \| warming up|slow \| warming up\nslow \| building step 1)\n== slow \(attempt [0-9a-f]{8}\) completed\n-- stdout \(25 bytes; the first 16 shown above as it ran\)\ndone\ntail\n-- stderr \(11 bytes; the first 11 shown above as it ran\)\nRun \S+ completed\.\n$/,
+  );
+  // The live lines are node_output events, between the node's start and its end.
+  const events = ((await (await fetch(`${server.url}/api/workflows/runs/${runId}`)).json()) as { events: { event_type: string; step_name: string | null; data: { stream?: string; text?: string } }[] }).events;
+  const own = events.filter((e) => e.step_name === 'slow');
+  expect(own[0]!.event_type).toBe('node_started');
+  expect(own.at(-1)!.event_type).toBe('node_completed');
+  expect(own.filter((e) => e.event_type === 'node_output').map((e) => `${e.data.stream}: ${e.data.text}`).sort()).toEqual([
+    'stderr: warming up\n',
+    'stdout: building step 1\n',
+  ]);
+});
+
 it('an AI node\'s tool calls: a line each in run logs --follow, and their counts in run get', async () => {
   messages = await startScriptedClaudeServer([
     {

@@ -41,9 +41,10 @@ ${serverOptionsHelp}
 With --follow, the run's nodes are shown in the order things happen, from its first event: a
 line when a node starts; a line per tool call of an AI node, with a short summary of its input
 (\`called   look Read notes.txt\`), and one when the call returns (\`ok\`, \`error\`, or
-\`refused\` when the node's permissions said no); and each attempt's stdout and stderr, as above,
-when the attempt ends (a node's processes write to the worker, which keeps their output until
-the attempt ends). It keeps following until the run ends (exit 0 when it completed, 1 when it
+\`refused\` when the node's permissions said no); what a bash or script node prints while it
+runs, a line at a time after its node (\`slow | building step 1\`, a batch every half second); and
+each attempt's stdout and stderr, as above, when the attempt ends (of a stream shown while it
+ran, the rest). It keeps following until the run ends (exit 0 when it completed, 1 when it
 failed or was cancelled) or pauses (exit 3, printing what answers the gate). Ctrl-C stops it
 (exit 130); the run goes on.`,
   async run(argv, ctx) {
@@ -95,6 +96,8 @@ async function printAttempt(
   wanted: readonly StreamName[],
   full: boolean,
   style: Style,
+  /** What `--follow` already printed of each stream while the attempt ran (its live output). */
+  shown: Partial<Record<StreamName, string>> = {},
 ): Promise<void> {
   const outcome = attempt.interrupted
     ? style.yellow('interrupted')
@@ -106,6 +109,14 @@ async function printAttempt(
   for (const name of wanted) {
     const stream = attempt[name];
     if (!stream || stream.bytes === 0) continue;
+    const before = shown[name] ?? '';
+    if (before !== '' && stream.text.startsWith(before)) {
+      // Printed as it ran: only what came after the last live batch.
+      const rest = stream.text.slice(before.length);
+      writeLine(ctx.stdout, style.dim(`-- ${name} (${stream.bytes} bytes; the first ${Buffer.byteLength(before)} shown above as it ran)`));
+      if (rest !== '') ctx.stdout.write(rest.endsWith('\n') ? rest : `${rest}\n`);
+      continue;
+    }
     writeLine(ctx.stdout, style.dim(`-- ${name} (${stream.bytes} bytes)`));
     if (full && stream.truncated) {
       await printWhole(ctx, client, runId, attempt.seq, name);
@@ -166,6 +177,9 @@ async function followLogs(
       printFailed ??= { error };
     });
   };
+  // Per node path, what its running attempt printed so far (its node_output events).
+  const live = new Map<string, Partial<Record<StreamName, string>>>();
+  const open = new Map<string, string>();
   const wantedNode = (node: string) => opts.node === undefined || node === opts.node || node.startsWith(`${opts.node}/`);
   try {
     await followRunEvents({
@@ -184,16 +198,41 @@ async function followLogs(
             else paused = { reason: frame.reason };
             return paused !== undefined;
           }
+          const output = liveOutputOf(frame);
+          if (output) {
+            if (wantedNode(output.path) && opts.wanted.includes(output.stream)) {
+              // Whole lines as they come, each after its node; a line still open waits for the rest.
+              const key = `${output.path}\n${output.stream}`;
+              const text = (open.get(key) ?? '') + output.text;
+              const end = text.lastIndexOf('\n') + 1;
+              open.set(key, text.slice(end));
+              if (end > 0) {
+                const seen = live.get(output.path) ?? {};
+                seen[output.stream] = (seen[output.stream] ?? '') + text.slice(0, end);
+                live.set(output.path, seen);
+                const prefix = style.dim(`${output.path} |`);
+                const lines = text.slice(0, end - 1).split('\n');
+                later(() => lines.forEach((line) => writeLine(ctx.stdout, `${prefix} ${line}`)));
+              }
+            }
+            return false;
+          }
           const tool = toolLineOf(frame);
           if (tool) {
             if (wantedNode(tool.node)) later(() => writeLine(ctx.stdout, `${style.dim(verb(tool.verb))} ${tool.node} ${tool.tool}${tool.summary ? ` ${tool.summary}` : ''}`));
             return false;
           }
           if (frame.type !== 'dag_node' || !wantedNode(frame.nodeId)) return false;
-          if (frame.status === 'running') later(() => writeLine(ctx.stdout, `${style.cyan(verb('started'))} ${frame.nodeId}`));
+          if (frame.status === 'running') {
+            live.delete(frame.nodeId);
+            for (const name of ['stdout', 'stderr']) open.delete(`${frame.nodeId}\n${name}`);
+            later(() => writeLine(ctx.stdout, `${style.cyan(verb('started'))} ${frame.nodeId}`));
+          }
           if (frame.status === 'completed' || frame.status === 'failed') {
             const seq = frame.seq;
-            later(() => printAttemptEndedAt(ctx, client, runId, seq, opts));
+            const shown = live.get(frame.nodeId) ?? {};
+            live.delete(frame.nodeId);
+            later(() => printAttemptEndedAt(ctx, client, runId, seq, opts, shown));
           }
           return false;
         },
@@ -239,9 +278,19 @@ async function printAttemptEndedAt(
   runId: string,
   seq: number,
   opts: { wanted: readonly StreamName[]; full: boolean; style: Style },
+  shown: Partial<Record<StreamName, string>> = {},
 ): Promise<void> {
   const query = new URLSearchParams({ afterSeq: String(seq - 1), limit: '1' });
   const { body } = await client.request('GET', `/api/workflows/runs/${encodeURIComponent(runId)}/logs?${query}`, runLogsResponseSchema);
   const attempt = body.attempts[0];
-  if (attempt?.seq === seq) await printAttempt(ctx, client, runId, attempt, opts.wanted, opts.full, opts.style);
+  if (attempt?.seq === seq) await printAttempt(ctx, client, runId, attempt, opts.wanted, opts.full, opts.style, shown);
+}
+
+/** A running node's printed output (a `node_output` event), or undefined. */
+function liveOutputOf(frame: unknown): { path: string; stream: StreamName; text: string } | undefined {
+  const f = frame as { type?: string; eventType?: string; stepName?: string | null; data?: { stream?: unknown; text?: unknown } };
+  if (f.type !== 'workflow_event' || f.eventType !== 'node_output' || !f.stepName) return undefined;
+  const stream = f.data?.stream;
+  if ((stream !== 'stdout' && stream !== 'stderr') || typeof f.data?.text !== 'string') return undefined;
+  return { path: f.stepName, stream, text: f.data.text };
 }

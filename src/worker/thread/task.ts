@@ -11,6 +11,7 @@ import {
 import { openStore, type Store, type StoreConfig } from '../../store/open-store.js';
 import { execFinishedEvent, execStartedEvent, spillStreams } from '../nodes/exec/exec-records.js';
 import { runExec } from '../nodes/exec/exec.js';
+import { LiveOutput } from '../nodes/exec/live-output.js';
 import { runAgentAttempt } from '../nodes/agent/agent-attempt.js';
 import { observeCheckout } from '../../codebases/checkout-state.js';
 import { chatCallTaskSchema, type ChatCallResult } from '../chat-protocol.js';
@@ -119,8 +120,13 @@ async function runAttemptTask(input: unknown): Promise<AttemptResult> {
     if (task.kind === 'agent') {
       return await runAgentAttempt(task, { store, signal: controller.signal, checkout, notify, threadId });
     }
+    const live = new LiveOutput(
+      { runId: task.runId, conversationId: task.conversationId, path: task.path, nodeId: task.nodeId, attemptId },
+      (events) => store.appendEvents(events),
+    );
     const outcome = await runExec(task, {
       signal: controller.signal,
+      onOutput: (stream, chunk) => live.push(stream, chunk),
       // The child waits at its gate until its node_started row (with the pid) is committed, so a
       // crash at any moment leaves no process that a later supervisor cannot find and kill. A
       // failed write kills the waiting child and throws out of runExec.
@@ -132,7 +138,8 @@ async function runAttemptTask(input: unknown): Promise<AttemptResult> {
       },
     })
       .catch((err: unknown) => (recorded ? Promise.reject(err) : deferIfWorthWaiting(err)))
-      .finally(() => {
+      .finally(async () => {
+        await live.stop();
         if (spawnedPid !== undefined) notify({ type: 'exited', attemptId });
       });
     const durationMs = performance.now() - t0;

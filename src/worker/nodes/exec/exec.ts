@@ -27,6 +27,8 @@ export interface ExecOptions {
   onSpawned?: (pid: number) => Promise<void>;
   /** How the child is started; this thread's default launcher unless told. */
   launcher?: ChildLauncher;
+  /** Each chunk the child prints, as it comes (after its start is recorded: it runs only then). */
+  onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
 }
 
 type Ending =
@@ -64,7 +66,16 @@ export async function runExec(task: ExecTask, opts: ExecOptions = {}): Promise<E
   const launcher = opts.launcher ?? defaultLauncher();
   const launched = await launcher.launch(
     { file: built.command.file, args: built.command.args, cwd: task.cwd, env: task.env },
-    { stdout: (chunk) => streams.stdout.push(chunk), stderr: (chunk) => streams.pushStderr(chunk) },
+    {
+      stdout: (chunk) => {
+        streams.stdout.push(chunk);
+        opts.onOutput?.('stdout', chunk);
+      },
+      stderr: (chunk) => {
+        streams.pushStderr(chunk);
+        opts.onOutput?.('stderr', chunk);
+      },
+    },
   );
   if (!launched.ok && launched.error.unavailable) {
     return { ...configFailure(`node '${task.nodeId}' cannot start: ${launched.error.message}`), failureKind: 'fatal' };
