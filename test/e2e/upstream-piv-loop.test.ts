@@ -136,4 +136,4 @@ it('runs archon-piv-loop through its three interactive loops to a pushed branch 
   expect(expectNothingRefused(events)).toBe(10);
   expect(bench.messages.toolResults.filter((r) => r.isError)).toEqual([]);
   expect(checkoutState(bench.clone)).toEqual(before);
-});
+}, 180_000);

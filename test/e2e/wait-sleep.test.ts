@@ -81,7 +81,8 @@ it('a 40-s wait lets its run go; another run takes the only slot; after kill -9 
   // Its start (take-over included) is over once it has claimed and run a new run.
   const third = await startRun(server.url, 'quick');
   expect((await finishedRun(server, third.runId)).run.status).toBe('completed');
-  expect(await asleep(store, runId, secondPid)).toBe(true);
+  // Its heartbeat says what it drives a beat after the quick run ended: await it, not a moment.
+  await waitFor(() => asleep(store, runId, secondPid), { what: 'the restarted supervisor to leave the sleeping run asleep', timeoutMs: 10_000 });
   await server.stop();
 
   // A supervisor claims the wake job at its moment and dies (kill -9) before waking the run.
