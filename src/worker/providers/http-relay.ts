@@ -105,9 +105,11 @@ export async function startHttpRelay(upstream: string, onRefused?: (answer: Rela
     } catch (err) {
       if (!res.headersSent && !controller.signal.aborted) {
         // The upstream could not be reached: the CLI sees a 502 and reports it as it would any.
+        // Its reason names the address tried and the socket's own code (ECONNREFUSED, ENOTFOUND …).
+        const reason = `cannot connect to the provider at ${upstream}: ${socketCodeOf(err) ?? (err as Error).message}`;
         res.writeHead(502, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { type: 'api_error', code: null, message: `relay could not reach the server: ${(err as Error).message}` } }));
-        const seen: RelayedAnswer = { path: req.url ?? '/', status: 502, headers: {}, errorBody: `connection failed: ${(err as Error).message}` };
+        res.end(JSON.stringify({ error: { type: 'api_error', code: null, message: reason } }));
+        const seen: RelayedAnswer = { path: req.url ?? '/', status: 502, headers: {}, errorBody: `connection failed: ${reason}` };
         relay.answers.push(seen);
         onRefused?.(seen);
       } else {
@@ -179,4 +181,12 @@ function noteChatChunk(relay: HttpRelay, line: string, chat: ChatStream): void {
   } catch {
     // Not JSON: nothing to note.
   }
+}
+
+/** The socket error's code (ECONNREFUSED …) a cause or two below a fetch failure, if any. */
+function socketCodeOf(err: unknown): string | undefined {
+  for (let e: any = err, depth = 0; e && depth < 5; e = e.cause, depth++) {
+    if (typeof e.code === 'string' && /^E[A-Z_]+$/.test(e.code)) return e.code;
+  }
+  return undefined;
 }
