@@ -12,6 +12,7 @@ import { followStream } from '../follow-stream.js';
 import { fanOutGridSchema } from '../../wire/fan-out.js';
 import { createStyle, formatDuration, type Style } from '../format.js';
 import { createRunProgress, outcomeOf, type RunOutcome } from '../run-progress.js';
+import type { ActivityDetail } from '../agent-activity-lines.js';
 import { outputModes, printRunOutputs, readRunOutputs, type OutputMode } from '../run-output.js';
 import { printHelp, serverOptionsHelp, type Command } from './command.js';
 import { clientFor, urlOption } from './server-flags.js';
@@ -34,7 +35,7 @@ async function followRun(
   ctx: CliContext,
   client: ApiClient,
   run: { runId: string; conversationId: string },
-  opts: { json: boolean; style: Style; waitAtGates: boolean },
+  opts: { json: boolean; style: Style; waitAtGates: boolean; activity: ActivityDetail },
 ): Promise<FollowResult> {
   const controller = new AbortController();
   let interrupted = false;
@@ -43,7 +44,7 @@ async function followRun(
     controller.abort(new Error('interrupted'));
   });
   const progress = createRunProgress({
-    runId: run.runId, out: ctx.stdout, style: opts.style,
+    runId: run.runId, out: ctx.stdout, style: opts.style, activity: opts.activity,
     // Items that run as child runs are counted by the server (the fan-out grid's counts).
     fetchFanOutCounts: async (nodeId) => {
       const path = `/api/workflows/runs/${encodeURIComponent(run.runId)}/fan-out/${encodeURIComponent(nodeId)}?limit=1`;
@@ -129,7 +130,7 @@ function parseOutputMode(command: string, raw: string | undefined): OutputMode {
 export const workflowRunCommand: Command = {
   name: 'workflow run',
   summary: 'run a workflow and follow its nodes live',
-  help: `Usage: cairn workflow run <name> [--input key=value ...] [--message <text>] [--cwd <dir> | --codebase <id>] [--branch <name>] [--base <branch>] [--output last|all|none] [--json] [--url <url>]
+  help: `Usage: cairn workflow run <name> [--input key=value ...] [--message <text>] [--cwd <dir> | --codebase <id>] [--branch <name>] [--base <branch>] [--output last|all|none] [--quiet | --verbose] [--json] [--url <url>]
 
 Start a run of a workflow on the server and show its nodes as they start and finish. The
 workflow is looked up in the project (<cwd>/.cairn/workflows), then $CAIRN_HOME/workflows, then
@@ -148,8 +149,14 @@ Options:
                      worktree.baseBranch in .cairn/config.yaml, else the repository's default)
   --output <which>   when the run completes, print the output of the node that finished last
                      (last, the default), of every completed node (all), or nothing (none)
+  --quiet            show the nodes only, not what their agents do
+  --verbose          show the agents' full text and thinking, not one shortened line
   --json             print the server's JSON: the start response, then one stream event per line
 ${serverOptionsHelp}
+
+While an AI node works, its agent's tool calls are shown one line each when they finish (tool,
+what it was called on, ok / error / refused, and how long it took), and its text as one shortened
+line when it moves on. A node whose every tool call was refused ends with a warning.
 
 When the run pauses at an approval gate, the command prints the gate's message and the exact
 \`cairn run approve\` / \`cairn run reject\` commands that answer it. Run from a terminal (stdin
@@ -171,6 +178,8 @@ with Ctrl-C (the run is cancelled).`,
       base: { type: 'string' },
       json: { type: 'boolean' },
       output: { type: 'string' },
+      quiet: { type: 'boolean' },
+      verbose: { type: 'boolean' },
       ...urlOption,
     });
     if (values.help) return printHelp(ctx, this.help);
@@ -179,6 +188,8 @@ with Ctrl-C (the run is cancelled).`,
     const cwd = resolve(ctx.cwd, values.cwd ?? '.');
     const json = values.json === true;
     const outputMode = parseOutputMode(this.name, values.output);
+    if (values.quiet === true && values.verbose === true) throw usageError('--quiet and --verbose cannot be used together: pick one', this.name);
+    const activity: ActivityDetail = values.quiet === true ? 'quiet' : values.verbose === true ? 'verbose' : 'normal';
     const style = createStyle(isColorWanted(ctx.stdout, ctx.env));
     const client = clientFor(ctx, values.url);
 
@@ -203,7 +214,7 @@ with Ctrl-C (the run is cancelled).`,
     // Run from a terminal, the command waits at a paused gate for its answer (given from another
     // terminal or the web UI) and follows the run on; otherwise it exits with EXIT_PAUSED.
     const waitAtGates = ctx.stdinIsTTY === true;
-    const result = await followRun(ctx, client, { runId, conversationId: started.body.conversationId }, { json, style, waitAtGates });
+    const result = await followRun(ctx, client, { runId, conversationId: started.body.conversationId }, { json, style, waitAtGates, activity });
     if (result.interrupted) {
       // A second Ctrl-C while the cancel request is in flight stops waiting for it.
       const cancelController = new AbortController();
