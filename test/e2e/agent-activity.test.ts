@@ -1,6 +1,8 @@
 import { mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { scriptedMessages, startAnthropicServer, type AnthropicServer, type Block } from '../helpers/anthropic-server.js';
 import { claudeCliEnv, pinnedClaudeCli } from '../helpers/claude-cli.js';
@@ -46,6 +48,11 @@ async function runToEnd(url: string, name: string, cwd: string) {
   return { runId, events: await allEvents(url, runId) };
 }
 
+const doc = (name: string) => readFileSync(fileURLToPath(new URL(`../../docs/${name}`, import.meta.url)), 'utf8');
+/** The example events of docs/providers.md's section on what a node records while it runs. */
+const providerExamples = [...doc('providers.md').matchAll(/^\{ "event_type": .*\}$/gm)].map((m) => JSON.parse(m[0]) as { event_type: string; data: Record<string, unknown> });
+const keysOf = (value: object) => Object.keys(value).sort();
+
 const textOf = (events: Record<string, any>[], type: string) => events.filter((e) => e.event_type === type).map((e) => e.data.text as string);
 
 describe('anthropic: text and thinking', () => {
@@ -89,6 +96,10 @@ describe('anthropic: text and thinking', () => {
     const lines = (await readFile(spillPath, 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line));
     expect(lines.every((line) => line.event === 'agent_text' && line.field === 'text')).toBe(true);
     expect(carried + lines.map((line) => line.text).join('')).toBe(full);
+    // docs/providers.md's example of a cut event has the fields of this one.
+    const cutExample = providerExamples.find((e) => e.event_type === 'agent_text')!;
+    expect(keysOf(cutExample.data)).toEqual(keysOf(last.data));
+    expect(keysOf(cutExample.data.persisted as object)).toEqual(keysOf(last.data.persisted));
     // The node's output is its whole answer, as before.
     const record = events.find((e) => e.event_type === 'node_completed').data.execution;
     expect(record.output.persisted?.truncated ?? false).toBe(true);
@@ -98,7 +109,7 @@ describe('anthropic: text and thinking', () => {
 describe('claude CLI: tool calls', () => {
   it('records each call with its tool, summary, result and duration, streams them before the node ends, and flags a node whose every call was refused', async () => {
     const scripted = scriptedMessages([
-      { match: /WORK-TASK/, steps: [{ tool: 'write', path: 'notes.txt', content: 'from the agent\n' }, { tool: 'run', command: 'cat notes.txt' }, { say: 'worked' }] },
+      { match: /WORK-TASK/, steps: [{ tool: 'write', path: 'notes.txt', content: 'from the agent\n' }, { tool: 'run', command: 'cat notes.txt' }, { tool: 'run', command: 'node -e "process.stdout.write(\\"y\\".repeat(5000))"' }, { say: 'worked' }] },
       { match: /LOOK-TASK/, steps: [{ tool: 'write', path: 'other.txt', content: 'not allowed\n' }, { tool: 'run', command: 'rm notes.txt' }, { say: 'looked' }] },
     ]);
     // The answer to the work node's first tool result waits for the test: the node is mid-work.
@@ -144,6 +155,12 @@ nodes:
     const called = sse.frames.find(frameOf('tool_called', 'work'))!.data;
     expect(called).toMatchObject({ type: 'workflow_event', stepName: 'work', data: { node_id: 'work', tool_name: 'Write', summary: join(project, 'notes.txt') } });
     release();
+    // docs/http-api.md's example frame is such a frame, field for field.
+    const frameExample = /^data: (\{"type":"workflow_event".*"eventType":"tool_completed".*\})$/m.exec(doc('http-api.md'))![1]!;
+    const docFrame = JSON.parse(frameExample);
+    const liveFrame = sse.frames.find(frameOf('tool_completed', 'work'))!.data;
+    expect(keysOf(docFrame)).toEqual(keysOf(liveFrame));
+    expect(keysOf(docFrame.data)).toEqual(keysOf(liveFrame.data));
 
     await waitFor(async () => {
       const { run } = await getRun(server.url, runId);
@@ -155,11 +172,25 @@ nodes:
     expect(work.map((d) => [d.tool_name, d.summary, d.is_error ?? false, d.refused ?? false])).toEqual([
       ['Write', join(project, 'notes.txt'), false, false],
       ['Bash', 'cat notes.txt', false, false],
+      ['Bash', 'node -e "process.stdout.write(\\"y\\".repeat(5000))"', false, false],
     ]);
+    // A long output is cut in its event, and kept whole in the attempt's activity file.
+    const long = work[2];
+    expect(long.output).toBe(`${'y'.repeat(2_000)}…`);
+    expect(long.persisted).toMatchObject({ truncated: true, originalChars: 5_000 });
+    const spilled = (await readFile(long.persisted.spillPath, 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(spilled).toContainEqual(expect.objectContaining({ event: 'tool_completed', field: 'output', tool_name: 'Bash', tool_call_id: long.tool_call_id, text: 'y'.repeat(5_000) }));
     for (const d of work) expect(d.duration_ms).toEqual(expect.any(Number));
     expect(work[1].output).toContain('from the agent');
     // The call and its result share the id.
     expect(events.find((e) => e.event_type === 'tool_called' && e.step_name === 'work' && e.data.tool_name === 'Bash').data.tool_call_id).toBe(work[1].tool_call_id);
+
+    // docs/providers.md's examples: the Bash call and its result, field for field.
+    for (const example of providerExamples.filter((e) => e.event_type.startsWith('tool_'))) {
+      const real = events.find((e) => e.event_type === example.event_type && e.step_name === 'work' && e.data.tool_name === example.data.tool_name)!;
+      expect(keysOf(example.data), example.event_type).toEqual(keysOf(real.data));
+      expect(real.data.summary).toBe(example.data.summary);
+    }
 
     const look = completed('look');
     expect(look.map((d) => [d.tool_name, d.refused])).toEqual([['Write', true], ['Bash', true]]);
