@@ -76,7 +76,7 @@ describe('anthropic: text and thinking', () => {
     const order = events.filter((e) => ['agent_thinking', 'agent_text', 'node_completed'].includes(e.event_type)).map((e) => e.event_type);
     expect(order[0]).toBe('agent_thinking');
     expect(order.at(-1)).toBe('node_completed');
-    expect(events.find((e) => e.event_type === 'agent_text').data.node_id).toBe('answer');
+    expect(events.find((e) => e.event_type === 'agent_text')!.data.node_id).toBe('answer');
   });
 
   it('caps each event at 4 KB and the node at 256 KB of text; the rest is in the activity file the event names', async () => {
@@ -101,7 +101,7 @@ describe('anthropic: text and thinking', () => {
     expect(keysOf(cutExample.data)).toEqual(keysOf(last.data));
     expect(keysOf(cutExample.data.persisted as object)).toEqual(keysOf(last.data.persisted));
     // The node's output is its whole answer, as before.
-    const record = events.find((e) => e.event_type === 'node_completed').data.execution;
+    const record = events.find((e) => e.event_type === 'node_completed')!.data.execution;
     expect(record.output.persisted?.truncated ?? false).toBe(true);
   });
 });
@@ -183,7 +183,7 @@ nodes:
     for (const d of work) expect(d.duration_ms).toEqual(expect.any(Number));
     expect(work[1].output).toContain('from the agent');
     // The call and its result share the id.
-    expect(events.find((e) => e.event_type === 'tool_called' && e.step_name === 'work' && e.data.tool_name === 'Bash').data.tool_call_id).toBe(work[1].tool_call_id);
+    expect(events.find((e) => e.event_type === 'tool_called' && e.step_name === 'work' && e.data.tool_name === 'Bash')!.data.tool_call_id).toBe(work[1].tool_call_id);
 
     // docs/providers.md's examples: the Bash call and its result, field for field.
     for (const example of providerExamples.filter((e) => e.event_type.startsWith('tool_'))) {
@@ -194,7 +194,7 @@ nodes:
 
     const look = completed('look');
     expect(look.map((d) => [d.tool_name, d.refused])).toEqual([['Write', true], ['Bash', true]]);
-    const record = events.find((e) => e.event_type === 'node_completed' && e.step_name === 'look').data.execution;
+    const record = events.find((e) => e.event_type === 'node_completed' && e.step_name === 'look')!.data.execution;
     expect(record.diagnostics.toolCalls).toMatchObject({ total: 2, refused: 2, failed: 0 });
     expect(textOf(events, 'agent_text').join('')).toContain('looked');
   });
