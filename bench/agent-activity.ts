@@ -9,6 +9,11 @@ import { startAnthropicServer, type MessagesReply } from '../test/helpers/anthro
 import { claudeCliEnv, pinnedClaudeCli } from '../test/helpers/claude-cli.js';
 import { allEvents } from '../test/helpers/claude-workflow-run.js';
 import { fanOutYaml } from '../test/helpers/workflows.js';
+import { agentTask } from '../test/worker/providers/agent-harness.js';
+import { runAgent } from '../src/worker/nodes/agent/agent.js';
+import { claudeAdapter } from '../src/worker/providers/claude.js';
+import { withSecretsMasked } from '../src/worker/providers/masking-adapter.js';
+import { SecretMask } from '../src/shared/secret-mask.js';
 import { addWorkflow, openSession, percentile, startTimedRun, timeRun, type Session } from './session.js';
 
 /**
@@ -29,13 +34,19 @@ import { addWorkflow, openSession, percentile, startTimedRun, timeRun, type Sess
 const CALLS = 1_000;
 const PER_ANSWER = 100;
 const FAN_OUT = 1_000;
-const REPEATS = 3;
+const REPEATS = 5;
+/** How long the idle supervisor is watched. */
+const IDLE_MS = 10_000;
+/** Rounds of the in-process attempt, without and with the recorder. */
+const ROUNDS = 2;
 const activityTypes = new Set(['agent_text', 'agent_thinking', 'tool_called', 'tool_completed']);
 
 export interface AgentActivityResult {
   calls: number;
   recorder: { events: number; cpuMsPerEvent: number; wallMs: number };
-  node: { events: number; wallMs: number; supervisorCpuMs: number; supervisorCpuMsPerEvent: number; status: string };
+  /** The node's attempt run in this process as a worker thread runs it, without and with the recorder. */
+  attempt: { events: number; offCpuMs: number; onCpuMs: number; cpuMsPerEvent: number };
+  node: { events: number; wallMs: number; supervisorCpuMs: number; supervisorCpuMsPerEvent: number; idleCpuMsPerSec: number; busyCpuMsPerEvent: number; status: string };
   fanOut: { aloneMs: number; withNodeMs: number; withEventsMs: number; status: string[] };
 }
 
@@ -55,6 +66,44 @@ async function cpuMs(pid: number): Promise<number> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * The node's attempt driven in this process the way a supervisor's worker thread drives it (the
+ * real Claude adapter, its secret masking, the watchdogs), once with its chunks dropped and once
+ * with the recorder writing them into `session`'s database: the difference in this process's CPU
+ * is what the events cost the supervisor. Alternated `ROUNDS` times; the least of each is kept.
+ */
+async function attemptWithAndWithout(session: Session, runId: string, baseUrl: string, cliHome: string): Promise<AgentActivityResult['attempt']> {
+  const store = openStore(sqliteStoreConfig(session.home.paths.database));
+  const dir = await mkdtemp(join(tmpdir(), 'cairn-bench-attempt-'));
+  const cpu: Record<'off' | 'on', number[]> = { off: [], on: [] };
+  let events = 0;
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const arm of ['off', 'on'] as const) {
+        const task = agentTask(dir, {
+          provider: 'claude', model: 'claude-sonnet-4-5', prompt: 'TOOLS-TASK: look for the files', runId, conversationId: 'bench-attempt', path: 'bench-attempt', nodeId: 'bench-attempt',
+          connection: { binaryPath: pinnedClaudeCli, baseUrl, apiKey: 'sk-ant-test', env: claudeCliEnv(baseUrl, cliHome) },
+        });
+        const activity = new AgentActivity(task, store, new ToolCallTally());
+        const adapter = withSecretsMasked(claudeAdapter, new SecretMask([]));
+        const cpu0 = process.cpuUsage();
+        const outcome = await runAgent(task, adapter, { signal: new AbortController().signal, onChunk: arm === 'on' ? (chunk) => activity.see(chunk) : () => undefined });
+        await activity.close();
+        const used = process.cpuUsage(cpu0);
+        if (outcome.status !== 'completed') throw new Error(`the attempt ended ${outcome.status}: ${outcome.error}`);
+        cpu[arm].push((used.user + used.system) / 1000);
+        if (arm === 'on') events = activity.eventsWritten;
+      }
+    }
+  } finally {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+  const offCpuMs = Math.min(...cpu.off);
+  const onCpuMs = Math.min(...cpu.on);
+  return { events, offCpuMs, onCpuMs, cpuMsPerEvent: (onCpuMs - offCpuMs) / events };
 }
 
 /** The recorder writing a node's 1,000 calls (and a text line before each batch) into the database of `session`, under `runId`. */
@@ -92,6 +141,11 @@ export async function agentActivity(): Promise<AgentActivityResult> {
     const supervisor = await session.server.pid('supervisor');
     await timeRun(session, 'wide'); // warm-up: threads, statements, page cache
 
+    // The supervisor's CPU when idle (heartbeats, the change watch), to take out of the node's.
+    const idle0 = await cpuMs(supervisor);
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+    const idleCpuMsPerSec = ((await cpuMs(supervisor)) - idle0) / (IDLE_MS / 1000);
+
     // The node alone: the supervisor's CPU over it, per activity event.
     const cpu0 = await cpuMs(supervisor);
     const alone = await timeRun(session, 'tools');
@@ -100,6 +154,7 @@ export async function agentActivity(): Promise<AgentActivityResult> {
 
     // The recorder alone, into this database (after the node's run, under its id).
     const recorded = await recordCalls(session, alone.runId, 'bench-recorder');
+    const attempt = await attemptWithAndWithout(session, alone.runId, messages.url, cliHome);
 
     const aloneMs: number[] = [];
     const withNodeMs: number[] = [];
@@ -125,7 +180,11 @@ export async function agentActivity(): Promise<AgentActivityResult> {
     return {
       calls: CALLS,
       recorder: { events: recorded.events, cpuMsPerEvent: recorded.cpuMs / recorded.events, wallMs: recorded.wallMs },
-      node: { events: nodeEvents, wallMs: alone.ms, supervisorCpuMs, supervisorCpuMsPerEvent: supervisorCpuMs / nodeEvents, status: alone.status },
+      attempt,
+      node: {
+        events: nodeEvents, wallMs: alone.ms, supervisorCpuMs, supervisorCpuMsPerEvent: supervisorCpuMs / nodeEvents, idleCpuMsPerSec,
+        busyCpuMsPerEvent: (supervisorCpuMs - idleCpuMsPerSec * (alone.ms / 1000)) / nodeEvents, status: alone.status,
+      },
       fanOut: { aloneMs: percentile(aloneMs, 50), withNodeMs: percentile(withNodeMs, 50), withEventsMs: percentile(withEventsMs, 50), status: [...new Set(statuses)] },
     };
   } finally {
@@ -153,9 +212,14 @@ export function formatAgentActivityTable(r: AgentActivityResult): string {
     `| recorder alone: events written for ${r.calls} calls | ${r.recorder.events} |`,
     `| recorder alone: CPU per event (build, batch, SQLite commit) | ${f(r.recorder.cpuMsPerEvent, 3)} ms |`,
     `| recorder alone: wall time for all of them | ${f(r.recorder.wallMs, 0)} ms |`,
+    `| the attempt in-process (real adapter, CLI as a child): CPU without the recorder | ${f(r.attempt.offCpuMs, 0)} ms |`,
+    `| the attempt in-process: CPU with the recorder (${r.attempt.events} events) | ${f(r.attempt.onCpuMs, 0)} ms |`,
+    `| **the attempt in-process: CPU the events add, per event** | **${f(r.attempt.cpuMsPerEvent, 3)} ms** |`,
     `| node on the server: activity events | ${r.node.events} |`,
     `| node on the server: wall time | ${f(r.node.wallMs / 1000, 1)} s |`,
-    `| node on the server: supervisor CPU per event (includes parsing the CLI's stream) | ${f(r.node.supervisorCpuMsPerEvent, 3)} ms |`,
+    `| node on the server: supervisor CPU per event, all of it (includes running the CLI and parsing its stream) | ${f(r.node.supervisorCpuMsPerEvent, 3)} ms |`,
+    `| supervisor idle: CPU per second | ${f(r.node.idleCpuMsPerSec, 1)} ms |`,
+    `| node on the server: supervisor CPU per event, idle CPU taken out | ${f(r.node.busyCpuMsPerEvent, 3)} ms |`,
     '',
     `| ${FAN_OUT}-node bash fan-out, median of ${REPEATS} | wall ms | vs alone |`,
     '|---|---:|---:|',
