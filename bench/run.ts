@@ -8,6 +8,7 @@ import { aiNodes, formatAiNodesTable } from './ai-nodes.js';
 import { formatSdkFetchTable, sdkFetchComparison } from './sdk-fetch.js';
 import { formatRouteFuzzTable, routeFuzz } from './route-fuzz.js';
 import { childRunsOverhead, fanOutMemory, formatCompositionTable, inRunVsDag } from './composition.js';
+import { agentActivity, formatAgentActivityTable } from './agent-activity.js';
 
 /**
  * `npm run bench`: measures the spine on this machine and prints tables (markdown, so the
@@ -49,6 +50,7 @@ async function main(): Promise<void> {
   if (want('composition')) {
     console.log(formatCompositionTable({ inRun: await inRunVsDag(), children: await childRunsOverhead(), memory: await fanOutMemory() }));
   }
+  if (want('activity')) console.log(formatAgentActivityTable(await agentActivity()));
   if (want('fuzz')) console.log(formatRouteFuzzTable(await routeFuzz()));
   const rows: string[] = [];
   if (want('chain')) rows.push(`| 100-node chain, per node (POST → done) | ${fmt((await chain()).msPerNode, 2)} ms |`);

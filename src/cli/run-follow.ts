@@ -7,6 +7,7 @@ import { formatDuration, type Style } from './format.js';
 import { pausedHint, readPauseTarget } from './paused-hint.js';
 import { followRunEvents } from './run-events-follow.js';
 import { printRunOutputs, readRunOutputs, type OutputMode } from './run-output.js';
+import type { ActivityDetail } from './agent-activity-lines.js';
 import { createRunProgress, isFinal, outcomeOf, type RunOutcome } from './run-progress.js';
 
 /**
@@ -35,6 +36,8 @@ export interface FollowRunOptions {
   from: 'recorded' | { conversationId: string };
   /** Following from the recorded events: called with the run before they are shown. */
   onRun?(run: WorkflowRun): void;
+  /** How much of the agents' work to show (`--quiet`, `--verbose`); normal unless told. */
+  activity?: ActivityDetail;
 }
 
 /** Follows the run's events until it ends, pauses (unless waiting at gates) or the user presses Ctrl-C. */
@@ -46,7 +49,7 @@ export async function followRun(ctx: CliContext, client: ApiClient, runId: strin
     controller.abort(new Error('interrupted'));
   });
   const progress = createRunProgress({
-    runId, out: ctx.stdout, style: opts.style,
+    runId, out: ctx.stdout, style: opts.style, activity: opts.activity ?? 'normal',
     // Items that run as child runs are counted by the server (the fan-out grid's counts).
     fetchFanOutCounts: async (nodeId) => {
       const path = `/api/workflows/runs/${encodeURIComponent(runId)}/fan-out/${encodeURIComponent(nodeId)}?limit=1`;

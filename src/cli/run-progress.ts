@@ -5,6 +5,7 @@ import { writeLine, type OutputStream } from './context.js';
 import { queuedReason } from './node-summary.js';
 import { firstLine, formatDuration, tailLines, type Style } from './format.js';
 import { FanOutCounters, type FetchFanOutCounts } from './fan-out-counter.js';
+import { createAgentActivityLines, type ActivityDetail } from './agent-activity-lines.js';
 
 export type FinalRunStatus = Extract<RunStatus, 'completed' | 'failed' | 'cancelled'>;
 
@@ -32,10 +33,12 @@ export function outcomeOf(frame: StreamPayload, runId: string): RunOutcome | und
 
 /**
  * Turns a run's stream frames into one human line per node event (started, done, failed,
- * skipped), plus the workflow file's parse warnings when the run starts; frames of other runs are
- * ignored. The final status is the caller's to report.
+ * skipped), plus the workflow file's parse warnings when the run starts, and its agents' work as
+ * agent-activity-lines.ts renders it at `activity` detail (default `normal`); frames of other runs
+ * are ignored. A node whose every tool call was refused says so on its `done` line. The final
+ * status is the caller's to report.
  */
-export function createRunProgress(opts: { runId: string; out: OutputStream; style: Style; fetchFanOutCounts?: FetchFanOutCounts }) {
+export function createRunProgress(opts: { runId: string; out: OutputStream; style: Style; fetchFanOutCounts?: FetchFanOutCounts; activity?: ActivityDetail }) {
   const { style } = opts;
   const counters = new FanOutCounters({ out: opts.out, style, ...(opts.fetchFanOutCounts ? { fetch: opts.fetchFanOutCounts } : {}) });
   // Every other line ends a counter line being rewritten on a terminal first.
@@ -45,6 +48,7 @@ export function createRunProgress(opts: { runId: string; out: OutputStream; styl
       return opts.out.write(chunk);
     },
   };
+  const activity = createAgentActivityLines({ out, style, detail: opts.activity ?? 'normal' });
   return {
     /** The run ended: fan-outs of child runs get their last count, then no count is being fetched. */
     async finish(): Promise<void> {
@@ -59,14 +63,17 @@ export function createRunProgress(opts: { runId: string; out: OutputStream; styl
         return;
       }
       if (counters.consume(frame)) return;
+      if (activity.print(frame)) return;
       if (frame.type === 'dag_node') {
         const took = frame.duration !== undefined ? ` ${style.dim(`(${formatDuration(frame.duration)})`)}` : '';
+        if (frame.status === 'running') activity.nodeStarted(frame.nodeId);
+        const warning = frame.status === 'running' ? undefined : activity.nodeEnded(frame.nodeId);
         switch (frame.status) {
           case 'running':
             writeLine(out, `${style.cyan(verb('started'))} ${frame.nodeId}`);
             break;
           case 'completed':
-            writeLine(out, `${style.green(verb('done'))} ${frame.nodeId}${took}`);
+            writeLine(out, `${style.green(verb('done'))} ${frame.nodeId}${took}${warning ? ` ${style.yellow(`⚠ ${warning}`)}` : ''}`);
             break;
           case 'failed':
             printFailure(out, style, frame, took);

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { startAnthropicServer } from '../helpers/anthropic-server.js';
 import { claudeClis } from '../helpers/claude-cli.js';
 import { freePort } from '../helpers/free-port.js';
+import { runCli, userCliEnv } from '../cli/cli-process.js';
 import { startServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -66,4 +67,8 @@ nodes:
   expect(attempts).toHaveLength(2);
   const retries = events.filter((e) => e.event_type === 'provider_retrying').map((e) => (e.data as { attempt: number }).attempt);
   expect(retries.slice(0, 3)).toEqual([1, 2, 3]);
+  // The CLI shows each retry on a line of its own, naming the address.
+  const shown = await runCli(['run', 'follow', runId], { env: userCliEnv(home.home, { CAIRN_URL: server.url }), cwd: home.home });
+  expect(shown.code, shown.stderr).toBe(0);
+  expect(shown.stdout).toContain(`waits    ask cannot connect to ${address}; Claude Code retries (1/10)`);
 });

@@ -91,7 +91,10 @@ export async function createRunRow(
   });
 }
 
-/** The node events of a run as `type:node` strings, in order. */
+/** What an agent does while its node runs (agent-activity.ts): not part of a node's timeline. */
+const agentActivityTypes = new Set(['agent_text', 'agent_thinking', 'tool_called', 'tool_completed']);
+
+/** The node events of a run as `type:node` strings, in order (without the agents' activity). */
 export function nodeTimeline(events: readonly RunEvent[]): string[] {
-  return events.filter((e) => e.step_name !== null).map((e) => `${e.event_type}:${e.step_name}`);
+  return events.filter((e) => e.step_name !== null && !agentActivityTypes.has(e.event_type)).map((e) => `${e.event_type}:${e.step_name}`);
 }

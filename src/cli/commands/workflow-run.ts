@@ -7,6 +7,7 @@ import { expectPositionals, parseCommandArgs, parseInputs } from '../args.js';
 import { CliError, EXIT_INTERRUPTED, usageError } from '../cli-error.js';
 import { isColorWanted, writeLine, type CliContext } from '../context.js';
 import { createStyle } from '../format.js';
+import type { ActivityDetail } from '../agent-activity-lines.js';
 import { followRun, reportFollowEnd } from '../run-follow.js';
 import { outputModes, type OutputMode } from '../run-output.js';
 import { printHelp, serverOptionsHelp, type Command } from './command.js';
@@ -43,7 +44,7 @@ function parseOutputMode(command: string, raw: string | undefined): OutputMode {
 export const workflowRunCommand: Command = {
   name: 'workflow run',
   summary: 'run a workflow and follow its nodes live',
-  help: `Usage: cairn workflow run <name> [--input key=value ...] [--message <text>] [--cwd <dir> | --codebase <id>] [--branch <name>] [--base <branch>] [--output last|all|none] [--json] [--url <url>]
+  help: `Usage: cairn workflow run <name> [--input key=value ...] [--message <text>] [--cwd <dir> | --codebase <id>] [--branch <name>] [--base <branch>] [--output last|all|none] [--quiet | --verbose] [--json] [--url <url>]
 
 Start a run of a workflow on the server and show its nodes as they start and finish. The
 workflow is looked up in the project (<cwd>/.cairn/workflows), then $CAIRN_HOME/workflows, then
@@ -62,8 +63,14 @@ Options:
                      worktree.baseBranch in .cairn/config.yaml, else the repository's default)
   --output <which>   when the run completes, print the output of the node that finished last
                      (last, the default), of every completed node (all), or nothing (none)
+  --quiet            show the nodes only, not what their agents do
+  --verbose          show the agents' full text and thinking, not one shortened line
   --json             print the server's JSON: the start response, then one stream event per line
 ${serverOptionsHelp}
+
+While an AI node works, its agent's tool calls are shown one line each when they finish (tool,
+what it was called on, ok / error / refused, and how long it took), and its text as one shortened
+line when it moves on. A node whose every tool call was refused ends with a warning.
 
 When the run pauses at an approval gate, the command prints the gate's message and the exact
 \`cairn run approve\` / \`cairn run reject\` commands that answer it (on the child run whose gate
@@ -87,6 +94,8 @@ with Ctrl-C (the run is cancelled).`,
       base: { type: 'string' },
       json: { type: 'boolean' },
       output: { type: 'string' },
+      quiet: { type: 'boolean' },
+      verbose: { type: 'boolean' },
       ...urlOption,
     });
     if (values.help) return printHelp(ctx, this.help);
@@ -95,6 +104,8 @@ with Ctrl-C (the run is cancelled).`,
     const cwd = resolve(ctx.cwd, values.cwd ?? '.');
     const json = values.json === true;
     const outputMode = parseOutputMode(this.name, values.output);
+    if (values.quiet === true && values.verbose === true) throw usageError('--quiet and --verbose cannot be used together: pick one', this.name);
+    const activity: ActivityDetail = values.quiet === true ? 'quiet' : values.verbose === true ? 'verbose' : 'normal';
     const style = createStyle(isColorWanted(ctx.stdout, ctx.env));
     const client = clientFor(ctx, values.url);
 
@@ -120,7 +131,7 @@ with Ctrl-C (the run is cancelled).`,
     // terminal or the web UI) and follows the run on; otherwise it exits with EXIT_PAUSED.
     const waitAtGates = ctx.stdinIsTTY === true;
     const result = await followRun(ctx, client, runId, {
-      json, style, waitAtGates,
+      json, style, waitAtGates, activity,
       whileWaiting: 'Waiting for the run to go on (Ctrl-C cancels the run).',
       from: { conversationId: started.body.conversationId },
     });

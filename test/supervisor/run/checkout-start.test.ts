@@ -113,7 +113,7 @@ nodes:
   expect((await sup.waitForStatus(run.id, ['completed', 'failed'])).status).toBe('completed');
   const events = await sup.events(run.id);
   expect(nodeTimeline(events)).toEqual(['node_started:ask', 'node_failed:ask', 'node_started:ask', 'node_completed:ask']);
-  const records = events.filter((e) => e.step_name === 'ask').map((e) => e.data.execution);
+  const records = events.filter((e) => e.step_name === 'ask' && e.event_type !== 'agent_text').map((e) => e.data.execution);
   expect(new Set(records.map((r) => r.invocation.id)).size).toBe(1);
   const first = records[0]!;
   expect(first.invocation.checkoutStart).toBeDefined();

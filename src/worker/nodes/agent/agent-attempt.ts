@@ -8,7 +8,8 @@ import { providersResumingSessions } from '../../providers/available.js';
 import type { ProviderAdapter } from '../../providers/provider-adapter.js';
 import { spillLongOutput } from '../exec/exec-records.js';
 import { runAgent, type AgentOutcome, type AgentTask } from './agent.js';
-import { agentFinishedEvent, agentStartedEvent, chunkEvent, ToolCallTally } from './agent-records.js';
+import { agentFinishedEvent, agentStartedEvent, ToolCallTally } from './agent-records.js';
+import { AgentActivity } from './agent-activity.js';
 import { appendTerminalRecord } from '../../thread/terminal-record.js';
 import { SecretMask } from '../../../shared/secret-mask.js';
 import { withSecretsMasked } from '../../providers/masking-adapter.js';
@@ -37,9 +38,9 @@ export async function runAgentAttempt(task: AgentTask, deps: AgentAttemptDeps): 
   const adapter = registered && withSecretsMasked(registered, new SecretMask(task.secrets));
   let started = false;
   let spawnedPid: number | undefined;
-  // Chunk events are written in order, off the stream's path; the terminal record waits for them.
-  let writes: Promise<unknown> = Promise.resolve();
+  // What the agent does is written in order, batched, off the stream's path; the terminal record waits for it.
   const tools = new ToolCallTally();
+  const activity = new AgentActivity(task, store, tools);
   let origin: SessionOrigin | undefined;
   /** Set when the CLI was lost with its spawn helper. */
   let lost: string | undefined;
@@ -76,8 +77,7 @@ export async function runAgentAttempt(task: AgentTask, deps: AgentAttemptDeps): 
         await writeStarted(pid, ask);
       },
       onChunk(chunk) {
-        const event = chunkEvent(task, chunk, tools.see(chunk));
-        if (event) writes = writes.then(() => store.appendEvents([event])).catch(() => {});
+        activity.see(chunk);
       },
       onLost(reason) {
         lost ??= reason;
@@ -86,7 +86,7 @@ export async function runAgentAttempt(task: AgentTask, deps: AgentAttemptDeps): 
       if (spawnedPid !== undefined) deps.notify({ type: 'exited', attemptId: task.attempt.id });
     });
   }
-  await writes;
+  await activity.close();
   if (lost !== undefined && outcome.status === 'failed') outcome = interruptedBy(lost, task, outcome);
   const result: AttemptResult = {
     status: outcome.status,

@@ -24,7 +24,7 @@ import type { ProviderChunk, ProviderEnd } from '../../providers/provider-adapte
  * The events of an AI attempt, through the records module's one attempt factory: `node_started`
  * with the binding and the spend each measurement starts from (the provider's declared
  * capabilities), and the terminal record with what the provider reported. Between them, the
- * chunks worth keeping: tool calls and results, and rate-limit notices.
+ * chunks worth keeping (agent-activity.ts): text, thinking, tool calls and results, rate-limit notices.
  */
 
 type TaskFacts = Pick<
@@ -155,9 +155,6 @@ function endingOf(result: AttemptResult, output: OutputInput | undefined): Attem
   };
 }
 
-/** Longest text kept of a tool's input or output in its event. */
-const TOOL_TEXT_MAX = 2_000;
-
 /** Longest text kept of why an answer was asked again. */
 const REASK_TEXT_MAX = 500;
 
@@ -201,28 +198,12 @@ export class ToolCallTally {
 }
 
 /**
- * The event of a chunk worth keeping, or undefined (text and thinking live in the output). A
- * result names its tool when `tool` (from the attempt's tally) knows it, and says when the
- * provider refused the call.
+ * The event of a provider's rate-limit or retry notice, or undefined. Text, thinking and tool calls are
+ * recorded by agent-activity.ts, batched and capped.
  */
-export function chunkEvent(task: TaskFacts, chunk: ProviderChunk, tool?: string): NewRunEvent | undefined {
+export function chunkEvent(task: Pick<TaskFacts, 'runId' | 'conversationId' | 'path' | 'nodeId' | 'provider'>, chunk: ProviderChunk): NewRunEvent | undefined {
   const base = { run_id: task.runId, conversation_id: task.conversationId, step_name: task.path };
   switch (chunk.type) {
-    case 'tool_call':
-      return { ...base, event_type: 'tool_called', data: { node_id: task.nodeId, tool_name: chunk.name, ...(chunk.id ? { tool_call_id: chunk.id } : {}), input: cut(JSON.stringify(chunk.input ?? null)) } };
-    case 'tool_result':
-      return {
-        ...base,
-        event_type: 'tool_completed',
-        data: {
-          node_id: task.nodeId,
-          ...(tool !== undefined ? { tool_name: tool } : {}),
-          ...(chunk.id ? { tool_call_id: chunk.id } : {}),
-          output: cut(chunk.output),
-          ...(chunk.isError || chunk.refused ? { is_error: true } : {}),
-          ...(chunk.refused ? { refused: true } : {}),
-        },
-      };
     case 'rate_limit':
       return {
         ...base,
@@ -253,6 +234,6 @@ export function chunkEvent(task: TaskFacts, chunk: ProviderChunk, tool?: string)
   }
 }
 
-function cut(text: string, max = TOOL_TEXT_MAX): string {
+function cut(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
