@@ -1,5 +1,6 @@
 import type { ProviderFailure, ProviderFailureClass } from '../../records/schemas/node-lifecycle.js';
 import type { AdapterFailure } from './provider-adapter.js';
+import { socketCodeOf } from '../../shared/socket-error.js';
 
 /**
  * Classifies a provider's failure from what it said: the HTTP status, the error type of its
@@ -80,12 +81,7 @@ export function retryFacts(headers: Headers | Record<string, string | undefined>
 
 /** A call that got no HTTP answer (refused, reset, no route): transient, naming the address tried. */
 export function connectionFailure(address: string, err: unknown): AdapterFailure {
-  // The socket's own code (ECONNREFUSED, ENOTFOUND …) sits a cause or two below the SDK's error.
-  let why: string | undefined;
-  for (let e: any = err, depth = 0; e && depth < 5 && why === undefined; e = e.cause, depth++) {
-    if (typeof e.code === 'string' && /^E[A-Z_]+$/.test(e.code)) why = e.code;
-  }
-  why ??= (err as Error)?.message ?? String(err);
+  const why = socketCodeOf(err) ?? (err as Error)?.message ?? String(err);
   return adapterFailure('transient', `cannot connect to the provider at ${address}: ${why}. Check that the server runs and the base URL is right`);
 }
 

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { socketCodeOf } from '../../shared/socket-error.js';
 
 /**
  * A loopback relay between a vendor CLI and its model server, for one attempt. The CLI is
@@ -183,10 +184,3 @@ function noteChatChunk(relay: HttpRelay, line: string, chat: ChatStream): void {
   }
 }
 
-/** The socket error's code (ECONNREFUSED …) a cause or two below a fetch failure, if any. */
-function socketCodeOf(err: unknown): string | undefined {
-  for (let e: any = err, depth = 0; e && depth < 5; e = e.cause, depth++) {
-    if (typeof e.code === 'string' && /^E[A-Z_]+$/.test(e.code)) return e.code;
-  }
-  return undefined;
-}
