@@ -6,8 +6,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Process-level tests start real servers and child processes and spend much of their time
-    // waiting on them: on a 2-core machine two files at a time left a third of the CPU idle
-    // (17.7 min of suite); three took it to 13.9 min with every test green.
-    maxWorkers: 3,
+    // waiting on them: on a 2-core machine two files at a time left a third of the CPU idle.
+    // Three files used 1.4 of the 2 cores (19 min for `.ci/run` on a clean clone); four fill
+    // the rest.
+    maxWorkers: 4,
   },
 });

@@ -61,7 +61,8 @@ describe('structured output on Pi (best effort, real CLI, in a worker thread)', 
           ...(resumeSessionId !== undefined ? { resumeSessionId } : {}),
         });
       const records = async (attemptId: string) => {
-        const events = (await h.events('ask')).filter((e) => (e.data.execution as { attempt: { id: string } }).attempt.id === attemptId);
+        // The attempt's records (its agent activity events carry no execution record).
+        const events = (await h.events('ask')).filter((e) => (e.data.execution as { attempt: { id: string } } | undefined)?.attempt.id === attemptId);
         const started = events.filter((e) => e.event_type === 'node_started');
         const end = events.find((e) => e.event_type !== 'node_started')!;
         return { started, end: executionRecordSchema.parse(end.data.execution) };
