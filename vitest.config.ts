@@ -7,8 +7,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Process-level tests start real servers and child processes and spend much of their time
     // waiting on them: on a 2-core machine two files at a time left a third of the CPU idle.
-    // Three files used 1.4 of the 2 cores (19 min for `.ci/run` on a clean clone); four fill
-    // the rest.
-    maxWorkers: 4,
+    // Three files at a time are the fastest measured (`.ci/run` on a clean clone: 19 min 10 s;
+    // four: 21 min 6 s, every test green, the machine past saturation).
+    maxWorkers: 3,
   },
 });
