@@ -93,7 +93,7 @@ async function benchWithGitHub(): Promise<{ bench: ClaudeWorkflowBench; github: 
   return { bench, github };
 }
 
-it('fetches the issue, classifies it with no tools, fixes it on the run’s branch, pushes the branch and opens a draft pull request', async () => {
+it('fetches the issue, classifies it with no tools, fixes it on the run’s branch, pushes the branch and opens a draft pull request', { timeout: 180_000 }, async () => {
   const { bench, github } = await benchWithGitHub();
   const url = bench.server.url;
   const before = checkoutState(bench.clone);

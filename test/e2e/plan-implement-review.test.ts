@@ -86,7 +86,7 @@ const scripts: AgentScript[] = [
   },
 ];
 
-it('plans, is rejected once and revised, then approved; implements, passes the tests, reviews, and commits on the run’s branch', async () => {
+it('plans, is rejected once and revised, then approved; implements, passes the tests, reviews, and commits on the run’s branch', { timeout: 180_000 }, async () => {
   const bench = await startClaudeWorkflowBench(home, scripts, { files: widgetProject });
   const url = bench.server.url;
   const before = checkoutState(bench.clone);

@@ -26,13 +26,17 @@ description: a node forked in the crash window
 nodes:
   - id: victim
     bash: "if [ -e .failed-once ]; then echo start >> '${log}'; sleep 2; echo end >> '${log}'; else touch .failed-once; exit 1; fi"
-    retry: { max_attempts: 3, delay_ms: 1000, on_error: all }
+    retry: { max_attempts: 3, delay_ms: 4000, on_error: all }
 `);
   const { runId } = await startRun(server.url, 'window');
   await waitFor(async () => (await getRun(server.url, runId)).events.some((e) => e.event_type === 'node_failed'), {
     what: 'the first attempt to fail',
   });
   const lock = await holdWriteLock(home);
+  // The retry waits 4 s, which leaves the lock time to be taken first even on a loaded machine;
+  // if it was not, the test missed its window and says so rather than blaming the engine.
+  const startsBeforeLock = (await getRun(server.url, runId)).events.filter((e) => e.event_type === 'node_started').length;
+  expect(startsBeforeLock, 'the retry started before the write lock was held: the test missed its window').toBe(1);
 
   const supervisorPid = await server.pid('supervisor');
   const helper = await waitFor(async () => (await childrenOf(supervisorPid)).find((c) => c.comm === 'perl'), {

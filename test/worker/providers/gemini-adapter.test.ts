@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isProcessGroupAlive } from '../../../src/shared/process-group.js';
@@ -95,12 +95,27 @@ describe('gemini adapter (real Gemini CLI)', () => {
   it("is not held up by a lock an earlier attempt's CLI left in the node's home", async () => {
     // The CLI can exit between taking its registry lock and giving it back; the next CLI in the
     // same home would wait until the lock is 10 s old, past this attempt's first-event watchdog.
+    // The lock is kept young for the whole attempt, so a CLI that met it would wait until the
+    // watchdog ends the attempt, however fast or slow the machine is.
     const sessionDir = join(dir.dir, 'node-session');
-    mkdirSync(join(sessionDir, 'gemini-home', '.gemini', 'projects.json.lock'), { recursive: true });
-    const task = await geminiTask(() => ({ kind: 'stream', deltas: ['on time'] }), { sessionDir, firstEventTimeoutMs: 6_000 });
-    const { outcome } = await runAttempt(geminiAdapter, task);
-    expect(outcome.status).toBe('completed');
-    expect(outcome.output).toBe('on time');
+    const lock = join(sessionDir, 'gemini-home', '.gemini', 'projects.json.lock');
+    mkdirSync(lock, { recursive: true });
+    const keepYoung = setInterval(() => {
+      const now = new Date();
+      try {
+        utimesSync(lock, now, now);
+      } catch {
+        // The adapter removed it: what this test wants.
+      }
+    }, 500);
+    try {
+      const task = await geminiTask(() => ({ kind: 'stream', deltas: ['on time'] }), { sessionDir });
+      const { outcome } = await runAttempt(geminiAdapter, task);
+      expect(outcome.status).toBe('completed');
+      expect(outcome.output).toBe('on time');
+    } finally {
+      clearInterval(keepYoung);
+    }
   });
 
   it('stops the CLI at a 401 and fails at once with class auth, never retried', async () => {
