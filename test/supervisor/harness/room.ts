@@ -56,8 +56,8 @@ export interface HeldScript {
   runs(): number;
 }
 
-/** A fresh home with a supervisor in it; everything is closed by `room.home.close()`. */
-export async function openRoom(opts: { limit?: number; id?: string } = {}): Promise<Room> {
+/** A fresh home with a supervisor in it (settings from `env`); everything is closed by `room.home.close()`. */
+export async function openRoom(opts: { limit?: number; id?: string; env?: Record<string, string> } = {}): Promise<Room> {
   const home = await makeTempHome();
   const sup = await startSupervisor(home, opts);
   const marks = join(home.home, 'marks');
