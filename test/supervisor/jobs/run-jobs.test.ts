@@ -221,6 +221,44 @@ nodes:
   });
 });
 
+describe('resume_run of a fan-out’s failed items (rerunNodes)', () => {
+  it('resumes a completed run: only the items that failed run again, and the node’s output is joined anew', async () => {
+    const fixed = join(room.home.home, 'fixed');
+    const ran = join(room.home.home, 'items.log');
+    await room.workflow('item', `name: item
+description: x
+nodes:
+  - id: do
+    bash: 'echo "$ARGUMENTS" >> "${ran}"; case "$ARGUMENTS" in bad*) [ -e "${fixed}" ] || exit 1;; esac; printf "done-$ARGUMENTS"'
+`);
+    const run = await room.start(`name: fan
+description: x
+nodes:
+  - id: each
+    workflow: item
+    fan_out: { items: '["a","bad","c"]', join: all_done, mode: child_runs }
+`);
+    expect((await room.settle(run.id)).status).toBe('completed');
+    await mkdir(fixed);
+    const job = await room.job('resume_run', run.id, { rerunNodes: ['each'] });
+    expect(job.result).toBe('resumed');
+    expect((await room.settle(run.id, ['completed', 'failed'])).status).toBe('completed');
+    const events = await room.events(run.id);
+    expect(events.find((e) => e.event_type === 'workflow_resumed')?.data).toMatchObject({ resumedFrom: 'completed', rerunNodes: ['each'] });
+    const outputs = events.filter((e) => e.event_type === 'node_completed' && e.step_name === 'each').map((e) => JSON.parse(e.data.node_output));
+    expect(outputs.at(-1)).toEqual(['done-a', 'done-bad', 'done-c']);
+    // a and c ran once; only bad ran again.
+    expect(readFileSync(ran, 'utf8').split('\n').filter(Boolean).sort()).toEqual(['a', 'bad', 'bad', 'c']);
+  });
+
+  it('without rerunNodes a completed run is not resumed', async () => {
+    const run = await room.start(oneNode);
+    await room.settle(run.id);
+    const refused = await room.sup.store.requestRunContinuation({ runId: run.id, kind: 'resume_run', payload: {}, fromStatuses: ['failed', 'paused'] });
+    expect(refused).toMatchObject({ queued: false, run: { status: 'completed' } });
+  });
+});
+
 describe('delete_run', () => {
   it('removes a finished run with its folder and jobs, and leaves the directory it worked in', async () => {
     const project = join(room.home.home, 'project');
