@@ -170,6 +170,17 @@ describe('abandon_run', () => {
     expect(resume).toMatchObject({ queued: false, run: { status: 'cancelled' } });
   });
 
+  it('a paused run: its gate’s attempt is closed with the abandon’s reason, and no answer is taken after it', async () => {
+    const run = await room.start('name: gated\ndescription: x\nnodes:\n  - id: review\n    approval: { message: "ok?" }\n');
+    await room.pausedAtGate(run.id);
+    expect((await room.job('abandon_run', run.id)).result).toBe('cancelled');
+    const events = await room.events(run.id);
+    const closed = events.find((e) => e.event_type === 'node_failed' && e.step_name === 'review')!;
+    expect(closed.data.execution.lifecycle).toMatchObject({ failureKind: 'cancelled', error: 'Abandoned by user' });
+    const late = await room.sup.store.requestGateDecision({ runId: run.id, kind: 'approve_run', payload: {} });
+    expect(late).toMatchObject({ queued: false, run: { status: 'cancelled' } });
+  });
+
   it('a completed run is not abandoned', async () => {
     const run = await room.start(oneNode);
     await room.settle(run.id);
@@ -280,6 +291,15 @@ describe('delete_run', () => {
     expect((await room.job('delete_run', run.id)).result).toBe('ignored: run is running');
     await held.release();
     expect((await room.settle(run.id)).status).toBe('completed');
+  });
+});
+
+describe('delete_run of a paused run', () => {
+  it('is refused: a run waiting for an answer is not finished', async () => {
+    const run = await room.start('name: gated\ndescription: x\nnodes:\n  - id: review\n    approval: { message: "ok?" }\n');
+    await room.pausedAtGate(run.id);
+    expect((await room.job('delete_run', run.id)).result).toBe('ignored: run is paused');
+    expect((await room.sup.store.getRun(run.id))?.status).toBe('paused');
   });
 });
 
