@@ -1,4 +1,7 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startSupervisor } from '../../helpers/supervisor.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { lastRunEvent, openRoom, typesAt, type Room } from '../harness/room.js';
 
@@ -150,6 +153,32 @@ nodes:
     const firstInstance = events.findIndex((e) => e.step_name?.startsWith('each[') ?? false);
     expect(snapshot).toBeGreaterThan(-1);
     expect(snapshot).toBeLessThan(firstInstance);
+  });
+
+  it('taken over by another supervisor midway: completed instances are reused, the cut one runs again, the rest run once', async () => {
+    const ran = join(room.home.home, 'instances.log');
+    const cut = join(room.home.home, 'cut-started');
+    await room.workflow('step', `name: step
+description: x
+nodes:
+  - id: work
+    bash: 'echo "$ARGUMENTS" >> "${ran}"; if [ "$ARGUMENTS" = 2 ] && [ ! -e "${cut}" ]; then touch "${cut}"; sleep 600 & wait; fi; printf "did-$ARGUMENTS"'
+`);
+    const run = await room.start(`name: parent
+description: x
+nodes:
+  - id: each
+    workflow: step
+    fan_out: { items: '["1","2","3"]', max_parallel: 1, mode: in_run }
+`);
+    await waitFor(() => existsSync(cut), { what: 'instance 2 to start' });
+    await room.sup.stop();
+    const next = await startSupervisor(room.home, { id: 'sup-next' });
+    expect((await next.waitForStatus(run.id, ['completed', 'failed', 'cancelled'])).status).toBe('completed');
+    expect(JSON.parse((await completedOutput(run.id, 'each'))!)).toEqual(['did-1', 'did-2', 'did-3']);
+    expect(readFileSync(ran, 'utf8').split('\n').filter(Boolean)).toEqual(['1', '2', '2', '3']);
+    const snapshots = (await room.events(run.id)).filter((e) => e.event_type === 'fan_out_instances');
+    expect(snapshots).toHaveLength(1);
   });
 
   it('a cancel stops the instances under way, and the items not yet begun never start', async () => {
