@@ -141,6 +141,30 @@ nodes:
   });
 });
 
+describe('wait: a sleeping run woken', () => {
+  it('at its moment the wake_run job takes the run back and the wait completes as the same attempt', async () => {
+    room = await openRoom({ env: { CAIRN_WAIT_SLEEP_AFTER_MS: '1000' } });
+    const run = await room.start(`name: naps
+description: x
+nodes:
+  - id: hold
+    wait: { duration_ms: 2500 }
+  - id: after
+    depends_on: [hold]
+    bash: printf awake
+`);
+    const suspended = await room.eventOf(run.id, 'node_suspended', 'hold');
+    expect((await room.settle(run.id)).status).toBe('completed');
+    const wake = (await room.sup.store.listRunJobs(run.id)).find((j) => j.kind === 'wake_run');
+    expect(wake).toMatchObject({ status: 'done', result: 'woken', not_before: suspended.data.wake_at });
+    const events = await room.events(run.id);
+    const woke = events.find((e) => e.event_type === 'node_completed' && e.step_name === 'hold')!;
+    expect(woke.data.execution.attempt.id).toBe(suspended.data.execution.attempt.id);
+    expect(Date.parse(woke.created_at)).toBeGreaterThanOrEqual(Date.parse(suspended.data.wake_at));
+    expect(events.find((e) => e.event_type === 'node_completed' && e.step_name === 'after')?.data.node_output).toBe('awake');
+  });
+});
+
 describe('approval: (gate) across supervisors', () => {
   it('a run paused at a gate stays paused when its supervisor stops; answered under the next one, the same attempt completes', async () => {
     room = await openRoom({ id: 'sup-first' });
