@@ -82,6 +82,38 @@ nodes:
   });
 });
 
+describe('workflow: when the child is cancelled, or the parent changes hands', () => {
+  it('a child cancelled by the user fails the node that waits for it, and the parent fails', async () => {
+    const held = room.held('child-body');
+    await room.workflow('slow', `name: slow\ndescription: x\nnodes:\n  - id: work\n    bash: "${held.bash}"\n`);
+    const run = await room.start('name: parent\ndescription: x\nnodes:\n  - id: child\n    workflow: slow\n  - id: after\n    depends_on: [child]\n    bash: printf after\n');
+    await held.started();
+    const [child] = await childrenOf(run.id, 'child');
+    expect((await room.job('cancel_run', child!.id)).result).toBe('cancelled');
+    expect((await room.settle(run.id)).status).toBe('failed');
+    const events = await room.events(run.id);
+    expect(typesAt(events, 'child')).toEqual(['node_started', 'node_failed']);
+    expect(typesAt(events, 'after')).toEqual(['node_skipped']);
+  });
+
+  it('a parent taken over while its child runs waits for the same child: no second child is started', async () => {
+    const held = room.held('long-child');
+    await room.workflow('slow', `name: slow\ndescription: x\nnodes:\n  - id: work\n    bash: "${held.bash}"\n`);
+    const run = await room.start('name: parent\ndescription: x\nnodes:\n  - id: child\n    workflow: slow\n');
+    await held.started();
+    await room.sup.stop();
+    const next = await startSupervisor(room.home, { id: 'sup-next' });
+    // The child's own attempt was cut by the stop and runs again under the next supervisor.
+    await waitFor(() => held.runs() === 2, { what: 'the child’s node to run again' });
+    await held.release();
+    expect((await next.waitForStatus(run.id, ['completed', 'failed', 'cancelled'])).status).toBe('completed');
+    const children = await childrenOf(run.id, 'child');
+    expect(children).toHaveLength(1);
+    expect(children[0]!.status).toBe('completed');
+    expect(await completedOutput(run.id, 'child')).toBe('long-child');
+  });
+});
+
 describe('workflow: with fan_out as child runs', () => {
   const each = (join: string) => `name: parent
 description: x
