@@ -50,6 +50,8 @@ export interface HeldScript {
   bash: string;
   /** Resolves once the attempt's process is running. */
   started(): Promise<void>;
+  /** The file that exists once it is running (for another node's body to wait on). */
+  startedFile: string;
   /** Lets the attempt finish (printing its output). */
   release(): Promise<void>;
   /** How many times the body ran. */
@@ -107,6 +109,7 @@ export async function openRoom(opts: { limit?: number; id?: string; env?: Record
       const base = join(marks, name);
       return {
         bash: `echo x >> '${base}.ran'; touch '${base}.started'; while [ ! -e '${base}.go' ]; do sleep 0.02; done; printf ${output}`,
+        startedFile: `${base}.started`,
         started: () => waitFor(() => existsSync(`${base}.started`), { what: `${name} to start` }).then(() => undefined),
         release: () => writeFile(`${base}.go`, ''),
         runs: () => (existsSync(`${base}.ran`) ? readFileSync(`${base}.ran`, 'utf8').split('\n').filter(Boolean).length : 0),

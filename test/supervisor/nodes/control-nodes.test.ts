@@ -22,7 +22,7 @@ describe('cancel: (halt)', () => {
 description: x
 nodes:
   - id: check
-    bash: printf "no tests"
+    bash: "while [ ! -e '${held.startedFile}' ]; do sleep 0.02; done; printf 'no tests'"
   - id: beside
     bash: "${held.bash}"
   - id: stop
@@ -32,7 +32,7 @@ nodes:
     depends_on: [stop]
     bash: printf after
 `);
-    await held.started();
+    // check ends only once beside is running, so the halt finds it running.
     const done = await room.settle(run.id);
     expect(done.status).toBe('cancelled');
     const events = await room.events(run.id);
@@ -148,7 +148,7 @@ describe('wait: a sleeping run woken', () => {
 description: x
 nodes:
   - id: hold
-    wait: { duration_ms: 2500 }
+    wait: { duration_ms: 4000 }
   - id: after
     depends_on: [hold]
     bash: printf awake
