@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -10,13 +11,22 @@ import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
 
 /**
  * Another program holds the database's write lock (BEGIN IMMEDIATE) for longer than the store's
- * busy budget (30 s by default; 3 s here, through CAIRN_STORE_BUSY_MS) while a node ends. Nothing crashes: once the lock is released, the node's
- * success must be recorded, once, and the run must go on; the node must not run again.
+ * busy budget (30 s by default; 2 s here, through CAIRN_STORE_BUSY_MS) while a node ends. Nothing
+ * crashes: once the lock is released, the node's success must be recorded, once, and the run must
+ * go on; the node must not run again. How long the lock is held is measured by the store itself:
+ * a write the API starts after the node ended is refused once the budget is spent, so by then the
+ * node's own end record has waited past the budget too.
  */
 
-/** The store's busy budget for these servers, and how long the lock is held: past it. */
-const busyBudget = { CAIRN_STORE_BUSY_MS: '3000' };
-const HELD_MS = 5_000;
+/** The store's busy budget for these servers. */
+const busyBudget = { CAIRN_STORE_BUSY_MS: '2000' };
+
+/** A write through the API, started now: while the lock is held it is refused once the budget is spent. */
+async function expectRefusedWrite(url: string): Promise<void> {
+  const answer = await fetch(`${url}/api/conversations`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  expect(answer.status).toBe(503);
+  expect(await answer.json()).toMatchObject({ code: 'STORE_UNAVAILABLE', error: expect.stringMatching(/stayed busy for 2 s/) });
+}
 
 let home: TempHome;
 beforeEach(async () => {
@@ -33,7 +43,7 @@ it('a node that ends while another process holds the write lock past the storeâ€
 description: a node whose end is written while the database is locked for long
 nodes:
   - id: n
-    bash: "echo start >> '${log}'; while [ ! -e go ]; do sleep 0.05; done; echo done"
+    bash: "echo start >> '${log}'; while [ ! -e go ]; do sleep 0.05; done; touch ended; echo done"
   - id: after
     depends_on: [n]
     bash: echo after
@@ -43,14 +53,12 @@ nodes:
     what: 'the node to start',
   });
   const lock = await holdWriteLock(home);
-  await writeFile(join(home.paths.scratch(runId), 'go'), '');
-  // A write the API makes meanwhile gives up after the budget CAIRN_STORE_BUSY_MS set, with a 503.
-  const refused = fetch(`${server.url}/api/conversations`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-  // Held past the budget: the store's own retries have given up at least once by the release.
-  await new Promise((resolve) => setTimeout(resolve, HELD_MS));
-  const answer = await refused;
-  expect(answer.status).toBe(503);
-  expect(await answer.json()).toMatchObject({ code: 'STORE_UNAVAILABLE', error: expect.stringMatching(/stayed busy for 3 s/) });
+  const scratch = home.paths.scratch(runId);
+  await writeFile(join(scratch, 'go'), '');
+  await waitFor(() => existsSync(join(scratch, 'ended')), { what: 'the nodeâ€™s program to end' });
+  // A write the API starts now gives up after the budget CAIRN_STORE_BUSY_MS set, with a 503: the
+  // node's end record, whose writing began before, has waited past the budget by then.
+  await expectRefusedWrite(server.url);
   await lock.release();
 
   const { run, events } = await waitFor(async () => {
@@ -82,8 +90,10 @@ nodes:
   const lock = await holdWriteLock(home);
   // The provider answers (the call is paid) while the database is locked.
   answer();
-  // Held past the budget: the store's own retries have given up at least once by the release.
-  await new Promise((resolve) => setTimeout(resolve, HELD_MS));
+  // Held for two budgets, each measured by a refused write: the CLI has long reported its end
+  // (it has nothing left to do but exit) and the attempt's end record has waited past the budget.
+  await expectRefusedWrite(server.url);
+  await expectRefusedWrite(server.url);
   await lock.release();
 
   const { run, events } = await waitFor(async () => {

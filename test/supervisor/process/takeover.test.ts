@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { isProcessGroupAlive } from '../../../src/shared/process-group.js';
@@ -122,17 +123,24 @@ it('on shutdown without drain interrupts running nodes and leaves the run to the
 
 it('on shutdown with drain lets running nodes finish, starts nothing new, and the next supervisor continues', async () => {
   const first = await startSupervisor(home, { id: 'sup-first' });
+  const gate = `${home.home}/a-may-end`;
   const run = await first.createRun(`name: drained
 description: a chain
 nodes:
   - id: a
-    bash: "sleep 1.5; echo a"
+    bash: "while [ ! -e '${gate}' ]; do sleep 0.02; done; echo a"
   - id: b
     depends_on: [a]
     bash: echo b
 `);
   await waitFor(async () => (await first.events(run.id)).some((e) => e.event_type === 'node_started'), { what: 'a to start' });
-  await first.stop({ drain: true });
+  // a is still running when the drain begins; it may end once the supervisor says it is draining.
+  const stopped = first.stop({ drain: true });
+  await waitFor(async () => (await first.store.listHeartbeats()).some((b) => b.id === 'sup-first' && b.state === 'draining'), {
+    what: 'the supervisor to be draining',
+  });
+  await writeFile(gate, '');
+  await stopped;
   expect(nodeTimeline(await first.events(run.id))).toEqual(['node_started:a', 'node_completed:a']);
   expect(await first.store.getRun(run.id)).toMatchObject({ status: 'running', owner_id: null });
 
