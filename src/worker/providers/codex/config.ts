@@ -21,7 +21,7 @@ export interface CodexConfigInput {
   /** `web_search`: the node's `webSearchMode`; absent, Codex's own default. */
   webSearch?: 'disabled' | 'cached' | 'live';
   sandbox: CodexSandbox;
-  /** The node's MCP servers, by name (names are `[A-Za-z0-9_-]+`, mcp-config.ts). */
+  /** The node's MCP servers, by name (names are `[A-Za-z0-9_-]+`, common/mcp-config.ts). */
   mcpServers?: Record<string, McpServer>;
 }
 

@@ -6,7 +6,7 @@ import type { ProviderRequest } from '../provider-adapter.js';
 
 /**
  * Everything an attempt asks of Codex beyond the prompt, turned into its private config.toml:
- * the permission level (codex-sandbox.ts), `effort`, `systemPrompt`, `webSearchMode` and the
+ * the permission level (sandbox.ts), `effort`, `systemPrompt`, `webSearchMode` and the
  * node's MCP servers. A value Codex cannot take fails the attempt before Codex starts, naming it.
  */
 

@@ -19,10 +19,10 @@ import { resumeOrCold, type ResumeSeen } from '../common/session-resume.js';
  * The Gemini CLI: `gemini --output-format stream-json`, one process group per attempt, the
  * prompt on stdin from a file of the attempt (never on the command line, never shell text).
  * The node's permission level and tool lists become the CLI's approval mode, workspace
- * directories and a policy file (gemini-policy.ts); its MCP servers, effort and systemPrompt go
- * into the home's settings and context file (gemini-settings.ts, gemini-home.ts).
+ * directories and a policy file (policy.ts); its MCP servers, effort and systemPrompt go
+ * into the home's settings and context file (settings.ts, home.ts).
  *
- * Each node of a run gets its own GEMINI_CLI_HOME (gemini-home.ts) under its session folder,
+ * Each node of a run gets its own GEMINI_CLI_HOME (home.ts) under its session folder,
  * never the user's `~/.gemini`; the CLI keeps its sessions there, so a retry continues its
  * failed attempt's session (`--resume=<id>`), or starts fresh when the CLI no longer has it.
  * TMPDIR is the attempt's own. The CLI reaches the configured server through a loopback relay
@@ -84,7 +84,7 @@ async function* runGemini(request: ProviderRequest, ctx: AdapterContext, launche
     return;
   }
   try {
-    // A retry continues the session its node's failed attempt left (session-resume.ts).
+    // A retry continues the session its node's failed attempt left (common/session-resume.ts).
     yield* resumeOrCold(request.resumeSessionId, ctx.signal, (resume, seen) => runWithRelay(request, ctx, launcher, exe.file, { ...env }, setup, relay, refusal, resume, seen));
   } finally {
     await relay.close();
@@ -154,7 +154,7 @@ async function* runWithRelay(
   if (request.connection.apiKey !== undefined) env.GEMINI_API_KEY = request.connection.apiKey;
   // The policy goes in as both admin and user tier: `--policy` replaces the policy paths a
   // repository's settings may name, and holds when the machine's own system policies make the
-  // CLI ignore `--admin-policy` (gemini-policy.ts). `--model=<m>`: one argument, so a model
+  // CLI ignore `--admin-policy` (policy.ts). `--model=<m>`: one argument, so a model
   // starting with `-` is never read as a flag.
   const args = [
     ...commandFor(file), '--output-format', 'stream-json',

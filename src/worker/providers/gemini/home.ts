@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { geminiSettings } from './settings.js';
 
 /**
- * The GEMINI_CLI_HOME of one node of a run: the CLI's settings (gemini-settings.ts), the node's
+ * The GEMINI_CLI_HOME of one node of a run: the CLI's settings (settings.ts), the node's
  * `systemPrompt` as the CLI's global context file, and the sessions the CLI keeps, so a retry
  * can continue one.
  *

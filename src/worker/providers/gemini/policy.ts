@@ -3,7 +3,7 @@ import type { AgentOptions, PermissionLevel } from '../../../shared/providers/ag
 /**
  * A node's permission level and tool lists in the Gemini CLI's own terms: its approval mode, its
  * workspace directories (where its file tools may write), and a policy file Cairn passes as
- * `--admin-policy`. Pure: gemini.ts writes the file and starts the CLI.
+ * `--admin-policy`. Pure: adapter.ts writes the file and starts the CLI.
  *
  * Why the admin tier: the CLI orders policy rules by tier (default 1, extension 2, workspace 3,
  * user 4, admin 5), and a trusted repository's own `.gemini/settings.json` can add user-tier

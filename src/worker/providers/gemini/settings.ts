@@ -4,7 +4,7 @@ import { isStdioServer, type McpServer } from '../common/mcp-config.js';
 /**
  * The `settings.json` of an attempt's GEMINI_CLI_HOME: the fixed part (API-key auth, no
  * auto-update, no usage statistics), the extra workspace directories of its permission level,
- * the node's MCP servers, and its effort as the model's thinking setting. Pure: gemini-home.ts
+ * the node's MCP servers, and its effort as the model's thinking setting. Pure: home.ts
  * writes it.
  */
 

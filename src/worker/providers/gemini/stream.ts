@@ -3,7 +3,7 @@ import type { ProviderChunk } from '../provider-adapter.js';
 
 /**
  * The Gemini CLI's `--output-format stream-json` lines (JSONL on stdout), read one at a time into
- * chunks and the final facts. Pure: the process side is in gemini.ts.
+ * chunks and the final facts. Pure: the process side is in adapter.ts.
  *
  * Lines it reads: `init` (session id), `message` (assistant text deltas; the user's own echo is
  * skipped), `tool_use` / `tool_result` (a refusal marked, see isRefusal), `error` (a warning or

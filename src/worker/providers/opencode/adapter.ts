@@ -22,7 +22,7 @@ import type { AdapterContext, ProviderAdapter, ProviderChunk, ProviderRequest } 
  * longer has it. The global config there defines one provider,
  * `cairn` (`@ai-sdk/openai-compatible`: any Chat Completions server), reached through a loopback
  * relay that notes each answer's status, `Retry-After` and usage, and the node's permission level
- * and options (opencode-config.ts, opencode-permission.ts). The key goes to OpenCode in an
+ * and options (config.ts, permission.ts). The key goes to OpenCode in an
  * environment variable the config names (`{env:...}`), never in a file. OpenCode retries a 429
  * or 5xx itself; the adapter stops it at the first refused model call, so Cairn's retry policy
  * decides.

@@ -24,7 +24,7 @@ export type PiPlan =
       args: string[];
       /** The model is declared reasoning-capable (`models.json`), so Pi sends `reasoning_effort`. */
       reasoning: boolean;
-      /** Load the workspace guard (pi-workspace-guard.ts). */
+      /** Load the workspace guard (workspace-guard.ts). */
       workspaceGuard: boolean;
     }
   | { ok: false; error: string };
