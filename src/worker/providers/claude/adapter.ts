@@ -10,11 +10,12 @@ import { ClaudeStreamState } from './stream.js';
 import { adapterFailure } from '../common/failure-class.js';
 import type { AdapterContext, AdapterFailure, ProviderAdapter, ProviderChunk, ProviderEnd, ProviderRequest } from '../provider-adapter.js';
 import { resumeOrCold, type ResumeSeen } from '../common/session-resume.js';
+import { unreadableOf } from '../common/stream-lines.js';
 
 /**
  * The Claude Code CLI: `claude -p --output-format stream-json --verbose`, one process group per
- * attempt, at the node's permission level (claude-permissions.ts) with the node's options
- * (claude-options.ts). The prompt goes in on stdin from a file of the attempt (never on the
+ * attempt, at the node's permission level (permissions.ts) with the node's options
+ * (options.ts). The prompt goes in on stdin from a file of the attempt (never on the
  * command line, where a prompt starting with `-` would be read as a flag, and never through
  * shell text: the small `sh -c` wrapper only redirects stdin from a path it reads from its
  * environment). The executable is an npm package's `cli.js` (run under this Node) or a native
@@ -167,5 +168,6 @@ function endOf(state: ClaudeStreamState, failure: AdapterFailure | undefined): P
     ...(state.resolvedModel !== undefined ? { resolvedModel: state.resolvedModel } : {}),
     ...(state.sessionId !== undefined ? { sessionId: state.sessionId } : {}),
     ...(failure !== undefined ? { failure } : {}),
+    ...unreadableOf(state.unreadable),
   };
 }

@@ -1,16 +1,66 @@
+import { z } from 'zod';
 import type { SpendObservations } from '../../../records/spend.js';
 import { adapterFailure, classifyFailure } from '../common/failure-class.js';
+import { UnreadableTally } from '../common/stream-lines.js';
 import type { AdapterFailure, ProviderChunk } from '../provider-adapter.js';
 
 /**
  * The Claude Code CLI's `--output-format stream-json --verbose` lines, read one at a time into
- * chunks and the final facts. Pure: the process side is in claude.ts.
+ * chunks and the final facts. Pure: the process side is in adapter.ts.
  *
  * Lines it reads: `system/init` (session id), `assistant` (text, thinking, tool_use blocks;
  * the API's own model name), `user` (tool_result blocks), `system/api_retry` (each retry of an
  * API call with its HTTP status and error class), and the final `result` (usage, cost, turns,
  * stop reason, structured output).
+ *
+ * Each is read through its zod schema below: fields the reader does not use pass through, other
+ * event types and other content blocks are skipped, and a line it cannot read is counted in
+ * `unreadable` (common/stream-lines.ts).
  */
+
+const initSchema = z.looseObject({ session_id: z.string() });
+const apiRetrySchema = z.looseObject({
+  attempt: z.number(),
+  max_retries: z.number(),
+  retry_delay_ms: z.number().nullish(),
+  /** Absent or null: the call got no HTTP answer (a refused connection). */
+  error_status: z.number().nullish(),
+  error: z.string().nullish(),
+});
+type ApiRetry = z.infer<typeof apiRetrySchema>;
+
+/** A message's content blocks; a block of a type the reader does not know passes. */
+const blocksSchema = z.array(z.looseObject({ type: z.string() }));
+const assistantSchema = z.looseObject({
+  message: z.looseObject({ model: z.string().nullish(), content: blocksSchema.nullish() }),
+});
+const textBlockSchema = z.looseObject({ text: z.string() });
+const thinkingBlockSchema = z.looseObject({ thinking: z.string() });
+const toolUseBlockSchema = z.looseObject({ id: z.string().nullish(), name: z.string(), input: z.unknown().optional() });
+/** A user message: tool results as blocks, or (a replayed prompt) a plain string. */
+const userSchema = z.looseObject({
+  message: z.looseObject({ content: z.union([z.string(), blocksSchema]).nullish() }),
+});
+const toolResultBlockSchema = z.looseObject({ tool_use_id: z.string().nullish(), content: z.unknown().optional(), is_error: z.boolean().nullish() });
+const usageSchema = z.looseObject({
+  input_tokens: z.number().nullish(),
+  output_tokens: z.number().nullish(),
+  cache_read_input_tokens: z.number().nullish(),
+  cache_creation_input_tokens: z.number().nullish(),
+});
+const resultSchema = z.looseObject({
+  subtype: z.string().nullish(),
+  session_id: z.string().nullish(),
+  result: z.string().nullish(),
+  structured_output: z.unknown().optional(),
+  usage: usageSchema.nullish(),
+  total_cost_usd: z.number().nullish(),
+  num_turns: z.number().nullish(),
+  stop_reason: z.string().nullish(),
+  is_error: z.boolean().nullish(),
+  errors: z.array(z.unknown()).nullish(),
+});
+type ResultLine = z.infer<typeof resultSchema>;
 
 /** What one line means to the attempt. `stop`: end the process now with this failure. */
 export interface LineReading {
@@ -31,7 +81,7 @@ export const CONNECTION_RETRIES_BEFORE_STOP = 3;
 
 export class ClaudeStreamState {
   /**
-   * `hookDenials`: the texts the node's own hooks deny a call with (claude-options.ts).
+   * `hookDenials`: the texts the node's own hooks deny a call with (options.ts).
    * `address`: the Messages API the CLI calls, named in connection notices and failures.
    */
   constructor(
@@ -55,39 +105,46 @@ export class ClaudeStreamState {
   sawLine = false;
   /** The API answered (a message, or an error the CLI retries): a call reached the provider. */
   answered = false;
+  /** Lines it could not read. */
+  readonly unreadable = new UnreadableTally();
 
   read(line: string): LineReading {
-    let msg: any;
-    try {
-      msg = JSON.parse(line);
-    } catch {
-      return { chunks: [] };
-    }
-    if (!msg || typeof msg !== 'object') return { chunks: [] };
+    const event = this.unreadable.event(line);
+    if (event === undefined) return { chunks: [] };
     this.sawLine = true;
-    switch (msg.type) {
+    switch (event.type) {
       case 'system':
-        return this.readSystem(msg);
-      case 'assistant':
-        return { chunks: this.readAssistant(msg) };
-      case 'user':
-        return { chunks: readToolResults(msg, (output) => isRefusal(output, this.hookDenials)) };
-      case 'result':
-        this.readResult(msg);
+        return this.readSystem(event, line);
+      case 'assistant': {
+        const msg = this.unreadable.read(assistantSchema, event, line, '"assistant" event');
+        return { chunks: msg ? this.readAssistant(msg.message, line) : [] };
+      }
+      case 'user': {
+        const msg = this.unreadable.read(userSchema, event, line, '"user" event');
+        return { chunks: msg ? this.readToolResults(msg.message.content, line) : [] };
+      }
+      case 'result': {
+        const msg = this.unreadable.read(resultSchema, event, line, '"result" event');
+        if (msg) this.readResult(msg);
         return { chunks: [] };
+      }
       default:
         return { chunks: [] };
     }
   }
 
-  private readSystem(msg: any): LineReading {
-    if (msg.subtype === 'init' && typeof msg.session_id === 'string') {
-      this.sessionId = msg.session_id;
-      return { chunks: [{ type: 'session', sessionId: msg.session_id }] };
+  private readSystem(event: Record<string, unknown>, line: string): LineReading {
+    if (event.subtype === 'init') {
+      const init = this.unreadable.read(initSchema, event, line, '"system/init" event');
+      if (!init) return { chunks: [] };
+      this.sessionId = init.session_id;
+      return { chunks: [{ type: 'session', sessionId: init.session_id }] };
     }
-    if (msg.subtype !== 'api_retry') return { chunks: [] };
-    const status = typeof msg.error_status === 'number' ? msg.error_status : undefined;
-    const errorClass = typeof msg.error === 'string' ? msg.error : 'unknown';
+    if (event.subtype !== 'api_retry') return { chunks: [] };
+    const msg = this.unreadable.read(apiRetrySchema, event, line, '"system/api_retry" event');
+    if (!msg) return { chunks: [] };
+    const status = msg.error_status ?? undefined;
+    const errorClass = msg.error ?? 'unknown';
     if (status === undefined) return this.readConnectionRetry(msg);
     this.answered = true;
     const evidence = `api_retry attempt ${msg.attempt}/${msg.max_retries}: HTTP ${status} ${errorClass}`;
@@ -109,9 +166,9 @@ export class ClaudeStreamState {
   }
 
   /** A retry of a call that got no HTTP answer: shown as it happens, and stopped after a few. */
-  private readConnectionRetry(msg: any): LineReading {
-    const attempt = Number(msg.attempt) || 0;
-    const max = Number(msg.max_retries) || 0;
+  private readConnectionRetry(msg: ApiRetry): LineReading {
+    const attempt = msg.attempt;
+    const max = msg.max_retries;
     const delay = typeof msg.retry_delay_ms === 'number' ? Math.round(msg.retry_delay_ms) : undefined;
     const message = `cannot connect to ${this.address}; Claude Code retries (${attempt}/${max})`;
     const notice: ProviderChunk = { type: 'retrying', attempt, maxRetries: max, ...(delay !== undefined ? { retryAfterMs: delay } : {}), message };
@@ -122,27 +179,50 @@ export class ClaudeStreamState {
     };
   }
 
-  private readAssistant(msg: any): ProviderChunk[] {
-    const message = msg.message ?? {};
+  private readAssistant(message: z.infer<typeof assistantSchema>['message'], line: string): ProviderChunk[] {
     if (typeof message.model === 'string' && message.model !== '' && message.model !== '<synthetic>') {
       this.resolvedModel = message.model;
       this.answered = true;
     }
     const chunks: ProviderChunk[] = [];
-    for (const block of Array.isArray(message.content) ? message.content : []) {
-      if (block?.type === 'text' && typeof block.text === 'string') {
-        this.text += block.text;
-        chunks.push({ type: 'text', text: block.text });
-      } else if (block?.type === 'thinking' && typeof block.thinking === 'string') {
-        chunks.push({ type: 'thinking', text: block.thinking });
-      } else if (block?.type === 'tool_use') {
-        chunks.push({ type: 'tool_call', ...(typeof block.id === 'string' ? { id: block.id } : {}), name: String(block.name), input: block.input });
+    for (const block of message.content ?? []) {
+      if (block.type === 'text') {
+        const text = this.unreadable.read(textBlockSchema, block, line, '"assistant" text block');
+        if (!text) continue;
+        this.text += text.text;
+        chunks.push({ type: 'text', text: text.text });
+      } else if (block.type === 'thinking') {
+        const thinking = this.unreadable.read(thinkingBlockSchema, block, line, '"assistant" thinking block');
+        if (thinking) chunks.push({ type: 'thinking', text: thinking.thinking });
+      } else if (block.type === 'tool_use') {
+        const call = this.unreadable.read(toolUseBlockSchema, block, line, '"assistant" tool_use block');
+        if (call) chunks.push({ type: 'tool_call', ...(typeof call.id === 'string' ? { id: call.id } : {}), name: call.name, input: call.input });
       }
     }
     return chunks;
   }
 
-  private readResult(msg: any): void {
+  private readToolResults(content: z.infer<typeof userSchema>['message']['content'], line: string): ProviderChunk[] {
+    if (!Array.isArray(content)) return [];
+    const chunks: ProviderChunk[] = [];
+    for (const block of content) {
+      if (block.type !== 'tool_result') continue;
+      const b = this.unreadable.read(toolResultBlockSchema, block, line, '"user" tool_result block');
+      if (!b) continue;
+      const output = resultText(b.content);
+      const isError = b.is_error === true;
+      chunks.push({
+        type: 'tool_result' as const,
+        ...(typeof b.tool_use_id === 'string' ? { id: b.tool_use_id } : {}),
+        output,
+        ...(isError ? { isError: true } : {}),
+        ...(isError && isRefusal(output, this.hookDenials) ? { refused: true } : {}),
+      });
+    }
+    return chunks;
+  }
+
+  private readResult(msg: ResultLine): void {
     this.finished = true;
     if (typeof msg.session_id === 'string') this.sessionId = msg.session_id;
     if (typeof msg.result === 'string') this.resultText = msg.result;
@@ -182,24 +262,6 @@ function isRefusal(output: string, hookDenials: readonly string[]): boolean {
   return refusalText.test(output) || hookBlockText.test(output) || hookDenials.includes(output.trim());
 }
 
-function readToolResults(msg: any, refused: (output: string) => boolean): ProviderChunk[] {
-  const content = msg.message?.content;
-  if (!Array.isArray(content)) return [];
-  return content
-    .filter((b: any) => b?.type === 'tool_result')
-    .map((b: any) => {
-      const output = resultText(b.content);
-      const isError = b.is_error === true;
-      return {
-        type: 'tool_result' as const,
-        ...(typeof b.tool_use_id === 'string' ? { id: b.tool_use_id } : {}),
-        output,
-        ...(isError ? { isError: true } : {}),
-        ...(isError && refused(output) ? { refused: true } : {}),
-      };
-    });
-}
-
 /** A tool result's content: a string, or blocks whose texts are joined (an MCP tool's answer). */
 function resultText(content: unknown): string {
   if (typeof content === 'string') return content;
@@ -208,8 +270,8 @@ function resultText(content: unknown): string {
 }
 
 /** The CLI's usage, as the API counted it: `input_tokens` excludes the cache reads and writes. */
-function tokensOf(usage: any): unknown {
-  if (!usage || typeof usage !== 'object') return usage;
+function tokensOf(usage: z.infer<typeof usageSchema> | null): unknown {
+  if (!usage) return usage;
   return {
     input: usage.input_tokens,
     output: usage.output_tokens,
@@ -220,11 +282,11 @@ function tokensOf(usage: any): unknown {
 
 /** An error result: the CLI writes `API Error: <status> <body>` or its own words. */
 /** The `errors` texts of an error result (what the CLI says when it fails before any turn). */
-function errorsOf(msg: any): string[] {
+function errorsOf(msg: ResultLine): string[] {
   return Array.isArray(msg.errors) ? msg.errors.filter((e: unknown): e is string => typeof e === 'string') : [];
 }
 
-function classifyResultError(msg: any): AdapterFailure {
+function classifyResultError(msg: ResultLine): AdapterFailure {
   const text = typeof msg.result === 'string' ? msg.result : errorsOf(msg).join('; ') || String(msg.subtype ?? 'error');
   if (msg.subtype === 'error_max_budget_usd') return adapterFailure('budget_exceeded', text);
   if (msg.subtype === 'error_max_turns') return adapterFailure('unknown', `stopped at the turn limit: ${text}`);

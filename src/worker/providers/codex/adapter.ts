@@ -10,6 +10,7 @@ import { responsesUsageFields, wireTokens } from '../common/wire-usage.js';
 import { CodexRollout } from './rollout.js';
 import { codexSetup } from './setup.js';
 import { CodexStreamState } from './stream.js';
+import { unreadableOf } from '../common/stream-lines.js';
 import { adapterFailure } from '../common/failure-class.js';
 import { startHttpRelay, type HttpRelay } from '../common/http-relay.js';
 import type { AdapterContext, AdapterFailure, ProviderAdapter, ProviderChunk, ProviderRequest } from '../provider-adapter.js';
@@ -21,13 +22,13 @@ import { resumeOrCold, type ResumeSeen } from '../common/session-resume.js';
  * line, never shell text).
  *
  * Each attempt gets its own CODEX_HOME under its scratch folder (never the user's `~/.codex`),
- * whose config.toml (codex-setup.ts) names one model provider: the configured server reached
- * through a loopback relay (http-relay.ts) that notes each answer's status and `Retry-After`,
+ * whose config.toml (setup.ts) names one model provider: the configured server reached
+ * through a loopback relay (common/http-relay.ts) that notes each answer's status and `Retry-After`,
  * with the node's key passed in an environment variable the provider's `env_key` names. The same
  * file holds the node's permission level as Codex's sandbox and approval policy, and its options.
  * Codex's own retries are off: Cairn's retry policy decides, from a failure classified on what the
  * server said. Text comes from Codex's event stream, tool calls from the session's rollout
- * (codex-rollout.ts).
+ * (rollout.ts).
  */
 
 /** The contract's text for an executable that is not where the configuration says. */
@@ -76,7 +77,7 @@ async function* runCodex(request: ProviderRequest, ctx: AdapterContext, launcher
     return;
   }
   try {
-    // A retry asks to resume the session its node's failed attempt left (session-resume.ts).
+    // A retry asks to resume the session its node's failed attempt left (common/session-resume.ts).
     yield* resumeOrCold(request.resumeSessionId, ctx.signal, (resume, seen) => runWithRelay(request, ctx, launcher, exe.file, { ...env }, relay, resume, seen));
   } finally {
     await relay.close();
@@ -161,6 +162,7 @@ async function* runWithRelay(
     ...(relay.streamedModel !== undefined ? { resolvedModel: relay.streamedModel } : {}),
     ...(state.sessionId !== undefined ? { sessionId: state.sessionId } : {}),
     ...(failure !== undefined ? { failure } : {}),
+    ...unreadableOf(state.unreadable),
   };
 }
 

@@ -8,6 +8,7 @@ import { startHttpRelay, type HttpRelay, type RelayedAnswer } from './http-relay
 import { isChatCall, openAiRefusal } from './openai-refusal.js';
 import type { AdapterContext, AdapterFailure, ProviderChunk, ProviderRequest } from '../provider-adapter.js';
 import { resumeOrCold, type ResumeSeen } from './session-resume.js';
+import { unreadableOf, type UnreadableTally } from './stream-lines.js';
 
 /**
  * One attempt of an agent CLI that talks to a Chat Completions server (OpenCode, Pi), the same
@@ -29,6 +30,8 @@ export interface ChatCliState {
   answerText(): string;
   /** A failure the CLI reported in its own words (after any refused call the relay saw). */
   ownFailure(): AdapterFailure | undefined;
+  /** Lines it could not read (a reader that reads through schemas, common/stream-lines.ts). */
+  readonly unreadable?: UnreadableTally;
 }
 
 export interface ChatCliSpec {
@@ -120,6 +123,7 @@ async function* runChatCliOnce(
       ...(relay.streamedModel !== undefined ? { resolvedModel: relay.streamedModel } : {}),
       ...(state.sessionId !== undefined ? { sessionId: state.sessionId } : {}),
       ...(failure !== undefined ? { failure } : {}),
+      ...(state.unreadable !== undefined ? unreadableOf(state.unreadable) : {}),
     };
   } finally {
     await relay.close();

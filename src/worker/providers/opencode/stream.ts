@@ -1,5 +1,7 @@
+import { z } from 'zod';
 import type { ChatCliState } from '../common/chat-cli.js';
 import { adapterFailure, classifyFailure } from '../common/failure-class.js';
+import { UnreadableTally } from '../common/stream-lines.js';
 import type { AdapterFailure, ProviderChunk } from '../provider-adapter.js';
 
 /**
@@ -12,7 +14,31 @@ import type { AdapterFailure, ProviderChunk } from '../provider-adapter.js';
  * A tool call OpenCode refused is a `tool_result` with `refused: true`: a permission rule denied
  * it, an `ask` was rejected (`opencode run` rejects every ask), or the model called a tool the
  * rules withheld (OpenCode then never offered it). A tool that ran and failed is only `isError`.
+ *
+ * Each event is read through its zod schema below: fields the reader does not use pass through,
+ * other event types are skipped, and a line it cannot read is counted in `unreadable`
+ * (common/stream-lines.ts).
  */
+
+/** Every event may name its session. */
+const sessionSchema = z.looseObject({ sessionID: z.string().nullish() });
+/** A `text` or `reasoning` event: its part's text. */
+const textSchema = z.looseObject({ part: z.looseObject({ text: z.string().nullish() }) });
+const toolUseSchema = z.looseObject({
+  part: z.looseObject({
+    callID: z.string().nullish(),
+    tool: z.string().nullish(),
+    state: z.looseObject({ status: z.string().nullish(), input: z.unknown().optional(), output: z.unknown().optional(), error: z.unknown().optional() }).nullish(),
+  }),
+});
+const errorSchema = z.looseObject({
+  error: z
+    .looseObject({
+      name: z.unknown().optional(),
+      data: z.looseObject({ message: z.string().nullish(), statusCode: z.number().nullish() }).nullish(),
+    })
+    .nullish(),
+});
 
 /** OpenCode's words for a call a `deny` rule stopped. */
 const DENIED = 'The user has specified a rule which prevents you from using this specific tool call';
@@ -33,6 +59,8 @@ export class OpencodeStreamState implements ChatCliState {
   /** The text of the last step that had any: the answer after the turn's tool calls. */
   lastText: string | undefined;
   text = '';
+  /** Lines it could not read. */
+  readonly unreadable = new UnreadableTally();
 
   /** `withheld(tool)`: the attempt's rules deny the tool outright (it was never offered). */
   constructor(private readonly withheld: (tool: string) => boolean = () => false) {}
@@ -52,37 +80,39 @@ export class OpencodeStreamState implements ChatCliState {
   }
 
   read(line: string): ProviderChunk[] {
-    let event: any;
-    try {
-      event = JSON.parse(line);
-    } catch {
-      return [];
-    }
-    if (!event || typeof event !== 'object') return [];
+    const event = this.unreadable.event(line);
+    if (event === undefined) return [];
     this.sawLine = true;
+    const what = `"${event.type}" event`;
     const out: ProviderChunk[] = [];
-    if (typeof event.sessionID === 'string' && this.sessionId === undefined) {
-      this.sessionId = event.sessionID;
-      out.push({ type: 'session', sessionId: event.sessionID });
+    const session = this.unreadable.read(sessionSchema, event, line, what);
+    if (typeof session?.sessionID === 'string' && this.sessionId === undefined) {
+      this.sessionId = session.sessionID;
+      out.push({ type: 'session', sessionId: session.sessionID });
     }
-    const part = event.part ?? {};
     switch (event.type) {
       case 'step_start':
         this.stepText = '';
         break;
-      case 'text':
-        if (typeof part.text === 'string' && part.text !== '') {
-          this.stepText += part.text;
-          this.text += part.text;
+      case 'text': {
+        const text = this.unreadable.read(textSchema, event, line, what)?.part.text;
+        if (typeof text === 'string' && text !== '') {
+          this.stepText += text;
+          this.text += text;
           this.lastText = this.stepText;
-          out.push({ type: 'text', text: part.text });
+          out.push({ type: 'text', text });
         }
         break;
-      case 'reasoning':
-        if (typeof part.text === 'string' && part.text !== '') out.push({ type: 'thinking', text: part.text });
+      }
+      case 'reasoning': {
+        const text = this.unreadable.read(textSchema, event, line, what)?.part.text;
+        if (typeof text === 'string' && text !== '') out.push({ type: 'thinking', text });
         break;
+      }
       case 'tool_use': {
-        const state = part.state ?? {};
+        const part = this.unreadable.read(toolUseSchema, event, line, what)?.part;
+        if (!part) break;
+        const state = part.state ?? { status: undefined, input: undefined, output: undefined, error: undefined };
         const id = typeof part.callID === 'string' ? part.callID : undefined;
         const name = typeof part.tool === 'string' ? part.tool : 'tool';
         out.push({ type: 'tool_call', ...(id ? { id } : {}), name, input: state.input ?? {} });
@@ -99,8 +129,9 @@ export class OpencodeStreamState implements ChatCliState {
         this.finished = true;
         break;
       case 'error': {
-        const data = event.error?.data ?? {};
-        this.errorMessage = typeof data.message === 'string' ? data.message : String(event.error?.name ?? 'error');
+        const error = this.unreadable.read(errorSchema, event, line, what)?.error;
+        const data = error?.data ?? {};
+        this.errorMessage = typeof data.message === 'string' ? data.message : String(error?.name ?? 'error');
         if (typeof data.statusCode === 'number') this.errorStatus = data.statusCode;
         break;
       }

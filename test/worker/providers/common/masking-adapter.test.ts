@@ -57,3 +57,10 @@ it('is the adapter itself when there is nothing to mask', () => {
   const adapter = playing([]);
   expect(withSecretsMasked(adapter, new SecretMask([]))).toBe(adapter);
 });
+
+it('masks the key in the sample of a line the CLI wrote that its reader could not read', async () => {
+  const chunks = await collect(withSecretsMasked(playing([
+    { type: 'end', called: true, observations: {}, text: 'ok', unreadableLines: { count: 1, first: `not JSON: export ANTHROPIC_API_KEY=${KEY}` } },
+  ]), new SecretMask([KEY])));
+  expect(chunks.at(-1)).toMatchObject({ unreadableLines: { count: 1, first: `not JSON: export ANTHROPIC_API_KEY=${REDACTED}` } });
+});

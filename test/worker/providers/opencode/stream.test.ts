@@ -30,3 +30,43 @@ describe("OpenCode's tool results", () => {
     expect(results[5]).toMatchObject({ id: 'call_read', output: 'hello' });
   });
 });
+
+/**
+ * `opencode run --format json` events read through their schemas: fields and event types Cairn
+ * does not know pass, and what it cannot read is counted with the first such line (the attempt's
+ * end carries it to `diagnostics.unreadableLines`).
+ */
+describe("OpenCode's stream, read through schemas", () => {
+  it('reads the known fields of events with unknown ones, skips unknown types, and counts a line that is not JSON and an event of the wrong shape', () => {
+    const state = new OpencodeStreamState();
+    const lines = [
+      JSON.stringify({ type: 'step_start', sessionID: 'ses_9', timestamp: 1, part: { type: 'step-start', snapshot: 'abc' } }),
+      'INFO  service=bus not a JSON line',
+      JSON.stringify({ type: 'text', sessionID: 'ses_9', part: { type: 'text', text: 'hello', time: { start: 1, end: 2 }, metadata: {} } }),
+      JSON.stringify({ type: 'tool_use', sessionID: 'ses_9', part: { tool: 'read', callID: 'c1', state: { status: 'completed', input: { path: 'a' }, output: 'A', title: 'a', time: {} } } }),
+      JSON.stringify({ type: 'patch_applied', sessionID: 'ses_9', files: ['a'] }),
+      JSON.stringify({ type: 'text', sessionID: 'ses_9', part: { text: ['not', 'a', 'string'] } }),
+      JSON.stringify({ type: 'step_finish', sessionID: 'ses_9', part: { type: 'step-finish', tokens: { input: 0 }, cost: 0 } }),
+    ];
+    const chunks = lines.flatMap((line) => state.read(line));
+    expect(chunks).toEqual([
+      { type: 'session', sessionId: 'ses_9' },
+      { type: 'text', text: 'hello' },
+      { type: 'tool_call', id: 'c1', name: 'read', input: { path: 'a' } },
+      { type: 'tool_result', id: 'c1', output: 'A' },
+    ]);
+    expect(state.finished).toBe(true);
+    expect(state.answerText()).toBe('hello');
+    const unreadable = state.unreadable.summary();
+    expect(unreadable?.count).toBe(2);
+    expect(unreadable?.first).toBe('not JSON: INFO  service=bus not a JSON line');
+  });
+
+  it('names the event and the field of the wrong shape, and still reports the error it could not read', () => {
+    const state = new OpencodeStreamState();
+    state.read(JSON.stringify({ type: 'error', sessionID: 'ses_1', error: { name: 'APIError', data: { message: 'quota', statusCode: '429' } } }));
+    expect(state.errorMessage).toBe('error');
+    expect(state.ownFailure()?.message).toMatch(/OpenCode: error$/);
+    expect(state.unreadable.summary()?.first).toMatch(/^"error" event with error.data.statusCode of the wrong shape/);
+  });
+});
