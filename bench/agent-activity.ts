@@ -11,8 +11,8 @@ import { allEvents } from '../test/helpers/claude-workflow-run.js';
 import { fanOutYaml } from '../test/helpers/workflows.js';
 import { agentTask } from '../test/worker/providers/agent-harness.js';
 import { runAgent } from '../src/worker/nodes/agent/agent.js';
-import { claudeAdapter } from '../src/worker/providers/claude.js';
-import { withSecretsMasked } from '../src/worker/providers/masking-adapter.js';
+import { claudeAdapter } from '../src/worker/providers/claude/adapter.js';
+import { withSecretsMasked } from '../src/worker/providers/common/masking-adapter.js';
 import { SecretMask } from '../src/shared/secret-mask.js';
 import { addWorkflow, openSession, percentile, startTimedRun, timeRun, type Session } from './session.js';
 

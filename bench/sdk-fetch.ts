@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { openStore, sqliteStoreConfig, type Store } from '../src/store/open-store.js';
-import { sdkFetch } from '../src/worker/providers/sdk-fetch.js';
+import { sdkFetch } from '../src/worker/providers/common/sdk-fetch.js';
 import { createRunRow } from '../test/helpers/supervisor.js';
 import { openSse } from '../test/helpers/sse.js';
 import { makeTempHome } from '../test/helpers/temp-home.js';

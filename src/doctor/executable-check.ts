@@ -1,5 +1,5 @@
 import { findExecutable } from '../worker/spawn/find-executable.js';
-import { commandFor } from '../worker/providers/cli-process.js';
+import { commandFor } from '../worker/providers/common/cli-process.js';
 import { problem, passed, type CheckResult } from './check.js';
 import { cliFacts, type CliProviderId } from './provider-facts.js';
 import { askVersion } from './run-version.js';

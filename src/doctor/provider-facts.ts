@@ -1,4 +1,4 @@
-import type { ExecutableLookup } from '../worker/providers/cli-process.js';
+import type { ExecutableLookup } from '../worker/providers/common/cli-process.js';
 import type { ProviderId } from '../shared/providers/registry.js';
 
 /**
@@ -28,37 +28,37 @@ export const cliFacts: Readonly<Record<CliProviderId, CliFacts>> = {
     binEnv: 'CLAUDE_BIN_PATH',
     binConfigKey: 'assistants.claude.claudeBinaryPath',
     npmPackage: '@anthropic-ai/claude-code',
-    resolver: async () => (await import('../worker/providers/claude.js')).resolveClaudeExecutable,
+    resolver: async () => (await import('../worker/providers/claude/adapter.js')).resolveClaudeExecutable,
   },
   codex: {
     binEnv: 'CODEX_BIN_PATH',
     binConfigKey: 'assistants.codex.codexBinaryPath',
     npmPackage: '@openai/codex',
-    resolver: async () => (await import('../worker/providers/codex.js')).resolveCodexExecutable,
+    resolver: async () => (await import('../worker/providers/codex/adapter.js')).resolveCodexExecutable,
   },
   opencode: {
     binEnv: 'OPENCODE_BIN_PATH',
     binConfigKey: 'assistants.opencode.opencodeBinaryPath',
     npmPackage: 'opencode-ai',
-    resolver: async () => (await import('../worker/providers/opencode.js')).resolveOpencodeExecutable,
+    resolver: async () => (await import('../worker/providers/opencode/adapter.js')).resolveOpencodeExecutable,
   },
   pi: {
     binEnv: 'PI_BIN_PATH',
     binConfigKey: 'assistants.pi.piBinaryPath',
     npmPackage: '@mariozechner/pi-coding-agent',
-    resolver: async () => (await import('../worker/providers/pi.js')).resolvePiExecutable,
+    resolver: async () => (await import('../worker/providers/pi/adapter.js')).resolvePiExecutable,
   },
   copilot: {
     binEnv: 'COPILOT_BIN_PATH',
     binConfigKey: 'assistants.copilot.copilotBinaryPath',
     npmPackage: '@github/copilot',
-    resolver: async () => (await import('../worker/providers/copilot.js')).resolveCopilotExecutable,
+    resolver: async () => (await import('../worker/providers/copilot/adapter.js')).resolveCopilotExecutable,
   },
   gemini: {
     binEnv: 'GEMINI_BIN_PATH',
     binConfigKey: 'assistants.gemini.geminiBinaryPath',
     npmPackage: '@google/gemini-cli',
-    resolver: async () => (await import('../worker/providers/gemini.js')).resolveGeminiExecutable,
+    resolver: async () => (await import('../worker/providers/gemini/adapter.js')).resolveGeminiExecutable,
   },
 };
 

@@ -92,6 +92,7 @@ const diagnosticKeyNames: Readonly<Record<keyof Diagnostics, string>> = {
   mcpUnavailable: 'mcp_unavailable',
   toolCalls: 'tool_calls',
   structuredReasks: 'structured_reasks',
+  unreadableLines: 'unreadable_lines',
 };
 
 /** The flat keys a record's diagnostics may write. */

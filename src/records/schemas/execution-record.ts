@@ -127,6 +127,12 @@ export const diagnosticsSchema = z.strictObject({
    * was asked again did not match the schema, in order (the attempt's spend includes every call).
    */
   structuredReasks: z.array(z.string()).optional(),
+  /**
+   * ✚ An AI attempt whose CLI wrote lines its reader could not read (not JSON, not an event, or
+   * a known event with a field of the wrong shape): how many, and the first with why. The lines
+   * it did read were read as usual.
+   */
+  unreadableLines: z.strictObject({ count: z.number().int().positive(), first: z.string() }).optional(),
 });
 export type Diagnostics = z.infer<typeof diagnosticsSchema>;
 

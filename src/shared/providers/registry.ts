@@ -119,7 +119,7 @@ const providers: readonly Provider[] = z.array(providerSchema).parse([
       thinking: true,
       costControl: true,
       // Claude Code's own sandbox (bubblewrap and socat on Linux): where it cannot start, the node
-      // fails rather than running unconfined (claude-options.ts).
+      // fails rather than running unconfined (worker/providers/claude/options.ts).
       sandbox: true,
       systemPrompt: true,
       fallbackModel: true,
@@ -127,7 +127,7 @@ const providers: readonly Provider[] = z.array(providerSchema).parse([
       settingSources: true,
       webSearch: false,
       // dontAsk, acceptEdits and bypassPermissions (as root: acceptEdits with every tool allowed);
-      // claude-permissions.ts says what each lets through.
+      // worker/providers/claude/permissions.ts says what each lets through.
       permissions: ['read_only', 'workspace', 'full'],
       reports: { tokens: 'supported', costUsd: 'supported', stopReason: 'supported', numTurns: 'supported', resolvedModel: 'supported' },
     },
@@ -195,7 +195,7 @@ const providers: readonly Provider[] = z.array(providerSchema).parse([
       ...none,
       structuredOutput: 'best_effort',
       sessionResume: true,
-      // `--tools` over its built-in read, bash, edit, write, grep, find, ls (pi-options.ts).
+      // `--tools` over its built-in read, bash, edit, write, grep, find, ls (worker/providers/pi/options.ts).
       toolRestrictions: true,
       // `--thinking <level>` on a model declared reasoning-capable: the request's reasoning_effort.
       effort: true,
@@ -227,7 +227,7 @@ const providers: readonly Provider[] = z.array(providerSchema).parse([
       effort: true,
       systemPrompt: true,
       // read_only: `--deny-tool` write and shell; workspace: path verification over the worktree and
-      // `--add-dir` extraDirs; full: `--allow-all-paths` (copilot-options.ts).
+      // `--add-dir` extraDirs; full: `--allow-all-paths` (worker/providers/copilot/options.ts).
       permissions: ['read_only', 'workspace', 'full'],
       // The adapter reads the server's own usage, finish reason and model (through its relay).
       reports: { tokens: 'supported', costUsd: 'unsupported', stopReason: 'supported', numTurns: 'unsupported', resolvedModel: 'supported' },
@@ -255,7 +255,7 @@ const providers: readonly Provider[] = z.array(providerSchema).parse([
       // Added to the CLI's instructions as its global context file (GEMINI_SYSTEM_MD would
       // replace them whole).
       systemPrompt: true,
-      // The CLI's approval mode, workspace directories and an admin-tier policy (gemini-policy.ts).
+      // The CLI's approval mode, workspace directories and an admin-tier policy (worker/providers/gemini/policy.ts).
       // At workspace, the file tools are confined to the working directory and the artifacts
       // folder; commands are not confined (the CLI's sandbox needs a container or bwrap).
       permissions: ['read_only', 'workspace', 'full'],

@@ -5,7 +5,7 @@ import { chatCallTaskSchema } from '../chat-protocol.js';
 import { runAgent } from '../nodes/agent/agent.js';
 import { adapterFor } from '../providers/adapters.js';
 import type { ProviderAdapter } from '../providers/provider-adapter.js';
-import { withSecretsMasked } from '../providers/masking-adapter.js';
+import { withSecretsMasked } from '../providers/common/masking-adapter.js';
 import { SecretMask } from '../../shared/secret-mask.js';
 
 /**

@@ -1,12 +1,12 @@
 import type { ProviderId } from '../../shared/providers/registry.js';
-import { anthropicAdapter } from './anthropic.js';
-import { claudeAdapter } from './claude.js';
-import { copilotAdapter } from './copilot.js';
-import { codexAdapter } from './codex.js';
-import { geminiAdapter } from './gemini.js';
-import { openAiCompatibleAdapter } from './openai-compatible.js';
-import { opencodeAdapter } from './opencode.js';
-import { piAdapter } from './pi.js';
+import { anthropicAdapter } from './anthropic/adapter.js';
+import { claudeAdapter } from './claude/adapter.js';
+import { copilotAdapter } from './copilot/adapter.js';
+import { codexAdapter } from './codex/adapter.js';
+import { geminiAdapter } from './gemini/adapter.js';
+import { openAiCompatibleAdapter } from './openai-compatible/adapter.js';
+import { opencodeAdapter } from './opencode/adapter.js';
+import { piAdapter } from './pi/adapter.js';
 import type { ProviderAdapter } from './provider-adapter.js';
 
 /**

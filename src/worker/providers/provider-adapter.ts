@@ -110,6 +110,15 @@ export interface ProviderEnd {
   /** Whether a paid call reached the provider (false: spend is `not_applicable`). */
   called: boolean;
   failure?: AdapterFailure;
+  /** CLI adapters: lines of the CLI's stream its reader could not read (common/stream-lines.ts). */
+  unreadableLines?: UnreadableLines;
+}
+
+/** What a stream held that its reader could not read: how many lines, and the first, with why. */
+export interface UnreadableLines {
+  count: number;
+  /** `<why>: <the line, cut>`. */
+  first: string;
 }
 
 /** A failed call, classified from what the provider said. */

@@ -12,7 +12,7 @@ import { agentFinishedEvent, agentStartedEvent, ToolCallTally } from './agent-re
 import { AgentActivity } from './agent-activity.js';
 import { appendTerminalRecord } from '../../thread/terminal-record.js';
 import { SecretMask } from '../../../shared/secret-mask.js';
-import { withSecretsMasked } from '../../providers/masking-adapter.js';
+import { withSecretsMasked } from '../../providers/common/masking-adapter.js';
 import { lostFailure } from '../../lost-attempt.js';
 
 export interface AgentAttemptDeps {

@@ -126,6 +126,7 @@ export function agentFinishedEvent(
     ...sessionSourceDiagnostics(task, end),
     ...(toolCalls && toolCalls.total > 0 ? { toolCalls: toolCalls.summary() } : {}),
     ...(reasked && reasked.length > 0 ? { structuredReasks: reasked.map((problem) => cut(problem, REASK_TEXT_MAX)) } : {}),
+    ...(end?.unreadableLines !== undefined ? { unreadableLines: { count: end.unreadableLines.count, first: cut(end.unreadableLines.first, UNREADABLE_SAMPLE_MAX) } } : {}),
   };
   return attemptEndedEvent(ref, Object.keys(diagnostics).length > 0 ? { ...ending, diagnostics } : ending, result.durationMs);
 }
@@ -157,6 +158,9 @@ function endingOf(result: AttemptResult, output: OutputInput | undefined): Attem
 
 /** Longest text kept of why an answer was asked again. */
 const REASK_TEXT_MAX = 500;
+
+/** Longest sample kept of a line of the provider's stream its reader could not read. */
+const UNREADABLE_SAMPLE_MAX = 300;
 
 /** Refusals kept by name in the record; the count goes on. */
 const REFUSALS_KEPT = 20;

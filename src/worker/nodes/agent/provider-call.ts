@@ -1,6 +1,6 @@
 import type { FailureKind, ProviderFailureClass } from '../../../records/schemas/node-lifecycle.js';
 import { cancelledFailure, cancelReasonOf } from '../../cancel-reason.js';
-import { isPermanentClass } from '../../providers/failure-class.js';
+import { isPermanentClass } from '../../providers/common/failure-class.js';
 import type { ProviderAdapter, ProviderEnd } from '../../providers/provider-adapter.js';
 import type { AgentCall, AgentOutcome, AgentRunOptions } from './agent.js';
 

@@ -63,3 +63,20 @@ describe('binding.sessionPreview', () => {
     expect(bindingOf(agentFinishedEvent(task, startedAt, completed, ended({ sessionId: 'f1e2d3c4-0000' }), undefined)).sessionPreview).toBe('f1e2d3…');
   });
 });
+
+describe('diagnostics.unreadableLines of an AI attempt', () => {
+  it('keeps how many lines of its stream could not be read, and the first cut to 300 characters', () => {
+    const task = agentTask(dir.dir, { provider: 'claude' });
+    const first = `not JSON: ${'x'.repeat(400)}`;
+    const event = agentFinishedEvent(task, startedAt, completed, ended({ unreadableLines: { count: 3, first } }), undefined);
+    const diagnostics = (event.data.execution as { diagnostics?: { unreadableLines?: { count: number; first: string } } }).diagnostics;
+    expect(diagnostics?.unreadableLines).toEqual({ count: 3, first: `${first.slice(0, 300)}…` });
+    expect(liveNodeEventData(event.data)).not.toHaveProperty('unreadable_lines');
+  });
+
+  it('is absent when every line was read', () => {
+    const task = agentTask(dir.dir, { provider: 'claude' });
+    const event = agentFinishedEvent(task, startedAt, completed, ended({}), undefined);
+    expect((event.data.execution as { diagnostics?: object }).diagnostics ?? {}).not.toHaveProperty('unreadableLines');
+  });
+});

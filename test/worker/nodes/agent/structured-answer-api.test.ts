@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { STRUCTURED_REASKS } from '../../../../src/worker/nodes/agent/structured-answer.js';
-import { anthropicAdapter } from '../../../../src/worker/providers/anthropic.js';
-import { openAiCompatibleAdapter } from '../../../../src/worker/providers/openai-compatible.js';
+import { anthropicAdapter } from '../../../../src/worker/providers/anthropic/adapter.js';
+import { openAiCompatibleAdapter } from '../../../../src/worker/providers/openai-compatible/adapter.js';
 import { startAnthropicServer, type AnthropicServer } from '../../../helpers/anthropic-server.js';
 import { startOpenAiServer, type ChatReply, type OpenAiServer } from '../../../helpers/openai-server.js';
 import { agentTask, runAttempt, scratch } from '../../providers/agent-harness.js';
