@@ -56,13 +56,51 @@ const layers = {
 
 const folders = Object.keys(layers);
 
-const layerRules = folders.map((folder) => ({
-  name: `layer-${folder}`,
-  comment: `src/${folder}/ may import only ${layers[folder].length ? layers[folder].map((f) => `src/${f}/`).join(', ') : 'itself'} (imports point down).`,
-  severity: 'error',
-  from: { path: `^src/${folder}/` },
-  to: { path: '^src/', pathNot: `^src/(${[folder, ...layers[folder]].join('|')})/` },
-}));
+/**
+ * TEMPORARY exceptions: one import each, named exactly, that warns instead of failing until the
+ * change that removes it lands. Every other import from the same file is checked as usual.
+ */
+const knownBackUps = [
+  {
+    // The run totals are folded in the transaction that writes an attempt's end, by the SQLite
+    // backend, with the record reading of records/ (which attempt counts, what it spent). That is
+    // engine policy inside the backend (issue 26, part 2, with reportToChat, tellParent and
+    // dropWakeUpIfEnded); it leaves when the store takes the fold as a port from the engine.
+    name: 'known-store-totals-fold',
+    from: '^src/store/sqlite/run-totals-sql\\.ts$',
+    to: '^src/records/run-totals-fold\\.ts$',
+  },
+];
+
+const layerRules = folders.flatMap((folder) => {
+  const allowed = `^src/(${[folder, ...layers[folder]].join('|')})/`;
+  const known = knownBackUps.filter((exception) => exception.from.startsWith(`^src/${folder}/`));
+  return [
+    {
+      name: `layer-${folder}`,
+      comment: `src/${folder}/ may import only ${layers[folder].length ? layers[folder].map((f) => `src/${f}/`).join(', ') : 'itself'} (imports point down).`,
+      severity: 'error',
+      from: { path: `^src/${folder}/`, ...(known.length ? { pathNot: known.map((k) => k.from).join('|') } : {}) },
+      to: { path: '^src/', pathNot: allowed },
+    },
+    ...known.flatMap((exception) => [
+      {
+        name: `layer-${folder}`,
+        comment: `src/${folder}/ may import only its layers; ${exception.name} aside (below).`,
+        severity: 'error',
+        from: { path: exception.from },
+        to: { path: '^src/', pathNot: `${allowed}|${exception.to}` },
+      },
+      {
+        name: exception.name,
+        comment: 'A known back-up import, warned until the change that removes it lands (see knownBackUps).',
+        severity: 'warn',
+        from: { path: exception.from },
+        to: { path: exception.to },
+      },
+    ]),
+  ];
+});
 
 /**
  * Inside the supervisor: process (main, the claim loop) → jobs (one handler per job kind) →
@@ -84,6 +122,9 @@ const supervisorRooms = ['process', 'jobs', 'nodes', 'children', 'run'];
  */
 const supervisorWarnOnly = new Set(['run>process', 'run>jobs', 'run>nodes', 'run>children', 'nodes>process', 'jobs>process']);
 
+/** The two files of the supervisor's one known cycle (see "no-circular-supervisor-registry"). */
+const supervisorCycle = '^src/supervisor/(process/run-registry|run/scheduler-factory)\\.ts$';
+
 const supervisorRules = supervisorRooms.flatMap((room, index) =>
   supervisorRooms.slice(0, index).map((above) => ({
     name: `supervisor-${room}-not-up-to-${above}`,
@@ -100,7 +141,17 @@ module.exports = {
       name: 'no-circular',
       comment: 'No import cycles. A cycle closed by `import type` is still a cycle in the design.',
       severity: 'error',
-      from: { path: '^src/' },
+      from: { path: '^src/', pathNot: supervisorCycle },
+      to: { circular: true },
+    },
+    {
+      // TEMPORARY, like supervisorWarnOnly: the run registry (process/) builds schedulers through
+      // run/scheduler-factory.ts, which names the registry back. The supervisor's reshaping
+      // (issue 26, part 1) removes it; then delete this rule and the pathNot above.
+      name: 'no-circular-supervisor-registry',
+      comment: 'The one known cycle: process/run-registry.ts ⇄ run/scheduler-factory.ts. Warned until it is gone.',
+      severity: 'warn',
+      from: { path: supervisorCycle },
       to: { circular: true },
     },
     ...layerRules,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { workflowSourceSchema } from '../workflow/locations.js';
+import { workflowSourceSchema } from '../shared/workflow-source.js';
 import { writableSourceSchema } from '../workflow/workflow-files.js';
 
 /**
@@ -8,7 +8,7 @@ import { writableSourceSchema } from '../workflow/workflow-files.js';
  * `/api/openapi.json`. The definition routes reuse `workflowNameParamsSchema` from
  * `run-request.ts`, so a name is refused with `Invalid workflow name` the same way everywhere.
  * (`writableSourceSchema` still comes from `workflow/workflow-files.ts`, which reads files: a
- * browser client will want it moved beside `workflowSourceSchema` in `workflow/locations.ts`.)
+ * browser client will want it moved beside `workflowSourceSchema` in `shared/workflow-source.ts`.)
  */
 
 export const workflowCwdQuerySchema = z.object({

@@ -1,4 +1,5 @@
-import { inputEnvName, variableNames, variableValue, type UnavailableVariables, type VariableValues } from './variables.js';
+import { variableNames } from '../shared/run-variable-names.js';
+import { inputEnvName, variableValue, type UnavailableVariables, type VariableValues } from './variables.js';
 
 /**
  * The environment a shell or script body receives its values through. One environment entry

@@ -3,7 +3,6 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { z } from 'zod';
 import { CairnError, coerceError, errorCodes } from '../shared/errors.js';
-import type { WorkflowCatalog } from './catalog.js';
 import type { CatalogLocations } from './locations.js';
 
 /**
@@ -45,7 +44,10 @@ function fromWireError(error: WireError): Error {
   return new Error(`workflow catalog thread: ${error.message}`);
 }
 
-type Method<M extends ThreadMethod> = WorkflowCatalog[M] extends (...args: infer A) => infer R ? (...args: A) => R : never;
+/** The catalog as the thread serves it: the methods it runs there (catalog.ts's WorkflowCatalog). */
+type Served = Record<ThreadMethod, (...args: never[]) => unknown>;
+
+type Method<C extends Served, M extends ThreadMethod> = C[M] extends (...args: infer A) => infer R ? (...args: A) => R : never;
 
 /** The compiled thread entry beside this file; undefined when running from sources (tests,
  * tsx), where there is no `.js` to start and the catalog works in-process instead. */
@@ -59,7 +61,7 @@ interface Running {
   pending: Map<number, { resolve: (value: unknown) => void; reject: (err: Error) => void }>;
 }
 
-export class CatalogThread {
+export class CatalogThread<C extends Served> {
   private running: Running | undefined;
   private nextId = 1;
 
@@ -69,7 +71,7 @@ export class CatalogThread {
   ) {}
 
   /** Runs `catalog[method](...args)` on the thread. */
-  call<M extends ThreadMethod>(method: M, ...args: Parameters<Method<M>>): Promise<ReturnType<Method<M>>> {
+  call<M extends ThreadMethod>(method: M, ...args: Parameters<Method<C, M>>): Promise<ReturnType<Method<C, M>>> {
     const { worker, pending } = (this.running ??= this.start());
     const id = this.nextId++;
     return new Promise((resolve, reject) => {

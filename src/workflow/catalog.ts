@@ -72,7 +72,7 @@ export class WorkflowCatalog {
   private readonly discoveries = new Map<string, CatalogSnapshot>();
   private readonly inFlight = new Map<string, Promise<Discovery>>();
   private readonly configs: ConfigFileCache = new Map();
-  private readonly thread: CatalogThread | undefined;
+  private readonly thread: CatalogThread<WorkflowCatalog> | undefined;
 
   constructor(
     readonly locations: CatalogLocations,

@@ -4,7 +4,7 @@ import { scanShellBody, type ShellContext, type ShellScan } from './shell-contex
 import { unquoteHeredoc } from './shell-heredoc-rewrite.js';
 import { namesInArithmetic } from './shell-syntax/arithmetic-names.js';
 import { checkFirstHint, INTEGER_RULE, lineOf, NAME_RULE, onLine } from './shell-value-rules.js';
-import { variableNames } from './variables.js';
+import { variableNames } from '../shared/run-variable-names.js';
 
 /**
  * Warnings (not errors) for references in shell bodies (`bash`, `loop.bash`, `until_bash`,

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { isValidCommandName } from './command-name.js';
 import { listFiles, isCommandFileName } from './list-files.js';
-import { commandScopeDirs, type CatalogLocations, type WorkflowSource } from './locations.js';
+import type { WorkflowSource } from '../shared/workflow-source.js';
+import { commandScopeDirs, type CatalogLocations } from './locations.js';
 import { readProjectWorkflowSettings, type ConfigFileCache } from './project-config.js';
 
 /**

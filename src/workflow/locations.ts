@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
 import { homePaths } from '../shared/paths.js';
+import type { WorkflowSource } from '../shared/workflow-source.js';
 
 /**
  * Where workflows and commands are found, scope by scope, in lookup order:
@@ -11,8 +11,6 @@ import { homePaths } from '../shared/paths.js';
  *   bundled  the package's own `workflows/` and `commands/` folders
  */
 
-export const workflowSourceSchema = z.enum(['project', 'global', 'bundled']);
-export type WorkflowSource = z.infer<typeof workflowSourceSchema>;
 
 /** Project folders, highest precedence first. Cairn writes only to the first. */
 export const projectFolders = ['.cairn', '.archon'] as const;

@@ -1,6 +1,6 @@
 import { branchNameProblem } from './branch-syntax.js';
 import { didYouMean } from './did-you-mean.js';
-import { docsPathProblem } from './docs-path.js';
+import { docsPathProblem } from '../shared/docs-path.js';
 import { isPlainObject } from './unknown-keys.js';
 
 /**

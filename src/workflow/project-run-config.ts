@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { branchNameProblem } from './branch-syntax.js';
-import { docsPathProblem } from './docs-path.js';
+import { docsPathProblem } from '../shared/docs-path.js';
 import { projectFolders } from './locations.js';
 import { isPlainObject } from './unknown-keys.js';
 import { parseYamlData } from './yaml-data.js';

@@ -1,4 +1,5 @@
-import { variableNames, type VariableName } from './variables.js';
+import { variableNames } from '../shared/run-variable-names.js';
+import type { VariableName } from './variables.js';
 
 /**
  * Finds the references in a node body, in one left-to-right pass:

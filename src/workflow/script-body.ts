@@ -1,5 +1,7 @@
 import { fileEnvName, type BodyEnvironment } from './body-environment.js';
-import type { BodyRuntime } from './substitute.js';
+
+/** The language a node body is written in: bash, bun (JavaScript/TypeScript) or uv (Python). */
+export type BodyRuntime = 'sh' | 'bun' | 'uv';
 
 /**
  * How a bun (JavaScript/TypeScript) or uv (Python) script receives a value: an expression that

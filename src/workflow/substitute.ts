@@ -3,7 +3,7 @@ import type { ConditionRefLookup } from './condition-evaluate.js';
 import { didYouMean } from './did-you-mean.js';
 import { scanReferences, type Reference } from './references.js';
 import { resolveOutput, type OutputLookup, type ReferenceError } from './resolve-output.js';
-import { scriptExpression } from './script-body.js';
+import { scriptExpression, type BodyRuntime } from './script-body.js';
 import { renderShellBody, type ResolvedValue } from './shell-body.js';
 import {
   inputEnvName,
@@ -48,8 +48,6 @@ export interface SubstitutionContext {
 export type SubstitutionResult =
   | { ok: true; text: string; env: Record<string, string> }
   | { ok: false; error: ReferenceError };
-
-export type BodyRuntime = 'sh' | 'bun' | 'uv';
 
 /** Substitutes a prompt: every reference becomes its plain text. */
 export function substitutePrompt(text: string, ctx: SubstitutionContext): SubstitutionResult {

@@ -6,7 +6,8 @@ import { z } from 'zod';
 import { homePaths } from '../shared/paths.js';
 import { CairnError } from '../shared/errors.js';
 import { listFiles, isWorkflowFileName, type ListedFile } from './list-files.js';
-import { projectFolders, type CatalogLocations, type WorkflowSource } from './locations.js';
+import type { WorkflowSource } from '../shared/workflow-source.js';
+import { projectFolders, type CatalogLocations } from './locations.js';
 import type { ParsedFile } from './discover-workflows.js';
 
 /**

@@ -7,7 +7,7 @@ import { describeUnknownVendor, getCredentialVendor, normaliseVendorId } from '.
 import type { ProviderSettings } from '../../shared/providers/provider-settings.js';
 import type { InstallKey } from '../../shared/secrets/install-key.js';
 import type { Store } from '../../store/store.js';
-import { providersWithAdapter } from '../../worker/providers/available.js';
+import { providersWithAdapter } from '../../shared/providers/available.js';
 import {
   authProvidersResponseSchema,
   connectKeyBodySchema,

@@ -6,10 +6,10 @@ import { resolveHome } from '../../shared/paths.js';
 import { WorkflowCatalog } from '../../workflow/catalog.js';
 import { failedLoadDetails, failedLoadText } from '../../workflow/lookup-entry.js';
 import { expectPositionals, parseCommandArgs } from '../args.js';
-import { CliError } from '../cli-error.js';
+import { CliError } from '../../terminal/cli-error.js';
 import { explainError } from '../error-hints.js';
-import { isColorWanted, writeLine, type CliContext } from '../context.js';
-import { createStyle, firstLine, formatTable } from '../format.js';
+import { isColorWanted, writeLine, type CliContext } from '../../terminal/context.js';
+import { createStyle, firstLine, formatTable } from '../../terminal/format.js';
 import { checkWorkflowFile, findWorkflowFile, type LocatedMessage } from '../workflow-check.js';
 import { printHelp, printJson, type Command } from './command.js';
 

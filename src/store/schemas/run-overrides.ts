@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { docsPathProblem } from '../../workflow/docs-path.js';
+import { docsPathProblem } from '../../shared/docs-path.js';
 import { refusedEnvName } from './run-env-names.js';
 
 /**

@@ -7,7 +7,7 @@ import type { StoreConfig } from '../../store/store-config.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
 import type { AgentAttemptTask, AttemptResult } from '../../worker/attempt-protocol.js';
-import { providersWithAdapter } from '../../worker/providers/available.js';
+import { providersWithAdapter } from '../../shared/providers/available.js';
 import type { ProviderConnection } from '../../worker/providers/provider-adapter.js';
 import { chooseSession, sessionDirUnder } from './agent-session.js';
 import { resolveModelBinding, type ModelBinding } from '../../workflow/model-binding.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isColorWanted } from '../../src/cli/context.js';
-import { createStyle, firstLine, formatDuration, formatTable } from '../../src/cli/format.js';
+import { isColorWanted } from '../../src/terminal/context.js';
+import { createStyle, firstLine, formatDuration, formatTable } from '../../src/terminal/format.js';
 
 describe('human output', () => {
   it('formats durations for people', () => {

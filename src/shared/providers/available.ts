@@ -1,4 +1,4 @@
-import type { ProviderId } from '../../shared/providers/registry.js';
+import type { ProviderId } from './registry.js';
 
 /**
  * Providers that have an adapter in this version, without loading any SDK (the supervisor

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { listProviders } from '../../../src/shared/providers/registry.js';
-import { providersResumingSessions, providersWithAdapter } from '../../../src/worker/providers/available.js';
+import { providersResumingSessions, providersWithAdapter } from '../../../src/shared/providers/available.js';
 
 /** What `GET /api/providers` promises about sessions is what the adapters do. */
 describe('provider capabilities and adapters', () => {
