@@ -11,19 +11,22 @@
 const layers = {
   // What every process uses; imports none of our folders.
   shared: [],
+  // The model-binding language: model specs, tiers and aliases, effort, the layers of model
+  // settings and how they bind a node to a provider and model. Pure; the store's run metadata
+  // keeps a run's specs in it, so it sits below the store.
+  models: ['shared'],
   // The store contract, its row schemas (store/schemas) and the SQLite backend behind it.
-  store: ['shared'],
+  store: ['models', 'shared'],
   // The execution-record contract: building the store's event rows and reading them back.
-  records: ['store', 'shared'],
+  records: ['store', 'models', 'shared'],
   // The workflow language: schema, loading, checks, `when`, substitution.
-  workflow: ['records', 'shared'],
-  // The model-binding language: which provider, model and effort a node gets.
-  models: ['workflow', 'shared'],
+  workflow: ['records', 'models', 'shared'],
   // Registered repositories, checkouts and worktrees (git).
   codebases: ['workflow', 'records', 'store', 'shared'],
   // Per-user provider credentials.
   credentials: ['store', 'shared'],
-  // Run creation and the rules of operations on a run (shared by the API, the chat and child runs).
+  // Runs as a domain: creating one (queue-run.ts: the run route, the chat's `/workflow run` and a
+  // parent's child runs all queue through it) and the rules of operations on a run.
   runs: ['models', 'codebases', 'workflow', 'records', 'store', 'shared'],
   // Conversations and the chat turn's answers.
   conversations: ['runs', 'models', 'codebases', 'workflow', 'records', 'store', 'shared'],

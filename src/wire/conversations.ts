@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { conversationIdPattern, isReservedConversationId, reservedConversationIdText } from '../conversations/conversation-id.js';
+import { conversationIdPattern, isReservedConversationId, reservedConversationIdText } from '../shared/conversation-id.js';
 import { conversationSchema, dispatchStatusSchema, messageSchema } from '../store/schemas/conversation.js';
 import { isIsoDateText } from './iso-date.js';
 import { withoutNul } from '../shared/without-nul.js';

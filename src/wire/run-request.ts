@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { aliasesSchema, runConfigSchema, tiersSchema } from '../store/schemas/run-overrides.js';
-import { isReservedConversationId, reservedConversationIdText } from '../conversations/conversation-id.js';
+import { runConfigSchema } from '../store/schemas/run-overrides.js';
+import { aliasesSchema, tiersSchema } from '../models/model-spec.js';
+import { isReservedConversationId, reservedConversationIdText } from '../shared/conversation-id.js';
 import { runMessageSchema } from '../runs/run-message.js';
 import { withoutNul } from '../shared/without-nul.js';
 

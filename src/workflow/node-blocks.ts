@@ -12,10 +12,6 @@ import { isValidCommandName } from './command-name.js';
 export const triggerRuleSchema = z.enum(['all_success', 'one_success', 'none_failed_min_one_success', 'all_done']);
 export type TriggerRule = z.infer<typeof triggerRuleSchema>;
 
-/** Reasoning depth. The contract's `binding.effort` vocabulary, so any value is recordable. */
-export const effortSchema = z.enum(['minimal', 'low', 'medium', 'high', 'xhigh', 'max', 'ultra', 'persistent']);
-export type Effort = z.infer<typeof effortSchema>;
-
 /** Session threading for an AI node: a fresh session, the shared one, or another node's. */
 export const contextSchema = z.union([
   z.enum(['fresh', 'shared']),

@@ -1,24 +1,7 @@
 import { z } from 'zod';
 import { isValidCommandName } from './command-name.js';
-import {
-  agentsSchema,
-  approvalSchema,
-  contextSchema,
-  effortSchema,
-  fanOutSchema,
-  hooksSchema,
-  loopGroupSchema,
-  loopSchema,
-  outputFormatSchema,
-  permissionsSchema,
-  piSchema,
-  retrySchema,
-  sandboxSchema,
-  thinkingSchema,
-  triggerRuleSchema,
-  waitSchema,
-  withSchema,
-} from './node-blocks.js';
+import { agentsSchema, approvalSchema, contextSchema, fanOutSchema, hooksSchema, loopGroupSchema, loopSchema, outputFormatSchema, permissionsSchema, piSchema, retrySchema, sandboxSchema, thinkingSchema, triggerRuleSchema, waitSchema, withSchema } from './node-blocks.js';
+import { effortSchema } from '../models/effort.js';
 
 /**
  * One schema per node mode. A node has exactly one mode key (`prompt`, `command`, `bash`,

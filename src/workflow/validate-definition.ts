@@ -1,6 +1,6 @@
 import { checkBindings, type BindingLookups } from './check-bindings.js';
 import { checkProviderOptions } from './check-provider-options.js';
-import { DEFAULT_ASSISTANT } from './model-binding.js';
+import { DEFAULT_ASSISTANT } from '../models/model-binding.js';
 import { checkReferences } from './check-references.js';
 import { checkShellReferences } from './check-shell-references.js';
 import { checkNodeIdLengths } from './check-node-ids.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { effortSchema, permissionsSchema, sandboxSchema, thinkingSchema } from './node-blocks.js';
+import { permissionsSchema, sandboxSchema, thinkingSchema } from './node-blocks.js';
+import { effortSchema } from '../models/effort.js';
 import type { DefinitionNode, WorkflowNode } from './node-schema.js';
 
 /**

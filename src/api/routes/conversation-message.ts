@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { newConversationRowId } from '../../conversations/conversation-id.js';
+import { newConversationRowId } from '../../shared/conversation-id.js';
 import { CairnError } from '../../shared/errors.js';
 import type { HomePaths } from '../../shared/paths.js';
 import type { Store } from '../../store/store.js';

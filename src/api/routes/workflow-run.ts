@@ -6,7 +6,7 @@ import { pickRunOverrides } from '../../store/schemas/run-overrides.js';
 import type { RunAttachment } from '../../store/schemas/run-attachment.js';
 import type { Store } from '../../store/store.js';
 import type { WorkflowCatalog } from '../../workflow/catalog.js';
-import { queueRun } from '../../conversations/queue-run.js';
+import { queueRun } from '../../runs/queue-run.js';
 import { errorBodySchema } from '../../wire/error-body.js';
 import { checkRunBaseBranch } from '../../codebases/base-branch.js';
 import { checkBranchName } from '../../codebases/branch-name.js';

@@ -3,7 +3,7 @@ import { terminalRunStatuses, type Run } from '../../store/schemas/run.js';
 import { resolveRunInputs } from '../../workflow/run-inputs.js';
 import { abandonableRunStatuses, requestGateAnswer, requestResume, resumableRunStatuses, resumeDefinition, type GateVerb } from '../../runs/run-operations.js';
 import { runErrorText } from '../../runs/run-texts.js';
-import { queueRun } from '../queue-run.js';
+import { queueRun } from '../../runs/queue-run.js';
 import { runMessageSchema } from '../../runs/run-message.js';
 import { answer, type ChatAnswer, type ChatDeps, type ChatTurn } from './turn-context.js';
 

@@ -1,4 +1,4 @@
-import { queueRun } from '../../conversations/queue-run.js';
+import { queueRun } from '../../runs/queue-run.js';
 import { runProjectDir } from '../../codebases/run-project-dir.js';
 import { CairnError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/log.js';

@@ -2,8 +2,8 @@ import type { Run } from '../../store/schemas/run.js';
 import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
 import type { NewRunEvent } from '../../store/schemas/event.js';
 import { checkProviderOptions } from '../../workflow/check-provider-options.js';
-import { DEFAULT_ASSISTANT, resolveModelBinding } from '../../workflow/model-binding.js';
-import type { ModelLayers } from '../../workflow/model-layers.js';
+import { DEFAULT_ASSISTANT, resolveModelBinding } from '../../models/model-binding.js';
+import type { ModelLayers } from '../../models/model-layers.js';
 import type { WorkflowDefinition } from '../../workflow/workflow-schema.js';
 
 /**

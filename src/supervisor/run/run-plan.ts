@@ -8,7 +8,7 @@ import {
   DEFAULT_FAN_OUT_MAX_PARALLEL, DEFAULT_ON_REJECT_MAX_ATTEMPTS, DEFAULT_RETRY_DELAY_MS, type TriggerRule,
 } from '../../workflow/node-blocks.js';
 import type { WorkflowNode } from '../../workflow/node-schema.js';
-import type { Effort } from '../../workflow/node-blocks.js';
+import type { Effort } from '../../models/effort.js';
 import type { WorkflowDefinition } from '../../workflow/workflow-schema.js';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { resolveModelBinding, type BindingInputs } from '../../src/workflow/model-binding.js';
-import { layerOrder, type ModelLayer, type ModelLayers } from '../../src/workflow/model-layers.js';
-import { clampEffort } from '../../src/workflow/model-presets.js';
+import { resolveModelBinding, type BindingInputs } from '../../src/models/model-binding.js';
+import { layerOrder, type ModelLayer, type ModelLayers } from '../../src/models/model-layers.js';
+import { clampEffort } from '../../src/models/model-presets.js';
 
 /**
  * Precedence of the model layers: for every combination of the four scopes (install,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveModelBinding } from '../../src/workflow/model-binding.js';
+import { resolveModelBinding } from '../../src/models/model-binding.js';
 import { decideRetry } from '../../src/supervisor/run/retry-policy.js';
 import { ProviderSlots } from '../../src/supervisor/process/provider-limits.js';
 

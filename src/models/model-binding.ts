@@ -8,7 +8,7 @@ import {
   type ModelPreset,
   type TierKey,
 } from './model-presets.js';
-import type { Effort } from './node-blocks.js';
+import type { Effort } from './effort.js';
 
 /**
  * Which provider, model and effort an AI node runs with: the one place that decides it.

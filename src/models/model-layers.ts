@@ -1,11 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { z } from 'zod';
-import { CairnError } from '../shared/errors.js';
-import { describeIssue } from './issue-text.js';
-import { projectFolders } from './locations.js';
-import { effortSchema } from './node-blocks.js';
-import { parseYamlData, yamlErrorHeadline } from './yaml-data.js';
+import { effortSchema } from './effort.js';
 
 /**
  * One scope's model settings: the install config (`$CAIRN_HOME/config.yaml`), a repository's
@@ -44,73 +38,9 @@ export interface ModelLayers {
 /** Lowest precedence first. */
 export const layerOrder = ['install', 'repository', 'user', 'run'] as const;
 
-const fileLayerSchema = z.looseObject({
-  defaultAssistant: z.string().trim().min(1).optional(),
-  assistant: z.string().trim().min(1).optional(),
-  assistants: z.record(z.string(), z.looseObject({ model: z.string().trim().min(1).optional() })).optional(),
-  tiers: z.record(z.string(), layerSpecSchema).optional(),
-  aliases: z.record(z.string(), layerSpecSchema).optional(),
-});
-
-/** The model keys of a config file's parsed data; throws CONFIG_INVALID naming the file. */
-export function modelLayerOf(data: unknown, file: string): ModelLayer {
-  const parsed = fileLayerSchema.safeParse(data ?? {});
-  if (!parsed.success) {
-    throw new CairnError('CONFIG_INVALID', `${file}: ${parsed.error.issues.map(describeIssue).join('; ')}`);
-  }
-  const { defaultAssistant, assistant, assistants, tiers, aliases } = parsed.data;
-  const layer: ModelLayer = {};
-  const chosen = assistant ?? defaultAssistant;
-  if (chosen !== undefined) layer.defaultAssistant = chosen;
-  if (assistants) {
-    layer.assistants = Object.fromEntries(Object.entries(assistants).map(([id, a]) => [id, a.model === undefined ? {} : { model: a.model }]));
-  }
-  if (tiers) layer.tiers = tiers;
-  if (aliases) layer.aliases = aliases;
-  return layer;
-}
-
-function readYamlFile(path: string): { found: false } | { found: true; data: unknown } {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return { found: false };
-  }
-  try {
-    return { found: true, data: parseYamlData(text) };
-  } catch (err) {
-    throw new CairnError('CONFIG_INVALID', `${path}: YAML parse error: ${yamlErrorHeadline(err)}; fix the file by hand`);
-  }
-}
-
-/**
- * The install layer, read now (a PATCH of the file applies to the next run without a restart).
- * `envDefaultAssistant` (CAIRN_DEFAULT_ASSISTANT) wins over the file's `defaultAssistant`, as at start.
- */
-export function readInstallModelLayer(configPath: string, envDefaultAssistant?: string): ModelLayer {
-  const read = readYamlFile(configPath);
-  const layer = read.found ? modelLayerOf(read.data, configPath) : {};
-  return envDefaultAssistant ? { ...layer, defaultAssistant: envDefaultAssistant } : layer;
-}
-
 /** CAIRN_DEFAULT_ASSISTANT as the settings read it at start, or undefined when it was not set. */
 export function envDefaultAssistantOf(providers: { defaultAssistant: string | undefined; defaultAssistantFromEnv?: boolean | undefined }): string | undefined {
   return providers.defaultAssistantFromEnv ? providers.defaultAssistant : undefined;
-}
-
-/**
- * The repository layer of the checkout at `cwd`: `.cairn/config.yaml`, else `.archon/config.yaml`
- * (`assistant`, `assistants`, `tiers`, `aliases`). Read-only: Cairn never writes it.
- */
-export function readRepositoryModelLayer(cwd: string | undefined | null): ModelLayer | undefined {
-  if (!cwd) return undefined;
-  for (const folder of projectFolders) {
-    const path = join(cwd, folder, 'config.yaml');
-    const read = readYamlFile(path);
-    if (read.found) return modelLayerOf(read.data, join(folder, 'config.yaml'));
-  }
-  return undefined;
 }
 
 /** A user's stored preferences as a layer: their default provider (and its pinned model), tiers and aliases. */

@@ -1,5 +1,5 @@
 import type { ProviderId } from '../shared/providers/registry.js';
-import type { Effort } from './node-blocks.js';
+import type { Effort } from './effort.js';
 
 /**
  * What Cairn knows about models without any configuration: the built-in tier presets per

@@ -5,10 +5,10 @@ import { resolveRunModelBindings } from '../store/schemas/model-bindings.js';
 import type { RunAttachment } from '../store/schemas/run-attachment.js';
 import type { RunOverrides } from '../store/schemas/run-overrides.js';
 import type { Store } from '../store/store.js';
-import { sealRunEnv } from '../runs/run-env.js';
+import { sealRunEnv } from './run-env.js';
 import type { InstallKey } from '../shared/secrets/install-key.js';
 import type { WorkflowEntry } from '../workflow/discover-workflows.js';
-import { newConversationId, newConversationRowId, newWorkerConversationId } from './conversation-id.js';
+import { newConversationId, newConversationRowId, newWorkerConversationId } from '../shared/conversation-id.js';
 
 export interface QueueRunRequest {
   entry: WorkflowEntry;
