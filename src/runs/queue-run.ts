@@ -7,12 +7,12 @@ import type { RunOverrides } from '../store/schemas/run-overrides.js';
 import type { Store } from '../store/store.js';
 import { sealRunEnv } from './run-env.js';
 import type { InstallKey } from '../shared/secrets/install-key.js';
-import type { WorkflowEntry } from '../workflow/discover-workflows.js';
+import type { WorkflowEntry } from '../workflow/catalog/discover-workflows.js';
 import { newConversationId, newConversationRowId, newWorkerConversationId } from '../shared/conversation-id.js';
 
 export interface QueueRunRequest {
   entry: WorkflowEntry;
-  /** Checked and defaulted already (workflow/run-inputs.ts). */
+  /** Checked and defaulted already (workflow/schema/run-inputs.ts). */
   inputs: Record<string, string>;
   message: string;
   workingPath: string | null;

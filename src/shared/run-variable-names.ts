@@ -1,6 +1,6 @@
 /**
  * The run-context variables Cairn sets for a node, by name: a node body references them as
- * `$NAME` (workflow/variables.ts says how each reaches a node), and a run's `config.env` may not
+ * `$NAME` (workflow/substitution/variables.ts says how each reaches a node), and a run's `config.env` may not
  * set them (store/schemas/run-env-names.ts). Both sides read this one list.
  */
 export const variableNames = [

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * The scope a workflow or command was loaded from: the project, the user's `$CAIRN_HOME` or the
- * package (workflow/locations.ts says where each is). A run records it in its metadata and the API
+ * package (workflow/catalog/locations.ts says where each is). A run records it in its metadata and the API
  * lists it, so the word sits below the store, the wire and the workflow language alike.
  */
 export const workflowSourceSchema = z.enum(['project', 'global', 'bundled']);

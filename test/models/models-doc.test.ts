@@ -3,10 +3,10 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { resolveRunModelBindings } from '../../src/store/schemas/model-bindings.js';
 import { runOverridesSchema } from '../../src/store/schemas/run-overrides.js';
-import { loadWorkflowText } from '../../src/workflow/load-workflow.js';
+import { loadWorkflowText } from '../../src/workflow/loading/load-workflow.js';
 import { resolveModelBinding } from '../../src/models/model-binding.js';
 import { modelLayerOfPrefs, modelLayerOfRunBindings, type ModelLayers } from '../../src/models/model-layers.js';
-import { modelLayerOf } from '../../src/workflow/model-layer-files.js';
+import { modelLayerOf } from '../../src/workflow/project/model-layer-files.js';
 
 /**
  * The worked example of docs/models.md: its install and repository config, the user's prefs, the

@@ -16,7 +16,7 @@ import {
   vendorParamsSchema,
 } from '../../wire/auth-providers.js';
 import { errorBodySchema } from '../../wire/error-body.js';
-import { requireUser } from '../identity.js';
+import { requireUser } from '../callers/identity.js';
 
 export interface AuthProviderRoutesOptions {
   store: Store;

@@ -11,7 +11,7 @@ import {
 } from '../../wire/model-config.js';
 import { defaultAssistantOf, tierDefaultsFor } from '../../models/model-binding.js';
 import { envDefaultAssistantOf } from '../../models/model-layers.js';
-import { readInstallModelLayer } from '../../workflow/model-layer-files.js';
+import { readInstallModelLayer } from '../../workflow/project/model-layer-files.js';
 
 const tags = ['config'];
 

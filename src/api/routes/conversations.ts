@@ -1,4 +1,4 @@
-import { requestUser } from '../identity.js';
+import { requestUser } from '../callers/identity.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { newConversationId, newConversationRowId } from '../../shared/conversation-id.js';
 import { CairnError } from '../../shared/errors.js';

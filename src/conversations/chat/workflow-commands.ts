@@ -1,6 +1,6 @@
 import { CairnError } from '../../shared/errors.js';
 import { terminalRunStatuses, type Run } from '../../store/schemas/run.js';
-import { resolveRunInputs } from '../../workflow/run-inputs.js';
+import { resolveRunInputs } from '../../workflow/schema/run-inputs.js';
 import { abandonableRunStatuses, requestGateAnswer, requestResume, resumableRunStatuses, resumeDefinition, type GateVerb } from '../../runs/run-operations.js';
 import { runErrorText } from '../../runs/run-texts.js';
 import { queueRun } from '../../runs/queue-run.js';

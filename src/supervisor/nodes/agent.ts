@@ -12,7 +12,7 @@ import type { ProviderConnection } from '../../worker/providers/provider-adapter
 import { chooseSession, sessionDirUnder } from './agent-session.js';
 import { resolveModelBinding, type ModelBinding } from '../../models/model-binding.js';
 import type { ModelLayers } from '../../models/model-layers.js';
-import type { VariableValues } from '../../workflow/variables.js';
+import type { VariableValues } from '../../workflow/substitution/variables.js';
 import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandler } from '../run/node-handler.js';
 import type { PlannedNode } from '../run/run-plan.js';
 import { MAX_HELPER_LOSSES } from '../../worker/lost-attempt.js';
