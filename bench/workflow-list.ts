@@ -3,8 +3,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
-import { loadWorkflowText } from '../src/workflow/load-workflow.js';
-import { defaultLocations } from '../src/workflow/locations.js';
+import { loadWorkflowText } from '../src/workflow/loading/load-workflow.js';
+import { defaultLocations } from '../src/workflow/catalog/locations.js';
 import { openSession, percentile } from './session.js';
 
 /**

@@ -5,7 +5,7 @@ import { createLogger, type Logger } from '../shared/log.js';
 import { openStore, sqliteStoreConfig } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { buildServer } from './server.js';
-import { sweepStaleUploads } from './upload-folders.js';
+import { sweepStaleUploads } from './run-files/upload-folders.js';
 
 /**
  * The API process entry, forked by the launcher (`cairn serve`). Listens on PORT (the launcher

@@ -1,6 +1,6 @@
 import type { StreamPayload } from '../wire/stream-frames.js';
-import { writeLine, type OutputStream } from './context.js';
-import { formatDuration, type Style } from './format.js';
+import { writeLine, type OutputStream } from '../terminal/context.js';
+import { formatDuration, type Style } from '../terminal/format.js';
 
 /**
  * The lines a run's agent activity makes (agent-activity.ts on the worker writes the events):

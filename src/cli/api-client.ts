@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { errorBodySchema } from '../wire/error-body.js';
-import { CliError } from './cli-error.js';
+import { CliError } from '../terminal/cli-error.js';
 import { explainError, type ErrorSubject } from './error-hints.js';
 import type { ServerAddress } from './server-address.js';
 

@@ -1,6 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { portSettingText, toPortNumber } from '../shared/env-settings.js';
-import { usageError } from './cli-error.js';
+import { usageError } from '../terminal/cli-error.js';
 
 type OptionSpecs = NonNullable<ParseArgsConfig['options']>;
 

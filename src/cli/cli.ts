@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { CairnError } from '../shared/errors.js';
-import { CliError, EXIT_FAILURE, EXIT_USAGE } from './cli-error.js';
+import { CliError, EXIT_FAILURE, EXIT_USAGE } from '../terminal/cli-error.js';
 import type { Command } from './commands/command.js';
-import { writeLine, type CliContext } from './context.js';
+import { writeLine, type CliContext } from '../terminal/context.js';
 
 /**
  * Every subcommand, in the order `cairn --help` lists them. Each is imported only when it runs:

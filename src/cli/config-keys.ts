@@ -1,4 +1,4 @@
-import { usageError } from './cli-error.js';
+import { usageError } from '../terminal/cli-error.js';
 
 /**
  * The keys of `cairn config get|set|unset` and the requests they make. Two layers: the install's

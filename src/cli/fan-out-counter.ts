@@ -1,6 +1,6 @@
 import type { StreamPayload } from '../wire/stream-frames.js';
-import type { OutputStream } from './context.js';
-import type { Style } from './format.js';
+import type { OutputStream } from '../terminal/context.js';
+import type { Style } from '../terminal/format.js';
 
 /** Item counts of one fan-out node, as the counter line shows them. */
 export interface FanOutCounts {

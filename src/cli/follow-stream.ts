@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiClient } from './api-client.js';
 import { unreachableError } from './api-client.js';
-import { CliError } from './cli-error.js';
+import { CliError } from '../terminal/cli-error.js';
 import { createSseParser, type SseMessage } from './sse-parser.js';
 
 export interface FollowStreamOptions {

@@ -1,5 +1,5 @@
 import { runCli } from './cli.js';
-import type { CliContext } from './context.js';
+import type { CliContext } from '../terminal/context.js';
 
 /**
  * Output piped into a command that stops reading (`cairn run list | head -1`): the reader has

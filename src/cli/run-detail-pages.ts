@@ -1,6 +1,6 @@
 import { RUN_EVENTS_MAX_LIMIT, runDetailResponseSchema, type RunDetailResponse } from '../wire/runs.js';
 import type { ApiClient, ApiResult } from './api-client.js';
-import { CliError } from './cli-error.js';
+import { CliError } from '../terminal/cli-error.js';
 
 export const runPath = (id: string) => `/api/workflows/runs/${encodeURIComponent(id)}`;
 

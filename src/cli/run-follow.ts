@@ -1,9 +1,9 @@
 import type { WorkflowRun } from '../wire/runs.js';
 import { fanOutGridSchema } from '../wire/fan-out.js';
 import type { ApiClient } from './api-client.js';
-import { EXIT_FAILURE, EXIT_OK, EXIT_PAUSED } from './cli-error.js';
-import { writeLine, type CliContext } from './context.js';
-import { formatDuration, type Style } from './format.js';
+import { EXIT_FAILURE, EXIT_OK, EXIT_PAUSED } from '../terminal/cli-error.js';
+import { writeLine, type CliContext } from '../terminal/context.js';
+import { formatDuration, type Style } from '../terminal/format.js';
 import { pausedHint, readPauseTarget } from './paused-hint.js';
 import { followRunEvents } from './run-events-follow.js';
 import { printRunOutputs, readRunOutputs, type OutputMode } from './run-output.js';

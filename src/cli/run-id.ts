@@ -1,8 +1,8 @@
 import { RUN_LIST_MAX_LIMIT, runListResponseSchema, type WorkflowRun } from '../wire/runs.js';
 import type { ApiClient } from './api-client.js';
-import { CliError, usageError } from './cli-error.js';
+import { CliError, usageError } from '../terminal/cli-error.js';
 import { nextSteps } from './error-hints.js';
-import { formatTable, formatTimestamp } from './format.js';
+import { formatTable, formatTimestamp } from '../terminal/format.js';
 
 /**
  * The fewest characters of a run id the CLI matches as a prefix. Run ids are UUIDs: 8 hex digits

@@ -1,7 +1,7 @@
 import type { RunEventView } from '../wire/runs.js';
 import type { ApiClient } from './api-client.js';
-import { writeLine, type OutputStream } from './context.js';
-import type { Style } from './format.js';
+import { writeLine, type OutputStream } from '../terminal/context.js';
+import type { Style } from '../terminal/format.js';
 import { readRunDetailPages } from './run-detail-pages.js';
 
 export const outputModes = ['last', 'all', 'none'] as const;

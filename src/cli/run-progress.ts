@@ -1,9 +1,9 @@
 import { readRunLevelEventData } from '../store/schemas/run-level-events.js';
 import { terminalRunStatuses, type RunStatus } from '../store/schemas/run.js';
 import type { StreamPayload } from '../wire/stream-frames.js';
-import { writeLine, type OutputStream } from './context.js';
+import { writeLine, type OutputStream } from '../terminal/context.js';
 import { queuedReason } from './node-summary.js';
-import { firstLine, formatDuration, tailLines, type Style } from './format.js';
+import { firstLine, formatDuration, tailLines, type Style } from '../terminal/format.js';
 import { FanOutCounters, type FetchFanOutCounts } from './fan-out-counter.js';
 import { createAgentActivityLines, type ActivityDetail } from './agent-activity-lines.js';
 

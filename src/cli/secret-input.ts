@@ -1,5 +1,5 @@
-import { CliError, EXIT_INTERRUPTED } from './cli-error.js';
-import type { InputStream, OutputStream } from './context.js';
+import { CliError, EXIT_INTERRUPTED } from '../terminal/cli-error.js';
+import type { InputStream, OutputStream } from '../terminal/context.js';
 
 /** More than any API key or login code; a larger input is refused rather than sent. */
 export const MAX_SECRET_BYTES = 16 * 1024;

@@ -1,6 +1,6 @@
 import { homePaths, resolveHome } from '../shared/paths.js';
 import { DEFAULT_PORT, portSettingText, toPortNumber } from '../shared/env-settings.js';
-import { CliError } from './cli-error.js';
+import { CliError } from '../terminal/cli-error.js';
 import { readLiveServerFile } from '../launcher/run-dir.js';
 
 export type ServerAddressSource = 'flag' | 'env' | 'server-file' | 'default';

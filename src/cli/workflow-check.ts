@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
-import type { WorkflowCatalog } from '../workflow/catalog.js';
-import { listWorkflowFiles, readWorkflowFile } from '../workflow/discover-workflows.js';
-import type { WorkflowSource } from '../workflow/locations.js';
+import type { WorkflowCatalog } from '../workflow/catalog/catalog.js';
+import { listWorkflowFiles, readWorkflowFile } from '../workflow/catalog/discover-workflows.js';
+import type { WorkflowSource } from '../shared/workflow-source.js';
 import { lineOfMessage, nodeLines } from './yaml-locations.js';
 
 /** One problem in a workflow file, with the line it is about when that is known. */

@@ -1,6 +1,6 @@
 import { CheckRepoActions } from 'simple-git';
 import { CairnError } from '../shared/errors.js';
-import { branchNameProblem } from '../workflow/branch-syntax.js';
+import { branchNameProblem } from '../workflow/schema/branch-syntax.js';
 import { checkBranchName } from './branch-name.js';
 import { git } from './git-checkout.js';
 

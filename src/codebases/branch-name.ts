@@ -1,5 +1,5 @@
 import { CairnError, coerceError } from '../shared/errors.js';
-import { branchNameProblem, MAX_BRANCH_LENGTH } from '../workflow/branch-syntax.js';
+import { branchNameProblem, MAX_BRANCH_LENGTH } from '../workflow/schema/branch-syntax.js';
 import { git } from './git-checkout.js';
 
 /**

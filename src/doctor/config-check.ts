@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { loadSettings } from '../shared/config.js';
 import { resolveProviderSettings, type ProviderSettings } from '../shared/providers/provider-settings.js';
 import { describeUnknownProvider, isRegisteredProvider } from '../shared/providers/registry.js';
-import { DEFAULT_ASSISTANT } from '../workflow/model-binding.js';
+import { DEFAULT_ASSISTANT } from '../models/model-binding.js';
 import { failed, passed, type CheckResult } from './check.js';
 
 /**

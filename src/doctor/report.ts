@@ -1,4 +1,4 @@
-import type { Style } from '../cli/format.js';
+import type { Style } from '../terminal/format.js';
 import type { CheckResult } from './check.js';
 
 /** How `cairn doctor` prints its checks: one line each, the status first, then what to do. */

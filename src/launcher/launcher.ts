@@ -4,8 +4,8 @@ import { ALLOWED_HOSTS_CONFIG_KEY, ALLOWED_HOSTS_ENV, listensBeyondLoopback } fr
 import type { Logger } from '../shared/log.js';
 import type { HomePaths } from '../shared/paths.js';
 import type { BackoffPolicy } from './backoff.js';
-import { CliError } from '../cli/cli-error.js';
-import { writeLine, type OutputStream } from '../cli/context.js';
+import { CliError } from '../terminal/cli-error.js';
+import { writeLine, type OutputStream } from '../terminal/context.js';
 import { childEnv } from './child-env.js';
 import { ManagedChild } from './managed-child.js';
 import { choosePort } from './port-choice.js';

@@ -2,7 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import type { Logger } from '../shared/log.js';
 import { createBackoff, defaultBackoff, type BackoffPolicy } from './backoff.js';
 import { childReadyMessageSchema, type ChildReadyMessage, type ShutdownMessage } from '../shared/process-messages.js';
-import { CliError } from '../cli/cli-error.js';
+import { CliError } from '../terminal/cli-error.js';
 import { writePidFile } from './run-dir.js';
 
 

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { DEFAULT_PORT } from '../shared/env-settings.js';
-import { CliError } from '../cli/cli-error.js';
+import { CliError } from '../terminal/cli-error.js';
 
 const execFileAsync = promisify(execFile);
 

@@ -1,5 +1,5 @@
 import { accountingSchema, type Accounting } from './schemas/execution-record.js';
-import type { CostScope } from './schemas/run-usage.js';
+import type { CostScope } from '../store/schemas/run-usage.js';
 
 /** Accounting rule 3: `node` is the row's own spend; every other kind restates a total. */
 export function costScopeOfAccounting(accounting: Accounting): CostScope {

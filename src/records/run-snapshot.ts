@@ -5,7 +5,7 @@ import { FAN_OUT_INSTANCES_EVENT, fanOutInstancesSchema, type FanOutInstance } f
 import type { NodeDescriptor } from './schemas/node-descriptor.js';
 import type { Lifecycle, LifecycleStatus } from './schemas/node-lifecycle.js';
 import type { PersistedOutput } from './schemas/node-output.js';
-import type { RunTotals } from './schemas/run-usage.js';
+import type { RunTotals } from '../store/schemas/run-usage.js';
 import { toPublicMetadata } from './build-record.js';
 import type { NodeEventType } from './event-types.js';
 import { readNodeEvent, type CacheRow, type LifecycleRow, type NodeRow, type UsageObservation } from './read-node-event.js';

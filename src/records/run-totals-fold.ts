@@ -2,7 +2,7 @@ import type { NewRunEvent } from '../store/schemas/event.js';
 import { statusOfEventType } from './event-types.js';
 import { spendSchema } from './schemas/node-spend.js';
 import { accountingSchema } from './schemas/execution-record.js';
-import { runTotalsKeys, type RunTotals, type RunTotalsState } from './schemas/run-usage.js';
+import { runTotalsKeys, type RunTotals, type RunTotalsState } from '../store/schemas/run-usage.js';
 import type { UsageObservation } from './read-node-event.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { CairnError } from '../shared/errors.js';
 import type { RunEvent } from '../store/schemas/event.js';
-import type { RunTotals } from './schemas/run-usage.js';
+import type { RunTotals } from '../store/schemas/run-usage.js';
 import { readNodeEvent, type NodeRow } from './read-node-event.js';
 import { countedContributions, sumUsage, toRunTotals } from './usage.js';
 

@@ -1,4 +1,4 @@
-import type { RunTotals } from './schemas/run-usage.js';
+import type { RunTotals } from '../store/schemas/run-usage.js';
 import { costScopeOfAccounting } from './cost-scope.js';
 import { isWithinAnyScope } from './node-path.js';
 import type { LifecycleRow, NodeRow, UsageObservation } from './read-node-event.js';

@@ -1,7 +1,7 @@
 import { rebuildRunSnapshot } from '../records/index.js';
 import { fullOutput } from '../records/full-output.js';
 import type { Store } from '../store/store.js';
-import { validateStoredDefinition } from '../workflow/validate-definition.js';
+import { validateStoredDefinition } from '../workflow/checks/validate-definition.js';
 
 /**
  * A completed child run's output, as its parent's `workflow:` node reads it: its `returns:`

@@ -4,7 +4,7 @@ import { approvalContextSchema } from '../store/schemas/approval.js';
 import type { GateDecisionJobKind, Job } from '../store/schemas/job.js';
 import type { Run, RunStatus } from '../store/schemas/run.js';
 import type { RunEnding, Store } from '../store/store.js';
-import type { WorkflowEntry } from '../workflow/discover-workflows.js';
+import type { WorkflowEntry } from '../workflow/catalog/discover-workflows.js';
 import { gateErrorText, runErrorText } from './run-texts.js';
 
 /**

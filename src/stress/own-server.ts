@@ -3,7 +3,7 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CliError } from '../cli/cli-error.js';
+import { CliError } from '../terminal/cli-error.js';
 import { findServerTree, isAlive, type ServerTree } from './process-tree.js';
 import type { StressClient } from './stress-client.js';
 

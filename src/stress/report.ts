@@ -1,4 +1,4 @@
-import { firstLine, formatDuration, formatTable, type Style } from '../cli/format.js';
+import { firstLine, formatDuration, formatTable, type Style } from '../terminal/format.js';
 import type { StressResult } from './stress-run.js';
 
 /** How a stress pass is shown: a table of checks and one of figures, or one JSON object. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RUN_EVENTS_MAX_LIMIT, RUN_LIST_MAX_LIMIT, runDetailResponseSchema, runListResponseSchema, type RunEventView, type WorkflowRun } from '../wire/runs.js';
-import { CliError } from '../cli/cli-error.js';
+import { CliError } from '../terminal/cli-error.js';
 
 /**
  * The stress harness's HTTP client. A kill takes the API away for a moment, so a request that

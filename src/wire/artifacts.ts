@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * `GET /api/runs/{runId}/artifacts` and `GET /api/artifacts/{runId}/{path}`: the files a run
- * wrote under its `$ARTIFACTS_DIR`. Ids and paths are checked by the route (`api/artifact-files.ts`),
+ * wrote under its `$ARTIFACTS_DIR`. Ids and paths are checked by the route (`api/run-files/artifact-files.ts`),
  * so a refusal says which part was wrong; the schemas only bound their length.
  */
 

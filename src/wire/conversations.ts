@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { conversationIdPattern, isReservedConversationId, reservedConversationIdText } from '../conversations/conversation-id.js';
+import { conversationIdPattern, isReservedConversationId, reservedConversationIdText } from '../shared/conversation-id.js';
 import { conversationSchema, dispatchStatusSchema, messageSchema } from '../store/schemas/conversation.js';
 import { isIsoDateText } from './iso-date.js';
-import { withoutNul } from './without-nul.js';
+import { withoutNul } from '../shared/without-nul.js';
 
 /** Schemas of `/api/conversations…`, for validation, serialization and OpenAPI. Texts are upstream's. */
 

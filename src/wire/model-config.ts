@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { describeUnknownProvider, isRegisteredProvider } from '../shared/providers/registry.js';
-import { aliasNameProblem } from '../store/schemas/run-overrides.js';
-import { effortVocabulary, tierKeys } from '../workflow/model-presets.js';
-import { effortSchema } from '../workflow/node-blocks.js';
+import { aliasNameProblem } from '../models/model-spec.js';
+import { effortVocabulary, tierKeys } from '../models/model-presets.js';
+import { effortSchema } from '../models/effort.js';
 
 /**
  * Bodies and answers of the model configuration routes (`/api/config*`) and the per-user AI

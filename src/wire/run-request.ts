@@ -1,7 +1,9 @@
 import { z } from 'zod';
-import { aliasesSchema, runConfigSchema, tiersSchema } from '../store/schemas/run-overrides.js';
-import { isReservedConversationId, reservedConversationIdText } from '../conversations/conversation-id.js';
-import { withoutNul } from './without-nul.js';
+import { runConfigSchema } from '../store/schemas/run-overrides.js';
+import { aliasesSchema, tiersSchema } from '../models/model-spec.js';
+import { isReservedConversationId, reservedConversationIdText } from '../shared/conversation-id.js';
+import { runMessageSchema } from '../runs/run-message.js';
+import { withoutNul } from '../shared/without-nul.js';
 
 /**
  * `POST /api/workflows/{name}/run`: params, query, body and answer. The API validates with these
@@ -69,7 +71,7 @@ export const inputsSchema = z
 export const runRequestBodySchema = z
   .strictObject(
     {
-      message: withoutNul(z.string({ error: 'message must be a string' }), () => 'message')
+      message: runMessageSchema
         .optional()
         .describe('The task text ($ARGUMENTS / $USER_MESSAGE in the workflow)'),
       conversationId: conversationIdSchema

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { costScopeSchema } from '../records/schemas/run-usage.js';
+import { costScopeSchema } from '../store/schemas/run-usage.js';
 import { runEventSchema } from '../store/schemas/event.js';
 import { runSchema, runStatusSchema } from '../store/schemas/run.js';
 import { runCursorTextSchema } from './run-cursor.js';

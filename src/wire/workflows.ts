@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import { workflowSourceSchema } from '../workflow/locations.js';
-import { writableSourceSchema } from '../workflow/workflow-files.js';
+import { workflowSourceSchema } from '../shared/workflow-source.js';
+import { writableSourceSchema } from '../workflow/catalog/workflow-files.js';
 
 /**
  * Schemas of the workflow-definition routes (`/api/workflows`, `/api/workflows/{name}`,
  * `/api/workflows/validate`), shared by validation, response serialization and
  * `/api/openapi.json`. The definition routes reuse `workflowNameParamsSchema` from
  * `run-request.ts`, so a name is refused with `Invalid workflow name` the same way everywhere.
- * (`writableSourceSchema` still comes from `workflow/workflow-files.ts`, which reads files: a
- * browser client will want it moved beside `workflowSourceSchema` in `workflow/locations.ts`.)
+ * (`writableSourceSchema` still comes from `workflow/catalog/workflow-files.ts`, which reads files: a
+ * browser client will want it moved beside `workflowSourceSchema` in `shared/workflow-source.ts`.)
  */
 
 export const workflowCwdQuerySchema = z.object({

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listProviders } from '../../src/shared/providers/registry.js';
-import { defaultLocations } from '../../src/workflow/locations.js';
+import { defaultLocations } from '../../src/workflow/catalog/locations.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { makeProject, writeAt } from './workflow-fixtures.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FanOutGridFold } from '../../src/api/fan-out-grid-fold.js';
+import { FanOutGridFold } from '../../src/api/views/fan-out-grid-fold.js';
 import { completedState, failedState, startedState } from '../../src/records/index.js';
 import type { RunEvent } from '../../src/store/schemas/event.js';
 import { agentSpendEvent, execInput, persist, recordEvent } from '../records/fixtures.js';

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { resolveRunCodebase } from '../../src/api/run-codebase.js';
+import { resolveRunCodebase } from '../../src/api/run-target/run-codebase.js';
 import type { Store } from '../../src/store/store.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 

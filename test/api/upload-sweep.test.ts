@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { silentLogger } from '../../src/shared/log.js';
-import { newUploadFolderName, sweepStaleUploads, UNOWNED_UPLOAD_GRACE_MS } from '../../src/api/upload-folders.js';
+import { newUploadFolderName, sweepStaleUploads, UNOWNED_UPLOAD_GRACE_MS } from '../../src/api/run-files/upload-folders.js';
 import { startServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';

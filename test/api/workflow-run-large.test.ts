@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WorkflowCatalog } from '../../src/workflow/catalog.js';
+import { WorkflowCatalog } from '../../src/workflow/catalog/catalog.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { fanOutYaml, writeHomeWorkflow } from '../helpers/workflows.js';
@@ -9,7 +9,7 @@ import { fanOutYaml, writeHomeWorkflow } from '../helpers/workflows.js';
  * Starting a run of a 10,000-node workflow, with the catalog on its worker thread as in
  * `cairn serve` (the thread runs the built entry; `npm test` builds first).
  */
-const threadFile = fileURLToPath(new URL('../../dist/workflow/catalog-thread.js', import.meta.url));
+const threadFile = fileURLToPath(new URL('../../dist/workflow/catalog/catalog-thread.js', import.meta.url));
 const N = 10_000;
 
 let home: TempHome;

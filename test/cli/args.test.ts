@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectPositionals, parseCommandArgs, parseInputs, parsePort, parsePositiveInt } from '../../src/cli/args.js';
-import { CliError, EXIT_USAGE } from '../../src/cli/cli-error.js';
+import { CliError, EXIT_USAGE } from '../../src/terminal/cli-error.js';
 import { runCliInProcess } from './cli-harness.js';
 
 function usageMessage(fn: () => unknown): string {

@@ -1,4 +1,4 @@
-import type { CliContext, OutputStream } from '../../src/cli/context.js';
+import type { CliContext, OutputStream } from '../../src/terminal/context.js';
 import { runCli } from '../../src/cli/cli.js';
 
 export interface CapturedStream extends OutputStream {

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { counterText, FanOutCounters } from '../../src/cli/fan-out-counter.js';
-import { createStyle } from '../../src/cli/format.js';
+import { createStyle } from '../../src/terminal/format.js';
 import type { StreamPayload } from '../../src/wire/stream-frames.js';
 
 const base = { runId: 'r', conversationId: 'c', seq: 1, timestamp: 0 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toStreamPayload } from '../../src/api/sse/frames.js';
-import { createStyle } from '../../src/cli/format.js';
+import { createStyle } from '../../src/terminal/format.js';
 import { createRunProgress } from '../../src/cli/run-progress.js';
 import { attemptEndedEvent, type AttemptEnding } from '../../src/records/index.js';
 import type { RunEvent } from '../../src/store/schemas/event.js';

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CliError } from '../../src/cli/cli-error.js';
+import { CliError } from '../../src/terminal/cli-error.js';
 import { claimServerFile } from '../../src/launcher/run-dir.js';
 import { resolveServerAddress } from '../../src/cli/server-address.js';
 import { homePaths } from '../../src/shared/paths.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { loadWorkflowText } from '../../src/workflow/load-workflow.js';
+import { loadWorkflowText } from '../../src/workflow/loading/load-workflow.js';
 import { cloneLocally, git, makeBareRemote } from '../api/codebases/git-fixtures.js';
 import { writeAndCommit } from '../helpers/agent-script.js';
 import { startScriptedClaudeServer, type AnthropicServer } from '../helpers/anthropic-server.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { loadWorkflowText } from '../../src/workflow/load-workflow.js';
+import { loadWorkflowText } from '../../src/workflow/loading/load-workflow.js';
 import { startSupervisor } from '../helpers/supervisor.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 

@@ -4,7 +4,7 @@ import { loadSettings } from '../../src/shared/config.js';
 import type { Run } from '../../src/store/schemas/run.js';
 import type { RunEvent } from '../../src/store/schemas/event.js';
 import { sqliteStoreConfig, type Store } from '../../src/store/open-store.js';
-import { loadWorkflowText } from '../../src/workflow/load-workflow.js';
+import { loadWorkflowText } from '../../src/workflow/loading/load-workflow.js';
 import { createSupervisorRuntime } from '../../src/supervisor/process/runtime.js';
 import type { Supervisor } from '../../src/supervisor/process/supervisor.js';
 import type { WorkerPool } from '../../src/worker/pool/pool.js';

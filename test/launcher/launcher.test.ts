@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CliError } from '../../src/cli/cli-error.js';
+import { CliError } from '../../src/terminal/cli-error.js';
 import { launch, type Launcher, type LauncherOptions } from '../../src/launcher/launcher.js';
 import { claimServerFile, readPidFile, readServerFile, serverFilePath } from '../../src/launcher/run-dir.js';
 import { homePaths, type HomePaths } from '../../src/shared/paths.js';

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CliError } from '../../src/cli/cli-error.js';
+import { CliError } from '../../src/terminal/cli-error.js';
 import { ManagedChild } from '../../src/launcher/managed-child.js';
 import { readPidFile } from '../../src/launcher/run-dir.js';
 import { waitFor } from '../helpers/wait-for.js';

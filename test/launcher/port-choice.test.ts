@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CliError } from '../../src/cli/cli-error.js';
+import { CliError } from '../../src/terminal/cli-error.js';
 import { WORKTREE_PORTS, choosePort, findLinkedWorktree, preferredWorktreePort } from '../../src/launcher/port-choice.js';
 
 const run = promisify(execFile);

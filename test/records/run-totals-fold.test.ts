@@ -3,7 +3,7 @@ import { failedState } from '../../src/records/lifecycle.js';
 import { provided, unavailable } from '../../src/records/measured.js';
 import { computeRunTotals } from '../../src/records/run-totals.js';
 import { addToRunTotals, countedUsageOf, flatRunTotalsPatch } from '../../src/records/run-totals-fold.js';
-import type { RunTotalsState } from '../../src/records/schemas/run-usage.js';
+import type { RunTotalsState } from '../../src/store/schemas/run-usage.js';
 import type { RunEvent } from '../../src/store/schemas/event.js';
 import { agentInput, agentSpendEvent, execInput, persist, recordEvent } from './fixtures.js';
 

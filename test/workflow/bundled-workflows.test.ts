@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WorkflowCatalog } from '../../src/workflow/catalog.js';
-import { decideWhen } from '../../src/workflow/condition-evaluate.js';
-import { topologicalOrder } from '../../src/workflow/graph.js';
-import type { ProducerState } from '../../src/workflow/resolve-output.js';
-import { conditionLookup, substituteShell, type SubstitutionContext } from '../../src/workflow/substitute.js';
+import { WorkflowCatalog } from '../../src/workflow/catalog/catalog.js';
+import { decideWhen } from '../../src/workflow/when/condition-evaluate.js';
+import { topologicalOrder } from '../../src/workflow/graph/graph.js';
+import type { ProducerState } from '../../src/workflow/substitution/resolve-output.js';
+import { conditionLookup, substituteShell, type SubstitutionContext } from '../../src/workflow/substitution/substitute.js';
 
 /** The starter set shipped in the package's own workflows/ and commands/ folders. */
 

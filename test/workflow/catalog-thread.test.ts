@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CairnError } from '../../src/shared/errors.js';
-import { WorkflowCatalog } from '../../src/workflow/catalog.js';
+import { WorkflowCatalog } from '../../src/workflow/catalog/catalog.js';
 import { makeTempProject, workflowYaml, type TempProject } from './temp-project.js';
 
 /**
@@ -11,12 +11,12 @@ import { makeTempProject, workflowYaml, type TempProject } from './temp-project.
  * these tests use the built entry (`npm test` builds first), beside an in-process catalog of the
  * same folders that gives the expected answers.
  */
-const threadFile = fileURLToPath(new URL('../../dist/workflow/catalog-thread.js', import.meta.url));
+const threadFile = fileURLToPath(new URL('../../dist/workflow/catalog/catalog-thread.js', import.meta.url));
 
 let t: TempProject;
 let threaded: WorkflowCatalog;
 beforeEach(() => {
-  if (!existsSync(threadFile)) throw new Error('dist/workflow/catalog-thread.js is missing: run `npm run build`');
+  if (!existsSync(threadFile)) throw new Error('dist/workflow/catalog/catalog-thread.js is missing: run `npm run build`');
   t = makeTempProject();
   threaded = new WorkflowCatalog(t.catalog.locations, { threadFile });
 });

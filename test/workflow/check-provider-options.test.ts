@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { listProviders } from '../../src/shared/providers/registry.js';
 import { honoursOption, providerOptionKeys } from '../../src/shared/providers/option-support.js';
-import { validateWorkflowDefinition } from '../../src/workflow/validate-definition.js';
+import { validateWorkflowDefinition } from '../../src/workflow/checks/validate-definition.js';
 
 /**
  * An option the language accepts either reaches the node's provider or validation names it:

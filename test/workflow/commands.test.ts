@@ -1,4 +1,4 @@
-import { unreadableMessage } from '../../src/workflow/commands.js';
+import { unreadableMessage } from '../../src/workflow/catalog/commands.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempProject, type TempProject } from './temp-project.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { skipCauseSchema, skipReasonSchema } from '../../src/records/schemas/node-lifecycle.js';
-import { decideWhen, evaluateCondition, type ConditionRefLookup } from '../../src/workflow/condition-evaluate.js';
-import { parseCondition } from '../../src/workflow/condition-parse.js';
+import { decideWhen, evaluateCondition, type ConditionRefLookup } from '../../src/workflow/when/condition-evaluate.js';
+import { parseCondition } from '../../src/workflow/when/condition-parse.js';
 
 function lookupFrom(values: Record<string, string>): ConditionRefLookup {
   return (ref) => {

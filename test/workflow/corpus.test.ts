@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPlainObject } from '../../src/workflow/unknown-keys.js';
-import type { DiscoveryResult } from '../../src/workflow/discover-workflows.js';
+import { isPlainObject } from '../../src/workflow/loading/unknown-keys.js';
+import type { DiscoveryResult } from '../../src/workflow/catalog/discover-workflows.js';
 import { makeTempProject, type TempProject } from './temp-project.js';
 
 /**

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { nodeDescriptorSchema } from '../../src/records/schemas/node-descriptor.js';
-import { describeNode } from '../../src/workflow/describe-node.js';
-import { interactivityOf } from '../../src/workflow/interactive.js';
-import { validateWorkflowDefinition } from '../../src/workflow/validate-definition.js';
+import { describeNode } from '../../src/workflow/schema/describe-node.js';
+import { interactivityOf } from '../../src/workflow/schema/interactive.js';
+import { validateWorkflowDefinition } from '../../src/workflow/checks/validate-definition.js';
 
 describe('describeNode', () => {
   it("maps every node mode to the contract's record kind and extras", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseDraft } from '../../src/workflow/parse-draft.js';
-import { validateWorkflowDefinition } from '../../src/workflow/validate-definition.js';
-import type { WorkflowDefinitionDraft } from '../../src/workflow/workflow-schema.js';
+import { parseDraft } from '../../src/workflow/loading/parse-draft.js';
+import { validateWorkflowDefinition } from '../../src/workflow/checks/validate-definition.js';
+import type { WorkflowDefinitionDraft } from '../../src/workflow/schema/workflow-schema.js';
 
 function draft(definition: Record<string, unknown>): WorkflowDefinitionDraft {
   const parsed = parseDraft(definition);

@@ -8,7 +8,7 @@ import {
   findUnknownDependencies,
   sinksOf,
   topologicalOrder,
-} from '../../src/workflow/graph.js';
+} from '../../src/workflow/graph/graph.js';
 
 const node = (id: string, ...depends_on: string[]) => ({ id, depends_on });
 

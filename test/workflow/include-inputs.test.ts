@@ -3,11 +3,11 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { WorkflowNode } from '../../src/workflow/node-schema.js';
-import { parseDraft } from '../../src/workflow/parse-draft.js';
-import { substituteShell } from '../../src/workflow/substitute.js';
-import { validateWorkflowDefinition } from '../../src/workflow/validate-definition.js';
-import type { WorkflowDefinitionDraft } from '../../src/workflow/workflow-schema.js';
+import type { WorkflowNode } from '../../src/workflow/schema/node-schema.js';
+import { parseDraft } from '../../src/workflow/loading/parse-draft.js';
+import { substituteShell } from '../../src/workflow/substitution/substitute.js';
+import { validateWorkflowDefinition } from '../../src/workflow/checks/validate-definition.js';
+import type { WorkflowDefinitionDraft } from '../../src/workflow/schema/workflow-schema.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cairn-include-inputs-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

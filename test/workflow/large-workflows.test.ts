@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { DefinitionNode } from '../../src/workflow/node-schema.js';
-import { parseDraft, type ParsedDraft } from '../../src/workflow/parse-draft.js';
-import { completeDraft, validateWorkflowDefinition } from '../../src/workflow/validate-definition.js';
+import type { DefinitionNode } from '../../src/workflow/schema/node-schema.js';
+import { parseDraft, type ParsedDraft } from '../../src/workflow/loading/parse-draft.js';
+import { completeDraft, validateWorkflowDefinition } from '../../src/workflow/checks/validate-definition.js';
 
 /**
  * Validation at 10,000 nodes: right answers on the shapes that used to cost O(N²) (every node's

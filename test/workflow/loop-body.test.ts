@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { validateWorkflowDefinition } from '../../src/workflow/validate-definition.js';
+import { validateWorkflowDefinition } from '../../src/workflow/checks/validate-definition.js';
 
 const wf = (loop: Record<string, unknown>) => ({ name: 'x', description: 'd', nodes: [{ id: 'l', loop: { max_iterations: 2, until: 'DONE', ...loop } }] });
 const errorsOf = (loop: Record<string, unknown>) => {

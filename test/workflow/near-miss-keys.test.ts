@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateWorkflowDefinition } from '../../src/workflow/validate-definition.js';
+import { validateWorkflowDefinition } from '../../src/workflow/checks/validate-definition.js';
 
 /**
  * A typo in a key would silently change the graph (`depend_on: [build]` drops the dependency, and

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateWorkflowDefinition } from '../../src/workflow/validate-definition.js';
+import { validateWorkflowDefinition } from '../../src/workflow/checks/validate-definition.js';
 
 /**
  * Validation reports everything it can check in one pass: reference, `when` and input errors

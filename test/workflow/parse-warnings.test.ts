@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadWorkflowText } from '../../src/workflow/load-workflow.js';
-import { validateWorkflowDefinition } from '../../src/workflow/validate-definition.js';
+import { loadWorkflowText } from '../../src/workflow/loading/load-workflow.js';
+import { validateWorkflowDefinition } from '../../src/workflow/checks/validate-definition.js';
 
 function warningsOf(definition: Record<string, unknown>): string[] {
   const result = validateWorkflowDefinition({ name: 'w', description: 'd', ...definition });

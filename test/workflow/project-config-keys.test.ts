@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { projectConfigWarnings } from '../../src/workflow/project-config-keys.js';
-import { readProjectRunConfig } from '../../src/workflow/project-run-config.js';
+import { projectConfigWarnings } from '../../src/workflow/project/project-config-keys.js';
+import { readProjectRunConfig } from '../../src/workflow/project/project-run-config.js';
 import { makeTempProject, workflowYaml, type TempProject } from './temp-project.js';
 
 /** What Cairn does with each key of a project's config file: read it, or say it does not. */

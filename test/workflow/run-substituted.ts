@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { substituteShell, type SubstitutionContext, type SubstitutionResult } from '../../src/workflow/substitute.js';
+import { substituteShell, type SubstitutionContext, type SubstitutionResult } from '../../src/workflow/substitution/substitute.js';
 
 /**
  * Substitutes `bash` bodies as a node would (`substituteShell`) and runs them in real bash

@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkShellReferences } from '../../src/workflow/check-shell-references.js';
-import { parseDraft } from '../../src/workflow/parse-draft.js';
-import { substituteShell, type SubstitutionContext } from '../../src/workflow/substitute.js';
-import { validateWorkflowDefinition } from '../../src/workflow/validate-definition.js';
+import { checkShellReferences } from '../../src/workflow/checks/check-shell-references.js';
+import { parseDraft } from '../../src/workflow/loading/parse-draft.js';
+import { substituteShell, type SubstitutionContext } from '../../src/workflow/substitution/substitute.js';
+import { validateWorkflowDefinition } from '../../src/workflow/checks/validate-definition.js';
 import { makeTempProject, type TempProject } from './temp-project.js';
 
 /**

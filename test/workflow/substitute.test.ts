@@ -1,13 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import type { OutputLookup, ProducerState } from '../../src/workflow/resolve-output.js';
+import type { OutputLookup, ProducerState } from '../../src/workflow/substitution/resolve-output.js';
 import {
   conditionLookup,
   substitutePrompt,
   substituteShell,
   type SubstitutionContext,
-} from '../../src/workflow/substitute.js';
-import { decideWhen } from '../../src/workflow/condition-evaluate.js';
+} from '../../src/workflow/substitution/substitute.js';
+import { decideWhen } from '../../src/workflow/when/condition-evaluate.js';
 
 function outputs(states: Record<string, ProducerState>): OutputLookup {
   return (id) => states[id];

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { substituteShell, type SubstitutionContext } from '../../src/workflow/substitute.js';
+import { substituteShell, type SubstitutionContext } from '../../src/workflow/substitution/substitute.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cairn-subst-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { scanReferences } from '../../src/workflow/references.js';
-import { shellContextsAt } from '../../src/workflow/shell-context.js';
+import { scanReferences } from '../../src/workflow/substitution/references.js';
+import { shellContextsAt } from '../../src/workflow/substitution/shell-context.js';
 
 /** The context kind of each reference in `body`, in order. */
 function kinds(body: string): string[] {

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { WorkflowCatalog } from '../../src/workflow/catalog.js';
+import { WorkflowCatalog } from '../../src/workflow/catalog/catalog.js';
 
 /**
  * A temp folder with a project (`cwd`), a Cairn home and a bundled folder of its own, so each

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ancestorsOf, type GraphNode } from '../../src/workflow/graph.js';
-import { indexUpstream } from '../../src/workflow/upstream-index.js';
+import { ancestorsOf, type GraphNode } from '../../src/workflow/graph/graph.js';
+import { indexUpstream } from '../../src/workflow/graph/upstream-index.js';
 
 /** A small deterministic PRNG (mulberry32), so a failing case can be replayed. */
 function random(seed: number): () => number {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateWorkflowDefinition, type ValidationOptions } from '../../src/workflow/validate-definition.js';
+import { validateWorkflowDefinition, type ValidationOptions } from '../../src/workflow/checks/validate-definition.js';
 
 function errorsOf(definition: unknown, options?: ValidationOptions): string[] {
   const result = validateWorkflowDefinition(definition, options);

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { parseYamlData } from '../../src/workflow/yaml-data.js';
+import { parseYamlData } from '../../src/workflow/loading/yaml-data.js';
 
 /**
  * `parseYamlData` reads with js-yaml where it can and with `yaml` otherwise; a user must never

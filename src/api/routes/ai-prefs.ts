@@ -7,7 +7,7 @@ import {
   aliasesPatchBodySchema,
   tiersPatchBodySchema,
 } from '../../wire/model-config.js';
-import { requireUser } from '../identity.js';
+import { requireUser } from '../callers/identity.js';
 
 const tags = ['ai-prefs'];
 

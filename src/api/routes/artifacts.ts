@@ -14,7 +14,7 @@ import {
   listArtifactFiles,
   listedArtifactsDir,
   resolveArtifactFile,
-} from '../artifact-files.js';
+} from '../run-files/artifact-files.js';
 import { runErrorText } from '../../runs/run-texts.js';
 
 export interface ArtifactRoutesOptions {

@@ -7,7 +7,7 @@ import { describeUnknownVendor, getCredentialVendor, normaliseVendorId } from '.
 import type { ProviderSettings } from '../../shared/providers/provider-settings.js';
 import type { InstallKey } from '../../shared/secrets/install-key.js';
 import type { Store } from '../../store/store.js';
-import { providersWithAdapter } from '../../worker/providers/available.js';
+import { providersWithAdapter } from '../../shared/providers/available.js';
 import {
   authProvidersResponseSchema,
   connectKeyBodySchema,
@@ -16,7 +16,7 @@ import {
   vendorParamsSchema,
 } from '../../wire/auth-providers.js';
 import { errorBodySchema } from '../../wire/error-body.js';
-import { requireUser } from '../identity.js';
+import { requireUser } from '../callers/identity.js';
 
 export interface AuthProviderRoutesOptions {
   store: Store;

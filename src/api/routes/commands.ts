@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { WorkflowCatalog } from '../../workflow/catalog.js';
-import { workflowSourceSchema } from '../../workflow/locations.js';
+import type { WorkflowCatalog } from '../../workflow/catalog/catalog.js';
+import { workflowSourceSchema } from '../../shared/workflow-source.js';
 import { errorBodySchema } from '../../wire/error-body.js';
-import { resolveRunCwd } from '../run-cwd.js';
+import { resolveRunCwd } from '../run-target/run-cwd.js';
 import { workflowCwdQuerySchema } from '../../wire/workflows.js';
 
 export interface CommandRoutesOptions {

@@ -9,8 +9,9 @@ import {
   tiersPatchBodySchema,
   type ConfigView,
 } from '../../wire/model-config.js';
-import { defaultAssistantOf, tierDefaultsFor } from '../../workflow/model-binding.js';
-import { envDefaultAssistantOf, readInstallModelLayer } from '../../workflow/model-layers.js';
+import { defaultAssistantOf, tierDefaultsFor } from '../../models/model-binding.js';
+import { envDefaultAssistantOf } from '../../models/model-layers.js';
+import { readInstallModelLayer } from '../../workflow/project/model-layer-files.js';
 
 const tags = ['config'];
 

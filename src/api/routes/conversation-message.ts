@@ -1,17 +1,17 @@
-import { requestUser } from '../identity.js';
+import { requestUser } from '../callers/identity.js';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { newConversationRowId } from '../../conversations/conversation-id.js';
+import { newConversationRowId } from '../../shared/conversation-id.js';
 import { CairnError } from '../../shared/errors.js';
 import type { HomePaths } from '../../shared/paths.js';
 import type { Store } from '../../store/store.js';
 import { conversationIdParamsSchema, sendMessageBodySchema, sendMessageResponseSchema } from '../../wire/conversations.js';
 import { errorBodySchema } from '../../wire/error-body.js';
 import { formatValidationIssues } from '../errors.js';
-import { moveUpload } from '../run-attachments.js';
-import { discardUpload, receiveUpload, uploadLimits } from '../run-upload.js';
+import { moveUpload } from '../run-files/run-attachments.js';
+import { discardUpload, receiveUpload, uploadLimits } from '../run-files/run-upload.js';
 
 export interface ConversationMessageRoutesOptions {
   store: Store;

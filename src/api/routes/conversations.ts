@@ -1,6 +1,6 @@
-import { requestUser } from '../identity.js';
+import { requestUser } from '../callers/identity.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { newConversationId, newConversationRowId } from '../../conversations/conversation-id.js';
+import { newConversationId, newConversationRowId } from '../../shared/conversation-id.js';
 import { CairnError } from '../../shared/errors.js';
 import type { Conversation, MessageCursor } from '../../store/schemas/conversation.js';
 import type { Store } from '../../store/store.js';

@@ -3,7 +3,7 @@ import type { Store } from '../../store/store.js';
 import { dashboardQuerySchema, dashboardResponseSchema } from '../../wire/dashboard.js';
 import { errorBodySchema } from '../../wire/error-body.js';
 import { clampRunListLimit } from '../../wire/runs.js';
-import { toRunView } from '../run-view.js';
+import { toRunView } from '../views/run-view.js';
 
 export interface DashboardRoutesOptions {
   store: Store;

@@ -5,8 +5,8 @@ import type { Store } from '../../store/store.js';
 import { errorBodySchema } from '../../wire/error-body.js';
 import { fanOutGridQuerySchema, fanOutGridSchema, fanOutParamsSchema, fanOutRetryResponseSchema } from '../../wire/fan-out.js';
 import { runErrorText } from '../../runs/run-texts.js';
-import { awaitJob, JOB_ANSWER_WAIT_MS } from '../await-job.js';
-import { readFanOutGrid } from '../fan-out-grid.js';
+import { awaitJob, JOB_ANSWER_WAIT_MS } from '../waits/await-job.js';
+import { readFanOutGrid } from '../views/fan-out-grid.js';
 
 /** Run ids are UUIDs; anything that is not one plain path segment is refused before any lookup. */
 const runIdPattern = /^[A-Za-z0-9_-]+$/;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { CairnError } from '../../shared/errors.js';
 import type { Settings } from '../../shared/config.js';
 import type { Store } from '../../store/store.js';
-import { concurrencyViewSchema, describeConcurrency } from '../concurrency-view.js';
+import { concurrencyViewSchema, describeConcurrency } from '../views/concurrency-view.js';
 import { statusByCode } from '../errors.js';
 
 export interface HealthRoutesOptions {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { SubscriptionLogin } from '../../credentials/oauth/subscription-login.js';
 import { oauthPollBodySchema, oauthPollResponseSchema, oauthStartResponseSchema, vendorParamsSchema } from '../../wire/auth-providers.js';
 import { errorBodySchema } from '../../wire/error-body.js';
-import { requireUser } from '../identity.js';
+import { requireUser } from '../callers/identity.js';
 
 export interface OAuthRoutesOptions {
   logins: SubscriptionLogin;

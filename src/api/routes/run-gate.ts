@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CairnError } from '../../shared/errors.js';
 import type { Store } from '../../store/store.js';
 import { errorBodySchema } from '../../wire/error-body.js';
-import { checkWellFormedText } from '../well-formed-text.js';
+import { checkWellFormedText } from '../requests/well-formed-text.js';
 import { gateErrorText } from '../../runs/run-texts.js';
 import { requestGateAnswer } from '../../runs/run-operations.js';
 import { gateAnswerBodySchemas, runIdParamsSchema, runOperationResponseSchema } from '../../wire/runs.js';

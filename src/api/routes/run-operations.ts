@@ -3,13 +3,13 @@ import { CairnError } from '../../shared/errors.js';
 import type { Job, JobKind } from '../../store/schemas/job.js';
 import { terminalRunStatuses, type Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
-import type { WorkflowCatalog } from '../../workflow/catalog.js';
+import type { WorkflowCatalog } from '../../workflow/catalog/catalog.js';
 import { errorBodySchema } from '../../wire/error-body.js';
 import { runAbandonResponseSchema, runIdParamsSchema, runOperationResponseSchema, runResumeBodySchema } from '../../wire/runs.js';
-import { awaitJob, JOB_ANSWER_WAIT_MS } from '../await-job.js';
-import { lookupWorkflow } from '../workflow-lookup.js';
+import { awaitJob, JOB_ANSWER_WAIT_MS } from '../waits/await-job.js';
+import { lookupWorkflow } from '../workflow-files/workflow-lookup.js';
 import { runErrorText } from '../../runs/run-texts.js';
-import { awaitRunsEnded } from '../await-runs-ended.js';
+import { awaitRunsEnded } from '../waits/await-runs-ended.js';
 import { abandonableRunStatuses, requestResume, resumableRunStatuses, resumeDefinition } from '../../runs/run-operations.js';
 
 export interface RunOperationRoutesOptions {

@@ -21,8 +21,8 @@ import {
   workerParamsSchema,
 } from '../../wire/runs.js';
 import { encodeRunCursor } from '../../wire/run-cursor.js';
-import { toEventView } from '../event-view.js';
-import { toRunView } from '../run-view.js';
+import { toEventView } from '../views/event-view.js';
+import { toRunView } from '../views/run-view.js';
 import { runGateRoutes } from './run-gate.js';
 import { runLogRoutes } from './run-logs.js';
 import type { HomePaths } from '../../shared/paths.js';

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { DASHBOARD_STREAM_KEY } from '../../conversations/conversation-id.js';
+import { DASHBOARD_STREAM_KEY } from '../../shared/conversation-id.js';
 import type { Store } from '../../store/store.js';
 import { streamPayloadSchema, streamResumeHeadersSchema, streamResumeQuerySchema } from '../../wire/stream-frames.js';
 import type { SseHub, StreamRequest } from '../sse/sse-hub.js';

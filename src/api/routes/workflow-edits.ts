@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { WorkflowCatalog } from '../../workflow/catalog.js';
+import type { WorkflowCatalog } from '../../workflow/catalog/catalog.js';
 import { errorBodySchema } from '../../wire/error-body.js';
-import { resolveRunCwd } from '../run-cwd.js';
+import { resolveRunCwd } from '../run-target/run-cwd.js';
 import { workflowNameParamsSchema } from '../../wire/run-request.js';
 import {
   definitionBodySchema,
@@ -11,9 +11,9 @@ import {
   workflowDeleteResponseSchema,
   workflowSaveQuerySchema,
 } from '../../wire/workflows.js';
-import { bundledWorkflowNames, deleteWorkflow } from '../workflow-delete.js';
-import { saveWorkflow } from '../workflow-save.js';
-import { checkWorkflowSource, workflowSourceOf } from '../workflow-source.js';
+import { bundledWorkflowNames, deleteWorkflow } from '../workflow-files/workflow-delete.js';
+import { saveWorkflow } from '../workflow-files/workflow-save.js';
+import { checkWorkflowSource, workflowSourceOf } from '../workflow-files/workflow-source.js';
 
 export interface WorkflowEditRoutesOptions {
   catalog: WorkflowCatalog;

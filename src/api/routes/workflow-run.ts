@@ -1,12 +1,12 @@
-import { requestUser } from '../identity.js';
+import { requestUser } from '../callers/identity.js';
 import { randomUUID } from 'node:crypto';
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { pickRunOverrides } from '../../store/schemas/run-overrides.js';
 import type { RunAttachment } from '../../store/schemas/run-attachment.js';
 import type { Store } from '../../store/store.js';
-import type { WorkflowCatalog } from '../../workflow/catalog.js';
-import { queueRun } from '../../conversations/queue-run.js';
+import type { WorkflowCatalog } from '../../workflow/catalog/catalog.js';
+import { queueRun } from '../../runs/queue-run.js';
 import { errorBodySchema } from '../../wire/error-body.js';
 import { checkRunBaseBranch } from '../../codebases/base-branch.js';
 import { checkBranchName } from '../../codebases/branch-name.js';
@@ -15,12 +15,12 @@ import { CairnError } from '../../shared/errors.js';
 import type { HomePaths } from '../../shared/paths.js';
 import type { InstallKey } from '../../shared/secrets/install-key.js';
 import { formatValidationIssues } from '../errors.js';
-import { resolveRunCodebase, runCodebaseText } from '../run-codebase.js';
-import { resolveRunCwd } from '../run-cwd.js';
-import { placeAttachments } from '../run-attachments.js';
-import { discardUpload, receiveUpload, uploadLimits } from '../run-upload.js';
-import { lookupWorkflow } from '../workflow-lookup.js';
-import { resolveRunInputs } from '../../workflow/run-inputs.js';
+import { resolveRunCodebase, runCodebaseText } from '../run-target/run-codebase.js';
+import { resolveRunCwd } from '../run-target/run-cwd.js';
+import { placeAttachments } from '../run-files/run-attachments.js';
+import { discardUpload, receiveUpload, uploadLimits } from '../run-files/run-upload.js';
+import { lookupWorkflow } from '../workflow-files/workflow-lookup.js';
+import { resolveRunInputs } from '../../workflow/schema/run-inputs.js';
 import {
   runQuerySchema,
   runRequestBodySchema,

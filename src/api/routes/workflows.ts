@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { WorkflowCatalog } from '../../workflow/catalog.js';
+import type { WorkflowCatalog } from '../../workflow/catalog/catalog.js';
 import { errorBodySchema } from '../../wire/error-body.js';
-import { resolveRunCwd } from '../run-cwd.js';
-import { lookupWorkflow } from '../workflow-lookup.js';
+import { resolveRunCwd } from '../run-target/run-cwd.js';
+import { lookupWorkflow } from '../workflow-files/workflow-lookup.js';
 import { workflowNameParamsSchema } from '../../wire/run-request.js';
 import {
   workflowCwdQuerySchema,

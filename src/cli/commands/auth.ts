@@ -8,9 +8,9 @@ import {
 } from '../../wire/auth-providers.js';
 import type { ApiClient } from '../api-client.js';
 import { expectPositionals, parseCommandArgs } from '../args.js';
-import { CliError, EXIT_INTERRUPTED, usageError } from '../cli-error.js';
-import { writeLine, type CliContext } from '../context.js';
-import { formatTable } from '../format.js';
+import { CliError, EXIT_INTERRUPTED, usageError } from '../../terminal/cli-error.js';
+import { writeLine, type CliContext } from '../../terminal/context.js';
+import { formatTable } from '../../terminal/format.js';
 import { readSecret } from '../secret-input.js';
 import { printHelp, printJson, serverOptionsHelp, type Command } from './command.js';
 import { clientFor, urlOption, userFor, userOption } from './server-flags.js';

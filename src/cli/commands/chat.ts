@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import type { ApiClient } from '../api-client.js';
 import { expectPositionals, parseCommandArgs } from '../args.js';
-import { writeLine, type CliContext } from '../context.js';
+import { writeLine, type CliContext } from '../../terminal/context.js';
 import { followStream } from '../follow-stream.js';
 import { chatFrameText, type ChatFrame } from '../chat-frames.js';
 import { printHelp, serverOptionsHelp, type Command } from './command.js';

@@ -2,8 +2,8 @@ import { isAbsolute, resolve } from 'node:path';
 import { codebaseDeleteResponseSchema, codebaseListResponseSchema, codebaseViewSchema } from '../../wire/codebases.js';
 import type { Codebase } from '../../store/schemas/codebase.js';
 import { expectPositionals, parseCommandArgs } from '../args.js';
-import { writeLine, type CliContext } from '../context.js';
-import { formatTable } from '../format.js';
+import { writeLine, type CliContext } from '../../terminal/context.js';
+import { formatTable } from '../../terminal/format.js';
 import { printHelp, printJson, serverOptionsHelp, type Command } from './command.js';
 import { clientFor, urlOption } from './server-flags.js';
 

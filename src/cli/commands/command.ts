@@ -1,4 +1,4 @@
-import type { CliContext } from '../context.js';
+import type { CliContext } from '../../terminal/context.js';
 
 /** One `cairn` subcommand. */
 export interface Command {

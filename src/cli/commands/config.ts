@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { expectPositionals, parseCommandArgs } from '../args.js';
-import { CliError } from '../cli-error.js';
-import { writeLine, type CliContext } from '../context.js';
+import { CliError } from '../../terminal/cli-error.js';
+import { writeLine, type CliContext } from '../../terminal/context.js';
 import { flattenConfig, keysHelp, lookUp, parseConfigKey, setRequest, unsetRequest, type Layer } from '../config-keys.js';
 import type { ApiClient } from '../api-client.js';
 import { printHelp, printJson, serverOptionsHelp, type Command } from './command.js';

@@ -2,9 +2,9 @@ import { readLiveServerFile } from '../../launcher/run-dir.js';
 import type { ServerTarget } from '../../doctor/server-check.js';
 import { homePaths, resolveHome, type HomePaths } from '../../shared/paths.js';
 import { expectPositionals, parseCommandArgs } from '../args.js';
-import { CliError } from '../cli-error.js';
-import { isColorWanted, writeLine } from '../context.js';
-import { createStyle } from '../format.js';
+import { CliError } from '../../terminal/cli-error.js';
+import { isColorWanted, writeLine } from '../../terminal/context.js';
+import { createStyle } from '../../terminal/format.js';
 import { resolveServerAddress } from '../server-address.js';
 import { printHelp, printJson, type Command } from './command.js';
 

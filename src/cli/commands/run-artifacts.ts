@@ -1,8 +1,8 @@
 import { artifactListResponseSchema } from '../../wire/artifacts.js';
 import { expectPositionals, parseCommandArgs } from '../args.js';
-import { CliError, usageError } from '../cli-error.js';
-import { writeLine, type CliContext, type OutputStream } from '../context.js';
-import { formatTable, formatTimestamp } from '../format.js';
+import { CliError, usageError } from '../../terminal/cli-error.js';
+import { writeLine, type CliContext, type OutputStream } from '../../terminal/context.js';
+import { formatTable, formatTimestamp } from '../../terminal/format.js';
 import { MIN_RUN_ID_PREFIX, resolveRunId } from '../run-id.js';
 import { printHelp, printJson, serverOptionsHelp, type Command } from './command.js';
 import { clientFor, urlOption } from './server-flags.js';

@@ -1,7 +1,7 @@
 import { expectPositionals, parseCommandArgs } from '../args.js';
-import { EXIT_INTERRUPTED, usageError } from '../cli-error.js';
-import { isColorWanted, writeLine } from '../context.js';
-import { createStyle } from '../format.js';
+import { EXIT_INTERRUPTED, usageError } from '../../terminal/cli-error.js';
+import { isColorWanted, writeLine } from '../../terminal/context.js';
+import { createStyle } from '../../terminal/format.js';
 import { followRun, reportFollowEnd } from '../run-follow.js';
 import { MIN_RUN_ID_PREFIX, resolveRunId } from '../run-id.js';
 import { outputModes, type OutputMode } from '../run-output.js';

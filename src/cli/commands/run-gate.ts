@@ -1,6 +1,6 @@
 import { runOperationResponseSchema } from '../../wire/runs.js';
 import { expectPositionals, parseCommandArgs } from '../args.js';
-import { writeLine } from '../context.js';
+import { writeLine } from '../../terminal/context.js';
 import { runPath } from '../run-detail-pages.js';
 import { MIN_RUN_ID_PREFIX, resolveRunId } from '../run-id.js';
 import { printHelp, serverOptionsHelp, type Command } from './command.js';

@@ -6,9 +6,9 @@ import {
 } from '../../wire/runs.js';
 import type { ApiClient } from '../api-client.js';
 import { expectPositionals, parseCommandArgs } from '../args.js';
-import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_PAUSED, usageError } from '../cli-error.js';
-import { isColorWanted, writeLine, type CliContext } from '../context.js';
-import { createStyle, firstLine, type Style } from '../format.js';
+import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_PAUSED, usageError } from '../../terminal/cli-error.js';
+import { isColorWanted, writeLine, type CliContext } from '../../terminal/context.js';
+import { createStyle, firstLine, type Style } from '../../terminal/format.js';
 import { followRunEvents } from '../run-events-follow.js';
 import { printPaused, waitsOnAnsweredChild } from '../run-follow.js';
 import { isFinal, outcomeOf, type RunOutcome } from '../run-progress.js';

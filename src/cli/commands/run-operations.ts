@@ -1,10 +1,10 @@
 import { runAbandonResponseSchema, runOperationResponseSchema } from '../../wire/runs.js';
 import { expectPositionals, parseCommandArgs } from '../args.js';
-import { writeLine } from '../context.js';
+import { writeLine } from '../../terminal/context.js';
 import { runPath } from '../run-detail-pages.js';
 import { MIN_RUN_ID_PREFIX, resolveRunId } from '../run-id.js';
 import { printHelp, printJson, serverOptionsHelp, type Command } from './command.js';
-import { usageError } from '../cli-error.js';
+import { usageError } from '../../terminal/cli-error.js';
 import { clientFor, urlOption } from './server-flags.js';
 
 const idHelp = `<id> is the whole run id or its first ${MIN_RUN_ID_PREFIX} or more characters, as for \`cairn run get\`.`;

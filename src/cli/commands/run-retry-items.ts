@@ -1,8 +1,8 @@
 import { fanOutGridSchema, fanOutRetryResponseSchema, type FanOutGrid, type FanOutGridItem } from '../../wire/fan-out.js';
 import type { ApiClient } from '../api-client.js';
 import { expectPositionals, parseCommandArgs } from '../args.js';
-import { writeLine } from '../context.js';
-import { firstLine, formatTable } from '../format.js';
+import { writeLine } from '../../terminal/context.js';
+import { firstLine, formatTable } from '../../terminal/format.js';
 import { runPath } from '../run-detail-pages.js';
 import { MIN_RUN_ID_PREFIX, resolveRunId } from '../run-id.js';
 import { printHelp, printJson, serverOptionsHelp, type Command } from './command.js';

@@ -1,9 +1,9 @@
 import { runStatusSchema } from '../../store/schemas/run.js';
 import { runListResponseSchema, runOperationResponseSchema, type RunEventView, type WorkflowRun } from '../../wire/runs.js';
 import { expectPositionals, parseCommandArgs, parsePositiveInt } from '../args.js';
-import { usageError } from '../cli-error.js';
-import { isColorWanted, writeLine, type CliContext } from '../context.js';
-import { createStyle, firstLine, formatDuration, formatSpan, formatTable, formatTimestamp, type Style } from '../format.js';
+import { usageError } from '../../terminal/cli-error.js';
+import { isColorWanted, writeLine, type CliContext } from '../../terminal/context.js';
+import { createStyle, firstLine, formatDuration, formatSpan, formatTable, formatTimestamp, type Style } from '../../terminal/format.js';
 import { createNodeSummary, describeNodeDetail, describeToolCalls } from '../node-summary.js';
 import { readRunDetailPages, runPath } from '../run-detail-pages.js';
 import { MIN_RUN_ID_PREFIX, resolveRunId } from '../run-id.js';

@@ -1,6 +1,6 @@
 import { createLogger } from '../../shared/log.js';
 import { expectPositionals, parseCommandArgs, parsePort } from '../args.js';
-import type { CliContext } from '../context.js';
+import type { CliContext } from '../../terminal/context.js';
 import { launch } from '../../launcher/launcher.js';
 import { isStartedByNpmScript, listenForStop, NPM_SIGNAL_ECHO_MS, type StopTrigger } from '../../launcher/stop-triggers.js';
 import { printHelp, type Command } from './command.js';

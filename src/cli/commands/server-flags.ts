@@ -1,6 +1,6 @@
 import { createApiClient, type ApiClient } from '../api-client.js';
-import { CliError, usageError } from '../cli-error.js';
-import type { CliContext } from '../context.js';
+import { CliError, usageError } from '../../terminal/cli-error.js';
+import type { CliContext } from '../../terminal/context.js';
 import { resolveServerAddress } from '../server-address.js';
 
 /** The `--url` option every server command accepts. */

@@ -4,9 +4,9 @@ import { canMountSmallDisk } from '../../stress/small-disk.js';
 import { runStress, SMALL_DISK_MB } from '../../stress/stress-run.js';
 import { MIN_NODES } from '../../stress/workflows.js';
 import { expectPositionals, parseCommandArgs, parsePositiveInt } from '../args.js';
-import { usageError } from '../cli-error.js';
-import { isColorWanted, writeLine } from '../context.js';
-import { createStyle } from '../format.js';
+import { usageError } from '../../terminal/cli-error.js';
+import { isColorWanted, writeLine } from '../../terminal/context.js';
+import { createStyle } from '../../terminal/format.js';
 import { printHelp, printJson, type Command } from './command.js';
 
 const DEFAULTS = { nodes: 8, runs: 6, kills: 5, kill: 'random' as KillChoice };

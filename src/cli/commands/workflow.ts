@@ -3,13 +3,13 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { CairnError } from '../../shared/errors.js';
 import { resolveHome } from '../../shared/paths.js';
-import { WorkflowCatalog } from '../../workflow/catalog.js';
-import { failedLoadDetails, failedLoadText } from '../../workflow/lookup-entry.js';
+import { WorkflowCatalog } from '../../workflow/catalog/catalog.js';
+import { failedLoadDetails, failedLoadText } from '../../workflow/catalog/lookup-entry.js';
 import { expectPositionals, parseCommandArgs } from '../args.js';
-import { CliError } from '../cli-error.js';
+import { CliError } from '../../terminal/cli-error.js';
 import { explainError } from '../error-hints.js';
-import { isColorWanted, writeLine, type CliContext } from '../context.js';
-import { createStyle, firstLine, formatTable } from '../format.js';
+import { isColorWanted, writeLine, type CliContext } from '../../terminal/context.js';
+import { createStyle, firstLine, formatTable } from '../../terminal/format.js';
 import { checkWorkflowFile, findWorkflowFile, type LocatedMessage } from '../workflow-check.js';
 import { printHelp, printJson, type Command } from './command.js';
 

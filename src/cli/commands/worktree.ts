@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
 import { codebaseListResponseSchema, environmentDeleteResponseSchema, environmentListResponseSchema } from '../../wire/codebases.js';
 import type { ApiClient } from '../api-client.js';
-import { usageError } from '../cli-error.js';
+import { usageError } from '../../terminal/cli-error.js';
 import { expectPositionals, parseCommandArgs } from '../args.js';
-import { writeLine } from '../context.js';
-import { formatTable, formatTimestamp } from '../format.js';
+import { writeLine } from '../../terminal/context.js';
+import { formatTable, formatTimestamp } from '../../terminal/format.js';
 import { printHelp, printJson, serverOptionsHelp, type Command } from './command.js';
 import { clientFor, urlOption } from './server-flags.js';
 

@@ -1,6 +1,6 @@
 import type { Codebase } from '../../store/schemas/codebase.js';
 import type { Message } from '../../store/schemas/conversation.js';
-import type { WorkflowEntry } from '../../workflow/discover-workflows.js';
+import type { WorkflowEntry } from '../../workflow/catalog/discover-workflows.js';
 
 /**
  * What the default assistant is sent for a plain message (REFERENCE §8.5): a system prompt that

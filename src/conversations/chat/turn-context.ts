@@ -1,7 +1,7 @@
 import type { Logger } from '../../shared/log.js';
 import type { Conversation } from '../../store/schemas/conversation.js';
 import type { Store } from '../../store/store.js';
-import type { WorkflowCatalog } from '../../workflow/catalog.js';
+import type { WorkflowCatalog } from '../../workflow/catalog/catalog.js';
 import type { ChatAssistant } from './assistant.js';
 
 /**

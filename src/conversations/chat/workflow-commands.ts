@@ -1,13 +1,11 @@
 import { CairnError } from '../../shared/errors.js';
 import { terminalRunStatuses, type Run } from '../../store/schemas/run.js';
-import { resolveRunInputs } from '../../workflow/run-inputs.js';
+import { resolveRunInputs } from '../../workflow/schema/run-inputs.js';
 import { abandonableRunStatuses, requestGateAnswer, requestResume, resumableRunStatuses, resumeDefinition, type GateVerb } from '../../runs/run-operations.js';
 import { runErrorText } from '../../runs/run-texts.js';
-import { queueRun } from '../queue-run.js';
-import { runRequestBodySchema } from '../../wire/run-request.js';
+import { queueRun } from '../../runs/queue-run.js';
+import { runMessageSchema } from '../../runs/run-message.js';
 import { answer, type ChatAnswer, type ChatDeps, type ChatTurn } from './turn-context.js';
-
-const runMessageSchema = runRequestBodySchema.unwrap().unwrap().shape.message;
 
 const USAGE =
   'Usage: /workflow list | run <name> [message] | status | cancel <id> | resume <id> | abandon <id> | approve <id> [comment] | reject <id> [reason]';

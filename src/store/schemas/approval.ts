@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { NewRunEvent } from './event.js';
-import type { Run } from './run.js';
 
 /**
  * What a paused run waits for: the gate (an `approval:` node, or an interactive loop between
@@ -38,12 +37,15 @@ export const rejectionsSchema = z.record(
 );
 export type Rejections = z.infer<typeof rejectionsSchema>;
 
+/** The run an approval event belongs to (the fields of its row the event names). */
+type RunRef = Pick<NewRunEvent, 'conversation_id'> & { id: string };
+
 /** The texts recorded when an answer leaves them out (upstream's defaults). */
 export const DEFAULT_APPROVE_COMMENT = 'Approved';
 export const DEFAULT_REJECT_REASON = 'Rejected';
 
 /** `approval_requested`: a gate was reached; the run pauses once nothing else can run. */
-export function approvalRequestedEvent(run: Pick<Run, 'id' | 'conversation_id'>, context: ApprovalContext): NewRunEvent {
+export function approvalRequestedEvent(run: RunRef, context: ApprovalContext): NewRunEvent {
   return {
     run_id: run.id,
     conversation_id: run.conversation_id,
@@ -60,7 +62,7 @@ export function approvalRequestedEvent(run: Pick<Run, 'id' | 'conversation_id'>,
 
 /** `approval_received`: the answer to a gate, as upstream writes it. */
 export function approvalReceivedEvent(
-  run: Pick<Run, 'id' | 'conversation_id'>,
+  run: RunRef,
   context: ApprovalContext,
   answer: { decision: 'approved'; comment: string } | { decision: 'rejected'; reason: string },
 ): NewRunEvent {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { aliasesSchema, modelSpecSchema, tiersSchema, type RunOverrides } from './run-overrides.js';
+import { type RunOverrides } from './run-overrides.js';
+import { aliasesSchema, modelSpecSchema, tiersSchema } from '../../models/model-spec.js';
 
 /**
  * `metadata.model_bindings`: the run's own layer of model bindings, resolved once when the run is

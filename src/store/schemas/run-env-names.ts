@@ -1,4 +1,4 @@
-import { variableNames } from '../../workflow/variables.js';
+import { variableNames } from '../../shared/run-variable-names.js';
 
 /**
  * Which names a run's `config.env` refuses, and why. A run's environment reaches every program

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { workflowSourceSchema } from '../../workflow/locations.js';
+import { workflowSourceSchema } from '../../shared/workflow-source.js';
 import { modelBindingsSchema } from './model-bindings.js';
 import { runAttachmentSchema } from './run-attachment.js';
 import { runOverridesSchema } from './run-overrides.js';
 import { approvalContextSchema, rejectionsSchema } from './approval.js';
-import { runTotalsSchema, runTotalsStateSchema } from '../../records/schemas/run-usage.js';
+import { runTotalsSchema, runTotalsStateSchema } from './run-usage.js';
 
 /**
  * A run's `metadata`: what the API records when it queues the run, read by the API (run views),

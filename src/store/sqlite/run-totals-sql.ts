@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import { addToRunTotals, countedUsageOf, flatRunTotalsPatch } from '../../records/run-totals-fold.js';
-import { runTotalsStateSchema, type RunTotalsState } from '../../records/schemas/run-usage.js';
+import { runTotalsStateSchema, type RunTotalsState } from '../schemas/run-usage.js';
 import type { NewRunEvent } from '../schemas/event.js';
 
 /**

@@ -1,12 +1,12 @@
-import { queueRun } from '../../conversations/queue-run.js';
+import { queueRun } from '../../runs/queue-run.js';
 import { runProjectDir } from '../../codebases/run-project-dir.js';
 import { CairnError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/log.js';
 import type { InstallKey } from '../../shared/secrets/install-key.js';
 import { terminalRunStatuses, type Run, type RunStatus } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
-import type { WorkflowEntry } from '../../workflow/discover-workflows.js';
-import { resolveRunInputs } from '../../workflow/run-inputs.js';
+import type { WorkflowEntry } from '../../workflow/catalog/discover-workflows.js';
+import { resolveRunInputs } from '../../workflow/schema/run-inputs.js';
 import { childRunOutput } from '../../runs/child-output.js';
 import type { ChildRunSignals } from './child-signals.js';
 import { budgetReachedOf, type BudgetReached } from '../run/budget.js';

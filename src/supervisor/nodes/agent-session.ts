@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { getProvider } from '../../shared/providers/registry.js';
 import type { NodeSessionStore } from '../../store/node-sessions.js';
-import { providersResumingSessions } from '../../worker/providers/available.js';
+import { providersResumingSessions } from '../../shared/providers/available.js';
 import type { AgentAction } from '../run/run-plan.js';
 import { fileNameFor } from '../../shared/file-name.js';
 

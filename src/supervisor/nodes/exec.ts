@@ -8,7 +8,7 @@ import type { Store } from '../../store/store.js';
 import type { AttemptResult, AttemptTask, ExecAttemptTask } from '../../worker/attempt-protocol.js';
 import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandler } from '../run/node-handler.js';
 import type { PlannedNode } from '../run/run-plan.js';
-import type { VariableValues } from '../../workflow/variables.js';
+import type { VariableValues } from '../../workflow/substitution/variables.js';
 import { MAX_HELPER_LOSSES } from '../../worker/lost-attempt.js';
 import { closeBrokenAttempt, keepFirstCheckout, recordRefusedAttempt } from './attempt-records.js';
 import { attemptAfterLost, isLostAttempt } from './lost-attempts.js';

@@ -10,7 +10,7 @@ import { instancesOf, itemText, resolveFanOutItems } from './fan-out-items.js';
 import { rebuildRunSnapshot } from '../../records/index.js';
 import { fanOutInstancesEventOf } from '../../records/event-data.js';
 import { runsInRun } from './fan-out-in-run.js';
-import type { WorkflowDefinition } from '../../workflow/workflow-schema.js';
+import type { WorkflowDefinition } from '../../workflow/schema/workflow-schema.js';
 import { childRequestOf, settleChild, endOverBudget, endStoppedAttempt, type ChildNodeDeps } from './child-attempt.js';
 import type { BudgetReached } from '../run/budget.js';
 

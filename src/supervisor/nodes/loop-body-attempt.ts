@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandler } from '../run/node-handler.js';
 import type { PlannedNode } from '../run/run-plan.js';
-import type { VariableValues } from '../../workflow/variables.js';
+import type { VariableValues } from '../../workflow/substitution/variables.js';
 import type { IterationOutcome } from './loop-driver.js';
 import type { RecordedBodyRow } from './loop-history.js';
 

@@ -10,7 +10,7 @@ import {
 } from '../../store/schemas/loop-events.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
-import type { VariableValues } from '../../workflow/variables.js';
+import type { VariableValues } from '../../workflow/substitution/variables.js';
 import { cancelledFailure, cancelReasonOf } from '../../worker/cancel-reason.js';
 import type { SubstituteText } from '../run/node-context.js';
 import { afterStartRecorded } from '../run/started-attempt.js';

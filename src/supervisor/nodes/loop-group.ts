@@ -1,5 +1,5 @@
-import { producerOf, type ProducerState } from '../../workflow/resolve-output.js';
-import type { VariableValues } from '../../workflow/variables.js';
+import { producerOf, type ProducerState } from '../../workflow/substitution/resolve-output.js';
+import type { VariableValues } from '../../workflow/substitution/variables.js';
 import type { CheckCondition } from '../run/node-context.js';
 import type { NodeEventFactory } from '../run/node-events.js';
 import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandler, NodeHandlerSet } from '../run/node-handler.js';

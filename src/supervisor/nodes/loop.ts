@@ -1,6 +1,6 @@
 import type { NodeAttempt, NodeHandler, NodeHandlerSet, AttemptOutcome } from '../run/node-handler.js';
 import type { LoopAction } from '../run/run-plan.js';
-import type { VariableValues } from '../../workflow/variables.js';
+import type { VariableValues } from '../../workflow/substitution/variables.js';
 import { LoopDriver, type IterationBody, type IterationOutcome } from './loop-driver.js';
 import { fullText, type LoopHistory } from './loop-history.js';
 import { runBodyAttempt } from './loop-body-attempt.js';

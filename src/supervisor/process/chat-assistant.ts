@@ -10,8 +10,8 @@ import type { StoreConfig } from '../../store/store-config.js';
 import type { Store } from '../../store/store.js';
 import type { WorkerPool } from '../../worker/pool/pool.js';
 import type { ProviderConnection } from '../../worker/providers/provider-adapter.js';
-import { providersWithAdapter } from '../../worker/providers/available.js';
-import { resolveModelBinding, type ModelBinding } from '../../workflow/model-binding.js';
+import { providersWithAdapter } from '../../shared/providers/available.js';
+import { resolveModelBinding, type ModelBinding } from '../../models/model-binding.js';
 import { readRunModelLayers } from '../run/run-model-layers.js';
 import { withCredential } from '../nodes/agent-credential.js';
 

@@ -1,6 +1,6 @@
 import type { Settings } from '../../shared/config.js';
 import type { Logger } from '../../shared/log.js';
-import { WorkflowCatalog } from '../../workflow/catalog.js';
+import { WorkflowCatalog } from '../../workflow/catalog/catalog.js';
 import { MAX_CONCURRENT_CHAT_TURNS } from '../../store/schemas/conversation.js';
 import type { Store, StoreConfig } from '../../store/open-store.js';
 import { createWorkerPool, type WorkerPool } from '../../worker/pool/pool.js';

@@ -1,5 +1,5 @@
 import type { CodebaseKind } from '../../store/schemas/codebase.js';
-import type { WorkflowDefinition } from '../../workflow/workflow-schema.js';
+import type { WorkflowDefinition } from '../../workflow/schema/workflow-schema.js';
 
 /**
  * How a run on a codebase uses it:

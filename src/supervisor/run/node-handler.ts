@@ -1,10 +1,10 @@
 import type { ApprovalContext } from '../../store/schemas/approval.js';
 import type { BudgetReached } from './budget.js';
 import type { PlannedNode } from './run-plan.js';
-import type { VariableValues } from '../../workflow/variables.js';
+import type { VariableValues } from '../../workflow/substitution/variables.js';
 import type { CheckoutObservation } from '../../records/schemas/checkout-observation.js';
 import type { Diagnostics, Invocation, LoopFrame } from '../../records/schemas/execution-record.js';
-import type { OutputLookup } from '../../workflow/resolve-output.js';
+import type { OutputLookup } from '../../workflow/substitution/resolve-output.js';
 
 /**
  * Where a loop_group body node reads references: the outputs of its own iteration's body nodes

@@ -1,5 +1,5 @@
 import type { ReusableOutput } from '../../records/index.js';
-import { producerOf, type ProducerState } from '../../workflow/resolve-output.js';
+import { producerOf, type ProducerState } from '../../workflow/substitution/resolve-output.js';
 import type { InvocationIdentity } from './node-handler.js';
 import type { PlannedNode, RunPlan } from './run-plan.js';
 

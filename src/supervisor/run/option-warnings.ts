@@ -1,10 +1,10 @@
 import type { Run } from '../../store/schemas/run.js';
 import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
 import type { NewRunEvent } from '../../store/schemas/event.js';
-import { checkProviderOptions } from '../../workflow/check-provider-options.js';
-import { DEFAULT_ASSISTANT, resolveModelBinding } from '../../workflow/model-binding.js';
-import type { ModelLayers } from '../../workflow/model-layers.js';
-import type { WorkflowDefinition } from '../../workflow/workflow-schema.js';
+import { checkProviderOptions } from '../../workflow/checks/check-provider-options.js';
+import { DEFAULT_ASSISTANT, resolveModelBinding } from '../../models/model-binding.js';
+import type { ModelLayers } from '../../models/model-layers.js';
+import type { WorkflowDefinition } from '../../workflow/schema/workflow-schema.js';
 
 /**
  * At a run's start, the node options its providers cannot honour, judged with each AI node's

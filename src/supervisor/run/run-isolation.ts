@@ -11,8 +11,8 @@ import type { HomePaths } from '../../shared/paths.js';
 import type { Codebase, IsolationEnvironment, NewIsolationEnvironment } from '../../store/schemas/codebase.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
-import { readProjectWorktreeEnabled } from '../../workflow/project-run-config.js';
-import type { WorkflowDefinition } from '../../workflow/workflow-schema.js';
+import { readProjectWorktreeEnabled } from '../../workflow/project/project-run-config.js';
+import type { WorkflowDefinition } from '../../workflow/schema/workflow-schema.js';
 import { decideIsolation } from './isolation-mode.js';
 import { makePrivateDir } from '../../shared/private-files.js';
 

@@ -1,15 +1,15 @@
 import type { NodeDescriptor } from '../../records/schemas/node-descriptor.js';
 import type { AgentNodeOptions, PermissionLevel } from '../../shared/providers/agent-options.js';
-import { agentNodeOptionsOf } from '../../workflow/agent-node-options.js';
-import { describeNode } from '../../workflow/describe-node.js';
-import { topologicalOrder } from '../../workflow/graph.js';
-import { scanReferences } from '../../workflow/references.js';
+import { agentNodeOptionsOf } from '../../workflow/schema/agent-node-options.js';
+import { describeNode } from '../../workflow/schema/describe-node.js';
+import { topologicalOrder } from '../../workflow/graph/graph.js';
+import { scanReferences } from '../../workflow/substitution/references.js';
 import {
   DEFAULT_FAN_OUT_MAX_PARALLEL, DEFAULT_ON_REJECT_MAX_ATTEMPTS, DEFAULT_RETRY_DELAY_MS, type TriggerRule,
-} from '../../workflow/node-blocks.js';
-import type { WorkflowNode } from '../../workflow/node-schema.js';
-import type { Effort } from '../../workflow/node-blocks.js';
-import type { WorkflowDefinition } from '../../workflow/workflow-schema.js';
+} from '../../workflow/schema/node-blocks.js';
+import type { WorkflowNode } from '../../workflow/schema/node-schema.js';
+import type { Effort } from '../../models/effort.js';
+import type { WorkflowDefinition } from '../../workflow/schema/workflow-schema.js';
 
 /**
  * What the scheduler needs to know about each node of a run, compiled once from the run's

@@ -7,9 +7,9 @@ import type { Codebase } from '../../store/schemas/codebase.js';
 import type { RunMetadata } from '../../store/schemas/run-metadata.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
-import { branchNameProblem } from '../../workflow/branch-syntax.js';
-import { readProjectRunConfig, type ProjectRunConfig } from '../../workflow/project-run-config.js';
-import type { UnavailableVariables, VariableValues } from '../../workflow/variables.js';
+import { branchNameProblem } from '../../workflow/schema/branch-syntax.js';
+import { readProjectRunConfig, type ProjectRunConfig } from '../../workflow/project/project-run-config.js';
+import type { UnavailableVariables, VariableValues } from '../../workflow/substitution/variables.js';
 
 /**
  * The run variables that depend on where a run works: `$BASE_BRANCH`, `$STATE_DIR` and

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { projectFolders } from '../../workflow/locations.js';
+import { projectFolders } from '../../workflow/catalog/locations.js';
 
 const extensions = { bun: ['.ts', '.js', '.mjs', '.cjs', '.tsx', '.jsx'], uv: ['.py'] } as const;
 

@@ -1,9 +1,9 @@
-import type { TriggerRule } from '../../workflow/node-blocks.js';
+import type { TriggerRule } from '../../workflow/schema/node-blocks.js';
 
 /**
  * Pure graph functions the scheduler uses on every turn: what a node's trigger rule says given
  * its dependencies' outcomes. No I/O, no state. (Graph checks live with the language, in
- * workflow/graph.ts.)
+ * workflow/graph/graph.ts.)
  */
 
 export type TerminalOutcome = 'completed' | 'failed' | 'skipped';

@@ -1,6 +1,5 @@
 import { assignmentParts, elementParts } from './assignment.js';
-import type { DeclaredNames } from './scan-state.js';
-import type { ShellWord, Span } from './types.js';
+import type { DeclaredNames, ShellWord, Span } from './types.js';
 
 /**
  * Which parts of a simple command's words bash evaluates as arithmetic or reads as a variable

@@ -1,12 +1,6 @@
 import type { RoleMark } from './command-roles.js';
-import { isQuoting, type ArithmeticSpan, type QuotedHeredoc, type ShellContext } from './types.js';
+import { isQuoting, type ArithmeticSpan, type DeclaredNames, type QuotedHeredoc, type ShellContext } from './types.js';
 import type { PendingHeredoc } from './heredoc.js';
-
-/** Names the body declares with attributes bash acts on: `-i` (assignments are arithmetic) and `-A`. */
-export interface DeclaredNames {
-  integer: Set<string>;
-  assoc: Set<string>;
-}
 
 /**
  * The scanner's cursor and findings. `limit` bounds the region being read: the whole body, or the

@@ -66,3 +66,9 @@ export const quotingKinds: ReadonlySet<ContextKind> = new Set(['bare', 'double',
 export function isQuoting(kind: ContextKind): kind is QuotingKind {
   return quotingKinds.has(kind);
 }
+
+/** Names the body declares with attributes bash acts on: `-i` (assignments are arithmetic) and `-A`. */
+export interface DeclaredNames {
+  integer: Set<string>;
+  assoc: Set<string>;
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isAllowedHost, type HostPolicy } from '../../../src/api/caller-host.js';
-import { decideOrigin, isStateChanging, type CallerHeaders } from '../../../src/api/caller-origin.js';
+import { isAllowedHost, type HostPolicy } from '../../../src/api/callers/caller-host.js';
+import { decideOrigin, isStateChanging, type CallerHeaders } from '../../../src/api/callers/caller-origin.js';
 import { listensBeyondLoopback, parseAllowedHosts, parseHostAndPort, type HostAndPort } from '../../../src/shared/host-names.js';
 
 /** The caller rules alone: which Host names, and which Origin / Sec-Fetch-Site / Referer combinations, pass. */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { answerTurn, staleCwdText } from '../../../src/conversations/chat/answer-turn.js';
 import { createLogger } from '../../../src/shared/log.js';
-import { WorkflowCatalog } from '../../../src/workflow/catalog.js';
+import { WorkflowCatalog } from '../../../src/workflow/catalog/catalog.js';
 import { listen, makeTestApp, type TestApp } from '../../helpers/app.js';
 import { cloneLocally, git, makeBareRemote } from '../codebases/git-fixtures.js';
 import { openSse } from '../../helpers/sse.js';

@@ -1,4 +1,4 @@
-import { WorkflowCatalog } from '../../../src/workflow/catalog.js';
+import { WorkflowCatalog } from '../../../src/workflow/catalog/catalog.js';
 import { ChildRunSignals } from '../../../src/supervisor/children/child-signals.js';
 import { readFile, writeFile } from 'node:fs/promises';
 import { afterEach, beforeEach, expect, it } from 'vitest';

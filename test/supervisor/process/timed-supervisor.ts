@@ -5,7 +5,7 @@ import type { Logger } from '../../../src/shared/log.js';
 import { sqliteStoreConfig, type Store } from '../../../src/store/open-store.js';
 import { AttemptLimiter } from '../../../src/supervisor/process/limits.js';
 import { Supervisor, type SupervisorDeps } from '../../../src/supervisor/process/supervisor.js';
-import { WorkflowCatalog } from '../../../src/workflow/catalog.js';
+import { WorkflowCatalog } from '../../../src/workflow/catalog/catalog.js';
 import { ChildRunSignals } from '../../../src/supervisor/children/child-signals.js';
 import { createSchedulerFactory } from '../../../src/supervisor/run/scheduler-factory.js';
 import { createWorkerPool } from '../../../src/worker/pool/pool.js';

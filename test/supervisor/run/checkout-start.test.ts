@@ -4,7 +4,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it, onTestFinished } from 'vitest';
 import type { Store } from '../../../src/store/store.js';
-import { loadWorkflowText } from '../../../src/workflow/load-workflow.js';
+import { loadWorkflowText } from '../../../src/workflow/loading/load-workflow.js';
 import { git, registeredWidgetClone } from '../../api/codebases/git-fixtures.js';
 import { startAnthropicServer } from '../../helpers/anthropic-server.js';
 import { nodeTimeline, startSupervisor } from '../../helpers/supervisor.js';

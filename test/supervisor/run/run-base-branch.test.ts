@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Store } from '../../../src/store/store.js';
-import { loadWorkflowText } from '../../../src/workflow/load-workflow.js';
+import { loadWorkflowText } from '../../../src/workflow/loading/load-workflow.js';
 import { cloneLocally, git, makeBareRemote } from '../../api/codebases/git-fixtures.js';
 import { startSupervisor, type LooseEvent, type SupervisorHarness } from '../../helpers/supervisor.js';
 import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { worktreeRefusalText } from '../../../src/codebases/worktree-adoption.js';
 import type { Store } from '../../../src/store/store.js';
-import { loadWorkflowText } from '../../../src/workflow/load-workflow.js';
+import { loadWorkflowText } from '../../../src/workflow/loading/load-workflow.js';
 import { cloneLocally, git, registeredWidgetClone } from '../../api/codebases/git-fixtures.js';
 import { startSupervisor } from '../../helpers/supervisor.js';
 import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { loadSettings } from '../../../src/shared/config.js';
 import { readRunModelLayers } from '../../../src/supervisor/run/run-model-layers.js';
-import { resolveModelBinding } from '../../../src/workflow/model-binding.js';
+import { resolveModelBinding } from '../../../src/models/model-binding.js';
 import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';
 
 let home: TempHome;

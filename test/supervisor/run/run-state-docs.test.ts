@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Run } from '../../../src/store/schemas/run.js';
 import type { Store } from '../../../src/store/store.js';
-import { loadWorkflowText } from '../../../src/workflow/load-workflow.js';
+import { loadWorkflowText } from '../../../src/workflow/loading/load-workflow.js';
 import { registeredWidgetClone } from '../../api/codebases/git-fixtures.js';
 import { writeHomeWorkflow } from '../../helpers/workflows.js';
 import { startSupervisor, type LooseEvent, type SupervisorHarness } from '../../helpers/supervisor.js';

@@ -8,7 +8,7 @@ import type { AttemptOutcome, NodeAttempt, NodeHandlerSet } from '../../../src/s
 import { NodeTable } from '../../../src/supervisor/run/node-table.js';
 import { compileRunPlan } from '../../../src/supervisor/run/run-plan.js';
 import { RunScheduler } from '../../../src/supervisor/run/scheduler.js';
-import type { WorkflowDefinition } from '../../../src/workflow/workflow-schema.js';
+import type { WorkflowDefinition } from '../../../src/workflow/schema/workflow-schema.js';
 import { createRunRow } from '../../helpers/supervisor.js';
 import type { TempHome } from '../../helpers/temp-home.js';
 

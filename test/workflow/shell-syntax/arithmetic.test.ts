@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scanShellBody } from '../../../src/workflow/shell-context.js';
+import { scanShellBody } from '../../../src/workflow/substitution/shell-context.js';
 import { namesInArithmetic } from '../../../src/workflow/shell-syntax/arithmetic-names.js';
 import { contexts } from './scan.js';
 

@@ -1,5 +1,5 @@
-import { scanReferences } from '../../../src/workflow/references.js';
-import { scanShellBody, type ShellContext } from '../../../src/workflow/shell-context.js';
+import { scanReferences } from '../../../src/workflow/substitution/references.js';
+import { scanShellBody, type ShellContext } from '../../../src/workflow/substitution/shell-context.js';
 
 /** Each reference's context in `body`, in order, written short: `bare`, `arith $((…)) arith`, `name read bare`... */
 export function contexts(body: string): string[] {

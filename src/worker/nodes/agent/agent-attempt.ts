@@ -4,7 +4,7 @@ import type { Store } from '../../../store/store.js';
 import { getProvider } from '../../../shared/providers/registry.js';
 import type { AttemptNotice, AttemptResult } from '../../attempt-protocol.js';
 import { adapterFor } from '../../providers/adapters.js';
-import { providersResumingSessions } from '../../providers/available.js';
+import { providersResumingSessions } from '../../../shared/providers/available.js';
 import type { ProviderAdapter } from '../../providers/provider-adapter.js';
 import { spillLongOutput } from '../exec/exec-records.js';
 import { runAgent, type AgentOutcome, type AgentTask } from './agent.js';

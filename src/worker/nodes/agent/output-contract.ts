@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AgentOutcome } from './agent.js';
+import type { AgentOutcome } from './agent-call.js';
 
 /**
  * A node's `output_format` checked after the attempt, for every provider: the provider's

@@ -2,7 +2,7 @@ import type { FailureKind, ProviderFailureClass } from '../../../records/schemas
 import { cancelledFailure, cancelReasonOf } from '../../cancel-reason.js';
 import { isPermanentClass } from '../../providers/common/failure-class.js';
 import type { ProviderAdapter, ProviderEnd } from '../../providers/provider-adapter.js';
-import type { AgentCall, AgentOutcome, AgentRunOptions } from './agent.js';
+import type { AgentCall, AgentOutcome, AgentRunOptions } from './agent-call.js';
 
 type Watchdog = { kind: 'first_event' | 'idle'; ms: number };
 

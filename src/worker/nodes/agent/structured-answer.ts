@@ -1,8 +1,8 @@
 import { sumObservations } from '../../../records/index.js';
 import { cancelledFailure, cancelReasonOf } from '../../cancel-reason.js';
-import { providersResumingSessions } from '../../providers/available.js';
+import { providersResumingSessions } from '../../../shared/providers/available.js';
 import type { ProviderAdapter, ProviderEnd } from '../../providers/provider-adapter.js';
-import type { AgentCall, AgentOutcome, AgentRunOptions } from './agent.js';
+import type { AgentCall, AgentOutcome, AgentRunOptions } from './agent-call.js';
 import { checkOutputContract } from './output-contract.js';
 import { callProvider } from './provider-call.js';
 

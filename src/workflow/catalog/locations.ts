@@ -1,0 +1,75 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { homePaths } from '../../shared/paths.js';
+import type { WorkflowSource } from '../../shared/workflow-source.js';
+
+/**
+ * Where workflows and commands are found, scope by scope, in lookup order:
+ *   project  `<cwd>/.cairn/{workflows,commands}/`, then `<cwd>/.archon/...` (read-only, for users
+ *            of the upstream system; `.cairn/` wins when both hold the same file name)
+ *   global   `$CAIRN_HOME/{workflows,commands}/`
+ *   bundled  the package's own `workflows/` and `commands/` folders
+ */
+
+
+/** Project folders, highest precedence first. Cairn writes only to the first. */
+export const projectFolders = ['.cairn', '.archon'] as const;
+
+export interface ScopeDir {
+  source: WorkflowSource;
+  dir: string;
+  /** How messages name the folder, e.g. `.archon/workflows`. */
+  label: string;
+  /** Cairn never writes or deletes here (`.archon/` folders and the bundled set). */
+  readOnly: boolean;
+}
+
+export interface CatalogLocations {
+  /** `CAIRN_HOME`. */
+  home: string;
+  bundledWorkflowsDir: string;
+  bundledCommandsDir: string;
+}
+
+/**
+ * The package root holds `workflows/` and `commands/`. This file sits at
+ * `<root>/src/workflow/catalog/` under vitest and at `<root>/dist/workflow/catalog/` when built,
+ * three levels down either way.
+ */
+const packageRoot = fileURLToPath(new URL('../../../', import.meta.url));
+
+export function defaultLocations(home: string): CatalogLocations {
+  return {
+    home,
+    bundledWorkflowsDir: join(packageRoot, 'workflows'),
+    bundledCommandsDir: join(packageRoot, 'commands'),
+  };
+}
+
+function scopeDirs(
+  kind: 'workflows' | 'commands',
+  locations: CatalogLocations,
+  cwd: string | undefined,
+  includeBundled: boolean,
+): ScopeDir[] {
+  const dirs: ScopeDir[] = [];
+  if (cwd) {
+    for (const folder of projectFolders) {
+      dirs.push({ source: 'project', dir: join(cwd, folder, kind), label: `${folder}/${kind}`, readOnly: folder !== '.cairn' });
+    }
+  }
+  dirs.push({ source: 'global', dir: homePaths(locations.home)[kind], label: `$CAIRN_HOME/${kind}`, readOnly: false });
+  if (includeBundled) {
+    const dir = kind === 'workflows' ? locations.bundledWorkflowsDir : locations.bundledCommandsDir;
+    dirs.push({ source: 'bundled', dir, label: `bundled ${kind}`, readOnly: true });
+  }
+  return dirs;
+}
+
+export function workflowScopeDirs(locations: CatalogLocations, cwd: string | undefined, includeBundled: boolean): ScopeDir[] {
+  return scopeDirs('workflows', locations, cwd, includeBundled);
+}
+
+export function commandScopeDirs(locations: CatalogLocations, cwd: string | undefined, includeBundled: boolean): ScopeDir[] {
+  return scopeDirs('commands', locations, cwd, includeBundled);
+}
