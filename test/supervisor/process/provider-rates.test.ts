@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ProviderSlots } from '../../../src/supervisor/process/provider-limits.js';
-import { ProviderRates, RATE_WINDOW_MS } from '../../../src/supervisor/process/provider-rates.js';
+import { ProviderSlots } from '../../../src/supervisor/run/provider-limits.js';
+import { ProviderRates, RATE_WINDOW_MS } from '../../../src/supervisor/run/provider-rates.js';
 
 /**
  * Per-provider rate budgets over a sliding minute, through the slots the supervisor hands out:

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { FailureKind, ProviderFailure } from '../../../records/schemas/node-lifecycle.js';
 import { getProvider } from '../../../shared/providers/registry.js';
-import type { agentAttemptTaskSchema } from '../../attempt-protocol.js';
+import type { agentAttemptTaskSchema } from './agent-task.js';
 import type { ProviderAdapter, ProviderChunk, ProviderEnd } from '../../providers/provider-adapter.js';
 import { applyOutputContract } from './output-contract.js';
 import { callProvider } from './provider-call.js';

@@ -1,14 +1,15 @@
-import { producerOf, type ProducerState } from '../../workflow/resolve-output.js';
-import type { VariableValues } from '../../workflow/variables.js';
-import type { CheckCondition } from '../run/node-context.js';
-import type { NodeEventFactory } from '../run/node-events.js';
-import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandler, NodeHandlerSet } from '../run/node-handler.js';
-import type { LoopGroupAction, PlannedNode } from '../run/run-plan.js';
-import type { Store } from '../../store/store.js';
-import { runBodyAttempt } from './loop-body-attempt.js';
-import type { IterationBody, IterationOutcome, LoopDriver } from './loop-driver.js';
-import { fullText, type LoopHistory } from './loop-history.js';
-import { decideWave, type BodyNodeState } from './body-wave.js';
+import { producerOf, type ProducerState } from '../../../workflow/resolve-output.js';
+import type { VariableValues } from '../../../workflow/variables.js';
+import type { CheckCondition } from '../../run/node-context.js';
+import type { NodeEventFactory } from '../../run/node-events.js';
+import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandler, NodeHandlerSet } from '../../run/node-handler.js';
+import type { PlannedNode } from '../../run/run-plan.js';
+import type { LoopGroupAction } from './action.js';
+import type { Store } from '../../../store/store.js';
+import { runBodyAttempt } from '../loop-body-attempt.js';
+import type { IterationBody, IterationOutcome, LoopDriver } from '../loop-driver.js';
+import { fullText, type LoopHistory } from '../loop-history.js';
+import { decideWave, type BodyNodeState } from '../body-wave.js';
 
 export interface LoopGroupDeps {
   driver: LoopDriver;
@@ -28,11 +29,11 @@ export interface LoopGroupDeps {
  * body node, in dependency order, that completed; the iteration fails when a body node failed.
  * The iteration control is the LoopDriver's.
  */
-export class LoopGroupNodeHandler implements NodeHandler {
+export class LoopGroupNodeHandler implements NodeHandler<LoopGroupAction> {
   constructor(private readonly deps: LoopGroupDeps) {}
 
-  runAttempt(attempt: NodeAttempt): Promise<AttemptOutcome> {
-    const action = attempt.node.action as LoopGroupAction;
+  runAttempt(attempt: NodeAttempt<LoopGroupAction>): Promise<AttemptOutcome> {
+    const action = attempt.node.action;
     return this.deps.driver.runAttempt(attempt, action, new GroupBody(action, this.deps));
   }
 }

@@ -1,10 +1,10 @@
-import type { NodeAttempt, NodeHandler, NodeHandlerSet, AttemptOutcome } from '../run/node-handler.js';
-import type { LoopAction } from '../run/run-plan.js';
-import type { VariableValues } from '../../workflow/variables.js';
-import { LoopDriver, type IterationBody, type IterationOutcome } from './loop-driver.js';
-import { fullText, type LoopHistory } from './loop-history.js';
-import { runBodyAttempt } from './loop-body-attempt.js';
-import { stripPromiseTags } from './loop-signal.js';
+import type { NodeAttempt, NodeHandler, NodeHandlerSet, AttemptOutcome } from '../../run/node-handler.js';
+import type { LoopAction } from './action.js';
+import type { VariableValues } from '../../../workflow/variables.js';
+import { LoopDriver, type IterationBody, type IterationOutcome } from '../loop-driver.js';
+import { fullText, type LoopHistory } from '../loop-history.js';
+import { runBodyAttempt } from '../loop-body-attempt.js';
+import { stripPromiseTags } from '../loop-signal.js';
 
 /**
  * `loop:` nodes: the body (a `loop.bash` shell body, or a prompt / command, which run through
@@ -13,15 +13,15 @@ import { stripPromiseTags } from './loop-signal.js';
  * iteration's output as `$LOOP_PREV_OUTPUT` and a person's input at an interactive pause as
  * `$LOOP_USER_INPUT`. The iteration control is the LoopDriver's.
  */
-export class LoopNodeHandler implements NodeHandler {
+export class LoopNodeHandler implements NodeHandler<LoopAction> {
   constructor(
     private readonly driver: LoopDriver,
     /** The run's handler set: the body runs through the handler of its own kind. */
     private readonly handlers: () => NodeHandlerSet,
   ) {}
 
-  runAttempt(attempt: NodeAttempt): Promise<AttemptOutcome> {
-    const action = attempt.node.action as LoopAction;
+  runAttempt(attempt: NodeAttempt<LoopAction>): Promise<AttemptOutcome> {
+    const action = attempt.node.action;
     return this.driver.runAttempt(attempt, action, new LoopBody(action, this.handlers()));
   }
 }

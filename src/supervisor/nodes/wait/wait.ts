@@ -1,11 +1,11 @@
-import { clockNow } from '../../shared/clock.js';
-import { attemptEndedEvent, attemptStartedEvent, attemptSuspendedEvent } from '../../records/index.js';
-import type { Run } from '../../store/schemas/run.js';
-import type { Store } from '../../store/store.js';
-import type { SubstituteText } from '../run/node-context.js';
-import type { AttemptOutcome, NodeAttempt, NodeHandler } from '../run/node-handler.js';
-import type { WaitAction } from '../run/run-plan.js';
-import { attemptRefOf, recordRefusedAttempt } from './attempt-records.js';
+import { clockNow } from '../../../shared/clock.js';
+import { attemptEndedEvent, attemptStartedEvent, attemptSuspendedEvent } from '../../../records/index.js';
+import type { Run } from '../../../store/schemas/run.js';
+import type { Store } from '../../../store/store.js';
+import type { SubstituteText } from '../../run/node-context.js';
+import type { AttemptOutcome, NodeAttempt, NodeHandler } from '../../run/node-handler.js';
+import type { WaitAction } from './action.js';
+import { nodeAttemptRef, recordRefusedAttempt } from '../attempt-records.js';
 
 /** Flat key on a wait's `node_suspended` row: when it wakes (ISO-8601). */
 export const WAKE_AT_KEY = 'wake_at';
@@ -17,15 +17,15 @@ export const WAKE_AT_KEY = 'wake_at';
  * `waiting`; the scheduler holds no slot meanwhile and continues the same attempt when the
  * moment comes, which records `node_completed` with an empty output.
  */
-export class WaitNodeHandler implements NodeHandler {
+export class WaitNodeHandler implements NodeHandler<WaitAction> {
   constructor(private readonly deps: { store: Store; run: Pick<Run, 'id' | 'conversation_id'>; substituteText: SubstituteText }) {}
 
-  async runAttempt(attempt: NodeAttempt): Promise<AttemptOutcome> {
-    const action = attempt.node.action as WaitAction;
+  async runAttempt(attempt: NodeAttempt<WaitAction>): Promise<AttemptOutcome> {
+    const action = attempt.node.action;
     const wake = this.wakeAt(attempt, action);
     if (typeof wake === 'string') return recordRefusedAttempt(this.deps.store, this.deps.run, attempt, { error: wake, failureKind: 'config' });
     const startedAt = attempt.continued ? attempt.identity.invocation.startedAt : new Date(clockNow()).toISOString();
-    const ref = attemptRefOf(this.deps.run, attempt, startedAt);
+    const ref = nodeAttemptRef(this.deps.run, attempt, startedAt);
     const now = clockNow();
     if (now < wake) {
       if (!attempt.continued) {

@@ -1,10 +1,10 @@
-import { attemptEndedEvent, attemptStartedEvent } from '../../records/index.js';
-import { CairnError } from '../../shared/errors.js';
-import { isWorthWaitingFor } from '../../shared/store-faults.js';
-import { afterStartRecorded } from '../run/started-attempt.js';
-import type { AttemptOutcome, NodeAttempt, NodeHandler } from '../run/node-handler.js';
-import type { ChildRunAction } from '../run/run-plan.js';
-import { attemptRefOf, recordRefusedAttempt } from './attempt-records.js';
+import { attemptEndedEvent, attemptStartedEvent } from '../../../records/index.js';
+import { CairnError } from '../../../shared/errors.js';
+import { isWorthWaitingFor } from '../../../shared/store-faults.js';
+import { afterStartRecorded } from '../../run/started-attempt.js';
+import type { AttemptOutcome, NodeAttempt, NodeHandler } from '../../run/node-handler.js';
+import type { ChildRunAction } from './action.js';
+import { nodeAttemptRef, recordRefusedAttempt } from '../attempt-records.js';
 import { childRequestOf, settleChild, endOverBudget, endStoppedAttempt, suspendOnChild, type ChildNodeDeps } from './child-attempt.js';
 import { FanOutNodeHandler } from './fan-out.js';
 
@@ -15,7 +15,7 @@ import { FanOutNodeHandler } from './fan-out.js';
  * (resumed, the node resumes the child); a failed or cancelled child fails the node. With
  * `fan_out` the node is a FanOutNodeHandler's. The attempt holds no global slot while it waits.
  */
-export class ChildRunNodeHandler implements NodeHandler {
+export class ChildRunNodeHandler implements NodeHandler<ChildRunAction> {
   readonly waitsForRuns = true;
   private readonly fanOut: FanOutNodeHandler;
 
@@ -23,8 +23,8 @@ export class ChildRunNodeHandler implements NodeHandler {
     this.fanOut = new FanOutNodeHandler(deps);
   }
 
-  async runAttempt(attempt: NodeAttempt): Promise<AttemptOutcome> {
-    const action = attempt.node.action as ChildRunAction;
+  async runAttempt(attempt: NodeAttempt<ChildRunAction>): Promise<AttemptOutcome> {
+    const action = attempt.node.action;
     if (action.fanOut) return this.fanOut.runAttempt(attempt);
     const { store, run, children } = this.deps;
     const asked = childRequestOf(this.deps, attempt, action);
@@ -38,7 +38,7 @@ export class ChildRunNodeHandler implements NodeHandler {
       if (!(err instanceof CairnError) || isWorthWaitingFor(err)) throw err;
       return recordRefusedAttempt(store, run, attempt, { error, failureKind: 'config' });
     }
-    const ref = attemptRefOf(run, attempt, new Date().toISOString());
+    const ref = nodeAttemptRef(run, attempt, new Date().toISOString());
     if (!attempt.continued) await store.appendEvents([attemptStartedEvent(ref)]);
     return afterStartRecorded(async () => {
       const end = await settleChild(this.deps, child, attempt);

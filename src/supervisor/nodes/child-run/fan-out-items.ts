@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { FanOutInstance } from '../../records/schemas/fan-out-instances.js';
-import type { SubstituteText } from '../run/node-context.js';
-import type { NodeAttempt } from '../run/node-handler.js';
+import type { FanOutInstance } from '../../../records/schemas/fan-out-instances.js';
+import type { SubstituteText } from '../../run/node-context.js';
+import type { NodeAttempt } from '../../run/node-handler.js';
 
 /** `fan_out.items` as the node sees it: a JSON array, or an error naming what it was instead. */
 export function resolveFanOutItems(

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import { getProvider } from '../../shared/providers/registry.js';
-import type { NodeSessionStore } from '../../store/node-sessions.js';
-import { providersResumingSessions } from '../../worker/providers/available.js';
-import type { AgentAction } from '../run/run-plan.js';
-import { fileNameFor } from '../../shared/file-name.js';
+import { getProvider } from '../../../shared/providers/registry.js';
+import type { NodeSessionStore } from '../../../store/node-sessions.js';
+import { providersResumingSessions } from '../../../worker/providers/available.js';
+import type { AgentAction } from './action.js';
+import { fileNameFor } from '../../../shared/file-name.js';
 
 /**
  * Which provider session an AI attempt continues, from the node's session policy and the private

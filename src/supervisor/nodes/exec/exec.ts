@@ -1,26 +1,24 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { storeFaultError } from '../../shared/store-faults.js';
-import type { Logger } from '../../shared/log.js';
-import type { StoreConfig } from '../../store/store-config.js';
-import type { Run } from '../../store/schemas/run.js';
-import type { Store } from '../../store/store.js';
-import type { AttemptResult, AttemptTask, ExecAttemptTask } from '../../worker/attempt-protocol.js';
-import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandler } from '../run/node-handler.js';
-import type { PlannedNode } from '../run/run-plan.js';
-import type { VariableValues } from '../../workflow/variables.js';
-import { MAX_HELPER_LOSSES } from '../../worker/lost-attempt.js';
-import { closeBrokenAttempt, keepFirstCheckout, recordRefusedAttempt } from './attempt-records.js';
-import { attemptAfterLost, isLostAttempt } from './lost-attempts.js';
-
-/** Runs one attempt in a worker (the Piscina pool in production). */
-export interface AttemptRunner {
-  runAttempt(task: AttemptTask, opts: { signal: AbortSignal }): Promise<AttemptResult>;
-}
+import { storeFaultError } from '../../../shared/store-faults.js';
+import type { Logger } from '../../../shared/log.js';
+import type { StoreConfig } from '../../../store/store-config.js';
+import type { Run } from '../../../store/schemas/run.js';
+import type { Store } from '../../../store/store.js';
+import type { AttemptResult } from '../../../worker/attempt-protocol.js';
+import type { ExecAttemptTask } from '../../../worker/nodes/exec/exec-task.js';
+import type { AttemptRunner } from '../../run/run-services.js';
+import type { ExecAction } from './action.js';
+import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandler } from '../../run/node-handler.js';
+import type { PlannedNode } from '../../run/run-plan.js';
+import type { VariableValues } from '../../../workflow/variables.js';
+import { MAX_HELPER_LOSSES } from '../../../worker/lost-attempt.js';
+import { closeBrokenAttempt, keepFirstCheckout, recordRefusedAttempt } from '../attempt-records.js';
+import { attemptAfterLost, isLostAttempt } from '../lost-attempts.js';
 
 /** Turns an exec node's source into what the worker runs, or explains why it cannot run. */
 export type PrepareExec = (
-  node: PlannedNode,
+  node: PlannedNode<ExecAction>,
   /** Variables only this body sees ($REJECTION_REASON in a gate's rework, $LOOP_PREV_OUTPUT in a loop). */
   extra?: VariableValues,
   /** A loop_group body node: where its references read. */
@@ -34,7 +32,7 @@ export interface ExecHandlerDeps {
   pool: AttemptRunner;
   prepare: PrepareExec;
   /** The run's own environment (its request's `config.env`, opened); what Cairn sets for the node wins over it. */
-  runEnv?: Readonly<Record<string, string>>;
+  runEnv?: Readonly<Record<string, string>> | undefined;
   workingPath: string;
   /** The run's artifacts directory: long outputs are spilled under it. */
   artifactsDir: string;
@@ -49,13 +47,12 @@ export interface ExecHandlerDeps {
  * thread, which writes its records (or the pool does, when the thread could not). An attempt
  * lost with its spawn helper runs again at once (lost-attempts.ts).
  */
-export class ExecNodeHandler implements NodeHandler {
+export class ExecNodeHandler implements NodeHandler<ExecAction> {
   constructor(private readonly deps: ExecHandlerDeps) {}
 
   /** `lostBefore`: attempts of this invocation lost with their spawn helper just before this one. */
-  async runAttempt(attempt: NodeAttempt, lostBefore = 0): Promise<AttemptOutcome> {
+  async runAttempt(attempt: NodeAttempt<ExecAction>, lostBefore = 0): Promise<AttemptOutcome> {
     const { node, identity } = attempt;
-    if (node.action.type !== 'exec') throw new Error(`node '${node.id}' is not an exec node`);
     const prepared = this.deps.prepare(node, attempt.variables, attempt.scope);
     if (!prepared.ok) {
       return recordRefusedAttempt(this.deps.store, this.deps.run, attempt, { error: prepared.error, failureKind: 'config' });

@@ -1,35 +1,37 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { storeFaultError } from '../../shared/store-faults.js';
-import type { ProviderSettings } from '../../shared/providers/provider-settings.js';
-import type { Logger } from '../../shared/log.js';
-import type { StoreConfig } from '../../store/store-config.js';
-import type { Run } from '../../store/schemas/run.js';
-import type { Store } from '../../store/store.js';
-import type { AgentAttemptTask, AttemptResult } from '../../worker/attempt-protocol.js';
-import { providersWithAdapter } from '../../worker/providers/available.js';
-import type { ProviderConnection } from '../../worker/providers/provider-adapter.js';
+import { storeFaultError } from '../../../shared/store-faults.js';
+import type { ProviderSettings } from '../../../shared/providers/provider-settings.js';
+import type { Logger } from '../../../shared/log.js';
+import type { StoreConfig } from '../../../store/store-config.js';
+import type { Run } from '../../../store/schemas/run.js';
+import type { Store } from '../../../store/store.js';
+import type { AttemptResult } from '../../../worker/attempt-protocol.js';
+import type { AgentAttemptTask } from '../../../worker/nodes/agent/agent-task.js';
+import { providersWithAdapter } from '../../../worker/providers/available.js';
+import type { ProviderConnection } from '../../../worker/providers/provider-adapter.js';
 import { chooseSession, sessionDirUnder } from './agent-session.js';
-import { resolveModelBinding, type ModelBinding } from '../../workflow/model-binding.js';
-import type { ModelLayers } from '../../workflow/model-layers.js';
-import type { VariableValues } from '../../workflow/variables.js';
-import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandler } from '../run/node-handler.js';
-import type { PlannedNode } from '../run/run-plan.js';
-import { MAX_HELPER_LOSSES } from '../../worker/lost-attempt.js';
-import { closeBrokenAttempt, keepFirstCheckout, recordRefusedAttempt } from './attempt-records.js';
-import { attemptAfterLost, isLostAttempt } from './lost-attempts.js';
-import type { AttemptRunner } from './exec.js';
-import type { CredentialSource } from '../../credentials/credential-source.js';
-import { DEFAULT_PERMISSION_LEVEL, type AgentNodeOptions, type AgentOptions, type PermissionLevel } from '../../shared/providers/agent-options.js';
-import type { Effort } from '../../workflow/node-blocks.js';
-import { credentialVendorOf } from '../../shared/providers/credential-vendors.js';
+import { resolveModelBinding, type ModelBinding } from '../../../workflow/model-binding.js';
+import type { ModelLayers } from '../../../workflow/model-layers.js';
+import type { VariableValues } from '../../../workflow/variables.js';
+import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandler } from '../../run/node-handler.js';
+import type { PlannedNode } from '../../run/run-plan.js';
+import type { AgentAction } from './action.js';
+import { MAX_HELPER_LOSSES } from '../../../worker/lost-attempt.js';
+import { closeBrokenAttempt, keepFirstCheckout, recordRefusedAttempt } from '../attempt-records.js';
+import { attemptAfterLost, isLostAttempt } from '../lost-attempts.js';
+import type { AttemptRunner } from '../../run/run-services.js';
+import type { CredentialSource } from '../../../credentials/credential-source.js';
+import { DEFAULT_PERMISSION_LEVEL, type AgentNodeOptions, type AgentOptions, type PermissionLevel } from '../../../shared/providers/agent-options.js';
+import type { Effort } from '../../../workflow/node-blocks.js';
+import { credentialVendorOf } from '../../../shared/providers/credential-vendors.js';
 import { runUserOf, withCredential } from './agent-credential.js';
-import { fileNameFor } from '../../shared/file-name.js';
-import { secretValuesOfEnv } from '../../shared/secret-mask.js';
+import { fileNameFor } from '../../../shared/file-name.js';
+import { secretValuesOfEnv } from '../../../shared/secret-mask.js';
 
 /** Turns an AI node's prompt (inline or its command file) into the text sent, or says why it cannot be. */
 export type PreparePrompt = (
-  node: PlannedNode,
+  node: PlannedNode<AgentAction>,
   variables?: VariableValues,
   scope?: BodyScope,
 ) => { ok: true; prompt: string } | { ok: false; error: string };
@@ -46,7 +48,7 @@ export interface AgentHandlerDeps {
   /** The model settings of each scope for this run (install, repository, its user, the run's own). */
   models: ModelLayers;
   /** The run's own environment (its request's `config.env`, opened), for CLI providers; the connection's own entries win. */
-  runEnv?: Readonly<Record<string, string>>;
+  runEnv?: Readonly<Record<string, string>> | undefined;
   /**
    * The run's variables an agent's commands may use (`$ARTIFACTS_DIR`, `$WORKFLOW_ID`,
    * `$BASE_BRANCH`, `$STATE_DIR`, `$DOCS_DIR`), given to CLI providers as environment variables
@@ -72,8 +74,7 @@ export interface WorkflowAiDefaults {
 }
 
 /** The provider, model and effort a node runs with (model-binding.ts), from the run's model layers. */
-export function bindingOf(node: PlannedNode, workflow: WorkflowAiDefaults, models: ModelLayers): ModelBinding | undefined {
-  if (node.action.type !== 'agent') return undefined;
+export function bindingOf(node: PlannedNode<AgentAction>, workflow: WorkflowAiDefaults, models: ModelLayers): ModelBinding {
   return resolveModelBinding({
     node: { provider: node.action.provider, model: node.action.model, effort: node.action.effort ?? workflow.effort },
     workflow,
@@ -89,17 +90,16 @@ export function bindingOf(node: PlannedNode, workflow: WorkflowAiDefaults, model
  * once with a configuration error and no provider call. An attempt whose CLI was lost with its
  * spawn helper runs again at once (lost-attempts.ts).
  */
-export class AgentNodeHandler implements NodeHandler {
+export class AgentNodeHandler implements NodeHandler<AgentAction> {
   constructor(private readonly deps: AgentHandlerDeps) {}
 
   /** `lostBefore`: attempts of this invocation lost with their spawn helper just before this one. */
-  async runAttempt(attempt: NodeAttempt, lostBefore = 0): Promise<AttemptOutcome> {
+  async runAttempt(attempt: NodeAttempt<AgentAction>, lostBefore = 0): Promise<AttemptOutcome> {
     const { node, identity } = attempt;
-    if (node.action.type !== 'agent') throw new Error(`node '${node.id}' is not an AI node`);
     const action = node.action;
     const refuse = (error: string) =>
       recordRefusedAttempt(this.deps.store, this.deps.run, attempt, { error, failureKind: 'config' }).then((o) => ({ ...o, retryable: false }));
-    const binding = bindingOf(node, this.deps.workflow, this.deps.models)!;
+    const binding = bindingOf(node, this.deps.workflow, this.deps.models);
     if (!binding.ok) return refuse(`Node '${node.id}': ${binding.error}`);
     for (const warning of binding.warnings) this.deps.log.warn({ nodeId: node.id, warning }, 'agent.model_binding_warning');
     if (!providersWithAdapter.includes(binding.provider)) {
@@ -180,7 +180,7 @@ export class AgentNodeHandler implements NodeHandler {
    * workflow's, else `workspace`); the run's `$ARTIFACTS_DIR` is the one folder outside the
    * working directory a `workspace` agent may write.
    */
-  private optionsOf(action: Extract<PlannedNode['action'], { type: 'agent' }>): AgentOptions {
+  private optionsOf(action: AgentAction): AgentOptions {
     const { workflow } = this.deps;
     return {
       ...workflow.options,

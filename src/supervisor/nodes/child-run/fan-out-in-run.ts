@@ -1,23 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { attemptEndedEvent, attemptStartedEvent, instancePath, rebuildRunSnapshot, type AttemptRef } from '../../records/index.js';
-import { fanOutInstancesEventOf } from '../../records/event-data.js';
-import type { FanOutInstance } from '../../records/schemas/fan-out-instances.js';
-import type { NodeSnapshot } from '../../records/run-snapshot.js';
-import type { NewRunEvent } from '../../store/schemas/event.js';
-import type { Run } from '../../store/schemas/run.js';
-import type { Store } from '../../store/store.js';
-import { producerOf } from '../../workflow/resolve-output.js';
-import type { WorkflowDefinition } from '../../workflow/workflow-schema.js';
-import type { AttemptLimiter } from '../process/limits.js';
-import type { CheckCondition } from '../run/node-context.js';
-import type { NodeEventFactory } from '../run/node-events.js';
-import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandlerSet } from '../run/node-handler.js';
-import { fullOutput } from '../../records/full-output.js';
-import { afterStartRecorded } from '../run/started-attempt.js';
-import { compileRunPlan, type ChildRunAction, type PlannedNode, type RunPlan } from '../run/run-plan.js';
+import { attemptEndedEvent, attemptStartedEvent, instancePath, rebuildRunSnapshot, type AttemptRef } from '../../../records/index.js';
+import { fanOutInstancesEventOf } from '../../../records/event-data.js';
+import type { FanOutInstance } from '../../../records/schemas/fan-out-instances.js';
+import type { NodeSnapshot } from '../../../records/run-snapshot.js';
+import type { NewRunEvent } from '../../../store/schemas/event.js';
+import type { Run } from '../../../store/schemas/run.js';
+import type { Store } from '../../../store/store.js';
+import { producerOf } from '../../../workflow/resolve-output.js';
+import type { WorkflowDefinition } from '../../../workflow/workflow-schema.js';
+import type { AttemptLimiter } from '../../run/limits.js';
+import type { CheckCondition } from '../../run/node-context.js';
+import type { NodeEventFactory } from '../../run/node-events.js';
+import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandlerSet } from '../../run/node-handler.js';
+import { fullOutput } from '../../../records/full-output.js';
+import { afterStartRecorded } from '../../run/started-attempt.js';
+import type { PlannedNode, RunPlan } from '../../run/run-plan.js';
+import type { ChildRunAction } from './action.js';
 import { instancesOf, itemText } from './fan-out-items.js';
-import type { RunSlots } from '../run/run-slots.js';
-import { decideWave, type BodyNodeState } from './body-wave.js';
+import type { RunSlots } from '../../run/run-slots.js';
+import { decideWave, type BodyNodeState } from '../body-wave.js';
 
 export interface InRunFanOutDeps {
   store: Store;
@@ -30,12 +31,10 @@ export interface InRunFanOutDeps {
   limiter: Pick<AttemptLimiter, 'runUnlessAborted'>;
   /** The run's own limit: each instance node holds one of its slots while it runs. */
   runSlots: Pick<RunSlots, 'run'>;
+  /** Plans the child workflow with the run's node kinds. */
+  compile: (definition: WorkflowDefinition) => RunPlan;
 }
 
-/** A child workflow its items can run as in-run instances: only bash and script nodes (no provider spend, nothing waits). */
-export function runsInRun(definition: WorkflowDefinition): boolean {
-  return compileRunPlan(definition).nodes.every((n) => n.action.type === 'exec');
-}
 
 
 type ItemResult = string | { failed: true; error: string; status: string };
@@ -53,9 +52,14 @@ type ItemResult = string | { failed: true; error: string; status: string };
 export class InRunFanOut {
   constructor(private readonly deps: InRunFanOutDeps) {}
 
+  /** A child workflow its items can run as in-run instances: only bash and script nodes (no provider spend, nothing waits). */
+  canRun(definition: WorkflowDefinition): boolean {
+    return this.deps.compile(definition).nodes.every((n) => n.action.type === 'exec');
+  }
+
   async run(attempt: NodeAttempt, action: ChildRunAction, items: readonly unknown[], child: WorkflowDefinition): Promise<AttemptOutcome> {
     const { store, run } = this.deps;
-    const plan = compileRunPlan(child);
+    const plan = this.deps.compile(child);
     const snapshot = rebuildRunSnapshot(await store.listRunEvents(run.id));
     let instances: readonly FanOutInstance[] | undefined = snapshot.fanOutInstances.get(attempt.path);
     const wrapper: AttemptRef = {

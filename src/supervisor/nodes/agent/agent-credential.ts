@@ -1,6 +1,6 @@
-import type { OpenCredential } from '../../credentials/credential-seal.js';
-import type { Run } from '../../store/schemas/run.js';
-import type { ProviderConnection } from '../../worker/providers/provider-adapter.js';
+import type { OpenCredential } from '../../../credentials/credential-seal.js';
+import type { Run } from '../../../store/schemas/run.js';
+import type { ProviderConnection } from '../../../worker/providers/provider-adapter.js';
 
 /**
  * The user's own credential in an AI attempt's connection. It goes only into the provider

@@ -1,18 +1,17 @@
-import { attemptEndedEvent, attemptStartedEvent } from '../../records/index.js';
-import { CairnError } from '../../shared/errors.js';
-import { isWorthWaitingFor } from '../../shared/store-faults.js';
-import { afterStartRecorded } from '../run/started-attempt.js';
-import type { Run } from '../../store/schemas/run.js';
-import type { AttemptOutcome, NodeAttempt, NodeHandler } from '../run/node-handler.js';
-import type { ChildRunAction } from '../run/run-plan.js';
-import { attemptRefOf, recordRefusedAttempt } from './attempt-records.js';
+import { attemptEndedEvent, attemptStartedEvent } from '../../../records/index.js';
+import { CairnError } from '../../../shared/errors.js';
+import { isWorthWaitingFor } from '../../../shared/store-faults.js';
+import { afterStartRecorded } from '../../run/started-attempt.js';
+import type { Run } from '../../../store/schemas/run.js';
+import type { AttemptOutcome, NodeAttempt, NodeHandler } from '../../run/node-handler.js';
+import type { ChildRunAction } from './action.js';
+import { nodeAttemptRef, recordRefusedAttempt } from '../attempt-records.js';
 import { instancesOf, itemText, resolveFanOutItems } from './fan-out-items.js';
-import { rebuildRunSnapshot } from '../../records/index.js';
-import { fanOutInstancesEventOf } from '../../records/event-data.js';
-import { runsInRun } from './fan-out-in-run.js';
-import type { WorkflowDefinition } from '../../workflow/workflow-schema.js';
+import { rebuildRunSnapshot } from '../../../records/index.js';
+import { fanOutInstancesEventOf } from '../../../records/event-data.js';
+import type { WorkflowDefinition } from '../../../workflow/workflow-schema.js';
 import { childRequestOf, settleChild, endOverBudget, endStoppedAttempt, type ChildNodeDeps } from './child-attempt.js';
-import type { BudgetReached } from '../run/budget.js';
+import type { BudgetReached } from '../../run/budget.js';
 
 /** One item's place in the join: the child's output, or what became of it. */
 type ItemResult = string | { failed: true; error: string; status: string; childRunId: string };
@@ -30,13 +29,13 @@ const PAUSED_IN_FAN_OUT = 'the child paused at a gate inside a fan-out; it was c
  * (parent, node, item index): a node run again after a take-over reuses every child there is,
  * and a resumed parent resumes the children that failed in its earlier pass, and only those.
  */
-export class FanOutNodeHandler implements NodeHandler {
+export class FanOutNodeHandler implements NodeHandler<ChildRunAction> {
   readonly waitsForRuns = true;
 
   constructor(private readonly deps: ChildNodeDeps) {}
 
-  async runAttempt(attempt: NodeAttempt): Promise<AttemptOutcome> {
-    const action = attempt.node.action as ChildRunAction;
+  async runAttempt(attempt: NodeAttempt<ChildRunAction>): Promise<AttemptOutcome> {
+    const action = attempt.node.action;
     const fan = action.fanOut!;
     const { store, run, children } = this.deps;
     const refuse = (error: string) => recordRefusedAttempt(store, run, attempt, { error, failureKind: 'config' });
@@ -72,7 +71,7 @@ export class FanOutNodeHandler implements NodeHandler {
         return refuse(`Node '${attempt.node.id}': cannot start child workflow '${action.workflow}': ${err.message}`);
       }
     }
-    const ref = attemptRefOf(run, attempt, new Date().toISOString());
+    const ref = nodeAttemptRef(run, attempt, new Date().toISOString());
     if (!attempt.continued) await store.appendEvents([attemptStartedEvent(ref)]);
     return afterStartRecorded(async () => {
       const results: ItemResult[] = new Array<ItemResult>(items.values.length);
@@ -173,7 +172,7 @@ export class FanOutNodeHandler implements NodeHandler {
       if (!(err instanceof CairnError)) throw err;
       return { error: `Node '${attempt.node.id}': cannot start child workflow '${action.workflow}': ${err.message}` };
     }
-    if (runsInRun(child) && !ownNeeds) return { mode: 'in_run', child };
+    if (this.deps.inRun.canRun(child) && !ownNeeds) return { mode: 'in_run', child };
     if (fan.mode === undefined) return { mode: 'child_runs' };
     return {
       error:

@@ -1,11 +1,11 @@
-import { attemptEndedEvent, attemptSuspendedEvent, type AttemptRef } from '../../records/index.js';
-import type { Run } from '../../store/schemas/run.js';
-import type { Store } from '../../store/store.js';
-import type { ChildEnd, ChildRequest, ChildRuns } from '../children/child-runs.js';
-import type { SubstituteText } from '../run/node-context.js';
-import type { AttemptOutcome, NodeAttempt } from '../run/node-handler.js';
-import { budgetPauseReason, type BudgetReached } from '../run/budget.js';
-import type { ChildRunAction } from '../run/run-plan.js';
+import { attemptEndedEvent, attemptSuspendedEvent, type AttemptRef } from '../../../records/index.js';
+import type { Run } from '../../../store/schemas/run.js';
+import type { Store } from '../../../store/store.js';
+import type { ChildEnd, ChildRequest, ChildRuns } from '../../children/child-runs.js';
+import type { SubstituteText } from '../../run/node-context.js';
+import type { AttemptOutcome, NodeAttempt } from '../../run/node-handler.js';
+import { budgetPauseReason, type BudgetReached } from '../../run/budget.js';
+import type { ChildRunAction } from './action.js';
 import type { InRunFanOut } from './fan-out-in-run.js';
 
 /** What the handlers of `workflow:` nodes share. */

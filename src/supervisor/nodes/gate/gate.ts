@@ -1,22 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import { attemptStartedEvent, attemptSuspendedEvent } from '../../records/index.js';
-import { approvalRequestedEvent, type ApprovalContext } from '../../store/schemas/approval.js';
-import type { Run } from '../../store/schemas/run.js';
-import type { Store } from '../../store/store.js';
-import type { SubstituteText } from '../run/node-context.js';
-import type { AttemptOutcome, NodeAttempt, NodeHandler } from '../run/node-handler.js';
-import type { GateAction, PlannedNode } from '../run/run-plan.js';
-import { attemptRefOf, recordRefusedAttempt } from './attempt-records.js';
+import { attemptStartedEvent, attemptSuspendedEvent } from '../../../records/index.js';
+import { approvalRequestedEvent, type ApprovalContext } from '../../../store/schemas/approval.js';
+import type { Run } from '../../../store/schemas/run.js';
+import type { Store } from '../../../store/store.js';
+import type { SubstituteText } from '../../run/node-context.js';
+import type { AttemptOutcome, NodeAttempt, NodeHandler, NodeHandlerSet } from '../../run/node-handler.js';
+import type { PlannedNode } from '../../run/run-plan.js';
+import type { AgentAction } from '../agent/action.js';
+import { bashAction } from '../exec/action.js';
+import type { GateAction } from './action.js';
+import { nodeAttemptRef, recordRefusedAttempt } from '../attempt-records.js';
 
 export interface GateHandlerDeps {
   store: Store;
   /** The run as it was acquired: its metadata says whether a gate owes its `on_reject` rework. */
   run: Pick<Run, 'id' | 'conversation_id' | 'metadata'>;
   substituteText: SubstituteText;
-  /** Runs the shell body of a rework (the exec handler). */
-  exec: NodeHandler;
-  /** Runs the prompt body of a rework (the AI node handler): an attempt as any prompt node's. */
-  agent: NodeHandler;
+  /** The run's handler set: a rework runs through its kind's handler (exec, or agent: an attempt as any prompt node's). */
+  handlers: () => NodeHandlerSet;
 }
 
 /** The id of a gate's rework body in node paths: `<gate>/on_reject`. */
@@ -32,15 +33,16 @@ export function reworkNodeOf(body: NonNullable<GateAction['onReject']>['body']):
     dependsOn: [],
     triggerRule: 'all_success',
     when: undefined,
-    action: body.kind === 'prompt'
-      ? {
-          type: 'agent', source: { kind: 'inline', prompt: body.source }, provider: undefined, model: undefined,
-          effort: undefined, outputFormat: undefined, systemPrompt: undefined, idleTimeoutMs: undefined, freshContext: true,
-          permissions: undefined, options: {},
-        }
-      : { type: 'exec', runtime: 'sh', legacyType: 'bash', source: body.source, deps: [], timeoutMs: 120_000 },
+    action: body.kind === 'prompt' ? reworkPrompt(body.source) : bashAction(body.source),
     retry: undefined,
     alwaysRun: false,
+  };
+}
+
+function reworkPrompt(prompt: string): AgentAction {
+  return {
+    type: 'agent', source: { kind: 'inline', prompt }, provider: undefined, model: undefined, effort: undefined, outputFormat: undefined,
+    systemPrompt: undefined, idleTimeoutMs: undefined, freshContext: true, permissions: undefined, options: {},
   };
 }
 
@@ -53,12 +55,12 @@ export function reworkNodeOf(body: NonNullable<GateAction['onReject']>['body']):
  * `<gate>/on_reject` that sees the reason as `$REJECTION_REASON`), then asks again, continuing
  * the same attempt.
  */
-export class GateNodeHandler implements NodeHandler {
+export class GateNodeHandler implements NodeHandler<GateAction> {
   constructor(private readonly deps: GateHandlerDeps) {}
 
-  async runAttempt(attempt: NodeAttempt): Promise<AttemptOutcome> {
+  async runAttempt(attempt: NodeAttempt<GateAction>): Promise<AttemptOutcome> {
     const { node, path } = attempt;
-    const action = node.action as GateAction;
+    const action = node.action;
     const rejection = this.deps.run.metadata.rejections?.[path];
     let reworked: string | undefined;
     if (action.onReject && rejection?.reworkPending) {
@@ -76,7 +78,7 @@ export class GateNodeHandler implements NodeHandler {
     if (!message.ok) return recordRefusedAttempt(this.deps.store, this.deps.run, attempt, { error: message.error, failureKind: 'config' });
     // After a rework the gate asks about the reworked text: what the rework answered follows the message.
     const approval = contextOf(path, action, reworked === undefined ? message.text : withRework(message.text, rejection!.reason, reworked));
-    const ref = attemptRefOf(this.deps.run, attempt, new Date().toISOString());
+    const ref = nodeAttemptRef(this.deps.run, attempt, new Date().toISOString());
     await this.deps.store.appendEvents([
       ...(attempt.continued ? [] : [attemptStartedEvent(ref)]),
       attemptSuspendedEvent(ref, 'approval'),
@@ -97,7 +99,7 @@ export class GateNodeHandler implements NodeHandler {
     const { node } = attempt;
     const reworkNode = reworkNodeOf(body);
     const now = new Date().toISOString();
-    const outcome = await (body.kind === 'prompt' ? this.deps.agent : this.deps.exec).runAttempt({
+    const outcome = await this.deps.handlers().handlerFor(reworkNode).runAttempt({
       node: reworkNode,
       path: `${attempt.path}/${REWORK_NODE_ID}`,
       identity: { invocation: { id: randomUUID(), startedAt: now }, attempt: { id: randomUUID(), number: 1 } },
