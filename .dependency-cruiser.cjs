@@ -112,27 +112,12 @@ const layerRules = folders.flatMap((folder) => {
  */
 const supervisorRooms = ['process', 'jobs', 'nodes', 'children', 'run'];
 
-/**
- * TEMPORARY: these room pairs have back-up imports today, in code another change is reshaping
- * (issue 26, part 1: node kinds behind one seam). They warn instead of failing until that lands;
- * then drop them from this list so they fail like the rest:
- *   run → process        scheduler-factory.ts, scheduler.ts, provider-line.ts (limits, provider limits, run registry)
- *   run → jobs           scheduler.ts → jobs/close-suspended.ts
- *   run → nodes          scheduler-factory.ts, node-context.ts, slot-provider.ts (handlers, exec and agent bodies)
- *   run → children       scheduler-factory.ts (child runs, child signals)
- *   nodes → process      handlers.ts, fan-out-in-run.ts (the type of the global limit)
- *   jobs → process       job-handler.ts (the type of the run registry)
- */
-const supervisorWarnOnly = new Set(['run>process', 'run>jobs', 'run>nodes', 'run>children', 'nodes>process', 'jobs>process']);
-
-/** The two files of the supervisor's one known cycle (see "no-circular-supervisor-registry"). */
-const supervisorCycle = '^src/supervisor/(process/run-registry|run/scheduler-factory)\\.ts$';
 
 const supervisorRules = supervisorRooms.flatMap((room, index) =>
   supervisorRooms.slice(0, index).map((above) => ({
     name: `supervisor-${room}-not-up-to-${above}`,
     comment: `supervisor/${room}/ is below supervisor/${above}/ (process → jobs → nodes → children → run).`,
-    severity: supervisorWarnOnly.has(`${room}>${above}`) ? 'warn' : 'error',
+    severity: 'error',
     from: { path: `^src/supervisor/${room}/` },
     to: { path: `^src/supervisor/${above}/` },
   })),
@@ -144,17 +129,7 @@ module.exports = {
       name: 'no-circular',
       comment: 'No import cycles. A cycle closed by `import type` is still a cycle in the design.',
       severity: 'error',
-      from: { path: '^src/', pathNot: supervisorCycle },
-      to: { circular: true },
-    },
-    {
-      // TEMPORARY, like supervisorWarnOnly: the run registry (process/) builds schedulers through
-      // run/scheduler-factory.ts, which names the registry back. The supervisor's reshaping
-      // (issue 26, part 1) removes it; then delete this rule and the pathNot above.
-      name: 'no-circular-supervisor-registry',
-      comment: 'The one known cycle: process/run-registry.ts ⇄ run/scheduler-factory.ts. Warned until it is gone.',
-      severity: 'warn',
-      from: { path: supervisorCycle },
+      from: { path: '^src/' },
       to: { circular: true },
     },
     ...layerRules,

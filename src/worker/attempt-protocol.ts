@@ -1,10 +1,6 @@
 import { z } from 'zod';
 import { checkoutObservationSchema } from '../records/schemas/checkout-observation.js';
-import { execRuntimeSchema } from '../records/schemas/node-descriptor.js';
-import { effortSchema } from '../records/schemas/execution-record.js';
 import { providerFailureSchema } from '../records/schemas/node-lifecycle.js';
-import { agentOptionsSchema } from '../shared/providers/agent-options.js';
-import { providerIdSchema } from '../shared/providers/registry.js';
 import { storeConfigSchema } from '../store/store-config.js';
 
 /**
@@ -12,11 +8,14 @@ import { storeConfigSchema } from '../store/store-config.js';
  * so they are plain data, parsed with these schemas on the receiving side.
  */
 
-export { execRuntimeSchema, type ExecRuntime } from '../records/schemas/node-descriptor.js';
-
-/** One attempt of an exec node (bash, or a bun/uv script), fully resolved by the supervisor. */
-export const execAttemptTaskSchema = z.object({
-  kind: z.literal('exec'),
+/**
+ * What every attempt task carries, whatever its node kind: what the pool and the thread read
+ * before the kind's own schema does (worker/nodes/<kind>/, registered in worker/nodes/worker-kinds.ts).
+ * A kind's task schema spreads `attemptTaskShape` and adds its own fields.
+ */
+export const attemptTaskShape = {
+  /** The node kind whose worker side runs the attempt. */
+  kind: z.string(),
   /** The database the worker records the attempt in (each thread opens its own Store). */
   store: storeConfigSchema,
   runId: z.string(),
@@ -24,9 +23,6 @@ export const execAttemptTaskSchema = z.object({
   /** The node's path in the run (its id for a top-level node). */
   path: z.string(),
   nodeId: z.string(),
-  runtime: execRuntimeSchema,
-  /** Upstream `type` flat key: `bash` for bash nodes, `script` for script nodes. */
-  legacyType: z.enum(['bash', 'script']),
   invocation: z.object({
     id: z.string(),
     startedAt: z.string(),
@@ -42,88 +38,15 @@ export const execAttemptTaskSchema = z.object({
   lostBefore: z.number().int().nonnegative().default(0),
   /** Written on the attempt's terminal record (a loop iteration's `iteration` and `maxIterations`). */
   diagnostics: z.object({ iteration: z.number().int().optional(), maxIterations: z.number().int().optional() }).optional(),
-  /** The script body after variable substitution (bash), or the script code / file (bun, uv). */
-  script: z.string(),
-  /** Dependencies for uv scripts (`deps:`). */
-  deps: z.array(z.string()).default([]),
   cwd: z.string(),
-  /** Added to the worker's environment for the child (inputs, user-controlled variables). */
-  env: z.record(z.string(), z.string()),
-  /** `block`: runtimes that load the cwd's `.env` files on their own (bun) are told not to (the env-leak gate). */
-  envFiles: z.enum(['load', 'block']).default('load'),
-  timeoutMs: z.number().int().positive(),
   killGraceMs: z.number().int().nonnegative(),
-  /** Where the full output is written when it is longer than an event row's preview (the
-   * run's artifacts); the record names the file so a later reader gets every byte. */
-  outputSpillDir: z.string(),
   /** The run's `$ARTIFACTS_DIR`: a dirty checkout's manifest is written under it. Omitted: no checkout sample. */
   artifactsDir: z.string().optional(),
-});
-export type ExecAttemptTask = z.input<typeof execAttemptTaskSchema>;
+};
 
-/** One attempt of an AI node (`prompt` / `command`), its prompt substituted and its binding resolved. */
-export const agentAttemptTaskSchema = z.object({
-  kind: z.literal('agent'),
-  /** Written on the attempt's terminal record, as for exec attempts (a loop iteration's). */
-  diagnostics: execAttemptTaskSchema.shape.diagnostics,
-  store: storeConfigSchema,
-  runId: z.string(),
-  conversationId: z.string(),
-  path: z.string(),
-  nodeId: z.string(),
-  /** `inline` for a prompt node, `command` (with its file's name) for a command node. */
-  source: z.discriminatedUnion('kind', [
-    z.object({ kind: z.literal('inline') }),
-    z.object({ kind: z.literal('command'), name: z.string() }),
-  ]),
-  invocation: execAttemptTaskSchema.shape.invocation,
-  attempt: execAttemptTaskSchema.shape.attempt,
-  lostBefore: execAttemptTaskSchema.shape.lostBefore,
-  prompt: z.string(),
-  provider: providerIdSchema,
-  /** The model asked for, as resolved from node, workflow and config; absent: the provider's default. */
-  model: z.string().optional(),
-  effort: effortSchema.optional(),
-  outputFormat: z.record(z.string(), z.unknown()).optional(),
-  systemPrompt: z.string().optional(),
-  /** The permission level and the node's provider options (shared/providers/agent-options.ts). */
-  options: agentOptionsSchema,
-  cwd: z.string(),
-  /** How to reach the provider. Holds the credential: never logged, never recorded. */
-  connection: z.object({
-    baseUrl: z.string().optional(),
-    apiKey: z.string().optional(),
-    /** A subscription login's bearer token (Anthropic), in place of apiKey. */
-    authToken: z.string().optional(),
-    binaryPath: z.string().optional(),
-    env: z.record(z.string(), z.string()).optional(),
-  }),
-  /**
-   * Masked in everything the provider says before it is recorded, streamed or logged: the keys
-   * of `connection`, the run's sealed `config.env` values and the install's configured secrets
-   * (shared/secret-mask.ts). Never logged, never recorded.
-   */
-  secrets: z.array(z.string()).default([]),
-  /** The session to continue: a retry's own, a loop's previous iteration's, or a source node's (private: never logged or recorded). */
-  resumeSessionId: z.string().optional(),
-  /** Set when the session to continue is another node's (`context: shared` / `{ resume }`): that node, and whether to fork it. */
-  sessionSource: z.object({ nodeId: z.string(), fork: z.boolean() }).optional(),
-  /** A folder kept across the node's attempts in this run, for a CLI's own session store. */
-  sessionDir: z.string().optional(),
-  /** The first-event watchdog: no chunk from the provider this long after the start fails the attempt. */
-  firstEventTimeoutMs: z.number().int().positive(),
-  /** The idle watchdog: no chunk for this long after the first fails the attempt. */
-  idleTimeoutMs: z.number().int().positive(),
-  killGraceMs: z.number().int().nonnegative(),
-  outputSpillDir: z.string(),
-  artifactsDir: z.string().optional(),
-  /** The attempt's own folder (its prompt file), under the run's artifacts. */
-  scratchDir: z.string(),
-});
-export type AgentAttemptTask = z.input<typeof agentAttemptTaskSchema>;
-
-export const attemptTaskSchema = z.discriminatedUnion('kind', [execAttemptTaskSchema, agentAttemptTaskSchema]);
-export type AttemptTask = ExecAttemptTask | AgentAttemptTask;
+/** Any attempt task, its kind's own fields kept for the kind to parse. */
+export const attemptTaskEnvelopeSchema = z.looseObject(attemptTaskShape);
+export type AttemptTaskEnvelope = z.input<typeof attemptTaskEnvelopeSchema>;
 
 /**
  * `completed` / `failed`: the attempt ran to its own end. `cancelled`: it was stopped by a user's

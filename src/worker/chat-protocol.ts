@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { providerFailureClassSchema } from '../records/schemas/node-lifecycle.js';
 import { providerIdSchema } from '../shared/providers/registry.js';
 import { storeConfigSchema } from '../store/store-config.js';
-import { agentAttemptTaskSchema } from './attempt-protocol.js';
+import { agentAttemptTaskSchema } from './nodes/agent/agent-task.js';
 
 /**
  * A chat turn's call to the default assistant, run in a worker thread through the same adapter

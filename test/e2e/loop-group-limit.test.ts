@@ -8,7 +8,7 @@ import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 
 /**
  * README (configuration): `CAIRN_MAX_CONCURRENCY` is the "Global limit on node attempts in
- * flight"; src/supervisor/process/limits.ts: "a limit of 10 means 10 processes at most, never
+ * flight"; src/supervisor/run/limits.ts: "a limit of 10 means 10 processes at most, never
  * 11". Body nodes of a loop_group are node attempts of their own (each has its node_started
  * record and its own process), and independent ones run together.
  */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveModelBinding } from '../../src/models/model-binding.js';
 import { decideRetry } from '../../src/supervisor/run/retry-policy.js';
-import { ProviderSlots } from '../../src/supervisor/process/provider-limits.js';
+import { ProviderSlots } from '../../src/supervisor/run/provider-limits.js';
 
 describe('model binding', () => {
   const install = { defaultAssistant: 'anthropic', assistants: { anthropic: { model: 'cfg-model' }, claude: { model: 'opus' } } };

@@ -58,7 +58,7 @@ export interface ProviderSettings {
   defaultAssistantFromEnv?: boolean;
   assistants: Readonly<Record<string, AssistantConfig>>;
   limits: Readonly<Record<string, number>>;
-  /** Per-provider budgets over a sliding minute (supervisor/process/provider-rates.ts). */
+  /** Per-provider budgets over a sliding minute (supervisor/run/provider-rates.ts). */
   rates: Readonly<Record<string, { requestsPerMinute?: number; tokensPerMinute?: number }>>;
   firstEventTimeoutMs: number;
   idleTimeoutMs: number;

@@ -2,7 +2,7 @@ import { CairnError } from '../../shared/errors.js';
 import type { Job } from '../../store/schemas/job.js';
 import type { RunStatus } from '../../store/schemas/run.js';
 import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
-import { closeSuspendedAttempts } from './close-suspended.js';
+import { closeSuspendedAttempts } from '../run/close-suspended.js';
 import { runIdOf, type JobContext } from './job-handler.js';
 import type { Run } from '../../store/schemas/run.js';
 

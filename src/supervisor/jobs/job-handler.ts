@@ -3,13 +3,31 @@ import type { Logger } from '../../shared/log.js';
 import type { HomePaths } from '../../shared/paths.js';
 import type { Job } from '../../store/schemas/job.js';
 import type { Store } from '../../store/store.js';
-import type { RunRegistry } from '../process/run-registry.js';
+import type { Run } from '../../store/schemas/run.js';
+import type { RunScheduler } from '../run/scheduler.js';
 import type { ChildRunSignals } from '../children/child-signals.js';
+
+/**
+ * The runs this supervisor drives, as job handlers use them (process/run-registry.ts keeps them):
+ * the scheduler of a run driven here, and starting to drive one.
+ */
+export interface DrivenRuns {
+  /** The lease this supervisor takes on a run it acquires. */
+  readonly leaseMs: number;
+  /** The run's scheduler here, waiting for one still being built; undefined when it is not driven here. */
+  driving(runId: string): Promise<RunScheduler | undefined>;
+  /** Starts driving a run just moved from pending to running. */
+  startFresh(run: Run): Promise<RunScheduler | undefined>;
+  /** Starts driving a run just moved from failed or paused back to running. */
+  resume(run: Run): Promise<RunScheduler | undefined>;
+  /** Takes a running run over if its owner is gone; undefined when a live supervisor has it. */
+  takeOver(run: Run): Promise<RunScheduler | undefined>;
+}
 
 /** What a job handler may use: the store, the runs this supervisor drives, and who it is. */
 export interface JobContext {
   store: Store;
-  runs: RunRegistry;
+  runs: DrivenRuns;
   supervisorId: string;
   log: Logger;
   /**

@@ -1,21 +1,26 @@
 import { attemptEndedEvent, type AttemptRef } from '../../records/index.js';
 import type { FailureKind } from '../../records/schemas/node-lifecycle.js';
+import type { Invocation } from '../../records/schemas/execution-record.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
 import type { Logger } from '../../shared/log.js';
 import type { AttemptResult } from '../../worker/attempt-protocol.js';
+import { attemptRefOf, type AttemptFacts } from '../../worker/attempt-ref.js';
 import type { AttemptIdentity, AttemptOutcome, NodeAttempt } from '../run/node-handler.js';
 
-/** The record reference of an attempt a supervisor-side handler owns. */
-export function attemptRefOf(run: Pick<Run, 'id' | 'conversation_id'>, attempt: NodeAttempt, startedAt: string): AttemptRef {
+/** The record reference of an attempt a supervisor-side handler owns, through the one attemptRefOf (worker/attempt-ref.ts). */
+export function nodeAttemptRef(run: Pick<Run, 'id' | 'conversation_id'>, attempt: NodeAttempt, startedAt: string): AttemptRef {
+  return attemptRefOf(attemptFactsOf(run, attempt), attempt.node.descriptor, startedAt);
+}
+
+/** Which attempt a scheduler's attempt is, as its records and its worker task name it. */
+export function attemptFactsOf(run: Pick<Run, 'id' | 'conversation_id'>, attempt: NodeAttempt): AttemptFacts & { invocation: Invocation } {
   return {
     runId: run.id,
     conversationId: run.conversation_id,
     path: attempt.path,
-    node: attempt.node.descriptor,
     invocation: { ...attempt.identity.invocation, loopPath: [...(attempt.loopPath ?? [])] },
-    attemptId: attempt.identity.attempt.id,
-    startedAt,
+    attempt: attempt.identity.attempt,
   };
 }
 
@@ -38,7 +43,7 @@ export async function recordRefusedAttempt(
   attempt: NodeAttempt,
   failure: { error: string; failureKind: FailureKind },
 ): Promise<{ status: 'failed'; error: string; failureKind: string }> {
-  const ref = attemptRefOf(run, attempt, new Date().toISOString());
+  const ref = nodeAttemptRef(run, attempt, new Date().toISOString());
   await store.appendEvents([attemptEndedEvent(ref, { status: 'failed', ...failure }, 0)]);
   return { status: 'failed', ...failure };
 }
@@ -58,7 +63,7 @@ export async function closeBrokenAttempt(
   deps.log.error({ err, nodeId: attempt.node.id, attemptId: attempt.identity.attempt.id }, 'node.attempt_crashed');
   const ending = { status: 'failed', error, failureKind: 'transient' } as const;
   await deps.store
-    .appendEvents([attemptEndedEvent(attemptRefOf(deps.run, attempt, startedAt), ending)])
+    .appendEvents([attemptEndedEvent(nodeAttemptRef(deps.run, attempt, startedAt), ending)])
     .catch((writeErr: unknown) => deps.log.error({ err: writeErr }, 'node.attempt_record_failed'));
   return ending;
 }

@@ -14,10 +14,10 @@ import type { VariableValues } from '../../workflow/substitution/variables.js';
 import { cancelledFailure, cancelReasonOf } from '../../worker/cancel-reason.js';
 import type { SubstituteText } from '../run/node-context.js';
 import { afterStartRecorded } from '../run/started-attempt.js';
-import type { AttemptOutcome, NodeAttempt, NodeHandler } from '../run/node-handler.js';
+import type { AttemptOutcome, NodeAttempt, NodeHandlerSet } from '../run/node-handler.js';
 import { budgetPauseReason, type BudgetReached } from '../run/budget.js';
-import type { LoopControl } from '../run/run-plan.js';
-import { attemptRefOf } from './attempt-records.js';
+import type { LoopControl } from './loop-control.js';
+import { nodeAttemptRef } from './attempt-records.js';
 import { LoopHistory, type RecordedBodyRow } from './loop-history.js';
 import { hasSignal, stripPromiseTags } from './loop-signal.js';
 
@@ -43,8 +43,8 @@ export interface LoopDriverDeps {
   store: Store;
   run: Pick<Run, 'id' | 'conversation_id'>;
   substituteText: SubstituteText;
-  /** Runs the `until_bash` check (the exec handler). */
-  exec: NodeHandler;
+  /** The run's handler set: the `until_bash` check runs through its kind's handler (exec). */
+  handlers: () => NodeHandlerSet;
 }
 
 /**
@@ -69,7 +69,7 @@ export class LoopDriver {
     const { path, identity } = attempt;
     const history = new LoopHistory(await this.deps.store.listRunEvents(this.deps.run.id), path, identity.invocation.id);
     const startedAt = (attempt.continued ? history.attemptStartedAt(identity.attempt.id) : undefined) ?? new Date().toISOString();
-    const ref = attemptRefOf(this.deps.run, attempt, startedAt);
+    const ref = nodeAttemptRef(this.deps.run, attempt, startedAt);
     if (!attempt.continued) await this.deps.store.appendEvents([attemptStartedEvent(ref)]);
     return afterStartRecorded(async () => {
       const end = new LoopEnd(this.deps.store, ref, control.maxIterations);
@@ -148,7 +148,7 @@ export class LoopDriver {
     if (recorded?.status === 'completed') return 'done';
     const node = control.untilBash!;
     const now = new Date().toISOString();
-    const outcome = await this.deps.exec.runAttempt({
+    const outcome = await this.deps.handlers().handlerFor(node).runAttempt({
       node,
       path: `${attempt.path}/${node.id}`,
       identity: { invocation: { id: randomUUID(), startedAt: now }, attempt: { id: randomUUID(), number: 1 } },

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../shared/log.js';
 import type { AttemptResult } from '../../worker/attempt-protocol.js';
 import type { NodeAttempt } from '../run/node-handler.js';
+import type { PlannedAction } from '../run/run-plan.js';
 
 /**
  * Attempts lost with their spawn helper. When the helper that started an attempt's child dies,
@@ -18,7 +19,7 @@ export function isLostAttempt(result: AttemptResult): boolean {
 }
 
 /** The attempt that runs after a lost one: a new attempt of the same invocation. */
-export function attemptAfterLost(lost: NodeAttempt, result: AttemptResult, log: Logger): NodeAttempt {
+export function attemptAfterLost<A extends PlannedAction>(lost: NodeAttempt<A>, result: AttemptResult, log: Logger): NodeAttempt<A> {
   const { invocation, attempt } = lost.identity;
   log.warn({ nodeId: lost.node.id, path: lost.path, attemptId: attempt.id, error: result.error }, 'node.attempt_interrupted');
   return { ...lost, identity: { invocation, attempt: { id: randomUUID(), number: attempt.number + 1 } } };

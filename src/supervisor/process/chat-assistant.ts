@@ -13,7 +13,7 @@ import type { ProviderConnection } from '../../worker/providers/provider-adapter
 import { providersWithAdapter } from '../../shared/providers/available.js';
 import { resolveModelBinding, type ModelBinding } from '../../models/model-binding.js';
 import { readRunModelLayers } from '../run/run-model-layers.js';
-import { withCredential } from '../nodes/agent-credential.js';
+import { withCredential } from '../nodes/agent/agent-credential.js';
 
 /** Text is streamed to the conversation in batches: at this many characters, or this long after the first waits. */
 export const CHAT_FLUSH = { chars: 1024, ms: 200 } as const;

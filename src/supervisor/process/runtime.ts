@@ -5,11 +5,12 @@ import { MAX_CONCURRENT_CHAT_TURNS } from '../../store/schemas/conversation.js';
 import type { Store, StoreConfig } from '../../store/open-store.js';
 import { createWorkerPool, type WorkerPool } from '../../worker/pool/pool.js';
 import { createSchedulerFactory } from '../run/scheduler-factory.js';
+import { createNodeKinds } from '../nodes/node-kinds.js';
 import { credentialSourceFor } from '../../credentials/credential-source.js';
 import { createChatAssistant } from './chat-assistant.js';
-import { ProviderRates } from './provider-rates.js';
-import { AttemptLimiter } from './limits.js';
-import { ProviderSlots } from './provider-limits.js';
+import { ProviderRates } from '../run/provider-rates.js';
+import { AttemptLimiter } from '../run/limits.js';
+import { ProviderSlots } from '../run/provider-limits.js';
 import { RUN_LEASE_MS } from './run-registry.js';
 import { Supervisor } from './supervisor.js';
 import { ChildRunSignals } from '../children/child-signals.js';
@@ -65,7 +66,7 @@ export function createSupervisorRuntime(opts: {
     paths: settings.paths,
     schedulers: createSchedulerFactory({
       store, storeConfig: opts.storeConfig, pool, limiter, providerSlots, settings, log, lockLeaseMs: opts.runLeaseMs ?? RUN_LEASE_MS,
-      children: { lookup: (name, query) => catalog.getAsync(name, query), signals: childSignals },
+      kinds: createNodeKinds({ children: { lookup: (name, query) => catalog.getAsync(name, query), signals: childSignals } }),
     }),
     childSignals,
     // The assistant's calls run in the worker pool.

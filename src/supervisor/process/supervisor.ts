@@ -8,8 +8,8 @@ import type { Store } from '../../store/store.js';
 import { JobRunner, type JobRunnerOptions } from '../jobs/job-runner.js';
 import type { JobContext } from '../jobs/job-handler.js';
 import type { SchedulerFactory } from '../run/scheduler-factory.js';
-import { AttemptLimiter } from './limits.js';
-import type { ProviderSlots } from './provider-limits.js';
+import { AttemptLimiter } from '../run/limits.js';
+import type { ProviderSlots } from '../run/provider-limits.js';
 import { goneSupervisors, livenessHere } from './liveness.js';
 import { RunRegistry } from './run-registry.js';
 

@@ -4,17 +4,11 @@ import type { Run } from '../../store/schemas/run.js';
 import { ATTACHMENTS_FOLDER } from '../../store/schemas/run-attachment.js';
 import { decideWhen } from '../../workflow/when/condition-evaluate.js';
 import { bodyEnvironment, conditionLookup, substitutePrompt, substituteShell, type SubstitutionContext } from '../../workflow/substitution/substitute.js';
-import { loadCommand } from '../../workflow/catalog/commands.js';
-import { defaultLocations } from '../../workflow/catalog/locations.js';
-import { resolveHome } from '../../shared/paths.js';
-import type { PreparePrompt } from '../nodes/agent.js';
 import type { UnavailableVariables, VariableValues } from '../../workflow/substitution/variables.js';
 import type { RunPlaceVariables } from './run-variables.js';
-import type { PrepareExec } from '../nodes/exec.js';
 import type { BodyScope } from './node-handler.js';
 import type { NodeTable } from './node-table.js';
 import type { PlannedNode } from './run-plan.js';
-import { resolveScriptFile } from './script-files.js';
 import type { SkipDecision } from './skip-decision.js';
 import { makePrivateDirSync, PRIVATE_FILE_MODE } from '../../shared/private-files.js';
 import { fileNameFor } from '../../shared/file-name.js';
@@ -40,8 +34,23 @@ export interface RunContextInput {
 }
 
 /**
- * The functions that turn definition text into something runnable: body substitution (with the
- * run variables, inputs, upstream outputs) for the exec and AI handlers, text substitution for
+ * The substitution context of a consumer (a node's id, or a body's path): the run's variables with
+ * the body's own `extra` ones, its inputs, the upstream outputs (a loop_group body node's `scope`
+ * first). Each kind turns its own text into what it runs with it (an exec body, a prompt).
+ */
+export type Substitution = (consumer: string, extra?: VariableValues, scope?: BodyScope) => SubstitutionContext;
+
+export interface RunContext {
+  substitution: Substitution;
+  checkCondition: CheckCondition;
+  substituteText: SubstituteText;
+  /** The run facts the context was made from (its working path, where scripts and commands are looked up). */
+  input: RunContextInput;
+}
+
+/**
+ * The functions that turn definition text into something runnable: the substitution context (with the
+ * run variables, inputs, upstream outputs) each kind substitutes its bodies with, text substitution for
  * approval messages, waits, fan-out items and child inputs, and `when:` evaluation for the
  * scheduler. All read upstream outputs from the run's node table, and all see the same run
  * variables: every body, prompt and message of a run (loop and loop_group bodies, `on_reject`
@@ -50,7 +59,7 @@ export interface RunContextInput {
 export function createRunContext(
   input: RunContextInput,
   table: NodeTable,
-): { prepare: PrepareExec; preparePrompt: PreparePrompt; checkCondition: CheckCondition; substituteText: SubstituteText } {
+): RunContext {
   const variables: VariableValues = {
     ARGUMENTS: input.run.user_message,
     USER_MESSAGE: input.run.user_message,
@@ -75,37 +84,6 @@ export function createRunContext(
     },
   });
 
-  const prepare: PrepareExec = (node, extra, scope) => {
-    if (node.action.type !== 'exec') return { ok: false, error: `Node '${node.id}' is not executable` };
-    const { runtime, source } = node.action;
-    const ctx = context(node.id, extra, scope);
-    if (runtime !== 'sh') {
-      const file = resolveScriptFile(source, runtime, { cwd: input.run.working_path, homeScripts: input.homeScripts });
-      if (file) return { ok: true, script: file, env: bodyEnvironment(ctx) };
-    }
-    const result = substituteShell(source, ctx, runtime);
-    return result.ok
-      ? { ok: true, script: result.text, env: result.env }
-      : { ok: false, error: `Node '${node.id}': ${result.error.message}` };
-  };
-
-  // A command node's prompt is its command file, read at each attempt (project, home, bundled),
-  // then substituted like an inline prompt: every reference becomes plain text.
-  const preparePrompt: PreparePrompt = (node, extra, scope) => {
-    if (node.action.type !== 'agent') return { ok: false, error: `Node '${node.id}' is not an AI node` };
-    const source = node.action.source;
-    let text: string;
-    if (source.kind === 'inline') {
-      text = source.prompt;
-    } else {
-      const loaded = loadCommand(defaultLocations(input.home ?? resolveHome()), input.run.working_path ?? undefined, source.name);
-      if (!loaded.ok) return { ok: false, error: `Node '${node.id}': ${loaded.message}` };
-      text = loaded.text;
-    }
-    const result = substitutePrompt(text, context(node.id, extra, scope));
-    return result.ok ? { ok: true, prompt: result.text } : { ok: false, error: `Node '${node.id}': ${result.error.message}` };
-  };
-
   const checkCondition: CheckCondition = (node, scope) => {
     if (node.when === undefined) return undefined;
     const decision = decideWhen(node.when, conditionLookup(context(node.id, {}, scope)));
@@ -121,5 +99,5 @@ export function createRunContext(
     return result.ok ? { ok: true, text: result.text } : { ok: false, error: `Node '${node.id}': ${result.error.message}` };
   };
 
-  return { prepare, preparePrompt, checkCondition, substituteText };
+  return { substitution: context, checkCondition, substituteText, input };
 }

@@ -1,6 +1,6 @@
 import type { ApprovalContext } from '../../store/schemas/approval.js';
 import type { BudgetReached } from './budget.js';
-import type { PlannedNode } from './run-plan.js';
+import type { PlannedAction, PlannedNode } from './run-plan.js';
 import type { VariableValues } from '../../workflow/substitution/variables.js';
 import type { CheckoutObservation } from '../../records/schemas/checkout-observation.js';
 import type { Diagnostics, Invocation, LoopFrame } from '../../records/schemas/execution-record.js';
@@ -37,9 +37,9 @@ export interface AttemptIdentity {
   attempt: { id: string; number: number };
 }
 
-/** One attempt of one node, as the scheduler hands it to the node's handler. */
-export interface NodeAttempt {
-  readonly node: PlannedNode;
+/** One attempt of one node, as the scheduler hands it to the node's handler (typed by the node's action). */
+export interface NodeAttempt<A extends PlannedAction = PlannedAction> {
+  readonly node: PlannedNode<A>;
   /** The node's path in the run. */
   readonly path: string;
   readonly identity: AttemptIdentity;
@@ -109,12 +109,12 @@ export type AttemptOutcome =
   | { status: 'deferred'; error: unknown };
 
 /**
- * Runs the attempts of one node kind. The scheduler knows nothing of kinds: it asks the handler
- * set for a node's handler and awaits an outcome. A new kind (gate, wait, loop, child run,
- * fan-out, agent) is a new handler, not a change to the scheduler.
+ * Runs the attempts of one node kind, which receive the kind's own action. The scheduler knows
+ * nothing of kinds: it asks the handler set for a node's handler and awaits an outcome. A new
+ * kind is a new `NodeKind` in `supervisor/nodes/` (node-kind.ts), not a change to the scheduler.
  */
-export interface NodeHandler {
-  runAttempt(attempt: NodeAttempt): Promise<AttemptOutcome>;
+export interface NodeHandler<A extends PlannedAction = PlannedAction> {
+  runAttempt(attempt: NodeAttempt<A>): Promise<AttemptOutcome>;
   /**
    * The attempt only waits for other runs (a child run, a fan-out of them) whose own nodes take
    * the slots: it is not counted against the global limit, so a parent never starves its children.

@@ -1,7 +1,7 @@
 import type { Logger } from '../../shared/log.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
-import { QUEUE_POSITIONS_SHOWN, type ProviderSlots } from '../process/provider-limits.js';
+import { QUEUE_POSITIONS_SHOWN, type ProviderSlots } from './provider-limits.js';
 import type { NodeEntry } from './node-table.js';
 
 /**

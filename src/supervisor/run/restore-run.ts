@@ -15,11 +15,24 @@ import type { RestoredNode } from './node-table.js';
 import { decideRetry } from './retry-policy.js';
 import type { PlannedNode, RunPlan } from './run-plan.js';
 import { fullOutput } from '../../records/full-output.js';
+import type { NodeDescriptor } from '../../records/schemas/node-descriptor.js';
+import { attemptRefOf, type AttemptFacts } from '../../worker/attempt-ref.js';
 
 /** Node states rebuilt from a run's event log (by path), plus the events that close interrupted attempts. */
 export interface RestoredRun {
   nodes: Map<string, RestoredNode>;
   events: NewRunEvent[];
+}
+
+/**
+ * What a take-over asks of the node kinds (supervisor/nodes/node-kinds.ts): the paths under a node
+ * where its inner attempts run (a loop's body, an in-run fan-out's instances), which are closed
+ * like a top-level attempt; and whether a node cut short between passes goes on with the same
+ * invocation (a loop, whose recorded iterations are its progress) instead of running anew.
+ */
+export interface RestoreKinds {
+  innerPathPrefixes(node: PlannedNode): readonly string[];
+  continuesAfterInterruption(node: PlannedNode): boolean;
 }
 
 /** An attempt's process is spawned just after its start time is taken. */
@@ -59,6 +72,7 @@ export async function restoreRun(
     killGraceMs: number;
     /** The run's cancel was requested: in-flight attempts are closed as cancelled, for good. */
     cancelling?: boolean;
+    kinds: RestoreKinds;
   },
 ): Promise<RestoredRun> {
   const snapshot = rebuildRunSnapshot(events);
@@ -74,7 +88,7 @@ export async function restoreRun(
     if (snap.lastSeq < passStart && !snap.inFlight) {
       // A node the resume asked to run again (a fan-out's failed items retried) keeps no prior success.
       const interrupted = isInterrupted(bySeq.get(snap.lastSeq)?.data);
-      nodes.set(node.id, rerun.has(node.id) ? { status: 'pending', attempts: 0 } : await fromEarlierPass(snap, node, interrupted, plan.referencedOutputs.has(node.id)));
+      nodes.set(node.id, rerun.has(node.id) ? { status: 'pending', attempts: 0 } : await fromEarlierPass(snap, node, interrupted, plan.referencedOutputs.has(node.id), opts.kinds));
       continue;
     }
     const state: RestoredNode = {
@@ -91,16 +105,7 @@ export async function restoreRun(
         kills.push(killProcessGroup(pid, { graceMs: opts.killGraceMs }));
       }
       const invocation = state.invocation ?? { id: snap.inFlight.attemptId ?? node.id, startedAt };
-      const ref: AttemptRef = {
-        runId: run.id,
-        conversationId: run.conversation_id,
-        path: node.id,
-        node: node.descriptor,
-        invocation: { ...invocation, loopPath: [] },
-        attemptId: snap.inFlight.attemptId ?? invocation.id,
-        startedAt,
-        ...startedFactsOf(snap.inFlight),
-      };
+      const ref = lostAttemptRef(run, node.id, node.descriptor, { ...invocation, loopPath: [] }, snap.inFlight, startedAt);
       const losses = supervisorLosses(events, node.id, invocation.id) + 1;
       if (opts.cancelling) {
         closing.push(attemptEndedEvent(ref, { status: 'failed', error: 'Cancelled by user', failureKind: 'cancelled', retryable: false }));
@@ -164,12 +169,10 @@ function closeLoopBodies(
   plan: RunPlan,
   snapshots: ReadonlyMap<string, NodeSnapshot>,
   kills: Promise<void>[],
-  opts: { previousOwner: string | null; killGraceMs: number; cancelling?: boolean },
+  opts: { previousOwner: string | null; killGraceMs: number; cancelling?: boolean; kinds: RestoreKinds },
 ): NewRunEvent[] {
   // Paths under a loop (`<loop>/...`) and under an in-run fan-out's instances (`<node>[i]`, `<node>[i]/...`).
-  const prefixes = plan.nodes.flatMap((n) =>
-    n.action.type === 'loop' || n.action.type === 'loop_group' ? [`${n.id}/`] : n.action.type === 'child_run' && n.action.fanOut ? [`${n.id}[`] : [],
-  );
+  const prefixes = plan.nodes.flatMap((n) => opts.kinds.innerPathPrefixes(n));
   if (prefixes.length === 0) return [];
   const closing: NewRunEvent[] = [];
   for (const snap of snapshots.values()) {
@@ -179,16 +182,7 @@ function closeLoopBodies(
     if (pid !== undefined && startedNoLaterThan(pid, Date.parse(startedAt) + ATTEMPT_SPAWN_SLACK_MS)) {
       kills.push(killProcessGroup(pid, { graceMs: opts.killGraceMs }));
     }
-    const ref: AttemptRef = {
-      runId: run.id,
-      conversationId: run.conversation_id,
-      path: snap.path,
-      node: snap.node,
-      invocation: snap.invocation,
-      attemptId: snap.inFlight.attemptId ?? snap.invocation.id,
-      startedAt,
-      ...startedFactsOf(snap.inFlight),
-    };
+    const ref = lostAttemptRef(run, snap.path, snap.node, snap.invocation, snap.inFlight, startedAt);
     closing.push(
       opts.cancelling
         ? attemptEndedEvent(ref, { status: 'failed', error: 'Cancelled by user', failureKind: 'cancelled', retryable: false })
@@ -219,11 +213,12 @@ function rerunNodesOf(events: readonly RunEvent[], passStart: number): Set<strin
 }
 
 /** A node settled before the resumed pass began: pending again, carrying a prior success if it had one. */
-async function fromEarlierPass(snap: NodeSnapshot, node: PlannedNode, interrupted: boolean, referenced: boolean): Promise<RestoredNode> {
+async function fromEarlierPass(
+  snap: NodeSnapshot, node: PlannedNode, interrupted: boolean, referenced: boolean, kinds: RestoreKinds,
+): Promise<RestoredNode> {
   // A loop cut short between iterations (its run paused on a budget, or shut down) goes on with
   // the same invocation, whose recorded iterations are its progress; anything else runs anew.
-  const isLoop = node.action.type === 'loop' || node.action.type === 'loop_group';
-  if (isLoop && interrupted && snap.invocation) {
+  if (kinds.continuesAfterInterruption(node) && interrupted && snap.invocation) {
     return { status: 'pending', attempts: snap.attemptsStarted, invocation: invocationIdentityOf(snap.invocation) };
   }
   const state: RestoredNode = { status: 'pending', attempts: 0 };
@@ -239,6 +234,19 @@ function closedBySupervisorLoss(ref: AttemptRef, previousOwner: string | null): 
   const error = `Attempt interrupted: supervisor ${previousOwner ?? '(unknown)'} stopped while it ran; the node runs again`;
   const event = attemptEndedEvent(ref, { status: 'failed', error, failureKind: 'transient', interrupted: true });
   return { ...event, data: { ...event.data, [SUPERVISOR_LOST_KEY]: true } };
+}
+
+/** The record reference of an attempt a dead supervisor left in flight (worker/attempt-ref.ts), with what its start recorded. */
+function lostAttemptRef(
+  run: Pick<Run, 'id' | 'conversation_id'>,
+  path: string,
+  node: NodeDescriptor,
+  invocation: AttemptFacts['invocation'],
+  inFlight: InFlightAttempt,
+  startedAt: string,
+): AttemptRef {
+  const facts: AttemptFacts = { runId: run.id, conversationId: run.conversation_id, path, invocation, attempt: { id: inFlight.attemptId ?? invocation.id, number: 0 } };
+  return { ...attemptRefOf(facts, node, startedAt), ...startedFactsOf(inFlight) };
 }
 
 /**

@@ -5,11 +5,8 @@ import type { Store, StoreConfig } from '../../store/open-store.js';
 import { CairnError } from '../../shared/errors.js';
 import { validateStoredDefinition } from '../../workflow/checks/validate-definition.js';
 import type { WorkflowDefinition } from '../../workflow/schema/workflow-schema.js';
-import { ExecNodeHandler, type AttemptRunner } from '../nodes/exec.js';
-import { createNodeHandlers } from '../nodes/handlers.js';
-import { AgentNodeHandler, bindingOf, type WorkflowAiDefaults } from '../nodes/agent.js';
-import type { ProviderSlots } from '../process/provider-limits.js';
-import type { AttemptLimiter } from '../process/limits.js';
+import type { ProviderSlots } from './provider-limits.js';
+import type { AttemptLimiter } from './limits.js';
 import { createRunContext } from './node-context.js';
 import { NodeEventFactory } from './node-events.js';
 import { NodeTable } from './node-table.js';
@@ -17,17 +14,13 @@ import { restoreRun } from './restore-run.js';
 import { decideEnvGate } from '../../codebases/env-gate.js';
 import { placeRun } from './run-isolation.js';
 import { recordRunVariables, resolveRunVariables } from './run-variables.js';
-import { RUN_LEASE_MS } from '../process/run-registry.js';
 import { compileRunPlan } from './run-plan.js';
 import { RunScheduler } from './scheduler.js';
 import { optionWarningsEvent } from './option-warnings.js';
 import { openRunEnv } from '../../runs/run-env.js';
 import { readRunModelLayers } from './run-model-layers.js';
-import { credentialSourceFor } from '../../credentials/credential-source.js';
-import { ChildRuns, type ChildWorkflowLookup } from '../children/child-runs.js';
-import type { ChildRunSignals } from '../children/child-signals.js';
 import { RunSlots } from './run-slots.js';
-import { slotProviderOf } from './slot-provider.js';
+import type { AttemptRunner, EngineKinds } from './run-services.js';
 
 /** Grace between SIGTERM and SIGKILL when a node's process group is stopped. */
 export const KILL_GRACE_MS = 3_000;
@@ -53,15 +46,15 @@ export interface SchedulerFactoryDeps {
   store: Store;
   storeConfig: StoreConfig;
   pool: AttemptRunner;
+  /** The node kinds (supervisor/nodes/node-kinds.ts): how a definition plans, what runs each node. */
+  kinds: EngineKinds;
   limiter: AttemptLimiter;
   /** Per-provider limits, shared by every run of the supervisor. */
   providerSlots?: ProviderSlots;
   settings: Settings;
   log: Logger;
-  /** The lease of a run's worktree lock: the run lease (RUN_LEASE_MS by default); the heartbeat renews both. */
-  lockLeaseMs?: number;
-  /** What `workflow:` nodes need: the workflows they start, and the news of their children. */
-  children: { lookup: ChildWorkflowLookup; signals: ChildRunSignals };
+  /** The lease of a run's worktree lock: the run lease (process/run-registry.ts); the heartbeat renews both. */
+  lockLeaseMs: number;
 }
 
 /** Builds the scheduler of a run the supervisor has just acquired (so `run.owner_id` is ours). */
@@ -71,14 +64,14 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
     takeover: { previousOwner: string | null; cancelling?: boolean } | undefined,
   ): Promise<RunScheduler> => {
     const definition = parseStoredDefinition(await deps.store.getRunDefinition(acquired.id));
-    const plan = compileRunPlan(definition);
+    const plan = compileRunPlan(definition, deps.kinds.planning);
     // The request's config.env, opened before anything is made for the run: a value that does not
     // open (the install key changed) fails the run at its start, saying so.
     const runEnv = openRunEnv(deps.settings.installKey, acquired.id, acquired.metadata.sealed_env);
     const paths = deps.settings.paths;
     // Before the scheduler starts: a run on a codebase gets its worktree (or its lock on the checkout).
     const placed = await placeRun(acquired, definition, {
-      store: deps.store, paths, leaseMs: deps.lockLeaseMs ?? RUN_LEASE_MS, log: deps.log,
+      store: deps.store, paths, leaseMs: deps.lockLeaseMs, log: deps.log,
     });
     const { workingPath, artifactsDir } = placed;
     const codebase = placed.run.codebase_id === null ? undefined : await deps.store.getCodebase(placed.run.codebase_id);
@@ -97,73 +90,46 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
           previousOwner: takeover.previousOwner,
           killGraceMs: KILL_GRACE_MS,
           cancelling: takeover.cancelling ?? false,
+          kinds: deps.kinds.restore,
         })
       : undefined;
     const table = new NodeTable(plan, restored?.nodes);
-    const { prepare, preparePrompt, checkCondition, substituteText } = createRunContext(
+    const context = createRunContext(
       {
         run, declaredInputs: Object.keys(definition.inputs ?? {}), artifactsDir, homeScripts: paths.scripts, home: paths.home,
         placeVariables: resolved.values, unavailable: resolved.unavailable,
       },
       table,
     );
+    const { checkCondition } = context;
     const log = deps.log.child({ runId: run.id });
-    const workflow = workflowAiDefaultsOf(definition);
     const models = await readRunModelLayers(run, workingPath, deps);
     if (!takeover) {
       const warned = optionWarningsEvent(run, definition, models);
       if (warned) await deps.store.appendEvents([warned]);
     }
     const runSlots = new RunSlots(deps.settings.perRunConcurrency);
-    const handlers = createNodeHandlers({
-      exec: new ExecNodeHandler({
-        store: deps.store,
-        storeConfig: deps.storeConfig,
-        run,
-        pool: deps.pool,
-        prepare,
-        runEnv,
-        workingPath,
-        artifactsDir,
-        envFiles: gate.policy,
-        killGraceMs: KILL_GRACE_MS,
-        log,
-      }),
-      agent: new AgentNodeHandler({
-        store: deps.store,
-        storeConfig: deps.storeConfig,
-        run,
-        pool: deps.pool,
-        preparePrompt,
-        workflow,
-        // As config.yaml reads now: an edited base URL, key or binary path applies from this run on.
-        providers: deps.settings.providersNow(),
-        models,
-        runEnv,
-        runVariables: { WORKFLOW_ID: run.id, ARTIFACTS_DIR: artifactsDir, ...resolved.values },
-        workingPath,
-        artifactsDir,
-        killGraceMs: KILL_GRACE_MS,
-        log,
-        credentials: credentialSourceFor(deps.store, deps.settings, log),
-      }),
+    // Each node kind makes its handler from what the run offers; none of this names a kind.
+    const { handlers, providerOf } = deps.kinds.forRun({
       store: deps.store,
+      storeConfig: deps.storeConfig,
       run,
-      substituteText,
-      checkCondition,
+      definition,
+      settings: deps.settings,
+      pool: deps.pool,
+      runEnv,
+      workingPath,
+      artifactsDir,
+      envFiles: gate.policy,
+      runVariables: { WORKFLOW_ID: run.id, ARTIFACTS_DIR: artifactsDir, ...resolved.values },
+      models,
+      context,
       events,
       limiter: deps.limiter,
       runSlots,
-      children: new ChildRuns({
-        store: deps.store, signals: deps.children.signals, lookup: deps.children.lookup, parent: run, workingPath,
-        env: runEnv, installKey: deps.settings.installKey, log,
-      }),
+      killGraceMs: KILL_GRACE_MS,
+      log,
     });
-    const providerOf = (node: Parameters<typeof bindingOf>[0]) =>
-      slotProviderOf(node, (ai) => {
-        const binding = bindingOf(ai, workflow, models);
-        return binding?.ok ? binding.provider : undefined;
-      });
     const scheduler = new RunScheduler(run, plan, table, {
       providerOf,
       ...(deps.providerSlots ? { providerSlots: deps.providerSlots } : {}),
@@ -186,20 +152,6 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
     resumed: (run) => build(run, { previousOwner: null }),
     takeover: (run, previousOwner, opts) => build(run, { previousOwner, cancelling: opts?.cancelling ?? false }),
   };
-}
-
-/** The top-level settings of a workflow that are defaults of its AI nodes. */
-function workflowAiDefaultsOf(definition: WorkflowDefinition): WorkflowAiDefaults {
-  const options = Object.fromEntries(
-    Object.entries({
-      thinking: definition.thinking,
-      fallbackModel: definition.fallbackModel,
-      betas: definition.betas,
-      sandbox: definition.sandbox,
-      webSearchMode: definition.webSearchMode,
-    }).filter(([, v]) => v !== undefined),
-  );
-  return { provider: definition.provider, model: definition.model, effort: definition.effort, permissions: definition.permissions, options };
 }
 
 /**

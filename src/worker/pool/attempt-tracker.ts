@@ -1,10 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { BroadcastChannel } from 'node:worker_threads';
-import {
-  ATTEMPT_CONTROL_CHANNEL,
-  attemptNoticeSchema,
-  type AttemptControl,
-} from '../attempt-protocol.js';
+import { ATTEMPT_CONTROL_CHANNEL, attemptNoticeSchema, type AttemptControl } from '../attempt-protocol.js';
 import type { CancelReason } from '../cancel-reason.js';
 
 export interface AttemptWhereabouts {

@@ -4,16 +4,12 @@ import { CairnError, coerceError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/log.js';
 import { silentLogger } from '../../shared/log.js';
 import { killProcessGroup } from '../../shared/process-group.js';
-import {
-  attemptResultSchema,
-  attemptTaskSchema,
-  type AttemptResult,
-  type AttemptTask,
-} from '../attempt-protocol.js';
+import { attemptResultSchema, attemptTaskEnvelopeSchema, type AttemptResult, type AttemptTaskEnvelope } from '../attempt-protocol.js';
 import type { Store } from '../../store/store.js';
 import { chatCallResultSchema, chatCallTaskSchema, type ChatCallResult, type ChatCallTask } from '../chat-protocol.js';
 import { cancelledFailure, cancelReasonOf } from '../cancel-reason.js';
-import { attemptClosedEvent } from './closed-record.js';
+import type { WorkerKinds } from '../nodes/worker-kind.js';
+import { workerKindTable } from '../nodes/worker-kinds.js';
 import { AttemptTracker } from './attempt-tracker.js';
 import { letThreadsSizeTheirOwnHeaps, THREAD_YOUNG_GENERATION_MB } from './thread-heap.js';
 
@@ -37,6 +33,11 @@ export interface WorkerPoolOptions {
    */
   cancelMarginMs?: number;
   log?: Logger;
+  /**
+   * The worker kinds whose closing record the pool writes for an attempt its thread could not
+   * close: the built-in ones unless given (a test's thread entry adds its own, and so does its pool).
+   */
+  kinds?: WorkerKinds;
 }
 
 export interface RunAttemptOptions {
@@ -58,7 +59,7 @@ export interface WorkerPool {
    * written (by its thread, or here when the thread could not); `not_started` when it was stopped
    * before anything ran. Rejects only on a bug or a broken store.
    */
-  runAttempt(task: AttemptTask, opts?: RunAttemptOptions): Promise<AttemptResult>;
+  runAttempt(task: AttemptTaskEnvelope, opts?: RunAttemptOptions): Promise<AttemptResult>;
   /**
    * Runs a chat turn's call to the default assistant in a worker thread (its adapter streams
    * over HTTP or spawns a CLI there, never on the supervisor's main thread). Bounded by the
@@ -92,15 +93,19 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
   // treat the 'error' event as an uncaught exception.
   piscina.on('error', (err: unknown) => log.error({ err }, 'worker.pool_error'));
   const tracker = new AttemptTracker();
+  const kinds = opts.kinds ?? workerKindTable();
   const cancelMarginMs = opts.cancelMarginMs ?? DEFAULT_CANCEL_MARGIN_MS;
   let inFlight = 0;
   let closed = false;
 
-  async function runAttempt(input: AttemptTask, runOpts: RunAttemptOptions = {}): Promise<AttemptResult> {
+  async function runAttempt(input: AttemptTaskEnvelope, runOpts: RunAttemptOptions = {}): Promise<AttemptResult> {
     if (closed) throw new CairnError('INTERNAL', 'the worker pool is closed');
     // A malformed task is a bug in the caller: throw rather than return a failed attempt.
-    const task = attemptTaskSchema.parse(input);
-    const attemptId = task.attempt.id;
+    const kind = kinds.get(input.kind);
+    if (!kind) throw new CairnError('INTERNAL', `no worker kind runs '${input.kind}' attempts`);
+    const task = kind.taskSchema.parse(input);
+    const envelope = attemptTaskEnvelopeSchema.parse(input);
+    const attemptId = envelope.attempt.id;
     const signal = runOpts.signal;
     if (signal?.aborted) return notStartedResult();
 
@@ -109,11 +114,11 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
     tracker.begin(attemptId);
     const running = piscina.run(task) as Promise<unknown>;
     try {
-      const settled = await raceWithCancel(running, attemptId, task.killGraceMs, signal);
+      const settled = await raceWithCancel(running, attemptId, envelope.killGraceMs, signal);
       if (settled.kind === 'result') return attemptResultSchema.parse(settled.value);
       const result = settled.kind === 'stopped' ? settled.result : await afterWorkerError(attemptId, settled.error);
-      // The thread could not write this attempt's end: the pool does, through the same factory.
-      await opts.store.appendEvents([attemptClosedEvent(task, dispatchedAt, result)]);
+      // The thread could not write this attempt's end: the pool asks the attempt's kind for it.
+      await opts.store.appendEvents([kind.closedEvent(task, dispatchedAt, result)]);
       return result;
     } finally {
       tracker.end(attemptId);

@@ -1,27 +1,18 @@
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { BroadcastChannel, threadId } from 'node:worker_threads';
-import {
-  ATTEMPT_CONTROL_CHANNEL,
-  attemptControlSchema,
-  attemptTaskSchema,
-  type AttemptNotice,
-  type AttemptResult,
-} from '../attempt-protocol.js';
+import { ATTEMPT_CONTROL_CHANNEL, attemptControlSchema, attemptTaskEnvelopeSchema, type AttemptNotice, type AttemptResult } from '../attempt-protocol.js';
 import { openStore, type Store, type StoreConfig } from '../../store/open-store.js';
-import { execFinishedEvent, execStartedEvent, spillStreams } from '../nodes/exec/exec-records.js';
-import { runExec } from '../nodes/exec/exec.js';
-import { LiveOutput } from '../nodes/exec/live-output.js';
-import { runAgentAttempt } from '../nodes/agent/agent-attempt.js';
 import { observeCheckout } from '../../codebases/checkout-state.js';
 import { chatCallTaskSchema, type ChatCallResult } from '../chat-protocol.js';
 import { runChatCall } from '../chat/chat-call.js';
-import { appendTerminalRecord } from './terminal-record.js';
 import { fileNameFor } from '../../shared/file-name.js';
-import { isWorthWaitingFor, storeFaultOf, type StoreFault } from '../../shared/store-faults.js';
+import { Deferred, deferIfWorthWaiting } from '../nodes/deferred-start.js';
+import type { WorkerKinds } from '../nodes/worker-kind.js';
+import { workerKindTable } from '../nodes/worker-kinds.js';
 
 /**
- * Piscina's thread entry: one node attempt per call, several at once per thread. A thread
+ * Piscina's thread entry: one node attempt per call, several at once per thread, each run by
+ * its kind's worker side (worker/nodes/worker-kinds.ts). A thread
  * keeps one Store per database for its whole life (a connection never crosses threads) and one
  * control-channel listener through which the pool cancels the attempts it runs.
  */
@@ -82,21 +73,30 @@ function notify(notice: AttemptNotice): void {
 }
 
 /**
- * Runs one task: a node attempt, or a chat turn's call to the default assistant (`kind: 'chat'`).
- * An attempt's events are written before it returns (none for an attempt stopped before it
- * spawned: `not_started`).
+ * The thread entry over a table of worker kinds: runs one task, a node attempt (dispatched by its
+ * `kind` to the kind's worker side) or a chat turn's call to the default assistant (`kind: 'chat'`).
+ * An attempt's events are written before it returns (none for an attempt stopped before it began:
+ * `not_started`). A test's thread entry makes one with its own kinds added (`workerKindTable`).
  */
-export default async function runThreadTask(input: unknown): Promise<AttemptResult | ChatCallResult> {
-  if ((input as { kind?: unknown } | null)?.kind === 'chat') {
-    return runChatCall(input, storeFor(chatCallTaskSchema.shape.store.parse((input as { store: unknown }).store)));
-  }
-  return runAttemptTask(input);
+export function createThreadTask(kinds: WorkerKinds): (input: unknown) => Promise<AttemptResult | ChatCallResult> {
+  return async (input) => {
+    if ((input as { kind?: unknown } | null)?.kind === 'chat') {
+      return runChatCall(input, storeFor(chatCallTaskSchema.shape.store.parse((input as { store: unknown }).store)));
+    }
+    return runAttemptTask(kinds, input);
+  };
 }
 
-async function runAttemptTask(input: unknown): Promise<AttemptResult> {
-  const task = attemptTaskSchema.parse(input);
-  const attemptId = task.attempt.id;
-  const store = storeFor(task.store);
+/** The thread entry Piscina loads (through task-entry.cts): the built-in kinds. */
+export default createThreadTask(workerKindTable());
+
+async function runAttemptTask(kinds: WorkerKinds, input: unknown): Promise<AttemptResult> {
+  const envelope = attemptTaskEnvelopeSchema.parse(input);
+  const kind = kinds.get(envelope.kind);
+  if (!kind) throw new Error(`no worker kind runs '${envelope.kind}' attempts in this thread`);
+  const task = kind.taskSchema.parse(input);
+  const attemptId = envelope.attempt.id;
+  const store = storeFor(envelope.store);
   controlChannel();
   const controller = new AbortController();
   running.set(attemptId, controller);
@@ -107,72 +107,18 @@ async function runAttemptTask(input: unknown): Promise<AttemptResult> {
   }
 
   const startedAt = new Date().toISOString();
-  const t0 = performance.now();
-  let spawnedPid: number | undefined;
-  let recorded = false;
   try {
     // One sample of the checkout per attempt, before the node runs (never per event).
-    const checkout = task.artifactsDir === undefined ? undefined : await observeCheckout(task.cwd, {
-      runId: task.runId,
-      artifactsDir: task.artifactsDir,
-      manifestPath: join('.cairn', 'checkout', fileNameFor(task.path), `${attemptId}.jsonl`),
+    const checkout = envelope.artifactsDir === undefined ? undefined : await observeCheckout(envelope.cwd, {
+      runId: envelope.runId,
+      artifactsDir: envelope.artifactsDir,
+      manifestPath: join('.cairn', 'checkout', fileNameFor(envelope.path), `${attemptId}.jsonl`),
     }).catch(deferIfWorthWaiting);
-    if (task.kind === 'agent') {
-      return await runAgentAttempt(task, { store, signal: controller.signal, checkout, notify, threadId });
-    }
-    const live = new LiveOutput(
-      { runId: task.runId, conversationId: task.conversationId, path: task.path, nodeId: task.nodeId, attemptId },
-      (events) => store.appendEvents(events),
-    );
-    const outcome = await runExec(task, {
-      signal: controller.signal,
-      onOutput: (stream, chunk) => live.push(stream, chunk),
-      // The child waits at its gate until its node_started row (with the pid) is committed, so a
-      // crash at any moment leaves no process that a later supervisor cannot find and kill. A
-      // failed write kills the waiting child and throws out of runExec.
-      async onSpawned(pid) {
-        spawnedPid = pid;
-        notify({ type: 'spawned', attemptId, pid, threadId });
-        await store.appendEvents([execStartedEvent(task, startedAt, pid, checkout)]);
-        recorded = true;
-      },
-    })
-      .catch((err: unknown) => (recorded ? Promise.reject(err) : deferIfWorthWaiting(err)))
-      .finally(async () => {
-        await live.stop();
-        if (spawnedPid !== undefined) notify({ type: 'exited', attemptId });
-      });
-    const durationMs = performance.now() - t0;
-    const result: AttemptResult = { ...outcome, startedAt, durationMs, ...(checkout !== undefined ? { checkoutStart: checkout } : {}) };
-
-    // Stopped before it spawned: nothing ran, so nothing is recorded.
-    if (outcome.status === 'cancelled' && spawnedPid === undefined) return { ...result, status: 'not_started' };
-    // Both streams are kept whatever the outcome: a failure's stdout and a success's stderr too.
-    const finished = execFinishedEvent(task, startedAt, result, await spillStreams(task, result));
-    // Attempts that never spawned (missing runtime, bad cwd) get their start and end at once.
-    await appendTerminalRecord(store, spawnedPid === undefined ? [execStartedEvent(task, startedAt, undefined, checkout), finished] : [finished]);
-    return result;
+    return await kind.run(task, { store, signal: controller.signal, checkout, notify, threadId });
   } catch (err) {
     if (err instanceof Deferred) return { status: 'not_started', output: '', startedAt, durationMs: 0, exitCode: null, signal: null, storeFault: err.fault };
     throw err;
   } finally {
     running.delete(attemptId);
   }
-}
-
-/** An attempt that could not begin for a reason waiting may mend: it did not start, nothing ran. */
-class Deferred extends Error {
-  constructor(readonly fault: StoreFault) {
-    super(fault.message);
-  }
-}
-
-/**
- * Before an attempt's program runs, a write the disk (or a database held busy) refused does not
- * fail the node: the attempt is reported not started, with the fault, and the supervisor side
- * runs it again once writes go through. Anything else is thrown on.
- */
-function deferIfWorthWaiting(err: unknown): never {
-  if (isWorthWaitingFor(err)) throw new Deferred(storeFaultOf(err, 'start a node'));
-  throw err;
 }

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { chooseSession } from '../../../src/supervisor/nodes/agent-session.js';
-import type { AgentAction } from '../../../src/supervisor/run/run-plan.js';
+import { chooseSession } from '../../../src/supervisor/nodes/agent/agent-session.js';
+import type { AgentAction } from '../../../src/supervisor/nodes/agent/action.js';
 import type { Store } from '../../../src/store/store.js';
 import { newRun } from '../../store/fixtures.js';
 import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { fanOutInstancesSchema } from '../../../src/records/schemas/fan-out-instances.js';
-import { instancesOf, itemText } from '../../../src/supervisor/nodes/fan-out-items.js';
+import { instancesOf, itemText } from '../../../src/supervisor/nodes/child-run/fan-out-items.js';
 
 it('derives each instance identity from its item, not its position: the same item has the same identity anywhere', () => {
   const first = instancesOf(['a', 'b', { k: 1, j: [2] }]);

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { AttemptLimiter } from '../../../src/supervisor/process/limits.js';
+import { AttemptLimiter } from '../../../src/supervisor/run/limits.js';
 
 /** A promise the test resolves by hand: a task that holds its slot until released. */
 function gate() {

@@ -3,10 +3,12 @@ import pino from 'pino';
 import { loadSettings } from '../../../src/shared/config.js';
 import type { Logger } from '../../../src/shared/log.js';
 import { sqliteStoreConfig, type Store } from '../../../src/store/open-store.js';
-import { AttemptLimiter } from '../../../src/supervisor/process/limits.js';
+import { AttemptLimiter } from '../../../src/supervisor/run/limits.js';
 import { Supervisor, type SupervisorDeps } from '../../../src/supervisor/process/supervisor.js';
 import { WorkflowCatalog } from '../../../src/workflow/catalog/catalog.js';
 import { ChildRunSignals } from '../../../src/supervisor/children/child-signals.js';
+import { createNodeKinds } from '../../../src/supervisor/nodes/node-kinds.js';
+import { RUN_LEASE_MS } from '../../../src/supervisor/process/run-registry.js';
 import { createSchedulerFactory } from '../../../src/supervisor/run/scheduler-factory.js';
 import { createWorkerPool } from '../../../src/worker/pool/pool.js';
 import { builtTaskFile } from '../../helpers/built-files.js';
@@ -44,8 +46,8 @@ export async function startTimedSupervisor(
   const catalog = WorkflowCatalog.forHome(settings.home, { threadFile: null });
   const childSignals = new ChildRunSignals();
   const schedulers = createSchedulerFactory({
-    store, storeConfig: sqliteStoreConfig(home.paths.database), pool, limiter, settings, log,
-    children: { lookup: (name, query) => catalog.getAsync(name, query), signals: childSignals },
+    store, storeConfig: sqliteStoreConfig(home.paths.database), pool, limiter, settings, log, lockLeaseMs: RUN_LEASE_MS,
+    kinds: createNodeKinds({ children: { lookup: (name, query) => catalog.getAsync(name, query), signals: childSignals } }),
   });
   const supervisor = new Supervisor({
     store, schedulers, childSignals, limiter, perRunLimit: settings.perRunConcurrency, log, paths: settings.paths, id: opts.id,

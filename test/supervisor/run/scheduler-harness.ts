@@ -1,16 +1,21 @@
 import { silentLogger, type Logger } from '../../../src/shared/log.js';
 import type { Run } from '../../../src/store/schemas/run.js';
 import type { Store } from '../../../src/store/store.js';
-import { AttemptLimiter } from '../../../src/supervisor/process/limits.js';
+import { AttemptLimiter } from '../../../src/supervisor/run/limits.js';
 import { createRunContext } from '../../../src/supervisor/run/node-context.js';
 import { NodeEventFactory } from '../../../src/supervisor/run/node-events.js';
 import type { AttemptOutcome, NodeAttempt, NodeHandlerSet } from '../../../src/supervisor/run/node-handler.js';
 import { NodeTable } from '../../../src/supervisor/run/node-table.js';
 import { compileRunPlan } from '../../../src/supervisor/run/run-plan.js';
+import { createNodeKinds } from '../../../src/supervisor/nodes/node-kinds.js';
+import { ChildRunSignals } from '../../../src/supervisor/children/child-signals.js';
 import { RunScheduler } from '../../../src/supervisor/run/scheduler.js';
 import type { WorkflowDefinition } from '../../../src/workflow/schema/workflow-schema.js';
 import { createRunRow } from '../../helpers/supervisor.js';
 import type { TempHome } from '../../helpers/temp-home.js';
+
+/** The kinds' planning only: these schedulers run no `workflow:` node, so no child workflow is ever looked up. */
+const NO_CHILDREN = { children: { lookup: () => Promise.reject(new Error('no child workflows in scheduler tests')), signals: new ChildRunSignals() } };
 
 /** An attempt the test holds open and ends by hand. */
 export interface HeldAttempt {
@@ -75,7 +80,7 @@ export async function startScheduler(
     runId: created.id, ownerId: 'sup-test', leaseMs: 60_000, fromStatuses: ['pending'], status: 'running', events: [],
   }))!;
   const definition = (await store.getRunDefinition(run.id)) as WorkflowDefinition;
-  const plan = compileRunPlan(definition);
+  const plan = compileRunPlan(definition, createNodeKinds(NO_CHILDREN).planning);
   const table = new NodeTable(plan);
   const context = createRunContext({ run, declaredInputs: [], artifactsDir: home.home, homeScripts: home.home }, table);
   const conditionChecks = new Map<string, number>();

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { attemptEndedEvent, attemptStartedEvent } from '../../../src/records/index.js';
 import { CairnError } from '../../../src/shared/errors.js';
-import { attemptRefOf } from '../../../src/supervisor/nodes/attempt-records.js';
+import { nodeAttemptRef } from '../../../src/supervisor/nodes/attempt-records.js';
 import type { AttemptOutcome, NodeAttempt } from '../../../src/supervisor/run/node-handler.js';
 import { afterStartRecorded } from '../../../src/supervisor/run/started-attempt.js';
 import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';
@@ -47,7 +47,7 @@ function compositeHandler(under: Promise<Under>) {
   return async (attempt: NodeAttempt): Promise<AttemptOutcome> => {
     calls += 1;
     const { store, run } = await under;
-    const ref = attemptRefOf(run, attempt, new Date().toISOString());
+    const ref = nodeAttemptRef(run, attempt, new Date().toISOString());
     if (!attempt.continued) await store.appendEvents([attemptStartedEvent(ref)]);
     return afterStartRecorded(async () => {
       if (calls === 1) throw diskFull();
@@ -88,7 +88,7 @@ it('puts off an attempt whose start the store refused as no attempt: the next on
     calls += 1;
     if (calls === 1) throw diskFull();
     const { store, run } = await later.promise;
-    const ref = attemptRefOf(run, attempt, new Date().toISOString());
+    const ref = nodeAttemptRef(run, attempt, new Date().toISOString());
     await store.appendEvents([attemptStartedEvent(ref), attemptEndedEvent(ref, { status: 'completed', output: { text: 'ok' } })]);
     return { status: 'completed', output: 'ok' };
   });

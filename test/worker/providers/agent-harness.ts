@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { agentAttemptTaskSchema, type AgentAttemptTask } from '../../../src/worker/attempt-protocol.js';
+import { agentAttemptTaskSchema, type AgentAttemptTask } from '../../../src/worker/nodes/agent/agent-task.js';
 import { runAgent, type AgentOutcome, type AgentTask } from '../../../src/worker/nodes/agent/agent.js';
 import { spendOf } from '../../../src/worker/nodes/agent/agent-records.js';
 import type { ProviderAdapter, ProviderChunk } from '../../../src/worker/providers/provider-adapter.js';

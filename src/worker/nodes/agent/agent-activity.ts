@@ -4,7 +4,7 @@ import { fileNameFor } from '../../../shared/file-name.js';
 import { makePrivateDir, PRIVATE_FILE_MODE } from '../../../shared/private-files.js';
 import type { NewRunEvent } from '../../../store/schemas/event.js';
 import type { Store } from '../../../store/store.js';
-import type { AgentAttemptTask } from '../../attempt-protocol.js';
+import type { AgentAttemptTask } from './agent-task.js';
 import type { ProviderChunk } from '../../providers/provider-adapter.js';
 import { chunkEvent, type ToolCallTally } from './agent-records.js';
 import { summarizeToolInput } from './tool-summary.js';

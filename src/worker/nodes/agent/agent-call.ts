@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { FailureKind, ProviderFailure } from '../../../records/schemas/node-lifecycle.js';
-import type { agentAttemptTaskSchema } from '../../attempt-protocol.js';
+import type { agentAttemptTaskSchema } from './agent-task.js';
 import type { ProviderChunk, ProviderEnd } from '../../providers/provider-adapter.js';
 
 /** An agent attempt as the worker sees it, after parsing. */

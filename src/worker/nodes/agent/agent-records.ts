@@ -17,7 +17,9 @@ import type { FailureKind } from '../../../records/schemas/node-lifecycle.js';
 import type { Spend } from '../../../records/schemas/node-spend.js';
 import { getProvider } from '../../../shared/providers/registry.js';
 import type { NewRunEvent } from '../../../store/schemas/event.js';
-import type { AgentAttemptTask, AttemptResult } from '../../attempt-protocol.js';
+import { attemptRefOf } from '../../attempt-ref.js';
+import type { AttemptResult } from '../../attempt-protocol.js';
+import type { AgentAttemptTask } from './agent-task.js';
 import type { ProviderChunk, ProviderEnd } from '../../providers/provider-adapter.js';
 
 /**
@@ -36,20 +38,9 @@ function reportsOf(task: TaskFacts) {
   return getProvider(task.provider)!.capabilities.reports;
 }
 
+/** Which attempt a task is, for its records (worker/attempt-ref.ts), with the binding and spend it carries. */
 function refOf(task: TaskFacts, startedAt: string, extra: Partial<AttemptRef> = {}, checkout?: CheckoutObservation): AttemptRef {
-  const { checkoutStart: first, ...invocation } = task.invocation;
-  const invocationCheckout = first ?? (task.attempt.number === 1 ? checkout : undefined);
-  return {
-    runId: task.runId,
-    conversationId: task.conversationId,
-    path: task.path,
-    node: { id: task.nodeId, kind: 'agent', source: task.source },
-    invocation: { ...invocation, loopPath: invocation.loopPath ?? [], ...(invocationCheckout !== undefined ? { checkoutStart: invocationCheckout } : {}) },
-    attemptId: task.attempt.id,
-    startedAt,
-    ...(checkout !== undefined ? { attemptCheckout: checkout } : {}),
-    ...extra,
-  };
+  return { ...attemptRefOf(task, { id: task.nodeId, kind: 'agent', source: task.source }, startedAt, checkout), ...extra };
 }
 
 /**

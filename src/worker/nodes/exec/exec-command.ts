@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { ExecRuntime } from '../../attempt-protocol.js';
+import type { ExecRuntime } from './exec-task.js';
 import { findExecutable } from '../../spawn/find-executable.js';
 
 /** The executable each runtime needs: bash for `sh` (as upstream), bun, uv. */

@@ -12,7 +12,9 @@ import {
 import type { CheckoutObservation } from '../../../records/schemas/checkout-observation.js';
 import type { FailureKind } from '../../../records/schemas/node-lifecycle.js';
 import type { NewRunEvent } from '../../../store/schemas/event.js';
-import type { AttemptResult, ExecAttemptTask as AttemptTask } from '../../attempt-protocol.js';
+import type { AttemptResult } from '../../attempt-protocol.js';
+import type { ExecAttemptTask as AttemptTask } from './exec-task.js';
+import { attemptRefOf } from '../../attempt-ref.js';
 import { makePrivateDir, PRIVATE_FILE_MODE } from '../../../shared/private-files.js';
 import { fileNameFor } from '../../../shared/file-name.js';
 
@@ -23,33 +25,18 @@ import { fileNameFor } from '../../../shared/file-name.js';
  * attempt and by the pool when it has to close an attempt its thread could not.
  */
 
-/**
- * Which attempt a task is, for its records. With the attempt's checkout sample: the invocation
- * keeps the sample of its first attempt (sent back by the supervisor on later attempts); a
- * later attempt whose first sample is unknown (after a take-over) leaves the invocation's out.
- */
-export function attemptRefOf(
+/** Which attempt a task is, for its records (worker/attempt-ref.ts). */
+function execRefOf(
   task: Pick<AttemptTask, 'runId' | 'conversationId' | 'path' | 'nodeId' | 'runtime' | 'invocation' | 'attempt'>,
   startedAt: string,
   checkout?: CheckoutObservation,
 ): AttemptRef {
-  const { checkoutStart: first, ...invocation } = task.invocation;
-  const invocationCheckout = first ?? (task.attempt.number === 1 ? checkout : undefined);
-  return {
-    runId: task.runId,
-    conversationId: task.conversationId,
-    path: task.path,
-    node: { id: task.nodeId, kind: 'exec', runtime: task.runtime },
-    invocation: { ...invocation, ...(invocationCheckout !== undefined ? { checkoutStart: invocationCheckout } : {}) },
-    attemptId: task.attempt.id,
-    startedAt,
-    ...(checkout !== undefined ? { attemptCheckout: checkout } : {}),
-  };
+  return attemptRefOf(task, { id: task.nodeId, kind: 'exec', runtime: task.runtime }, startedAt, checkout);
 }
 
 /** `node_started`, with the child's process group id so a later supervisor can kill an orphan. */
 export function execStartedEvent(task: AttemptTask, startedAt: string, pid: number | undefined, checkout?: CheckoutObservation): NewRunEvent {
-  return attemptStartedEvent(attemptRefOf(task, startedAt, checkout), pid !== undefined ? { pid } : {});
+  return attemptStartedEvent(execRefOf(task, startedAt, checkout), pid !== undefined ? { pid } : {});
 }
 
 /** Where an attempt's streams were spilled (each only when longer than an event row's preview). */
@@ -70,7 +57,7 @@ export function execFinishedEvent(
 ): NewRunEvent {
   const ending = endingOf(result, spill);
   const diagnostics = task.diagnostics;
-  return attemptEndedEvent(attemptRefOf(task, startedAt, result.checkoutStart), diagnostics ? { ...ending, diagnostics } : ending, result.durationMs);
+  return attemptEndedEvent(execRefOf(task, startedAt, result.checkoutStart), diagnostics ? { ...ending, diagnostics } : ending, result.durationMs);
 }
 
 /** A spill file's name: `.out` for stdout, `.err` for stderr. */

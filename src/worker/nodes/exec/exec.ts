@@ -1,7 +1,8 @@
 import { statSync } from 'node:fs';
 import type { z } from 'zod';
 import { killProcessGroup } from '../../../shared/process-group.js';
-import type { AttemptResult, execAttemptTaskSchema } from '../../attempt-protocol.js';
+import type { AttemptResult } from '../../attempt-protocol.js';
+import type { execAttemptTaskSchema } from './exec-task.js';
 import { cancelledFailure, cancelReasonOf } from '../../cancel-reason.js';
 import { lostFailure } from '../../lost-attempt.js';
 import type { ChildEnd, ChildLauncher, LaunchError } from '../../spawn/child-launcher.js';

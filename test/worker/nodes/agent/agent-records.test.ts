@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { liveNodeEventData } from '../../../../src/records/live-event-data.js';
 import type { AttemptResult } from '../../../../src/worker/attempt-protocol.js';
 import { agentFinishedEvent, agentStartedEvent } from '../../../../src/worker/nodes/agent/agent-records.js';
-import { attemptClosedEvent } from '../../../../src/worker/pool/closed-record.js';
+import { agentWorkerKind } from '../../../../src/worker/nodes/agent/kind.js';
 import type { ProviderEnd } from '../../../../src/worker/providers/provider-adapter.js';
 import { agentTask, scratch } from '../../providers/agent-harness.js';
 
@@ -42,7 +42,7 @@ describe('binding.sessionOrigin of an AI attempt', () => {
     const resumed = agentFinishedEvent(task, startedAt, completed, ended({ sessionOrigin: 'resumed', sessionId: 'f1e2d3c4-0000-4000-8000-000000000000' }), undefined);
     expect(bindingOf(resumed).sessionOrigin).toBe('resumed');
     // Closed by the pool (its thread died): nothing more is known than at the start.
-    expect(bindingOf(attemptClosedEvent(task, startedAt, failed)).sessionOrigin).toBe('resumed');
+    expect(bindingOf(agentWorkerKind.closedEvent(agentWorkerKind.taskSchema.parse(task), startedAt, failed)).sessionOrigin).toBe('resumed');
   });
 });
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isProcessGroupAlive } from '../../../../src/shared/process-group.js';
-import { execAttemptTaskSchema } from '../../../../src/worker/attempt-protocol.js';
+import { execAttemptTaskSchema } from '../../../../src/worker/nodes/exec/exec-task.js';
 import { MAX_HELPER_LOSSES } from '../../../../src/worker/lost-attempt.js';
 import { runExec } from '../../../../src/worker/nodes/exec/exec.js';
 import { findExecutable } from '../../../../src/worker/spawn/find-executable.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { isProcessGroupAlive } from '../../../../src/shared/process-group.js';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { execAttemptTaskSchema } from '../../../../src/worker/attempt-protocol.js';
+import { execAttemptTaskSchema } from '../../../../src/worker/nodes/exec/exec-task.js';
 import { runExec } from '../../../../src/worker/nodes/exec/exec.js';
 import { STDERR_TAIL_BYTES, STDOUT_CAP_BYTES } from '../../../../src/worker/nodes/exec/output-capture.js';
 

@@ -3,7 +3,7 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execAttemptTaskSchema, type ExecRuntime } from '../../../../src/worker/attempt-protocol.js';
+import { execAttemptTaskSchema, type ExecRuntime } from '../../../../src/worker/nodes/exec/exec-task.js';
 import { runExec } from '../../../../src/worker/nodes/exec/exec.js';
 
 // Stand-ins for bun and uv that print the arguments they were given, one per line.

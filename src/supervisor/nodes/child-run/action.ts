@@ -1,0 +1,18 @@
+/**
+ * A `workflow:` node: a child run of the named workflow (child-run.ts), or with
+ * `fanOut` one child run per item (fan-out.ts).
+ */
+export interface ChildRunAction {
+  type: 'child_run';
+  workflow: string;
+  /** The child's `$ARGUMENTS` (before substitution); a fan-out's item takes its place. */
+  input: string | undefined;
+  /** The child's inputs (string values substituted when the node runs). */
+  with: Readonly<Record<string, string | number | boolean>> | undefined;
+  isolation: 'inherit' | 'worktree';
+  fanOut?: {
+    items: string; as: string | undefined; maxParallel: number; join: 'all_success' | 'all_done';
+    /** As written; undefined: decided when the node runs (FanOutNodeHandler). */
+    mode: 'in_run' | 'child_runs' | undefined;
+  };
+}

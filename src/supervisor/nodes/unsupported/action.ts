@@ -1,0 +1,6 @@
+export interface UnsupportedAction {
+  type: 'unsupported';
+  /** The contract's record kind, e.g. `agent`, `gate`, `loop`. */
+  kind: string;
+  reason: string;
+}

@@ -1,0 +1,14 @@
+import type { WorkerKind } from '../worker-kind.js';
+import { runAgentAttempt } from './agent-attempt.js';
+import { agentFinishedEvent } from './agent-records.js';
+import { agentAttemptTaskSchema } from './agent-task.js';
+import type { AgentTask } from './agent.js';
+
+/** `prompt:` and `command:` nodes on a worker thread: one watched provider call. */
+export const agentWorkerKind: WorkerKind<AgentTask> = {
+  kind: 'agent',
+  taskSchema: agentAttemptTaskSchema,
+  run: runAgentAttempt,
+  // Closed here, an AI attempt keeps the spend availability it started with: what the provider reported died with the thread.
+  closedEvent: (task, startedAt, result) => agentFinishedEvent(task, startedAt, result, undefined, undefined),
+};
