@@ -1,5 +1,4 @@
 import type { WorkerKind } from '../worker-kind.js';
-import { runAgentAttempt } from './agent-attempt.js';
 import { agentFinishedEvent } from './agent-records.js';
 import { agentAttemptTaskSchema } from './agent-task.js';
 import type { AgentTask } from './agent.js';
@@ -8,7 +7,9 @@ import type { AgentTask } from './agent.js';
 export const agentWorkerKind: WorkerKind<AgentTask> = {
   kind: 'agent',
   taskSchema: agentAttemptTaskSchema,
-  run: runAgentAttempt,
+  // Loaded on the thread's first attempt: the pool (on the supervisor's main thread) reads only
+  // the schema and the closing record, and must not load the attempt code with every adapter.
+  run: async (task, thread) => (await import('./agent-attempt.js')).runAgentAttempt(task, thread),
   // Closed here, an AI attempt keeps the spend availability it started with: what the provider reported died with the thread.
   closedEvent: (task, startedAt, result) => agentFinishedEvent(task, startedAt, result, undefined, undefined),
 };

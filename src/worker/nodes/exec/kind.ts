@@ -1,5 +1,4 @@
 import type { WorkerKind } from '../worker-kind.js';
-import { runExecAttempt } from './exec-attempt.js';
 import { execFinishedEvent } from './exec-records.js';
 import { execAttemptTaskSchema } from './exec-task.js';
 import type { ExecTask } from './exec.js';
@@ -8,6 +7,8 @@ import type { ExecTask } from './exec.js';
 export const execWorkerKind: WorkerKind<ExecTask> = {
   kind: 'exec',
   taskSchema: execAttemptTaskSchema,
-  run: runExecAttempt,
+  // Loaded on the thread's first attempt: the pool (on the supervisor's main thread) reads only
+  // the schema and the closing record, and must not load the attempt code with every adapter.
+  run: async (task, thread) => (await import('./exec-attempt.js')).runExecAttempt(task, thread),
   closedEvent: (task, startedAt, result) => execFinishedEvent(task, startedAt, result),
 };
