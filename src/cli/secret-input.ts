@@ -25,8 +25,10 @@ export async function readSecretFromStdin(stdin: InputStream): Promise<string> {
  * raw mode, Backspace edits, Enter ends, Ctrl-C stops the command, Ctrl-D on an empty line too.
  */
 export function promptHidden(stdin: InputStream, stderr: OutputStream, prompt: string): Promise<string> {
-  stderr.write(prompt);
+  // Echo goes off before the prompt shows: a key typed or pasted the moment the prompt appears
+  // would otherwise be echoed by the terminal.
   stdin.setRawMode?.(true);
+  stderr.write(prompt);
   stdin.resume();
   return new Promise((resolve, reject) => {
     let line = '';
