@@ -9,6 +9,6 @@ export default defineConfig({
     // waiting on them: on a 2-core machine two files at a time left a third of the CPU idle.
     // Three files at a time are the fastest measured (`.ci/run` on a clean clone: 19 min 10 s;
     // four: 21 min 6 s, every test green, the machine past saturation).
-    maxWorkers: 4,
+    maxWorkers: 3,
   },
 });
