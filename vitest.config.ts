@@ -6,8 +6,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Process-level tests start real servers and child processes and spend much of their time
-    // waiting on them. On this 2-core machine (`.ci/run` on a clean clone, 2026-11-27): three
-    // files at a time took 21 min 21 s, four took 19 min 18 s (tests 18.9 against 17.0 min).
-    maxWorkers: 4,
+    // waiting on them: on a 2-core machine two files at a time left a third of the CPU idle.
+    // Three or four files at a time are the same within noise (`.ci/run` on a clean clone, all
+    // green: three 19 min 10 s and 21 min 21 s, four 21 min 6 s and 22 min 21 s); three loads
+    // the machine less.
+    maxWorkers: 3,
   },
 });
