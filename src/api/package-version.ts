@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { packagePath } from '../shared/package-root.js';
 
 /**
- * The version in the package's own package.json. Resolved from this module's location, which is
- * two levels below the package root both in `src/api` (tsx, tests) and in `dist/api` (build).
+ * The version in the package's own package.json.
  */
 export function readPackageVersion(): string {
   return readPackageField('version', '0.0.0');
@@ -15,7 +15,7 @@ export function readPackageName(): string {
 
 function readPackageField(field: 'name' | 'version', fallback: string): string {
   try {
-    const raw = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
+    const raw = readFileSync(packagePath('package.json'), 'utf8');
     const value = (JSON.parse(raw) as Record<string, unknown>)[field];
     return typeof value === 'string' ? value : fallback;
   } catch {

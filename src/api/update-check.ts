@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { Logger } from '../shared/log.js';
 import type { UpdateCheckResponse } from '../wire/update-check.js';
+import { packagePath } from '../shared/package-root.js';
 import { makePrivateDir, PRIVATE_FILE_MODE } from '../shared/private-files.js';
 
 /**
@@ -37,8 +37,7 @@ type Cache = z.infer<typeof cacheSchema>;
 
 /** True when this copy of Cairn was installed as a package (no `src/` folder beside `dist/`). */
 export function isPackagedBuild(): boolean {
-  const root = fileURLToPath(new URL('../../', import.meta.url));
-  return !existsSync(`${root}src`);
+  return !existsSync(packagePath('src'));
 }
 
 /** `a` > `b` for `x.y.z` versions; a pre-release is never "newer" than what is installed. */

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { CairnError } from '../shared/errors.js';
+import { packagePath } from '../shared/package-root.js';
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from '../terminal/cli-error.js';
 import type { Command } from './commands/command.js';
 import { writeLine, type CliContext } from '../terminal/context.js';
@@ -89,9 +90,9 @@ async function findCommand(argv: readonly string[]): Promise<{ command: Command;
   return undefined;
 }
 
-/** `cairn --version`: the version in the package's package.json, two levels above this module in src/ and dist/. */
+/** `cairn --version`: the version in the package's package.json. */
 function readVersion(): string {
-  const raw = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
+  const raw = readFileSync(packagePath('package.json'), 'utf8');
   return String((JSON.parse(raw) as { version?: unknown }).version);
 }
 

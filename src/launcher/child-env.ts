@@ -1,13 +1,12 @@
 import { existsSync } from 'node:fs';
 import { delimiter } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packagePath } from '../shared/package-root.js';
 
 /**
- * The package's own `node_modules/.bin`, two levels above this module both in `src/launcher`
- * (tsx, tests) and in `dist/launcher` (build). In a checkout after `npm ci` it holds `bun`, the
+ * The package's own `node_modules/.bin`. In a checkout after `npm ci` it holds `bun`, the
  * runtime of `script:` nodes with `runtime: bun`, which Cairn ships as a dev dependency.
  */
-export const bundledBinDir = fileURLToPath(new URL('../../node_modules/.bin', import.meta.url));
+export const bundledBinDir = packagePath('node_modules', '.bin');
 
 export interface ChildEnvOptions {
   port: number;

@@ -1,5 +1,5 @@
-import { fileURLToPath } from 'node:url';
 import { loadAddressSettings } from '../shared/env-settings.js';
+import { builtPath } from '../shared/package-root.js';
 import { ALLOWED_HOSTS_CONFIG_KEY, ALLOWED_HOSTS_ENV, listensBeyondLoopback } from '../shared/host-names.js';
 import type { Logger } from '../shared/log.js';
 import type { HomePaths } from '../shared/paths.js';
@@ -38,10 +38,10 @@ const childV8Flags = {
   supervisor: ['--max-semi-space-size=1', '--heap-growing-percent=50'],
 } as const;
 
-/** The built entries of the two processes, next to this module in `dist/`. */
+/** The built entries of the two processes in `dist/`. */
 export const defaultEntries = {
-  api: fileURLToPath(new URL('../api/main.js', import.meta.url)),
-  supervisor: fileURLToPath(new URL('../supervisor/process/main.js', import.meta.url)),
+  api: builtPath('api/main.js'),
+  supervisor: builtPath('supervisor/process/main.js'),
 };
 
 export interface LauncherOptions {

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packagePath } from '../shared/package-root.js';
 import { CliError } from '../terminal/cli-error.js';
 import { findServerTree, isAlive, type ServerTree } from './process-tree.js';
 import type { StressClient } from './stress-client.js';
@@ -12,8 +12,8 @@ import type { StressClient } from './stress-client.js';
  * and start again on the same home and port, with its output in `<home>/stress-server.log`.
  */
 
-/** This package's `bin/cairn.js`, two levels above this module in `src/` and `dist/`. */
-const bin = fileURLToPath(new URL('../../bin/cairn.js', import.meta.url));
+/** This package's `bin/cairn.js`. */
+const bin = packagePath('bin', 'cairn.js');
 const READY_WITHIN_MS = 45_000;
 const POLL_MS = 50;
 /** `cairn serve` is down within 10 s of a SIGTERM; past this it is SIGKILLed. */

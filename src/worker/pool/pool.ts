@@ -1,5 +1,5 @@
-import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
+import { builtPath } from '../../shared/package-root.js';
 import { CairnError, coerceError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/log.js';
 import { silentLogger } from '../../shared/log.js';
@@ -80,7 +80,7 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
   const log = opts.log ?? silentLogger();
   letThreadsSizeTheirOwnHeaps();
   const piscina = new Piscina({
-    filename: opts.filename ?? fileURLToPath(new URL('../thread/task-entry.cjs', import.meta.url)),
+    filename: opts.filename ?? builtPath('worker/thread/task-entry.cjs'),
     maxThreads: opts.maxThreads,
     // Threads start with the pool, so the first node of the first run does not wait ~50 ms for
     // a thread to boot, and (idleTimeout) they stay: a recycled thread costs that again.

@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { z } from 'zod';
 import { CairnError, coerceError, errorCodes } from '../../shared/errors.js';
+import { builtPath, runsFromBuild } from '../../shared/package-root.js';
 import type { CatalogLocations } from './locations.js';
 
 /**
@@ -49,11 +48,10 @@ type Served = Record<ThreadMethod, (...args: never[]) => unknown>;
 
 type Method<C extends Served, M extends ThreadMethod> = C[M] extends (...args: infer A) => infer R ? (...args: A) => R : never;
 
-/** The compiled thread entry beside this file; undefined when running from sources (tests,
+/** The built thread entry; undefined when running from sources (tests,
  * tsx), where there is no `.js` to start and the catalog works in-process instead. */
 export function defaultThreadFile(): string | undefined {
-  const file = fileURLToPath(new URL('./catalog-thread.js', import.meta.url));
-  return existsSync(file) ? file : undefined;
+  return runsFromBuild ? builtPath('workflow/catalog/catalog-thread.js') : undefined;
 }
 
 interface Running {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packagePath } from '../../shared/package-root.js';
 import { homePaths } from '../../shared/paths.js';
 import type { WorkflowSource } from '../../shared/workflow-source.js';
 
@@ -31,18 +31,11 @@ export interface CatalogLocations {
   bundledCommandsDir: string;
 }
 
-/**
- * The package root holds `workflows/` and `commands/`. This file sits at
- * `<root>/src/workflow/catalog/` under vitest and at `<root>/dist/workflow/catalog/` when built,
- * three levels down either way.
- */
-const packageRoot = fileURLToPath(new URL('../../../', import.meta.url));
-
 export function defaultLocations(home: string): CatalogLocations {
   return {
     home,
-    bundledWorkflowsDir: join(packageRoot, 'workflows'),
-    bundledCommandsDir: join(packageRoot, 'commands'),
+    bundledWorkflowsDir: packagePath('workflows'),
+    bundledCommandsDir: packagePath('commands'),
   };
 }
 
