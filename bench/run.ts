@@ -9,6 +9,7 @@ import { formatSdkFetchTable, sdkFetchComparison } from './sdk-fetch.js';
 import { formatRouteFuzzTable, routeFuzz } from './route-fuzz.js';
 import { childRunsOverhead, fanOutMemory, formatCompositionTable, inRunVsDag } from './composition.js';
 import { agentActivity, formatAgentActivityTable } from './agent-activity.js';
+import { formatServerStartTable, serverStart } from './server-start.js';
 
 /**
  * `npm run bench`: measures the spine on this machine and prints tables (markdown, so the
@@ -52,6 +53,7 @@ async function main(): Promise<void> {
   }
   if (want('activity')) console.log(formatAgentActivityTable(await agentActivity()));
   if (want('fuzz')) console.log(formatRouteFuzzTable(await routeFuzz()));
+  if (want('start')) console.log(formatServerStartTable(await serverStart()));
   const rows: string[] = [];
   if (want('chain')) rows.push(`| 100-node chain, per node (POST → done) | ${fmt((await chain()).msPerNode, 2)} ms |`);
   if (want('first')) {

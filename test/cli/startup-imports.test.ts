@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/free-port.js';
 import { assertBuilt, runCli } from './cli-process.js';
@@ -9,7 +9,10 @@ import { assertBuilt, runCli } from './cli-process.js';
 /**
  * The CLI shares its HTTP schemas with the API (`src/wire/`), but it is a client: loading any
  * command must never load the server's packages. A module hook in the real `cairn` process makes
- * importing one of them fail loudly, so a stray import anywhere in a command's graph fails here.
+ * loading one of them fail loudly, so a stray import anywhere in a command's graph fails here.
+ * The build bundles packages into dist/ (scripts/build.mjs), so the hook looks twice: at each
+ * package Node resolves (those the bundle leaves out), and inside each bundled file the process
+ * loads, where esbuild marks every module it inlined with a `// node_modules/<package>/` line.
  */
 
 const serverPackages = ['fastify', '@fastify/swagger', 'fastify-type-provider-zod', 'better-sqlite3', 'piscina'];
@@ -19,10 +22,21 @@ let forbid: string;
 beforeAll(async () => {
   assertBuilt();
   dir = await mkdtemp(join(tmpdir(), 'cairn-cli-imports-'));
-  const hooks = `const forbidden = ${JSON.stringify(serverPackages)};
+  const hooks = `import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+const forbidden = ${JSON.stringify(serverPackages)};
 export async function resolve(specifier, context, next) {
   if (forbidden.includes(specifier)) throw new Error('the CLI loaded ' + specifier + ' (from ' + context.parentURL + ')');
   return next(specifier, context);
+}
+export async function load(url, context, next) {
+  if (url.startsWith('file:') && url.includes('/dist/')) {
+    const text = readFileSync(fileURLToPath(url), 'utf8');
+    for (const name of forbidden) {
+      if (text.includes('\\n// node_modules/' + name + '/')) throw new Error('the CLI loaded ' + name + ' (bundled in ' + url + ')');
+    }
+  }
+  return next(url, context);
 }`;
   await writeFile(join(dir, 'hooks.mjs'), hooks);
   forbid = join(dir, 'forbid.mjs');
@@ -42,13 +56,18 @@ async function cliWithEnv(extra: NodeJS.ProcessEnv, ...argv: string[]) {
 }
 
 describe('the cairn command stays a light client', () => {
-  it('the hook works: a process that does load fastify fails', async () => {
+  it('the hook works: a process that does load fastify fails, as a package and bundled', async () => {
     const { spawnSync } = await import('node:child_process');
-    const probe = spawnSync(process.execPath, ['--import', pathToFileURL(forbid).href, '--input-type=module', '-e', "await import('fastify')"], {
-      encoding: 'utf8',
-    });
-    expect(probe.status).not.toBe(0);
-    expect(probe.stderr).toContain('the CLI loaded fastify');
+    const load = (code: string) =>
+      spawnSync(process.execPath, ['--import', pathToFileURL(forbid).href, '--input-type=module', '-e', code], { encoding: 'utf8', cwd: dir });
+    const asPackage = load("await import('fastify')");
+    expect(asPackage.status).not.toBe(0);
+    expect(asPackage.stderr).toContain('the CLI loaded fastify');
+    // The API's bundle inlines fastify; the hook refuses it before any of it runs.
+    const apiMain = pathToFileURL(fileURLToPath(new URL('../../dist/api/main.js', import.meta.url))).href;
+    const bundled = load(`await import(${JSON.stringify(apiMain)})`);
+    expect(bundled.status).not.toBe(0);
+    expect(bundled.stderr).toMatch(/the CLI loaded fastify\S* \(bundled in /);
   });
 
   it('loads every command (the help lists them all) without a server package', async () => {

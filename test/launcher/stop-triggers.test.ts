@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { isStartedByNpmScript, listenForStop, type StopTrigger } from '../../src/launcher/stop-triggers.js';
-import { assertBuilt } from '../cli/cli-process.js';
+import { tsxImport } from '../helpers/built-files.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 /**
@@ -13,7 +13,6 @@ import { waitFor } from '../helpers/wait-for.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/stop-triggers-child.mjs', import.meta.url));
 const children: ChildProcess[] = [];
-beforeAll(assertBuilt);
 afterEach(() => {
   for (const child of children.splice(0)) child.kill('SIGKILL');
 });
@@ -21,7 +20,7 @@ afterEach(() => {
 /** A process listening for stop triggers; `lines()` is what it reported, parsed. */
 async function listener(coalesceMs: number) {
   let out = '';
-  const child = spawn(process.execPath, [fixture, String(coalesceMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...tsxImport, fixture, String(coalesceMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
   children.push(child);
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   await waitFor(() => out.startsWith('ready\n'), { what: 'the listener to be ready' });

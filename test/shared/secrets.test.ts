@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadInstallKey } from '../../src/shared/secrets/install-key.js';
 import { openSecret, sealSecret } from '../../src/shared/secrets/sealed.js';
+import { sourceModule, tsxImport } from '../helpers/built-files.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 
 /** The install key (env or key file) and sealing with it: real files, real processes. */
@@ -18,7 +19,7 @@ afterEach(async () => {
 });
 
 const hexKey = 'ab'.repeat(32);
-const builtInstallKey = fileURLToPath(new URL('../../dist/shared/secrets/install-key.js', import.meta.url));
+const installKeyModule = sourceModule('src/shared/secrets/install-key.ts');
 const builtApiMain = fileURLToPath(new URL('../../dist/api/main.js', import.meta.url));
 
 function runNode(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
@@ -44,9 +45,9 @@ describe('the install key', () => {
   });
 
   it('gives processes that start together one key', async () => {
-    const script = `import(${JSON.stringify(builtInstallKey)}).then((m) => console.log(m.loadInstallKey({ env: {}, file: process.argv[1] }).id))`;
+    const script = `import(${JSON.stringify(installKeyModule)}).then((m) => console.log(m.loadInstallKey({ env: {}, file: process.argv[1] }).id))`;
     const results = await Promise.all(
-      Array.from({ length: 6 }, () => runNode(['-e', script, home.paths.installKey], {})),
+      Array.from({ length: 6 }, () => runNode([...tsxImport, '-e', script, home.paths.installKey], {})),
     );
     const ids = new Set(results.map((r) => r.output.trim()));
     expect(results.every((r) => r.code === 0)).toBe(true);

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { busyTimeoutMs, openConnection } from '../../src/store/sqlite/connection.js';
+import { sourceModule, tsxImport } from '../helpers/built-files.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 
 let home: TempHome;
@@ -33,12 +33,12 @@ describe('a SQLite connection', () => {
   });
 
   it('opens a brand-new database from eight processes at once: every one switches to WAL and migrates', async () => {
-    const connection = fileURLToPath(new URL('../../dist/store/sqlite/connection.js', import.meta.url));
+    const connection = sourceModule('src/store/sqlite/connection.ts');
     const script = `import(${JSON.stringify(connection)}).then(({ openConnection }) => { const db = openConnection(process.argv[1]); console.log(db.pragma('journal_mode', { simple: true }), db.pragma('user_version', { simple: true })); db.close(); })`;
     const outputs = await Promise.all(
       Array.from({ length: 8 }, () =>
         new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-          const child = spawn(process.execPath, ['-e', script, home.paths.database], { stdio: ['ignore', 'pipe', 'pipe'] });
+          const child = spawn(process.execPath, [...tsxImport, '-e', script, home.paths.database], { stdio: ['ignore', 'pipe', 'pipe'] });
           let out = '';
           let err = '';
           child.stdout.on('data', (d: Buffer) => (out += d.toString()));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fullOutput } from '../../../src/records/full-output.js';
 import { rebuildRunSnapshot } from '../../../src/records/run-snapshot.js';
 import { loadSettings } from '../../../src/shared/config.js';
@@ -21,19 +21,25 @@ import type { WorkflowDefinition } from '../../../src/workflow/schema/workflow-s
 import { workerKindTable } from '../../../src/worker/nodes/worker-kinds.js';
 import { createWorkerPool, type WorkerPool } from '../../../src/worker/pool/pool.js';
 import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';
+import { bundleThreadEntry } from '../../helpers/thread-bundle.js';
 import { shoutKind } from './test-kind/kind.js';
-// @ts-expect-error: plain JavaScript over dist/ (a thread loads it), without declarations
-import { shoutWorkerKind } from './test-kind/worker-kind.mjs';
+import { shoutWorkerKind } from './test-kind/worker-kind.js';
 
 /**
  * A node kind added from a test, without editing a file of src/: its supervisor side
  * (test-kind/kind.ts) joins the node kinds given to the registry, its worker side
- * (test-kind/worker-kind.mjs) joins the worker kinds of the thread entry and of the pool. Its
+ * (test-kind/worker-kind.ts) joins the worker kinds of the thread (test-kind/thread-task.ts) and of the pool. Its
  * node runs through the real plan compiler, scheduler, store (SQLite in a temp dir) and worker
  * pool (Piscina threads), beside a built-in kind's node whose output it reads.
  */
 
-const threadEntry = fileURLToPath(new URL('./test-kind/thread-entry.cjs', import.meta.url));
+const threadTask = fileURLToPath(new URL('./test-kind/thread-task.ts', import.meta.url));
+let threadEntry: string;
+beforeAll(async () => {
+  const bundle = await bundleThreadEntry(threadTask);
+  threadEntry = bundle.file;
+  return bundle.remove;
+});
 const noChildren = { children: { lookup: () => Promise.reject(new Error('this test starts no child workflow')), signals: new ChildRunSignals() } };
 
 /**

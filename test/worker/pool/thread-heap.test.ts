@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { THREAD_YOUNG_GENERATION_MB } from '../../../src/worker/pool/thread-heap.js';
+import { sourceModule, tsxImport } from '../../helpers/built-files.js';
 
-const builtThreadHeap = fileURLToPath(new URL('../../../dist/worker/pool/thread-heap.js', import.meta.url));
+const threadHeapModule = sourceModule('src/worker/pool/thread-heap.ts');
 
 /**
  * A process started like the supervisor (`--max-semi-space-size=1`, launcher.ts) churns through
@@ -19,7 +19,7 @@ const churn = () => {
   for (let i = 0; i < 2e6; i++) { keep.push({ i, s: 'x' + i }); if (keep.length > 20000) keep.length = 0; }
   return getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
 };
-import(${JSON.stringify(pathToFileURL(builtThreadHeap).href)}).then(({ letThreadsSizeTheirOwnHeaps, THREAD_YOUNG_GENERATION_MB }) => {
+import(${JSON.stringify(threadHeapModule)}).then(({ letThreadsSizeTheirOwnHeaps, THREAD_YOUNG_GENERATION_MB }) => {
   const main = churn();
   ${reset ? 'letThreadsSizeTheirOwnHeaps();' : ''}
   const worker = new Worker(\`
@@ -31,7 +31,7 @@ import(${JSON.stringify(pathToFileURL(builtThreadHeap).href)}).then(({ letThread
 `;
 
 async function youngGenerations(reset: boolean): Promise<{ main: number; thread: number }> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--max-semi-space-size=1', '-e', probe(reset)]);
+  const { stdout } = await promisify(execFile)(process.execPath, ['--max-semi-space-size=1', ...tsxImport, '-e', probe(reset)]);
   return JSON.parse(stdout) as { main: number; thread: number };
 }
 

@@ -1,12 +1,11 @@
 // A node kind that lives only in the tests, the worker's side (its supervisor side is kind.ts).
-// Plain JavaScript over the built modules: Piscina threads load JavaScript, as the real thread
-// entry does from dist/ (`npm run build` first).
-// @ts-check
 import { z } from 'zod';
-import { attemptEndedEvent, attemptStartedEvent } from '../../../../dist/records/index.js';
-import { attemptTaskShape } from '../../../../dist/worker/attempt-protocol.js';
-import { attemptRefOf } from '../../../../dist/worker/attempt-ref.js';
-import { appendTerminalRecord } from '../../../../dist/worker/thread/terminal-record.js';
+import { attemptEndedEvent, attemptStartedEvent } from '../../../../src/records/index.js';
+import { attemptTaskShape } from '../../../../src/worker/attempt-protocol.js';
+import { attemptRefOf } from '../../../../src/worker/attempt-ref.js';
+import type { NodeDescriptor } from '../../../../src/records/schemas/node-descriptor.js';
+import type { WorkerKind } from '../../../../src/worker/nodes/worker-kind.js';
+import { appendTerminalRecord } from '../../../../src/worker/thread/terminal-record.js';
 
 const shoutTaskSchema = z.object({
   ...attemptTaskShape,
@@ -17,18 +16,23 @@ const shoutTaskSchema = z.object({
   text: z.string(),
 });
 
-/** @type {import('../../../../src/worker/nodes/worker-kind.js').WorkerKind<any>} */
-export const shoutWorkerKind = {
+/**
+ * The node as its records describe it. The records' descriptor type lists the built-in kinds
+ * (what the record readers and the contract know); a test kind's records carry its own.
+ */
+const descriptorOf = (task: z.infer<typeof shoutTaskSchema>) => task.node as unknown as NodeDescriptor;
+
+export const shoutWorkerKind: WorkerKind<z.infer<typeof shoutTaskSchema>> = {
   kind: 'shout',
   taskSchema: shoutTaskSchema,
   async run(task, thread) {
     const startedAt = new Date().toISOString();
-    const ref = attemptRefOf(task, task.node, startedAt, thread.checkout);
+    const ref = attemptRefOf(task, descriptorOf(task), startedAt, thread.checkout);
     await thread.store.appendEvents([attemptStartedEvent(ref)]);
     const output = task.text.toUpperCase();
     await appendTerminalRecord(thread.store, [attemptEndedEvent(ref, { status: 'completed', output: { text: output } }, 0)]);
     return { status: 'completed', output, startedAt, durationMs: 0, exitCode: null, signal: null };
   },
   closedEvent: (task, startedAt, result) =>
-    attemptEndedEvent(attemptRefOf(task, task.node, startedAt), { status: 'failed', error: result.error ?? 'closed by the pool', failureKind: 'transient' }),
+    attemptEndedEvent(attemptRefOf(task, descriptorOf(task), startedAt), { status: 'failed', error: result.error ?? 'closed by the pool', failureKind: 'transient' }),
 };
