@@ -160,18 +160,22 @@ export const migrations: readonly Migration[] = [
 ];
 
 /**
- * Applies every migration newer than the file's `user_version`, each in its own IMMEDIATE
- * transaction. The version is re-read inside the transaction, so processes that start together
- * apply each migration exactly once.
+ * Applies every migration newer than the file's `user_version`, in order, in one IMMEDIATE
+ * transaction: a new database gets its whole schema with one sync to disk instead of one per
+ * migration (each sync costs ~15 ms of waiting on an ordinary disk, and every `cairn serve` on a
+ * new home used to wait for 16 of them), and a failed migration leaves the file as it was. The
+ * version is re-read inside the transaction, so processes that start together apply each
+ * migration exactly once.
  */
 export function migrate(db: Database.Database): void {
   const latest = migrations[migrations.length - 1]?.version ?? 0;
   if ((db.pragma('user_version', { simple: true }) as number) >= latest) return;
-  for (const migration of migrations) {
-    db.transaction(() => {
-      if ((db.pragma('user_version', { simple: true }) as number) >= migration.version) return;
+  db.transaction(() => {
+    const current = db.pragma('user_version', { simple: true }) as number;
+    for (const migration of migrations) {
+      if (current >= migration.version) continue;
       db.exec(migration.sql);
       db.pragma(`user_version = ${migration.version}`);
-    }).immediate();
-  }
+    }
+  }).immediate();
 }
