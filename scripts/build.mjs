@@ -11,6 +11,7 @@
 // relative to its own module, which may now sit in a chunk.
 import { build } from 'esbuild';
 import { rmSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -35,6 +36,22 @@ const external = ['better-sqlite3', 'piscina', 'pino', 'thread-stream', '@fastif
 /** CommonJS packages bundled into ES modules still call `require` for Node's built-ins. */
 const banner = "import { createRequire as __cairnCreateRequire } from 'node:module'; const require = __cairnCreateRequire(import.meta.url);";
 
+/**
+ * zod's `z.locales` re-exports its error messages in 49 languages (~360 KB); Cairn's messages are
+ * English (zod's default, which zod loads on its own), and every process and worker thread
+ * parsed the rest at each start. The bundle's `z.locales` holds `en` only.
+ */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => ({
+      contents: 'export { default as en } from "./en.js";',
+      resolveDir: dirname(args.path),
+      loader: 'js',
+    }));
+  },
+};
+
 rmSync(dist, { recursive: true, force: true });
 
 const common = { absWorkingDir: root, platform: 'node', target: 'node20', logLevel: 'warning', sourcemap: 'linked' };
@@ -49,6 +66,7 @@ const bundles = await build({
   chunkNames: 'chunks/[name]-[hash]',
   external,
   banner: { js: banner },
+  plugins: [zodEnglishOnly],
   metafile: true,
 });
 
