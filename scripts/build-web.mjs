@@ -7,6 +7,7 @@ import { build } from 'esbuild';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -42,8 +43,13 @@ for (const [file, meta] of Object.entries(result.metafile.outputs)) {
 }
 if (!script || !styles) throw new Error('build-web: esbuild wrote no script or no styles');
 
+// The icon, named by its hash like the bundles (a browser asks for one; without it, a 404).
+const iconSvg = await readFile(join(root, 'web', 'favicon.svg'));
+const icon = `/assets/favicon-${createHash('sha256').update(iconSvg).digest('hex').slice(0, 8).toUpperCase()}.svg`;
+await writeFile(join(out, icon), iconSvg);
+
 const template = await readFile(join(root, 'web', 'index.html'), 'utf8');
-const page = template.replace('%SCRIPT%', script).replace('%STYLES%', styles);
+const page = template.replace('%SCRIPT%', script).replace('%STYLES%', styles).replace('%ICON%', icon);
 await writeFile(join(out, 'index.html'), page);
 
 const gzipped = gzipSync(await readFile(join(out, script))).length;
