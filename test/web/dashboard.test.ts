@@ -174,6 +174,9 @@ it('draws the run’s graph and colours each node by its live state; the node pa
   expect(await page.locator('button[data-action="delete"]').isDisabled()).toBe(true);
   expect(await page.locator('button[data-action="cancel"]').isEnabled()).toBe(true);
 
+  // At 1280×800 the page fits the window's width: nothing scrolls sideways.
+  expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(1280);
+
   await writeFile(flag, '');
   await expect.poll(() => node('report').getAttribute('data-state'), { timeout: 30_000 }).toBe('completed');
   expect(await node('build').getAttribute('data-state')).toBe('completed');
@@ -191,6 +194,22 @@ it('draws the run’s graph and colours each node by its live state; the node pa
   // j moves to the next node.
   await page.keyboard.press('j');
   await expect.poll(() => page.url()).toContain('node=build');
+
+  // Delete asks first, then removes the run and goes back to the list.
+  page.once('dialog', (dialog) => void dialog.accept());
+  await page.locator('button[data-action="delete"]').click();
+  await expect.poll(() => new URL(page.url()).pathname).toBe('/');
+  expect((await fetch(`${server.url}/api/workflows/runs/${runId}`)).status).toBe(404);
+  await page.close();
+});
+
+it('follows the system’s dark or light theme', async () => {
+  const page = await open('/');
+  const background = () => page.evaluate('getComputedStyle(document.body).backgroundColor');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  expect(await background()).toBe('rgb(22, 24, 28)');
+  await page.emulateMedia({ colorScheme: 'light' });
+  expect(await background()).toBe('rgb(247, 247, 248)');
   await page.close();
 });
 
@@ -315,10 +334,10 @@ it('rides out an API restart: the page reconnects with Last-Event-ID and shows w
   const flag = release('restart');
   const { runId } = await startRun(server.url, 'hold', { message: flag });
   const row = page.locator(`tr[data-run="${runId}"]`);
-  // The page heard the run start on the stream: it holds an event id to resume from.
   await expect.poll(() => row.locator('[data-status]').getAttribute('data-status')).toBe('running');
   await expect.poll(() => row.textContent()).toContain('build (running)');
-  const seen = Math.max(...(await getRun(server.url, runId)).events.map((e) => e.seq as number));
+  // It heard the run start on the stream (the frame that made the row appear and run).
+  const started = (await getRun(server.url, runId)).events.find((e) => e.event_type === 'workflow_started')!.seq as number;
   const errorsBefore = consoleErrors.length;
 
   // The API dies (the launcher starts it again); the run goes on meanwhile.
@@ -334,7 +353,7 @@ it('rides out an API restart: the page reconnects with Last-Event-ID and shows w
   // The stream was opened again from where it stopped, not from scratch.
   const resumedFrom = (await Promise.all(resumes)).filter((id) => id !== undefined).map(Number);
   expect(resumedFrom.length).toBeGreaterThan(0);
-  expect(resumedFrom[0]).toBeGreaterThanOrEqual(seen);
+  expect(resumedFrom[0]).toBeGreaterThanOrEqual(started);
   // The broken stream is the only thing the browser complained about.
   const complaints = consoleErrors.splice(errorsBefore);
   expect(complaints.filter((text) => !/net::ERR_(INCOMPLETE_CHUNKED_ENCODING|CONNECTION_REFUSED|EMPTY_RESPONSE|CONNECTION_RESET)/.test(text))).toEqual([]);

@@ -16,7 +16,10 @@ const streamWords = { connecting: 'connecting…', live: 'live', reconnecting: '
 function Page() {
   const { path, query } = location.value;
   const run = /^\/runs\/([^/]+)\/?$/.exec(path);
-  if (run) return <RunPage runId={decodeURIComponent(run[1]!)} selected={query.get('node') ?? undefined} />;
+  if (run) {
+    const runId = decodeURIComponent(run[1]!);
+    return <RunPage key={runId} runId={runId} selected={query.get('node') ?? undefined} />;
+  }
   if (path === '/approvals') return <ApprovalsPage />;
   if (path === '/status') return <StatusPage />;
   if (path === '/') return <RunsPage />;

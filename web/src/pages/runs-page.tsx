@@ -116,6 +116,8 @@ export function RunsPage() {
       .catch(() => setWorkflows([]));
   }, []);
 
+  // Back and forward change the address under the field.
+  useEffect(() => setText(filters.q ?? ''), [filters.q]);
   // The text filter goes to the address a moment after typing stops.
   useEffect(() => {
     if ((filters.q ?? '') === text) return;
