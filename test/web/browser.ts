@@ -20,17 +20,21 @@ export interface Browser {
   requests: string[];
 }
 
-/** `hostRules`: names the browser resolves to 127.0.0.1 (a reverse proxy's name, a rebinding site's). */
-export async function openBrowser(home: TempHome, opts: { hostRules?: string[] } = {}): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
+/**
+ * `hostRules`: names the browser resolves to 127.0.0.1 (a reverse proxy's name, a rebinding
+ * site's). `executable` is only ever changed to check the message for a missing browser.
+ */
+export async function openBrowser(home: TempHome, opts: { hostRules?: string[]; executable?: string } = {}): Promise<Browser> {
+  const executable = opts.executable ?? CHROMIUM;
+  if (!existsSync(executable)) {
     throw new Error(
-      `The dashboard's browser tests need Debian's Chromium at ${CHROMIUM}, and it is not there. ` +
+      `The dashboard's browser tests need Debian's Chromium at ${executable}, and it is not there. ` +
         'Install it with: apt-get install -y chromium (playwright-core drives it; no other browser is downloaded).',
     );
   }
   const profile = await mkdtemp(join(home.home, 'chromium-profile-'));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
+    executablePath: executable,
     headless: true,
     args: [
       '--no-sandbox',
