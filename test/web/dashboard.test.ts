@@ -8,6 +8,7 @@ import { startServer, type RunningServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
+import { newRun } from '../store/fixtures.js';
 import { openBrowser, type Browser } from './browser.js';
 
 /**
@@ -156,6 +157,48 @@ it('shows a run started from the CLI appearing live on the runs page, its status
   await page.locator('select[name="workflow"]').selectOption('gated');
   await expect.poll(() => page.url()).toContain('workflow=gated');
   await expect.poll(() => row.count()).toBe(0);
+  await page.close();
+});
+
+it('pages through the runs, with the page in the address, by mouse and keyboard', async () => {
+  // Sixty finished runs, written straight into the database as a supervisor would end them:
+  // the list only reads them, and nothing has to run sixty times.
+  const store = home.openStore();
+  for (let i = 0; i < 60; i++) {
+    const run = await store.createRun(newRun({ workflowName: 'bulk', userMessage: `bulk run ${i}` }));
+    const owner = 'test-writer';
+    const taken = await store.acquireRun({ runId: run.id, ownerId: owner, leaseMs: 60_000, fromStatuses: ['pending'], status: 'running', events: [] });
+    if (taken) await store.transitionRun({ runId: run.id, ownerId: owner, status: 'completed', release: true, events: [] });
+  }
+  await waitFor(async () => (await store.listDashboardRuns({ workflowName: 'bulk', status: 'completed', limit: 1, offset: 0 })).total === 60, {
+    what: 'the sixty runs to be completed',
+  });
+  const page = await open('/?workflow=bulk');
+  const rows = page.locator('tr[data-run]');
+  await expect.poll(() => page.locator('.pager span').textContent()).toBe('1–50 of 60');
+  expect(await rows.count()).toBe(50);
+  expect(await rows.first().textContent()).toContain('bulk run 59');
+  expect(await page.locator('.pager a', { hasText: 'Newer' }).getAttribute('aria-disabled')).toBe('true');
+  await page.locator('.pager a', { hasText: 'Older' }).click();
+  await expect.poll(() => page.locator('.pager span').textContent()).toBe('51–60 of 60');
+  expect(new URL(page.url()).searchParams.get('page')).toBe('2');
+  expect(await rows.count()).toBe(10);
+  expect(await rows.last().textContent()).toContain('bulk run 0');
+
+  // `/` goes to the search; the text lands in the address and narrows the list.
+  await page.keyboard.press('/');
+  await page.keyboard.type('bulk run 42');
+  await expect.poll(() => new URL(page.url()).searchParams.get('q')).toBe('bulk run 42');
+  await expect.poll(() => rows.count()).toBe(1);
+  expect(new URL(page.url()).searchParams.get('page')).toBeNull();
+  // Escape leaves the field; Enter opens the run under the cursor.
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Enter');
+  await expect.poll(() => new URL(page.url()).pathname).toMatch(/^\/runs\//);
+  await expect.poll(() => page.locator('.run-head .message').textContent()).toBe('bulk run 42');
+  // Back returns to the filtered list.
+  await page.goBack();
+  await expect.poll(() => rows.count()).toBe(1);
   await page.close();
 });
 

@@ -37,6 +37,8 @@ export function RunsPage() {
   const filters = filtersOf(location.value.query);
   const key = JSON.stringify(filters);
   const [page, setPage] = useState<DashboardPage | undefined>(undefined);
+  // The page number the list on screen was read for (the address may be ahead of it while a read is on its way).
+  const [shownPage, setShownPage] = useState(filters.page);
   const [error, setError] = useState<string | undefined>(undefined);
   const [workflows, setWorkflows] = useState<string[]>([]);
   const [cursor, setCursor] = useState(0);
@@ -67,6 +69,7 @@ export function RunsPage() {
           );
           if (!live) return;
           setPage(answer);
+          setShownPage(filters.page);
           setError(undefined);
         } while (state.again && live);
       } catch (err) {
@@ -139,8 +142,8 @@ export function RunsPage() {
 
   const workflowNames = [...new Set([...workflows, ...(filters.workflow ? [filters.workflow] : [])])];
   const total = page?.total ?? 0;
-  const first = total === 0 ? 0 : (filters.page - 1) * PAGE_SIZE + 1;
-  const last = Math.min(total, filters.page * PAGE_SIZE);
+  const first = total === 0 ? 0 : (shownPage - 1) * PAGE_SIZE + 1;
+  const last = Math.min(total, (shownPage - 1) * PAGE_SIZE + runs.length);
 
   return (
     <main class="page runs-page">
@@ -229,10 +232,10 @@ export function RunsPage() {
         <span>
           {first}–{last} of {total}
         </span>
-        <a class={filters.page > 1 ? 'btn' : 'btn disabled'} aria-disabled={filters.page <= 1} href={filters.page > 1 ? hrefWith({ page: String(filters.page - 1) }) : undefined}>
+        <a class={shownPage > 1 ? 'btn' : 'btn disabled'} aria-disabled={shownPage <= 1} href={shownPage > 1 ? hrefWith({ page: String(shownPage - 1) }) : undefined}>
           Newer
         </a>
-        <a class={last < total ? 'btn' : 'btn disabled'} aria-disabled={last >= total} href={last < total ? hrefWith({ page: String(filters.page + 1) }) : undefined}>
+        <a class={last < total ? 'btn' : 'btn disabled'} aria-disabled={last >= total} href={last < total ? hrefWith({ page: String(shownPage + 1) }) : undefined}>
           Older
         </a>
       </div>
