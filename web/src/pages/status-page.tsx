@@ -6,12 +6,14 @@ import type { Health } from '../types.js';
 
 /** The supervisor reports its figures in a heartbeat (no event): read again this often while the page is open. */
 const HEARTBEAT_READ_MS = 5_000;
+/** A node starting or ending shows in the figures at the supervisor's next heartbeat (each second). */
+const AFTER_HEARTBEAT_MS = 1_300;
 
 /**
  * `/status`: the server's health (`GET /api/health`): the supervisor, the global and per-provider
  * concurrency (active, queued, limit) and the open streams. Read again when a node starts or ends
- * on the stream (at most every 300 ms), and every few seconds, since the supervisor's heartbeat
- * is not an event.
+ * on the stream (at most every 300 ms, and once more after the supervisor's next heartbeat), and
+ * every few seconds, since the heartbeat itself is not an event.
  */
 export function StatusPage() {
   const [health, setHealth] = useState<Health | undefined>(undefined);
@@ -26,12 +28,16 @@ export function StatusPage() {
         .catch((err: Error) => live && setError(err.message));
     };
     read();
+    let after: ReturnType<typeof setTimeout> | undefined;
     const stopFrames = onFrame((frame) => {
       if (frame.type !== 'dag_node' && frame.type !== 'workflow_status') return;
       pending ??= setTimeout(() => {
         pending = undefined;
         read();
       }, 300);
+      // The supervisor's figures follow at its next heartbeat (every second): read once more then.
+      if (after) clearTimeout(after);
+      after = setTimeout(read, AFTER_HEARTBEAT_MS);
     });
     const timer = setInterval(read, HEARTBEAT_READ_MS);
     return () => {
@@ -39,6 +45,7 @@ export function StatusPage() {
       stopFrames();
       clearInterval(timer);
       if (pending) clearTimeout(pending);
+      if (after) clearTimeout(after);
     };
   }, []);
 
