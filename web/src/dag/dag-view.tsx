@@ -30,7 +30,15 @@ export function DagView(props: {
   if (props.nodes.length === 0) return <p class="muted">The run's workflow has no nodes to draw.</p>;
   return (
     <div class="dag-scroll">
-      <svg class="dag" width={placed.width} height={placed.height} viewBox={`0 0 ${placed.width} ${placed.height}`} role="group" aria-label="Workflow graph">
+      <svg
+        class="dag"
+        width="100%"
+        viewBox={`0 0 ${placed.width} ${placed.height}`}
+        // Shrinks to fit its column, down to 60%; a larger graph scrolls instead.
+        style={{ maxWidth: `${placed.width}px`, minWidth: `${Math.round(placed.width * 0.6)}px` }}
+        role="group"
+        aria-label="Workflow graph"
+      >
         {placed.edges.map((edge) => (
           <polyline key={`${edge.from}->${edge.to}`} class="dag-edge" points={edge.points.map((p) => `${p.x},${p.y}`).join(' ')} />
         ))}
