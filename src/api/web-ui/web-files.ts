@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packagePath } from '../../shared/package-root.js';
 
 /**
  * The dashboard's built files (`npm run build` writes them to `dist/web/`, scripts/build-web.mjs),
@@ -32,9 +32,9 @@ const contentTypes: Record<string, string> = {
   '.map': 'application/json; charset=utf-8',
 };
 
-/** `dist/web/` of the package: three levels above this module in `src/api/web-ui` and `dist/api/web-ui`. */
+/** `dist/web/` of the package (found from the package root: this module may sit in a bundled chunk). */
 export function defaultWebRoot(): string {
-  return fileURLToPath(new URL('../../../dist/web/', import.meta.url));
+  return packagePath('dist', 'web');
 }
 
 export function readWebFiles(root: string = defaultWebRoot()): WebFiles {
