@@ -31,6 +31,7 @@ import { SubscriptionLogin } from '../credentials/oauth/subscription-login.js';
 import { runOperationRoutes } from './routes/run-operations.js';
 import { fanOutRoutes } from './routes/fan-out.js';
 import { runRoutes } from './routes/runs.js';
+import { runDefinitionRoutes } from './routes/run-definition.js';
 import { streamRoutes } from './routes/streams.js';
 import { workflowEditRoutes } from './routes/workflow-edits.js';
 import { workflowRunRoutes } from './routes/workflow-run.js';
@@ -41,6 +42,8 @@ import { registerCallerChecks } from './callers/caller-checks.js';
 import { defaultSseOptions, SseHub, type SseOptions } from './sse/sse-hub.js';
 import { resolveStreamLimits } from './sse/stream-limits.js';
 import { readOpenFilesLimit } from '../shared/open-files.js';
+import { webPageRoutes } from './routes/web-pages.js';
+import { readWebFiles } from './web-ui/web-files.js';
 
 export interface ApiDeps {
   store: Store;
@@ -64,6 +67,8 @@ export interface ApiDeps {
   env?: NodeJS.ProcessEnv;
   /** The process's open-file limit the stream caps are derived from; defaults to the one read at start. */
   openFilesLimit?: number;
+  /** The built dashboard's folder; defaults to the package's `dist/web/`. */
+  webRoot?: string;
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -137,6 +142,7 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(runOperationRoutes, { store: deps.store, catalog });
   await app.register(fanOutRoutes, { store: deps.store });
   await app.register(runRoutes, { store: deps.store, paths: homePaths(deps.settings.home) });
+  await app.register(runDefinitionRoutes, { store: deps.store });
   await app.register(streamRoutes, { hub, events: deps.store });
   const registry = new CodebaseRegistry({ store: deps.store, paths: homePaths(deps.settings.home), log, clock });
   await app.register(codebaseRoutes, { registry, clock });
@@ -164,6 +170,8 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
     log,
   });
   await app.register(oauthRoutes, { logins });
+  // Last: the dashboard answers every address the API does not (never an /api path).
+  await app.register(webPageRoutes, { files: readWebFiles(deps.webRoot) });
   return app;
 }
 

@@ -164,6 +164,8 @@ export interface RunListQuery {
 export interface DashboardRunQuery {
   status?: RunStatus;
   codebaseId?: string;
+  /** Only runs of this workflow name. */
+  workflowName?: string;
   /** Case-insensitive substring of the workflow name or the run's message. */
   search?: string;
   /** ISO times: runs created at or after `after`, and before `before`. */

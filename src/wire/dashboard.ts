@@ -26,6 +26,7 @@ export const DASHBOARD_MAX_OFFSET = 1_000_000_000;
 export const dashboardQuerySchema = z.object({
   status: runStatusSchema.optional().catch(undefined).describe('Only runs in this status (an unknown status is ignored); counts ignore it'),
   codebaseId: z.string().min(1).max(300).optional().describe('Only runs on this codebase (owner/repo)'),
+  workflow: z.string().min(1).max(300).optional().describe('Only runs of this workflow name (Cairn extension)'),
   search: z
     .string()
     .max(500, { error: 'search must be at most 500 characters' })

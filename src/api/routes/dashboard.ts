@@ -25,10 +25,11 @@ export const dashboardRoutes: FastifyPluginAsyncZod<DashboardRoutesOptions> = as
       },
     },
     async (req) => {
-      const { status, codebaseId, search, after, before, limit, offset } = req.query;
+      const { status, codebaseId, workflow, search, after, before, limit, offset } = req.query;
       const page = await store.listDashboardRuns({
         status,
         codebaseId,
+        workflowName: workflow,
         search,
         after,
         before,

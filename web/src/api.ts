@@ -1,0 +1,49 @@
+/**
+ * The page's calls to the API: same origin, relative paths, JSON. A refusal throws an ApiError
+ * carrying the server's own message (its `error` field), which the page shows as it is.
+ */
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function answer<T>(res: Response): Promise<T> {
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  if (!res.ok) {
+    const error = body && typeof body === 'object' && 'error' in body ? String((body as { error: unknown }).error) : text.slice(0, 200);
+    throw new ApiError(res.status, error || `HTTP ${res.status}`);
+  }
+  return body as T;
+}
+
+export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
+  return answer<T>(await fetch(path, { headers: { accept: 'application/json' }, ...(signal ? { signal } : {}) }));
+}
+
+export async function sendJson<T>(method: 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  const init: RequestInit = { method, headers: { accept: 'application/json' } };
+  if (body !== undefined) {
+    init.headers = { ...init.headers, 'content-type': 'application/json' };
+    init.body = JSON.stringify(body);
+  }
+  return answer<T>(await fetch(path, init));
+}
+
+/** Builds `path?query` from the defined, non-empty values. */
+export function withQuery(path: string, query: Record<string, string | number | undefined>): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(key, String(value));
+  const text = params.toString();
+  return text ? `${path}?${text}` : path;
+}

@@ -1,0 +1,57 @@
+import { ApprovalsPage } from './pages/approvals-page.js';
+import { RunPage } from './pages/run-page.js';
+import { RunsPage } from './pages/runs-page.js';
+import { StatusPage } from './pages/status-page.js';
+import { streamState } from './live-stream.js';
+import { followLink, location } from './router.js';
+
+const sections = [
+  { href: '/', label: 'Runs', match: (path: string) => path === '/' || path.startsWith('/runs/') },
+  { href: '/approvals', label: 'Approvals', match: (path: string) => path === '/approvals' },
+  { href: '/status', label: 'Health', match: (path: string) => path === '/status' },
+];
+
+const streamWords = { connecting: 'connecting…', live: 'live', reconnecting: 'reconnecting…' } as const;
+
+function Page() {
+  const { path, query } = location.value;
+  const run = /^\/runs\/([^/]+)\/?$/.exec(path);
+  if (run) {
+    const runId = decodeURIComponent(run[1]!);
+    return <RunPage key={runId} runId={runId} selected={query.get('node') ?? undefined} />;
+  }
+  if (path === '/approvals') return <ApprovalsPage />;
+  if (path === '/status') return <StatusPage />;
+  if (path === '/') return <RunsPage />;
+  return (
+    <main class="page">
+      <p>No dashboard page at {path}.</p>
+      <a href="/">Go to the runs</a>
+    </main>
+  );
+}
+
+/** The frame every page sits in: the sections, the stream's state, the page of the address. */
+export function App() {
+  const path = location.value.path;
+  return (
+    <div class="shell" onClick={followLink}>
+      <header class="top">
+        <a class="brand" href="/">
+          Cairn
+        </a>
+        <nav class="sections" aria-label="Sections">
+          {sections.map((s) => (
+            <a key={s.href} href={s.href} class={s.match(path) ? 'active' : ''} aria-current={s.match(path) ? 'page' : undefined}>
+              {s.label}
+            </a>
+          ))}
+        </nav>
+        <span class={`stream stream-${streamState.value}`} data-stream={streamState.value} title="The live event stream">
+          {streamWords[streamState.value]}
+        </span>
+      </header>
+      <Page />
+    </div>
+  );
+}

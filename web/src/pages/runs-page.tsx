@@ -1,0 +1,244 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { getJson, withQuery } from '../api.js';
+import { ago, shortId } from '../format.js';
+import { useKeys } from '../keyboard.js';
+import { epoch, onFrame } from '../live-stream.js';
+import { hrefWith, location, navigate } from '../router.js';
+import { StatusBadge } from '../status-badge.js';
+import { runStatuses, type DashboardPage, type DashboardRun } from '../types.js';
+
+/**
+ * `/`: every run, newest first, from `GET /api/dashboard/runs`, a page at a time. The filters
+ * (`status`, `workflow`, `q` for text, `page`) live in the address. Live: a run's status changes
+ * in place as its frame arrives, and the page is read again (once, however many frames came
+ * meanwhile) so that new runs appear and the counts move. No timer: the stream drives it.
+ */
+
+export const PAGE_SIZE = 50;
+
+interface Filters {
+  status: string | undefined;
+  workflow: string | undefined;
+  q: string | undefined;
+  page: number;
+}
+
+function filtersOf(query: URLSearchParams): Filters {
+  const page = Number(query.get('page') ?? '1');
+  return {
+    status: query.get('status') ?? undefined,
+    workflow: query.get('workflow') ?? undefined,
+    q: query.get('q') ?? undefined,
+    page: Number.isInteger(page) && page > 0 ? page : 1,
+  };
+}
+
+export function RunsPage() {
+  const filters = filtersOf(location.value.query);
+  const key = JSON.stringify(filters);
+  const [page, setPage] = useState<DashboardPage | undefined>(undefined);
+  // The page number the list on screen was read for (the address may be ahead of it while a read is on its way).
+  const [shownPage, setShownPage] = useState(filters.page);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [workflows, setWorkflows] = useState<string[]>([]);
+  const [cursor, setCursor] = useState(0);
+  const [text, setText] = useState(filters.q ?? '');
+  const search = useRef<HTMLInputElement>(null);
+  const reading = useRef<{ busy: boolean; again: boolean }>({ busy: false, again: false });
+
+  useEffect(() => {
+    let live = true;
+    const read = async () => {
+      const state = reading.current;
+      if (state.busy) {
+        state.again = true;
+        return;
+      }
+      state.busy = true;
+      try {
+        do {
+          state.again = false;
+          const answer = await getJson<DashboardPage>(
+            withQuery('/api/dashboard/runs', {
+              status: filters.status,
+              workflow: filters.workflow,
+              search: filters.q,
+              limit: PAGE_SIZE,
+              offset: (filters.page - 1) * PAGE_SIZE,
+            }),
+          );
+          if (!live) return;
+          setPage(answer);
+          setShownPage(filters.page);
+          setError(undefined);
+        } while (state.again && live);
+      } catch (err) {
+        if (live) setError((err as Error).message);
+      } finally {
+        state.busy = false;
+      }
+    };
+    void read();
+    const stopFrames = onFrame((frame) => {
+      if (frame.type === 'workflow_status' && frame.runId) {
+        setPage((current) =>
+          current && {
+            ...current,
+            runs: current.runs.map((run) => (run.id === frame.runId ? ({ ...run, status: frame.status } as DashboardRun) : run)),
+          },
+        );
+        void read();
+      } else if (frame.type === 'dag_node' && frame.runId && frame.nodeId) {
+        setPage((current) =>
+          current && {
+            ...current,
+            runs: current.runs.map((run) =>
+              run.id === frame.runId ? { ...run, current_step_name: frame.nodeId ?? null, current_step_status: frame.status ?? null } : run,
+            ),
+          },
+        );
+      }
+    });
+    let seen = epoch.peek();
+    const stopEpoch = epoch.subscribe((value) => {
+      if (value !== seen) {
+        seen = value;
+        void read();
+      }
+    });
+    return () => {
+      live = false;
+      stopFrames();
+      stopEpoch();
+    };
+  }, [key]);
+
+  useEffect(() => {
+    getJson<{ workflows: { workflow: { name: string } }[] }>('/api/workflows')
+      .then((answer) => setWorkflows(answer.workflows.map((w) => w.workflow.name).sort()))
+      .catch(() => setWorkflows([]));
+  }, []);
+
+  // Back and forward change the address under the field.
+  useEffect(() => setText(filters.q ?? ''), [filters.q]);
+  // The text filter goes to the address a moment after typing stops.
+  useEffect(() => {
+    if ((filters.q ?? '') === text) return;
+    const timer = setTimeout(() => navigate(hrefWith({ q: text, page: undefined }), { replace: true }), 250);
+    return () => clearTimeout(timer);
+  }, [text]);
+
+  const runs = page?.runs ?? [];
+  const open = (run: DashboardRun | undefined) => run && navigate(`/runs/${run.id}`);
+  useKeys({
+    j: () => setCursor((c) => Math.min(runs.length - 1, c + 1)),
+    k: () => setCursor((c) => Math.max(0, c - 1)),
+    Enter: () => open(runs[cursor]),
+    '/': () => search.current?.focus(),
+  });
+  useEffect(() => {
+    document.querySelector(`[data-row="${cursor}"]`)?.scrollIntoView({ block: 'nearest' });
+  }, [cursor]);
+
+  const workflowNames = [...new Set([...workflows, ...(filters.workflow ? [filters.workflow] : [])])];
+  const total = page?.total ?? 0;
+  const first = total === 0 ? 0 : (shownPage - 1) * PAGE_SIZE + 1;
+  const last = Math.min(total, (shownPage - 1) * PAGE_SIZE + runs.length);
+
+  return (
+    <main class="page runs-page">
+      <nav class="status-tabs" aria-label="Status">
+        {(['all', ...runStatuses] as const).map((status) => {
+          const active = (filters.status ?? 'all') === status;
+          return (
+            <a
+              key={status}
+              class={active ? 'tab active' : 'tab'}
+              aria-current={active ? 'page' : undefined}
+              data-count-status={status}
+              href={hrefWith({ status: status === 'all' ? undefined : status, page: undefined })}
+            >
+              {status} <span class="count">{page ? page.counts[status] : '…'}</span>
+            </a>
+          );
+        })}
+      </nav>
+      <div class="filters">
+        <label>
+          Workflow
+          <select
+            name="workflow"
+            value={filters.workflow ?? ''}
+            onChange={(e) => navigate(hrefWith({ workflow: (e.target as HTMLSelectElement).value, page: undefined }), { replace: true })}
+          >
+            <option value="">all workflows</option>
+            {workflowNames.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label class="grow">
+          Search
+          <input
+            ref={search}
+            type="search"
+            name="q"
+            placeholder="workflow name or message  ( / )"
+            value={text}
+            onInput={(e) => setText((e.target as HTMLInputElement).value)}
+          />
+        </label>
+      </div>
+      {error ? <p class="error-text">{error}</p> : null}
+      <table class="runs">
+        <thead>
+          <tr>
+            <th>Status</th>
+            <th>Workflow</th>
+            <th>Message</th>
+            <th>Node</th>
+            <th>Progress</th>
+            <th>Started</th>
+            <th>Run</th>
+          </tr>
+        </thead>
+        <tbody>
+          {runs.map((run, i) => (
+            <tr key={run.id} data-row={i} data-run={run.id} class={i === cursor ? 'cursor' : ''} onClick={() => setCursor(i)} onDblClick={() => open(run)}>
+              <td>
+                <StatusBadge status={run.status} />
+              </td>
+              <td>
+                <a href={`/runs/${run.id}`}>{run.workflow_name}</a>
+              </td>
+              <td class="clip">{run.user_message}</td>
+              <td class="clip">{run.current_step_name ? `${run.current_step_name} (${run.current_step_status ?? ''})` : ''}</td>
+              <td>
+                {run.agents_completed}/{run.total_steps}
+                {run.agents_failed ? ` · ${run.agents_failed} failed` : ''}
+              </td>
+              <td title={run.created_at}>{ago(run.started_at ?? run.created_at)}</td>
+              <td>
+                <code>{shortId(run.id)}</code>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {page && runs.length === 0 ? <p class="muted">No run matches.</p> : null}
+      <div class="pager">
+        <span>
+          {first}–{last} of {total}
+        </span>
+        <a class={shownPage > 1 ? 'btn' : 'btn disabled'} aria-disabled={shownPage <= 1} href={shownPage > 1 ? hrefWith({ page: String(shownPage - 1) }) : undefined}>
+          Newer
+        </a>
+        <a class={last < total ? 'btn' : 'btn disabled'} aria-disabled={last >= total} href={last < total ? hrefWith({ page: String(shownPage + 1) }) : undefined}>
+          Older
+        </a>
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,72 @@
+import { useEffect, useState } from 'preact/hooks';
+import { getJson, withQuery } from '../api.js';
+import { stateLabel } from '../dag/dag-view.js';
+import { duration } from '../format.js';
+import type { AttemptLog } from '../types.js';
+import type { NodeView } from './node-states.js';
+
+/**
+ * The selected node: its state, each attempt (state, duration, error, output) and what its
+ * finished attempts printed (`GET …/logs?node=`), read again whenever an attempt ends.
+ */
+export function NodePanel(props: { runId: string; node: NodeView }) {
+  const { node, runId } = props;
+  const [logs, setLogs] = useState<AttemptLog[] | undefined>(undefined);
+  const [logError, setLogError] = useState<string | undefined>(undefined);
+  const ended = node.attempts.filter((a) => a.endedAt !== undefined).length;
+
+  useEffect(() => {
+    let live = true;
+    getJson<{ attempts: AttemptLog[] }>(withQuery(`/api/workflows/runs/${encodeURIComponent(runId)}/logs`, { node: node.id, limit: 50 }))
+      .then((answer) => live && (setLogs(answer.attempts), setLogError(undefined)))
+      .catch((err: Error) => live && setLogError(err.message));
+    return () => {
+      live = false;
+    };
+  }, [runId, node.id, ended]);
+
+  return (
+    <aside class="node-panel" aria-label={`Node ${node.id}`} data-panel-node={node.id}>
+      <h3>
+        {node.id} <span class={`badge state-${node.state}`}>{stateLabel[node.state]}</span>
+      </h3>
+      {node.note ? <p class="note">{node.note}</p> : null}
+      <h4>Attempts</h4>
+      {node.attempts.length === 0 ? <p class="muted">No attempt yet.</p> : null}
+      <ol class="attempts">
+        {node.attempts.map((attempt, i) => (
+          <li key={i} class={`state-${attempt.state}`}>
+            <span class="attempt-head">
+              {attempt.path !== node.id ? `${attempt.path} · ` : ''}
+              {attempt.state}
+              {attempt.durationMs !== undefined ? ` · ${duration(attempt.durationMs)}` : ''}
+            </span>
+            {attempt.error ? <pre class="error-text">{attempt.error}</pre> : null}
+            {attempt.reason ? <p class="muted">{attempt.reason}</p> : null}
+            {attempt.output !== undefined ? (
+              <>
+                <span class="label">Output</span>
+                <pre class="output">{attempt.output}</pre>
+              </>
+            ) : null}
+          </li>
+        ))}
+      </ol>
+      <h4>Logs</h4>
+      {logError ? <p class="error-text">{logError}</p> : null}
+      {logs && logs.length === 0 ? <p class="muted">No finished attempt printed anything yet.</p> : null}
+      {logs?.map((log) => (
+        <div class="log" key={log.seq}>
+          <span class="label">
+            {log.path} · {log.status}
+          </span>
+          {log.stdout?.text ? <pre class="stdout">{log.stdout.text}</pre> : null}
+          {log.stderr?.text ? <pre class="stderr">{log.stderr.text}</pre> : null}
+          {log.stdout?.truncated || log.stderr?.truncated ? (
+            <p class="muted">Only the first 32 KiB is shown: <code>cairn run logs {runId} --node {node.id} --full</code> prints all of it.</p>
+          ) : null}
+        </div>
+      ))}
+    </aside>
+  );
+}

@@ -1,0 +1,125 @@
+import type { RunEvent } from '../types.js';
+
+/**
+ * What each node of a run is doing, folded from the run's durable events in seq order: the
+ * state the graph colours it by, and its attempts for the node panel. Events of nodes inside a
+ * loop group or a fan-out (paths like `group/body` or `fan[2]`) count toward their top-level node.
+ */
+
+export type NodeState = 'waiting' | 'running' | 'completed' | 'failed' | 'skipped' | 'cached' | 'suspended' | 'interrupted';
+
+export interface Attempt {
+  path: string;
+  state: Exclude<NodeState, 'waiting'>;
+  startedAt?: string;
+  endedAt?: string;
+  durationMs?: number;
+  error?: string;
+  output?: string;
+  reason?: string;
+}
+
+export interface NodeView {
+  id: string;
+  state: NodeState;
+  /** Why it was skipped, the gate's message, the error: one line for the graph's tooltip and the panel. */
+  note?: string;
+  attempts: Attempt[];
+}
+
+/** The node a path belongs to: its first segment. */
+export function topNodeId(path: string): string {
+  const cut = path.search(/[/[]/);
+  return cut === -1 ? path : path.slice(0, cut);
+}
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+
+function lastOpen(view: NodeView, path: string): Attempt | undefined {
+  for (let i = view.attempts.length - 1; i >= 0; i--) {
+    const attempt = view.attempts[i]!;
+    if (attempt.path === path && (attempt.state === 'running' || attempt.state === 'suspended')) return attempt;
+  }
+  return undefined;
+}
+
+function end(view: NodeView, event: RunEvent, state: Attempt['state']): Attempt {
+  const path = event.step_name ?? view.id;
+  const attempt = lastOpen(view, path) ?? { path, state };
+  if (!view.attempts.includes(attempt)) view.attempts.push(attempt);
+  attempt.state = state;
+  attempt.endedAt = event.created_at;
+  const duration = event.data.duration_ms;
+  if (typeof duration === 'number') attempt.durationMs = duration;
+  const error = text(event.data.error);
+  if (error) attempt.error = error;
+  const output = text(event.data.node_output);
+  if (output !== undefined) attempt.output = output;
+  const reason = text(event.data.reason);
+  if (reason) attempt.reason = reason;
+  return attempt;
+}
+
+/** The state of a top-level node from its attempts: any still going wins, else the latest. */
+function stateOf(view: NodeView): NodeState {
+  if (view.attempts.some((a) => a.state === 'running')) return 'running';
+  if (view.attempts.some((a) => a.state === 'suspended')) return 'suspended';
+  const last = view.attempts.at(-1);
+  return last ? last.state : 'waiting';
+}
+
+const approvalNote = (data: Record<string, unknown>): string => {
+  const said = text(data.comment) ?? text(data.reason);
+  return `${text(data.decision) ?? 'answered'}${said ? `: ${said}` : ''}`;
+};
+
+export function foldNodeStates(nodeIds: readonly string[], events: readonly RunEvent[]): Map<string, NodeView> {
+  const views = new Map<string, NodeView>(nodeIds.map((id) => [id, { id, state: 'waiting', attempts: [] }]));
+  for (const event of events) {
+    if (event.step_name === null) continue;
+    const id = topNodeId(event.step_name);
+    let view = views.get(id);
+    if (!view) {
+      view = { id, state: 'waiting', attempts: [] };
+      views.set(id, view);
+    }
+    switch (event.event_type) {
+      case 'node_started':
+        view.attempts.push({ path: event.step_name, state: 'running', startedAt: event.created_at });
+        view.note = undefined;
+        break;
+      case 'node_completed':
+        end(view, event, 'completed');
+        break;
+      case 'node_failed': {
+        const interrupted = event.data.interrupted === true;
+        const attempt = end(view, event, interrupted ? 'interrupted' : 'failed');
+        view.note = interrupted ? 'interrupted by a shutdown: it runs again' : attempt.error;
+        break;
+      }
+      case 'node_skipped':
+        view.note = end(view, event, 'skipped').reason;
+        break;
+      case 'node_skipped_prior_success':
+        end(view, event, 'cached');
+        view.note = 'succeeded in an earlier pass: its output is reused';
+        break;
+      case 'node_suspended': {
+        const attempt = lastOpen(view, event.step_name);
+        if (attempt) attempt.state = 'suspended';
+        else view.attempts.push({ path: event.step_name, state: 'suspended', startedAt: event.created_at });
+        break;
+      }
+      case 'approval_requested':
+        view.note = text(event.data.message);
+        break;
+      case 'approval_received':
+        view.note = approvalNote(event.data);
+        break;
+      default:
+        break;
+    }
+    view.state = stateOf(view);
+  }
+  return views;
+}
