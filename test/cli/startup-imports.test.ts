@@ -12,7 +12,7 @@ import { assertBuilt, runCli } from './cli-process.js';
  * loading one of them fail loudly, so a stray import anywhere in a command's graph fails here.
  * The build bundles packages into dist/ (scripts/build.mjs), so the hook looks twice: at each
  * package Node resolves (those the bundle leaves out), and inside each bundled file the process
- * loads, where esbuild marks every module it inlined with a `// node_modules/<package>/` line.
+ * loads, where esbuild marks every module it inlined with a `// …node_modules/<package>/…` line.
  */
 
 const serverPackages = ['fastify', '@fastify/swagger', 'fastify-type-provider-zod', 'better-sqlite3', 'piscina'];
@@ -33,7 +33,9 @@ export async function load(url, context, next) {
   if (url.startsWith('file:') && url.includes('/dist/')) {
     const text = readFileSync(fileURLToPath(url), 'utf8');
     for (const name of forbidden) {
-      if (text.includes('\\n// node_modules/' + name + '/')) throw new Error('the CLI loaded ' + name + ' (bundled in ' + url + ')');
+      // esbuild's line before each inlined module: its path from the build's folder.
+      const marker = new RegExp('\\n// (?:[^\\n]*/)?node_modules/' + name.replace('/', '\\/') + '/');
+      if (marker.test(text)) throw new Error('the CLI loaded ' + name + ' (bundled in ' + url + ')');
     }
   }
   return next(url, context);
