@@ -2,11 +2,14 @@ import { ApprovalsPage } from './pages/approvals-page.js';
 import { RunPage } from './pages/run-page.js';
 import { RunsPage } from './pages/runs-page.js';
 import { StatusPage } from './pages/status-page.js';
+import { WorkflowPage } from './pages/workflow-page.js';
+import { WorkflowsPage } from './pages/workflows-page.js';
 import { streamState } from './live-stream.js';
 import { followLink, location } from './router.js';
 
 const sections = [
   { href: '/', label: 'Runs', match: (path: string) => path === '/' || path.startsWith('/runs/') },
+  { href: '/workflows', label: 'Workflows', match: (path: string) => path === '/workflows' || path.startsWith('/workflows/') },
   { href: '/approvals', label: 'Approvals', match: (path: string) => path === '/approvals' },
   { href: '/status', label: 'Health', match: (path: string) => path === '/status' },
 ];
@@ -20,6 +23,12 @@ function Page() {
     const runId = decodeURIComponent(run[1]!);
     return <RunPage key={runId} runId={runId} selected={query.get('node') ?? undefined} />;
   }
+  const workflow = /^\/workflows\/([^/]+)\/?$/.exec(path);
+  if (workflow) {
+    const name = decodeURIComponent(workflow[1]!);
+    return <WorkflowPage key={name} name={name} />;
+  }
+  if (path === '/workflows') return <WorkflowsPage />;
   if (path === '/approvals') return <ApprovalsPage />;
   if (path === '/status') return <StatusPage />;
   if (path === '/') return <RunsPage />;
