@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -135,4 +135,74 @@ it('shows the server’s refusal of a project folder that does not exist', async
   const page = await open(`/workflows?cwd=${encodeURIComponent(join(project, 'nowhere'))}`);
   await expect.poll(() => page.locator('[data-error="list"]').textContent()).toMatch(/\S/);
   await page.close();
+});
+
+it('edits a workflow: checks it as you type with the problems on their lines, hostile text as text, and refuses to save it invalid', async () => {
+  const page = await open(`/workflows/greet?cwd=${encodeURIComponent(project)}`);
+  await page.locator('[data-action="edit"]').click();
+  const editor = page.locator('textarea[name="yaml"]');
+  await expect.poll(() => editor.inputValue()).toMatch(/^name: greet\n/);
+  const state = page.locator('[data-check-state]');
+  await expect.poll(() => state.getAttribute('data-check-state')).toBe('valid');
+  const save = page.locator('[data-action="save"]');
+  expect(await save.isEnabled()).toBe(true);
+
+  // A YAML error: its line, and Save refused with the reason.
+  await editor.fill('name: greet\ndescription: fine\nnodes:\n  - id: a\n    bash: [unclosed\n');
+  await expect.poll(() => state.getAttribute('data-check-state')).toBe('invalid');
+  expect(await page.locator('[data-problem-line]').first().getAttribute('data-problem-line')).toMatch(/^[5-6]$/);
+  expect(await save.isDisabled()).toBe(true);
+  expect(await page.locator('[data-save-blocked]').textContent()).toBe('The workflow is invalid (1 problem): fix it to save');
+
+  // A problem the server finds in a node sits on the node's line; its hostile text stays text.
+  const hostileId = '"><img src=x onerror="window.__pwned=3"><script>window.__pwned=4</script>';
+  await editor.fill(`name: greet\ndescription: fine\nnodes:\n  - id: a\n    bash: echo a\n    depends_on: ['${hostileId}']\n`);
+  await expect.poll(() => page.locator('[data-problem-line]').first().textContent()).toContain(hostileId);
+  expect(await page.locator('[data-problem-line]').first().getAttribute('data-problem-line')).toBe('4');
+  expect(await page.locator('.problems .line').first().textContent()).toBe('line 4');
+  expect(await page.locator('img, .problems script').count()).toBe(0);
+  expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
+  expect(await save.isDisabled()).toBe(true);
+  // A click on the problem puts the cursor on its line.
+  await page.locator('[data-problem-line="4"]').first().click();
+  const selected = await editor.evaluate((el) => {
+    const area = el as unknown as { value: string; selectionStart: number; selectionEnd: number };
+    return area.value.slice(area.selectionStart, area.selectionEnd);
+  });
+  expect(selected).toBe('  - id: a');
+
+  // Nothing was written meanwhile.
+  expect(await readFile(join(home.paths.workflows, 'greet.yaml'), 'utf8')).toContain('says hello to the inputs');
+
+  // Valid again: saved to the home scope, over the file that declares it; the page shows it saved.
+  await editor.fill('name: greet\ndescription: edited in the browser\nnodes:\n  - id: a\n    bash: echo a\n');
+  await expect.poll(() => state.getAttribute('data-check-state')).toBe('valid');
+  await page.locator('select[name="scope"]').selectOption('global');
+  await save.click();
+  await page.waitForURL((url) => url.pathname === '/workflows/greet');
+  await expect.poll(() => page.locator('[data-yaml]').textContent()).toContain('description: edited in the browser');
+  expect(await readFile(join(home.paths.workflows, 'greet.yaml'), 'utf8')).toContain('edited in the browser');
+  await page.close();
+});
+
+it('writes a new workflow into the project folder, and saves none without a folder for project scope', async () => {
+  const page = await open('/new-workflow');
+  const save = page.locator('[data-action="save"]');
+  await expect.poll(() => page.locator('[data-check-state]').getAttribute('data-check-state')).toBe('valid');
+  await page.locator('select[name="scope"]').selectOption('project');
+  expect(await save.isDisabled()).toBe(true);
+  expect(await page.locator('[data-save-blocked]').textContent()).toMatch(/^Saving to a project needs a project folder/);
+  await page.close();
+
+  const inProject = await open(`/workflows?cwd=${encodeURIComponent(project)}`);
+  await inProject.locator('[data-action="new-workflow"]').click();
+  const editor = inProject.locator('textarea[name="yaml"]');
+  await editor.fill('name: made-here\ndescription: written from the dashboard\nnodes:\n  - id: a\n    bash: echo made\n');
+  await expect.poll(() => inProject.locator('[data-check-state]').getAttribute('data-check-state')).toBe('valid');
+  expect(await inProject.locator('select[name="scope"]').inputValue()).toBe('project');
+  await inProject.locator('[data-action="save"]').click();
+  await inProject.waitForURL((url) => url.pathname === '/workflows/made-here' && url.searchParams.get('cwd') === project);
+  await expect.poll(() => inProject.locator('.workflow-page .muted').first().textContent()).toMatch(/^project · made-here\.yaml/);
+  expect(await readFile(join(project, '.cairn', 'workflows', 'made-here.yaml'), 'utf8')).toContain('written from the dashboard');
+  await inProject.close();
 });

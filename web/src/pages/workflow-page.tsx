@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { getJson, withQuery } from '../api.js';
 import { location } from '../router.js';
 import { RunForm } from '../workflows/run-form.js';
-import { scopeNames, type WorkflowEntry } from '../workflows/types.js';
+import { scopeNames, workflowHref, type WorkflowEntry } from '../workflows/types.js';
 import { toYaml } from '../workflows/yaml.js';
 
 /**
@@ -41,7 +41,10 @@ export function WorkflowPage({ name }: { name: string }) {
         <>
           <h2 data-workflow-name>{entry.workflow.name}</h2>
           <p class="muted">
-            {scopeNames[entry.source]} · <code>{entry.filename}</code>
+            {scopeNames[entry.source]} · <code>{entry.filename}</code> ·{' '}
+            <a class="btn" href={workflowHref(entry.workflow.name, cwd, '/edit')} data-action="edit">
+              Edit
+            </a>
           </p>
           <p>{entry.workflow.description}</p>
           {entry.parseWarnings?.map((warning) => (

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { getJson, withQuery } from '../api.js';
 import { useKeys } from '../keyboard.js';
 import { hrefWith, location, navigate } from '../router.js';
-import { scopeNames, scopeOrder, workflowHref, type WorkflowEntry, type WorkflowList } from '../workflows/types.js';
+import { scopeNames, scopeOrder, withCwd, workflowHref, type WorkflowEntry, type WorkflowList } from '../workflows/types.js';
 
 /**
  * `/workflows`: every workflow the server lists (`GET /api/workflows`), by scope (project, home,
@@ -71,6 +71,9 @@ export function WorkflowsPage() {
         <button type="submit" class="btn">
           Look
         </button>
+        <a class="btn" href={withCwd('/new-workflow', cwd)} data-action="new-workflow">
+          New workflow
+        </a>
         <label>
           Search
           <input
