@@ -9,8 +9,7 @@ import { createNodeKinds } from '../nodes/node-kinds.js';
 import { credentialSourceFor } from '../../credentials/credential-source.js';
 import { createChatAssistant } from './chat-assistant.js';
 import { ProviderRates } from '../run/provider-rates.js';
-import { AttemptLimiter } from '../run/limits.js';
-import { ProviderSlots } from '../run/provider-limits.js';
+import { globalSlots, providerSlots as providerSlotsOf } from '../run/engine-slots.js';
 import { RUN_LEASE_MS } from './run-registry.js';
 import { Supervisor } from './supervisor.js';
 import { ChildRunSignals } from '../children/child-signals.js';
@@ -51,8 +50,8 @@ export function createSupervisorRuntime(opts: {
     ...(opts.taskFile ? { filename: opts.taskFile } : {}),
     log,
   });
-  const limiter = new AttemptLimiter(limit);
-  const providerSlots = new ProviderSlots(settings.providers.limits, new ProviderRates(settings.providers.rates));
+  const limiter = globalSlots(limit);
+  const providerSlots = providerSlotsOf(settings.providers.limits, new ProviderRates(settings.providers.rates));
   // The catalog in-process: chat turns and child runs' lookups are few and short, and the
   // supervisor keeps no catalog thread.
   const catalog = WorkflowCatalog.forHome(settings.home, { threadFile: null });

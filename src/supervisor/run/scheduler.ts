@@ -4,8 +4,8 @@ import type { NewRunEvent } from '../../store/schemas/event.js';
 import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
-import type { AttemptLimiter } from './limits.js';
-import type { ProviderSlots } from './provider-limits.js';
+import type { Slots, SlotHold } from './slots.js';
+import { GLOBAL_SLOT, RUN_SLOT, runSlots } from './engine-slots.js';
 import { RunBudget } from './budget.js';
 import { ProviderLine } from './provider-line.js';
 import type { CheckCondition } from './node-context.js';
@@ -21,23 +21,23 @@ import type { RunPlan } from './run-plan.js';
 import { RunEnd, type SchedulerEnd } from './run-end.js';
 import { budgetPause, gatePause, type RunPause } from './run-pause.js';
 import type { ApprovalContext } from '../../store/schemas/approval.js';
-import { RunSlots } from './run-slots.js';
 import { CandidateDecider } from './candidate-decider.js';
 import { RunWriteFaults } from './write-faults.js';
 import { isWorthWaitingFor } from '../../shared/store-faults.js';
 
 export interface SchedulerDeps {
   store: Store;
-  limiter: AttemptLimiter;
+  /** The global limit (engine-slots.ts). */
+  limiter: Slots;
   handlers: NodeHandlerSet;
   events: NodeEventFactory;
   checkCondition: CheckCondition;
   ownerId: string;
   perRunLimit: number;
   /** The run's slots, when handlers take them too (an in-run fan-out's instances); else made from perRunLimit. */
-  runSlots?: RunSlots;
+  runSlots?: Slots;
   /** Per-provider limits shared by all runs; with `providerOf`, which provider a node calls (undefined: none). */
-  providerSlots?: ProviderSlots;
+  providerSlots?: Slots;
   providerOf?: (node: NodeEntry['plan']) => string | undefined;
   /** The run's own logger (bound to its runId): calls do not repeat the runId. */
   log: Logger;
@@ -68,7 +68,7 @@ export class RunScheduler {
   /** The run's USD budget (metadata.budget.usd) and its engine-counted spend as last read. */
   private readonly budget: RunBudget;
   private readonly inflight = new Set<Promise<void>>();
-  private readonly runSlots: RunSlots;
+  private readonly runSlots: Slots;
   private readonly decider: CandidateDecider;
   /** Nodes waiting out a retry delay or at a `wait`: off the queue, holding no slot. */
   private readonly timers = new NodeTimers((entry) => {
@@ -104,7 +104,7 @@ export class RunScheduler {
     this.end = new RunEnd({ store: deps.store, runId: run.id, ownerId: deps.ownerId, log: deps.log });
     this.writeFaults = new RunWriteFaults(deps.log, () => this.kick());
     this.budget = new RunBudget(run, (id) => deps.store.getRun(id), deps.log);
-    this.runSlots = deps.runSlots ?? new RunSlots(deps.perRunLimit);
+    this.runSlots = deps.runSlots ?? runSlots(deps.perRunLimit);
     this.decider = new CandidateDecider({ table, events: deps.events, checkCondition: deps.checkCondition }, this.candidates, this.ready);
     this.runSlots.onFree = () => this.kick();
     this.attemptRun = {
@@ -252,7 +252,7 @@ export class RunScheduler {
    */
   private letGoOfWaiting(): void {
     this.timers.letGo();
-    this.providerLine?.leaveAll((entry) => this.deps.providerOf?.(entry.plan));
+    this.providerLine?.leaveAll();
   }
 
   private async settleInflight(): Promise<void> {
@@ -303,7 +303,7 @@ export class RunScheduler {
     // Nodes parked for their provider were ready first: they are looked at first, in order.
     const parked = this.providerLine?.takeAll() ?? [];
     let entry: NodeEntry | undefined;
-    while (this.runSlots.free && (entry = parked.shift() ?? this.ready.shift())) {
+    while (this.runSlots.free(RUN_SLOT) && (entry = parked.shift() ?? this.ready.shift())) {
       const provider = this.deps.providerOf?.(entry.plan);
       const over = provider === undefined ? undefined : this.budget.over;
       if (over) {
@@ -314,22 +314,23 @@ export class RunScheduler {
         this.deps.log.info({ nodeId: entry.plan.id, spentUsd: over.spent, budgetUsd: over.usd, budgetRunId: over.runId }, 'run.budget_reached');
         break;
       }
-      if (provider !== undefined && this.providerLine && !this.providerLine.take(entry, provider)) continue;
-      this.launch(entry, provider);
+      let providerHold: SlotHold | undefined;
+      if (provider !== undefined && this.providerLine && !(providerHold = this.providerLine.take(entry, provider))) continue;
+      this.launch(entry, provider, providerHold);
     }
     this.providerLine?.putBack(parked);
   }
 
-  private launch(node: NodeEntry, provider: string | undefined): void {
+  private launch(node: NodeEntry, provider: string | undefined, providerHold: SlotHold | undefined): void {
     node.status = 'running';
     let tokens: number | undefined;
     // A node that waits for other runs holds no global slot (their nodes take theirs).
     const outsideLimit = this.deps.handlers.handlerFor(node.plan).waitsForRuns === true;
-    if (!outsideLimit) this.runSlots.take();
+    const runHold = outsideLimit ? undefined : this.runSlots.tryAcquire(RUN_SLOT);
     const task = (
       outsideLimit
         ? this.runAttempt(node).then((value) => ({ dropped: false as const, value }))
-        : this.deps.limiter.runUnlessAborted(() => this.runAttempt(node), this.queueAbort.signal)
+        : this.deps.limiter.run(GLOBAL_SLOT, () => this.runAttempt(node), this.queueAbort.signal)
     )
       .then((ran) => {
         // Dropped from the queue before it started (cancel, shutdown, drain): nothing ran.
@@ -347,8 +348,8 @@ export class RunScheduler {
       // The attempt's end (and its spend, or its child runs') is committed: the budget is checked against it.
       .then(() => (provider !== undefined || outsideLimit ? this.budget.refresh() : undefined))
       .finally(() => {
-        if (provider !== undefined) this.deps.providerSlots?.release(provider, tokens);
-        if (!outsideLimit) this.runSlots.release();
+        providerHold?.release(tokens);
+        if (runHold?.acquired) runHold.hold.release();
         this.inflight.delete(task);
         this.kick();
       });
