@@ -4,6 +4,7 @@ import { WorkflowCatalog } from '../../workflow/catalog/catalog.js';
 import { MAX_CONCURRENT_CHAT_TURNS } from '../../store/schemas/conversation.js';
 import type { Store, StoreConfig } from '../../store/open-store.js';
 import { createWorkerPool, type WorkerPool } from '../../worker/pool/pool.js';
+import { attemptCloser } from '../../worker/attempt-closer.js';
 import { createSchedulerFactory } from '../run/scheduler-factory.js';
 import { createNodeKinds } from '../nodes/node-kinds.js';
 import { credentialSourceFor } from '../../credentials/credential-source.js';
@@ -41,6 +42,8 @@ export function createSupervisorRuntime(opts: {
   const { store, settings, log } = opts;
   const limit = settings.maxConcurrency;
   const threads = opts.threads ?? 1;
+  // One owner closes attempts on this store: the pool, the handlers and take-overs all ask it (and it logs here).
+  attemptCloser(store, log);
   const pool = createWorkerPool({
     store,
     maxThreads: threads,

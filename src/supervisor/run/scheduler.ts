@@ -24,6 +24,7 @@ import type { ApprovalContext } from '../../store/schemas/approval.js';
 import { CandidateDecider } from './candidate-decider.js';
 import { RunWriteFaults } from './write-faults.js';
 import { isWorthWaitingFor } from '../../shared/store-faults.js';
+import { attemptCloser } from '../../worker/attempt-closer.js';
 
 export interface SchedulerDeps {
   store: Store;
@@ -155,7 +156,8 @@ export class RunScheduler {
    * `cancelling` nothing is launched: the run's cancel was requested, and the caller calls `cancel()`.
    */
   async start(closing: readonly NewRunEvent[] = [], opts: { cancelling?: boolean } = {}): Promise<void> {
-    if (closing.length) await this.deps.store.appendEvents(closing);
+    // The attempts a dead supervisor left in flight, closed by their owner (a no-op for any its thread closed first).
+    await attemptCloser(this.deps.store).closeAll('takeover', closing);
     // The budgets above this run (a child's) are read before its first AI attempt is checked.
     await this.budget.refresh();
     this.candidates.push(...this.table.unblocked(this.plan.order));

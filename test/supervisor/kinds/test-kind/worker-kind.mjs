@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { attemptEndedEvent, attemptStartedEvent } from '../../../../dist/records/index.js';
 import { attemptTaskShape } from '../../../../dist/worker/attempt-protocol.js';
 import { attemptRefOf } from '../../../../dist/worker/attempt-ref.js';
-import { appendTerminalRecord } from '../../../../dist/worker/thread/terminal-record.js';
+import { attemptCloser } from '../../../../dist/worker/attempt-closer.js';
 
 const shoutTaskSchema = z.object({
   ...attemptTaskShape,
@@ -26,7 +26,7 @@ export const shoutWorkerKind = {
     const ref = attemptRefOf(task, task.node, startedAt, thread.checkout);
     await thread.store.appendEvents([attemptStartedEvent(ref)]);
     const output = task.text.toUpperCase();
-    await appendTerminalRecord(thread.store, [attemptEndedEvent(ref, { status: 'completed', output: { text: output } }, 0)]);
+    await attemptCloser(thread.store).close('thread', [attemptEndedEvent(ref, { status: 'completed', output: { text: output } }, 0)], { persist: true });
     return { status: 'completed', output, startedAt, durationMs: 0, exitCode: null, signal: null };
   },
   closedEvent: (task, startedAt, result) =>
