@@ -110,6 +110,11 @@ export class Slots {
   private readonly waiters = new Map<object, Waiter>();
   /** One timer per key held back by its budget: it wakes the line when room comes back. */
   private readonly budgetTimers = new Map<string, NodeJS.Timeout>();
+  /**
+   * Blocking requests waiting under each abort signal, with the one listener this holds on it: a
+   * listener per request would make a long line quadratic (a signal's listeners are a list).
+   */
+  private readonly underSignal = new Map<AbortSignal, { waiting: Set<() => void>; listener: () => void }>();
 
   /** Called when a release leaves room that nobody waiting in line took (a scheduler's next pass). */
   onFree: () => void = () => {};
@@ -190,15 +195,46 @@ export class Slots {
         this.leave(ticket);
         resolve(undefined);
       };
+      let waiting = false;
       const tryNow = (): boolean => {
+        // Woken while its signal's abort is being delivered: it leaves the line unserved.
+        if (signal?.aborted) return false;
         const answer = this.tryAcquire(keys, ticket, () => void tryNow());
         if (!answer.acquired) return false;
-        signal?.removeEventListener('abort', onAbort);
+        if (waiting && signal) this.stopWatching(signal, onAbort);
         resolve(answer.hold);
         return true;
       };
-      if (!tryNow()) signal?.addEventListener('abort', onAbort, { once: true });
+      if (!tryNow() && signal) {
+        waiting = true;
+        this.watch(signal, onAbort);
+      }
     });
+  }
+
+  private watch(signal: AbortSignal, onAbort: () => void): void {
+    let watched = this.underSignal.get(signal);
+    if (!watched) {
+      const waiting = new Set<() => void>();
+      const listener = () => {
+        this.underSignal.delete(signal);
+        for (const abort of waiting) abort();
+      };
+      watched = { waiting, listener };
+      this.underSignal.set(signal, watched);
+      signal.addEventListener('abort', listener, { once: true });
+    }
+    watched.waiting.add(onAbort);
+  }
+
+  private stopWatching(signal: AbortSignal, onAbort: () => void): void {
+    const watched = this.underSignal.get(signal);
+    if (!watched) return;
+    watched.waiting.delete(onAbort);
+    if (watched.waiting.size > 0) return;
+    // Nobody waits under it any more: the signal (a finished run's) is not kept.
+    this.underSignal.delete(signal);
+    signal.removeEventListener('abort', watched.listener);
   }
 
   /**

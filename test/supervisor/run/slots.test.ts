@@ -137,6 +137,25 @@ describe('slots', () => {
     expect(slots.positionOf(second)).toBe(1);
   });
 
+  it('drops every request waiting under a signal when it aborts, and serves those under another in order', async () => {
+    const slots = new Slots({ limitOf: () => 1 });
+    const run = new AbortController();
+    const other = new AbortController();
+    const first = (await slots.acquire(['global'], run.signal))!;
+    const dropped = Array.from({ length: 50 }, () => slots.acquire(['global'], run.signal));
+    const served = [slots.acquire(['global'], other.signal), slots.acquire(['global'], other.signal)];
+    run.abort();
+    expect(await Promise.all(dropped)).toEqual(Array(50).fill(undefined));
+    // The running request keeps its slot; the line is now the other signal's two.
+    expect(slots.holders('global')).toBe(1);
+    expect(slots.waiting('global')).toBe(2);
+    first.release();
+    const next = (await served[0])!;
+    next.release();
+    (await served[1])!.release();
+    expect(slots.stats()).toEqual({ global: { active: 0, queued: 0, limit: 1 } });
+  });
+
   it('tells the scheduler when a freed slot is not taken by anyone in line', async () => {
     const slots = new Slots({ limitOf: () => 1 });
     let freed = 0;
