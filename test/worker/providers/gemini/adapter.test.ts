@@ -53,6 +53,8 @@ describe('gemini adapter (real Gemini CLI)', () => {
     expect(spend.costUsd).toEqual({ source: 'unavailable', reason: 'unsupported' });
     expect(outcome.end.resolvedModel).toBe('gemini-2.5-flash-test-001');
     expect(outcome.end.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    // Every line the real CLI printed was read through its schema.
+    expect(outcome.end.unreadableLines).toBeUndefined();
     expect(server!.requests[0]!.path).toContain('/models/gemini-2.5-flash:streamGenerateContent');
     expect(server!.requests[0]!.headers['x-goog-api-key']).toBe(SECRET);
     expect(JSON.stringify({ chunks, outcome, spend })).not.toContain(SECRET);

@@ -73,6 +73,8 @@ describe('gemini permissions (real Gemini CLI)', () => {
     ]);
     expect(outcome.status).toBe('completed');
     expect(outcome.output).toBe('Committed.');
+    // Every line the real CLI printed, tool events included, read through its schema.
+    expect(outcome.end.unreadableLines).toBeUndefined();
     expect(readFileSync(join(repo, 'notes.txt'), 'utf8')).toBe('edited line\n');
     expect(readFileSync(join(artifacts, 'report.md'), 'utf8')).toBe('artifact\n');
     expect(existsSync(join(outside, 'escape.txt'))).toBe(false);

@@ -55,6 +55,8 @@ describe('pi adapter (real Pi CLI)', () => {
     expect(spend.numTurns).toEqual({ source: 'unavailable', reason: 'unsupported' });
     expect(outcome.end.resolvedModel).toBe('pi-test-2026-01-01');
     expect(outcome.end.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    // Every line the real CLI printed was read through its schema.
+    expect(outcome.end.unreadableLines).toBeUndefined();
     expect(server!.requests).toHaveLength(1);
     const body = server!.requests[0]!.body;
     expect(body.model).toBe('pi-test');
