@@ -47,6 +47,8 @@ describe('codex adapter (real Codex CLI)', () => {
     expect(outcome.status).toBe('completed');
     expect(outcome.output).toBe('hello from codex');
     expect(chunks.some((c) => c.type === 'text' && c.text === 'hello from codex')).toBe(true);
+    // Every line the real CLI printed, and every line of its rollout, read through its schema.
+    expect(outcome.end.unreadableLines).toBeUndefined();
     expect(spend.tokens).toEqual({ source: 'provider', value: { input: 20, output: 0, cacheRead: 5, total: 20 } });
     expect(spend.costUsd).toEqual({ source: 'unavailable', reason: 'unsupported' });
     expect(spend.stopReason).toEqual({ source: 'unavailable', reason: 'unsupported' });

@@ -64,6 +64,8 @@ describe.each(codexClis)('codex permissions, $version', ({ bin }) => {
     );
     expect(outcome.status).toBe('completed');
     expect(outcome.output).toBe('Committed the notes.');
+    // Every line of the CLI's stdout and of its rollout, tool calls included, read through its schema.
+    expect(outcome.end.unreadableLines).toBeUndefined();
     expect(readFileSync(join(cwd, 'notes.txt'), 'utf8')).toBe('first\nedited\n');
     expect(readFileSync(join(artifacts, 'report.md'), 'utf8')).toBe('artifact\n');
     expect(existsSync(outside)).toBe(false);
