@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { isProcessGroupAlive } from '../../../../src/shared/process-group.js';
 import { GEMINI_NOT_FOUND, geminiAdapter } from '../../../../src/worker/providers/gemini/adapter.js';
 import { startGeminiServer, type GeminiReply } from '../../../helpers/gemini-server.js';
-import { runAttempt, spawnProbe } from '../agent-harness.js';
-import { cliTestSetup, scriptedConnection } from '../common/cli-test-setup.js';
+import { agentTask, runAttempt, spawnProbe } from '../agent-harness.js';
+import { cliTestSetup, scriptedConnection, sharedAttempt } from '../common/cli-test-setup.js';
 import { cliProcessCases } from '../cli-process-cases.js';
 import { filesHolding } from '../chat-cli-cases.js';
 
@@ -23,16 +23,25 @@ const setup = cliTestSetup({
 });
 const geminiTask = setup.task;
 
+/** A prompt that would be a flag, or run commands, if it reached a command line or a shell. */
+const HOSTILE = '--yolo -m evil\n"; touch pwned; echo "$(touch pwned2) `touch pwned3` \'quoted\'';
+// The CLI started once for two tests: each checks another thing of the same streamed answer.
+const streamedAnswer = sharedAttempt(async (dir, keep) => {
+  const server = await startGeminiServer(() => ({
+    kind: 'stream',
+    modelVersion: 'gemini-2.5-flash-test-001',
+    deltas: ['hello ', 'from gemini'],
+    usage: { promptTokenCount: 12, candidatesTokenCount: 0, cachedContentTokenCount: 2, totalTokenCount: 12 },
+  }));
+  keep(server);
+  const task = agentTask(dir, { provider: 'gemini', model: 'gemini-2.5-flash', prompt: HOSTILE, connection: scriptedConnection(server, SECRET, dir) });
+  const probe = spawnProbe();
+  return { ...(await runAttempt(geminiAdapter, task, { onSpawned: probe.onSpawned })), server, probe };
+});
+
 describe('gemini adapter (real Gemini CLI)', () => {
   it('streams text; reports tokens (a zero stays zero), the resolved model and the session; key only in its header', async () => {
-    const task = await geminiTask(() => ({
-      kind: 'stream',
-      modelVersion: 'gemini-2.5-flash-test-001',
-      deltas: ['hello ', 'from gemini'],
-      usage: { promptTokenCount: 12, candidatesTokenCount: 0, cachedContentTokenCount: 2, totalTokenCount: 12 },
-    }));
-    const probe = spawnProbe();
-    const { outcome, chunks, spend } = await runAttempt(geminiAdapter, task, { onSpawned: probe.onSpawned });
+    const { outcome, chunks, spend, server, probe, dir } = await streamedAnswer();
     expect(outcome.status).toBe('completed');
     expect(outcome.output).toBe('hello from gemini');
     expect(spend.tokens).toEqual({ source: 'provider', value: { input: 12, output: 0, cacheRead: 2, total: 12 } });
@@ -41,10 +50,10 @@ describe('gemini adapter (real Gemini CLI)', () => {
     expect(outcome.end.sessionId).toMatch(/^[0-9a-f-]{36}$/);
     // Every line the real CLI printed was read through its schema.
     expect(outcome.end.unreadableLines).toBeUndefined();
-    expect(setup.server().requests[0]!.path).toContain('/models/gemini-2.5-flash:streamGenerateContent');
-    expect(setup.server().requests[0]!.headers['x-goog-api-key']).toBe(SECRET);
+    expect(server.requests[0]!.path).toContain('/models/gemini-2.5-flash:streamGenerateContent');
+    expect(server.requests[0]!.headers['x-goog-api-key']).toBe(SECRET);
     expect(JSON.stringify({ chunks, outcome, spend })).not.toContain(SECRET);
-    expect(existsSync(join(setup.dir(), '.gemini'))).toBe(false);
+    expect(existsSync(join(dir, '.gemini'))).toBe(false);
     expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
   });
 
@@ -130,12 +139,10 @@ describe('gemini adapter (real Gemini CLI)', () => {
   });
 
   it('passes a hostile prompt on stdin: never a flag, never shell text', async () => {
-    const hostile = '--yolo -m evil\n"; touch pwned; echo "$(touch pwned2) `touch pwned3` \'quoted\'';
-    const task = await geminiTask(() => ({ kind: 'stream', deltas: ['ok'] }), { prompt: hostile });
-    const { outcome } = await runAttempt(geminiAdapter, task);
+    const { outcome, server, dir } = await streamedAnswer();
     expect(outcome.status).toBe('completed');
-    expect(JSON.stringify(setup.server().requests[0]!.body.contents)).toContain(JSON.stringify(hostile).slice(1, -1));
-    for (const f of ['pwned', 'pwned2', 'pwned3']) expect(existsSync(join(setup.dir(), f))).toBe(false);
+    expect(JSON.stringify(server.requests[0]!.body.contents)).toContain(JSON.stringify(HOSTILE).slice(1, -1));
+    for (const f of ['pwned', 'pwned2', 'pwned3']) expect(existsSync(join(dir, f))).toBe(false);
   });
 
   cliProcessCases({
