@@ -11,6 +11,7 @@ import { cancelledFailure, cancelReasonOf } from '../cancel-reason.js';
 import type { WorkerKinds } from '../nodes/worker-kind.js';
 import { workerKindTable } from '../nodes/worker-kinds.js';
 import { AttemptTracker } from './attempt-tracker.js';
+import { recordedResult } from './recorded-result.js';
 import { attemptCloser } from '../attempt-closer.js';
 import { letThreadsSizeTheirOwnHeaps, THREAD_YOUNG_GENERATION_MB } from './thread-heap.js';
 
@@ -121,9 +122,10 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
       if (settled.kind === 'result') return attemptResultSchema.parse(settled.value);
       const result = settled.kind === 'stopped' ? settled.result : await afterWorkerError(attemptId, settled.error);
       // The thread could not write this attempt's end: the pool asks the attempt's kind for the
-      // record and the closer to close with it (a no-op when the thread's own close got there first).
-      await closer.close('pool', [kind.closedEvent(task, dispatchedAt, result)]);
-      return result;
+      // record and the closer to close with it (a no-op when the thread's own close got there
+      // first, and then the attempt's outcome is what the thread recorded).
+      const answer = await closer.close('pool', [kind.closedEvent(task, dispatchedAt, result)]);
+      return answer === 'closed' ? result : await recordedResult(opts.store, envelope, result);
     } finally {
       tracker.end(attemptId);
       inFlight--;
