@@ -1,5 +1,6 @@
 import type { JobStore } from '../jobs.js';
-import { isCancellingJobKind } from '../schemas/job.js';
+import { cancelRequestAfter } from '../rules/run-ownership.js';
+import { cancelRecordedByClaim } from '../rules/run-requests.js';
 import { jobStatements } from './jobs-sql.js';
 import { runStatements } from './runs-sql.js';
 import type { SqliteSession } from './session.js';
@@ -19,7 +20,9 @@ export function sqliteJobStore(session: SqliteSession): JobStore {
         const now = session.now();
         const job = jobs.claim(ownerId, session.now(leaseMs), now);
         // Recorded as of when the user asked, which is what getCancelRequestedAt said while it was queued.
-        if (job && job.run_id !== null && isCancellingJobKind(job.kind)) runs.requestCancel(job.run_id, job.created_at);
+        const cancelAt = job ? cancelRecordedByClaim(job) : undefined;
+        const held = cancelAt !== undefined && job?.run_id ? runs.hold(job.run_id) : undefined;
+        if (held && cancelAt !== undefined) runs.setCancelRequestedAt(job!.run_id!, cancelRequestAfter(held, cancelAt));
         return job;
       });
     },
