@@ -29,7 +29,7 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
   const isolation = isolationStatements(session.db);
 
   /** Stores the follow-ups the rules gave a change, in order. */
-  const store = (followUps: readonly RunFollowUp[], now: string): void => {
+  const carryOut = (followUps: readonly RunFollowUp[], now: string): void => {
     for (const followUp of followUps) {
       switch (followUp.kind) {
         case 'queue_job':
@@ -95,7 +95,7 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
           metadataPatch: input.metadataPatch,
         });
         events.append(input.events, now);
-        store(followUpsOf({ run, by: 'acquire', status: input.status, now }), now);
+        carryOut(followUpsOf({ run, by: 'acquire', status: input.status, now }), now);
         // Read again after the events: the attempts they close may have added to its totals.
         return input.events.length ? (runs.get(run.id) ?? run) : run;
       }),
@@ -142,7 +142,7 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
           ...(input.metadataPatch ? { metadataPatch: input.metadataPatch } : {}),
         });
         events.append(input.events, now);
-        store(followUpsOf({ run, by: 'transition', status: input.status, now }), now);
+        carryOut(followUpsOf({ run, by: 'transition', status: input.status, now }), now);
         return input.events.length ? (runs.get(run.id) ?? run) : run;
       }),
 
@@ -151,7 +151,7 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
         const now = session.now();
         if (!maySleep(runs.hold(input.runId), input.ownerId)) return false;
         runs.sleep(input.runId, now);
-        store(sleepFollowUps(input.runId, input.wakeAt), now);
+        carryOut(sleepFollowUps(input.runId, input.wakeAt), now);
         return true;
       }),
 
