@@ -1,4 +1,5 @@
 import type { JobStore } from '../jobs.js';
+import { failedAttempt, holdsClaimedJob, mayFinishJob } from '../rules/job-leases.js';
 import { cancelRequestAfter } from '../rules/run-ownership.js';
 import { cancelRecordedByClaim } from '../rules/run-requests.js';
 import { jobStatements } from './jobs-sql.js';
@@ -28,18 +29,28 @@ export function sqliteJobStore(session: SqliteSession): JobStore {
     },
 
     finishJob: async (jobId, ownerId, result) => {
-      await session.write('finish a job', () => jobs.finish(jobId, ownerId, result));
+      await session.write('finish a job', () => {
+        if (mayFinishJob(jobs.get(jobId), ownerId)) jobs.finish(jobId, result);
+      });
     },
 
     failJobAttempt: async (jobId, ownerId, error, retryInMs, opts = {}) => {
-      await session.write('record a failed job attempt', () =>
-        jobs.failAttempt({ id: jobId, owner: ownerId, error, retryAt: session.now(retryInMs), uncount: opts.counted === false ? 1 : 0 }),
-      );
+      await session.write('record a failed job attempt', () => {
+        const job = jobs.get(jobId);
+        if (job && holdsClaimedJob(job, ownerId)) jobs.failAttempt(jobId, failedAttempt(job, error, session.now(retryInMs), opts.counted !== false));
+      });
     },
 
     // Nothing to renew or requeue (the usual case, each heartbeat) takes no write lock.
     renewJobLeases: async (ownerId, jobIds, leaseMs) =>
-      jobIds.length === 0 ? 0 : session.write('renew job leases', () => jobs.renew(ownerId, jobIds, session.now(leaseMs))),
+      jobIds.length === 0
+        ? 0
+        : session.write('renew job leases', () => {
+            const leaseUntil = session.now(leaseMs);
+            const held = jobs.some(jobIds).filter((job) => holdsClaimedJob(job, ownerId));
+            held.forEach((job) => jobs.renew(job.id, leaseUntil));
+            return held.length;
+          }),
 
     requeueJobsOf: async (ownerIds) =>
       ownerIds.length === 0 ? 0 : session.write('requeue the jobs of gone supervisors', () => jobs.requeue(ownerIds)),
