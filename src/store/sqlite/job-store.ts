@@ -21,9 +21,11 @@ export function sqliteJobStore(session: SqliteSession): JobStore {
         const now = session.now();
         const job = jobs.claim(ownerId, session.now(leaseMs), now);
         // Recorded as of when the user asked, which is what getCancelRequestedAt said while it was queued.
-        const cancelAt = job ? cancelRecordedByClaim(job) : undefined;
-        const held = cancelAt !== undefined && job?.run_id ? runs.hold(job.run_id) : undefined;
-        if (held && cancelAt !== undefined) runs.setCancelRequestedAt(job!.run_id!, cancelRequestAfter(held, cancelAt));
+        if (job?.run_id) {
+          const cancelAt = cancelRecordedByClaim(job);
+          const held = cancelAt === undefined ? undefined : runs.hold(job.run_id);
+          if (held && cancelAt !== undefined) runs.setCancelRequestedAt(job.run_id, cancelRequestAfter(held, cancelAt));
+        }
         return job;
       });
     },
