@@ -64,15 +64,9 @@ const folders = Object.keys(layers);
  * change that removes it lands. Every other import from the same file is checked as usual.
  */
 const knownBackUps = [
-  {
-    // The run totals are folded in the transaction that writes an attempt's end, by the SQLite
-    // backend, with the record reading of records/ (which attempt counts, what it spent). That is
-    // engine policy inside the backend (issue 26, part 2, with reportToChat, tellParent and
-    // dropWakeUpIfEnded); it leaves when the store takes the fold as a port from the engine.
-    name: 'known-store-totals-fold',
-    from: '^src/store/sqlite/run-totals-sql\\.ts$',
-    to: '^src/records/run-totals-fold\\.ts$',
-  },
+  // None today. (The last, store/sqlite/run-totals-sql.ts → records/run-totals-fold.ts, left when
+  // the totals fold moved to store/rules/ and the engine's reading of a record came to ride on
+  // the event as `adds_to_totals`.)
 ];
 
 const layerRules = folders.flatMap((folder) => {

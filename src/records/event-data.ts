@@ -7,6 +7,7 @@ import { cacheEventTypeByAction, nodeEventTypeByStatus, type CacheEventType, typ
 import { outputKeys, recordKeys, type FlatData } from './flat-keys.js';
 import { storedOutput } from './output-preview.js';
 import { recordInvalid } from './record-error.js';
+import { countedUsageOf } from './run-totals-fold.js';
 
 /** A node event ready to append, once the caller adds the run's `conversation_id`. */
 export type NodeEventDraft<T extends string = string> = Omit<NewRunEvent, 'conversation_id' | 'event_type'> & {
@@ -30,12 +31,10 @@ export function nodeEventOf(record: ExecutionRecord, extras: NodeEventExtras = {
   const data: FlatData = { execution, ...recordKeys(record) };
   if (stored !== undefined) Object.assign(data, outputKeys(stored, 'node_output'), structuredKeys(stored, ''));
   if (extras.pid !== undefined) data.pid = extras.pid;
-  return {
-    run_id: record.runId,
-    step_name: record.path,
-    event_type: nodeEventTypeByStatus[record.lifecycle.status],
-    data,
-  };
+  const event = { run_id: record.runId, step_name: record.path, event_type: nodeEventTypeByStatus[record.lifecycle.status], data };
+  // What the row adds to its run's totals, read here where records are read: the store folds it in.
+  const adds = countedUsageOf(event);
+  return adds !== undefined && Object.keys(adds).length > 0 ? { ...event, adds_to_totals: adds } : event;
 }
 
 /**

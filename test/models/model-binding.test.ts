@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveModelBinding } from '../../src/models/model-binding.js';
 import { decideRetry } from '../../src/supervisor/run/retry-policy.js';
-import { ProviderSlots } from '../../src/supervisor/run/provider-limits.js';
+import { providerSlotsDriver } from '../supervisor/run/provider-slots-driver.js';
 
 describe('model binding', () => {
   const install = { defaultAssistant: 'anthropic', assistants: { anthropic: { model: 'cfg-model' }, claude: { model: 'opus' } } };
@@ -27,7 +27,7 @@ describe('retry decisions for provider failures', () => {
 
 describe('provider slots', () => {
   it('gives a freed slot to the first in line and counts what waits', () => {
-    const slots = new ProviderSlots({ claude: 2 });
+    const slots = providerSlotsDriver({ claude: 2 });
     const [a, b, c, d] = [{}, {}, {}, {}];
     const woken: string[] = [];
     expect(slots.tryAcquire('claude', a, () => {})).toEqual({ acquired: true });

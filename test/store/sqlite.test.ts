@@ -10,6 +10,8 @@ import { describeHeartbeatContract } from './contract/heartbeats.js';
 import { describeJobLeaseContract } from './contract/job-leases.js';
 import { describeJobContract } from './contract/jobs.js';
 import { describeRunContract } from './contract/runs.js';
+import { describeRunPageContract } from './contract/run-pages.js';
+import { describeRunRequestContract } from './contract/run-requests.js';
 import { describeChildRunContract } from './contract/child-runs.js';
 import { describeSleepingRunContract } from './contract/sleeping-runs.js';
 import { describeRunTotalsContract } from './contract/run-totals.js';
@@ -21,6 +23,8 @@ import { sqliteBackend } from './sqlite-backend.js';
 describe('SQLite store', () => {
   describeConnectionContract(sqliteBackend);
   describeRunContract(sqliteBackend);
+  describeRunRequestContract(sqliteBackend);
+  describeRunPageContract(sqliteBackend);
   describeJobContract(sqliteBackend);
   describeJobLeaseContract(sqliteBackend);
   describeSleepingRunContract(sqliteBackend);

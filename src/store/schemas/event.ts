@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { runTotalsAdditionSchema } from './run-usage.js';
 
 /**
  * A durable workflow event. `seq` increases monotonically in commit order, so a reader that
@@ -22,6 +23,13 @@ export const newRunEventSchema = runEventSchema.omit({ seq: true, created_at: tr
    * (a thread answering after the pool closed the attempt for it) is dropped, not appended.
    */
   ends_attempt: z.string().optional(),
+  /**
+   * Set on a node event whose record counts toward its run's totals, to the spend it adds (the
+   * engine reads it from the record: records/run-totals-fold.ts). The store folds it into the
+   * run's `metadata.totals` (and its budget scope's) in the transaction that writes the event,
+   * and not at all when the event is left out; it is not stored with the event.
+   */
+  adds_to_totals: runTotalsAdditionSchema.optional(),
 });
 export type NewRunEvent = z.infer<typeof newRunEventSchema>;
 

@@ -50,3 +50,27 @@ export const runTotalsCountedSchema = z.strictObject({
  */
 export const runTotalsStateSchema = runTotalsSchema.extend({ counted: runTotalsCountedSchema });
 export type RunTotalsState = z.infer<typeof runTotalsStateSchema>;
+
+/**
+ * The spend one node event adds to its run's totals, as the engine read it from the event's
+ * record (records/run-totals-fold.ts, countedUsageOf). It rides on the event to the store
+ * (NewRunEvent.adds_to_totals), which folds it in the transaction that writes the event, and
+ * only when the event is written: the store never reads a record itself.
+ */
+export const runTotalsAdditionSchema = z.strictObject({
+  /** Tokens as the provider reported them (other keys of the reported usage are ignored). */
+  tokens: z
+    .object({
+      input: z.number().nonnegative(),
+      output: z.number().nonnegative(),
+      cacheRead: z.number().nonnegative().optional(),
+      cacheWrite: z.number().nonnegative().optional(),
+      cachePartial: z.literal(true).optional(),
+    })
+    .optional(),
+  /** The row's tokens are unavailable for good (`incomplete`): the token totals go. */
+  tokensIncomplete: z.literal(true).optional(),
+  costUsd: z.number().nonnegative().optional(),
+  costPartial: z.literal(true).optional(),
+});
+export type RunTotalsAddition = z.infer<typeof runTotalsAdditionSchema>;

@@ -1,5 +1,5 @@
 import type { ConversationStore } from '../conversations.js';
-import { MAX_CONCURRENT_CHAT_TURNS, type DispatchStatus } from '../schemas/conversation.js';
+import { dispatchStatusOf } from '../rules/chat-turns.js';
 import type { IsolationEnvironment } from '../schemas/codebase.js';
 import { conversationStatements } from './conversations-sql.js';
 import { eventStatements } from './events-sql.js';
@@ -61,12 +61,7 @@ export function sqliteConversationStore(session: SqliteSession): ConversationSto
         const stored = messages.insert(existing.id, message, now);
         const turns = jobs.chatTurns(now);
         const platformId = existing.platform_conversation_id;
-        const status: DispatchStatus =
-          turns.activeConversationIds.includes(platformId) || (turns.queuedByConversation[platformId] ?? 0) > 0
-            ? 'queued-conversation'
-            : turns.activeConversationIds.length >= MAX_CONCURRENT_CHAT_TURNS
-              ? 'queued-capacity'
-              : 'started';
+        const status = dispatchStatusOf(turns, platformId);
         const job = jobs.insert('chat_turn', null, { messageId: stored.id, text: message.content, ...(message.user_id ? { userId: message.user_id } : {}) }, now, platformId);
         return { conversation: conversations.get(platformId)!, message: stored, job, status };
       }),

@@ -24,19 +24,22 @@ export function eventStatements(db: Database.Database) {
 
   return {
     /**
-     * Appends in order; an event ending an attempt that already has its end is left out. The
-     * spend of the node rows written is added to their runs' totals in the same transaction.
+     * Appends in order; an event ending an attempt that already has its end is left out. What
+     * the rows written add to their runs' totals (`adds_to_totals`) is folded in the same transaction.
      */
     append(events: readonly NewRunEvent[], now: string): RunEvent[] {
       const written: RunEvent[] = [];
-      for (const { ends_attempt: endsAttempt, ...e } of events) {
+      const adding: Pick<NewRunEvent, 'run_id' | 'adds_to_totals'>[] = [];
+      for (const { ends_attempt: endsAttempt, adds_to_totals: adds, ...e } of events) {
         const data = JSON.stringify(e.data);
         const row = insert.get(e.run_id, e.conversation_id, e.event_type, e.step_name, data, now, endsAttempt ?? null) as
           | { seq: number }
           | undefined;
-        if (row) written.push({ ...e, seq: row.seq, created_at: now });
+        if (!row) continue;
+        written.push({ ...e, seq: row.seq, created_at: now });
+        if (adds !== undefined) adding.push({ run_id: e.run_id, adds_to_totals: adds });
       }
-      totals.add(written);
+      totals.add(adding);
       return written;
     },
     /** Appends a conversation's chat events (no run), in order. */

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { ClaimRunIsolation, ClaimRunIsolationResult, IsolationEnvironment } from '../schemas/codebase.js';
 import type { IdleEnvironmentRemoval } from '../codebases.js';
 import { toIsolationEnvironment } from './codebases-sql.js';
+import { decideIsolationClaim, isIdle } from '../rules/isolation-locks.js';
 
 type Row = Record<string, unknown>;
 
@@ -18,11 +19,8 @@ export function isolationStatements(db: Database.Database) {
   const byBranch = db.prepare(
     `SELECT * FROM isolation_environments WHERE codebase_id = ? AND branch_name = ? AND status = 'active'`,
   );
-  const liveCheckoutLock = db.prepare(
-    `SELECT * FROM isolation_environments
-     WHERE codebase_id = @codebase AND provider = 'checkout' AND status = 'active'
-       AND locked_by_run IS NOT NULL AND locked_by_run <> @runId AND lock_expires_at >= @now
-     LIMIT 1`,
+  const checkoutUses = db.prepare(
+    `SELECT * FROM isolation_environments WHERE codebase_id = ? AND provider = 'checkout' AND status = 'active'`,
   );
   const insert = db.prepare(
     `INSERT INTO isolation_environments (id, codebase_id, workflow_type, workflow_id, provider,
@@ -31,13 +29,11 @@ export function isolationStatements(db: Database.Database) {
      VALUES (@id, @codebase_id, @workflow_type, @workflow_id, @provider, @working_path, @branch_name,
        @created_by_platform, @metadata, 'active', @runId, @owner, @until, @now, @now)`,
   );
-  // Taken when free, already this run's (its owner changed: the run row's compare-and-set
-  // decided that), or lapsed.
+  // Taken when the rules allow it (rules/isolation-locks.ts mayLock).
   const lock = db.prepare(
     `UPDATE isolation_environments
      SET locked_by_run = @runId, lock_owner = @owner, lock_expires_at = @until, updated_at = @now
-     WHERE id = @id AND (locked_by_run IS NULL OR locked_by_run = @runId OR lock_expires_at < @now)
-     RETURNING *`,
+     WHERE id = @id RETURNING *`,
   );
   const byId = db.prepare('SELECT * FROM isolation_environments WHERE id = ?');
   const setRunPath = db.prepare('UPDATE workflow_runs SET working_path = ? WHERE id = ? AND owner_id = ?');
@@ -53,30 +49,29 @@ export function isolationStatements(db: Database.Database) {
   // A run's use of the codebase checkout leaves nothing behind to keep.
   const dropCheckoutUse = db.prepare(`DELETE FROM isolation_environments WHERE locked_by_run = ? AND provider = 'checkout'`);
   const remove = db.prepare('DELETE FROM isolation_environments WHERE id = ?');
-  const removeIdle = db.prepare('DELETE FROM isolation_environments WHERE id = @id AND (locked_by_run IS NULL OR lock_expires_at < @now)');
   const byCodebase = db.prepare(`SELECT * FROM isolation_environments WHERE codebase_id = ? ORDER BY created_at, id`);
 
   const envOf = (row: unknown) => toIsolationEnvironment(row as Row);
 
   return {
-    /** See CodebaseStore.claimRunIsolation; false from `setPath` means the run is not the owner's. */
+    /** See CodebaseStore.claimRunIsolation; what it may do is decided by rules/isolation-locks.ts. */
     claim(input: ClaimRunIsolation, now: string, until: string): ClaimRunIsolationResult {
       const { env, runId, ownerId } = input;
       const existing = ofRun.get(env.codebase_id, env.workflow_type, env.workflow_id) as Row | undefined;
-      if (existing) {
-        const locked = lock.get({ id: existing.id, runId, owner: ownerId, until, now }) as Row | undefined;
-        return locked ? { kind: 'claimed', env: envOf(locked), created: false } : { kind: 'locked', env: envOf(existing) };
+      const onBranch = !existing && env.branch_name !== null ? (byBranch.get(env.codebase_id, env.branch_name) as Row | undefined) : undefined;
+      const uses = !existing && env.provider === 'checkout' ? checkoutUses.all(env.codebase_id) : [];
+      const decision = decideIsolationClaim({
+        runId, now, existing: existing && envOf(existing), onBranch: onBranch && envOf(onBranch), checkoutUses: uses.map(envOf),
+      });
+      switch (decision.kind) {
+        case 'lock_existing':
+          return { kind: 'claimed', env: envOf(lock.get({ id: decision.env.id, runId, owner: ownerId, until, now })), created: false };
+        case 'create':
+          insert.run({ ...env, metadata: JSON.stringify(env.metadata), runId, owner: ownerId, until, now });
+          return { kind: 'claimed', env: envOf(byId.get(env.id)), created: true };
+        default:
+          return decision;
       }
-      if (env.branch_name !== null) {
-        const held = byBranch.get(env.codebase_id, env.branch_name);
-        if (held) return { kind: 'branch_held', env: envOf(held) };
-      }
-      if (env.provider === 'checkout') {
-        const busy = liveCheckoutLock.get({ codebase: env.codebase_id, runId, now });
-        if (busy) return { kind: 'locked', env: envOf(busy) };
-      }
-      insert.run({ ...env, metadata: JSON.stringify(env.metadata), runId, owner: ownerId, until, now });
-      return { kind: 'claimed', env: envOf(byId.get(env.id)), created: true };
     },
     setRunWorkingPath: (runId: string, ownerId: string, path: string): boolean => setRunPath.run(path, runId, ownerId).changes === 1,
     renew: (ownerId: string, runIds: readonly string[], until: string): number =>
@@ -92,7 +87,9 @@ export function isolationStatements(db: Database.Database) {
       const row = byId.get(id) as Row | undefined;
       if (!row || row.codebase_id !== codebaseId) return { kind: 'not_found' };
       const env = envOf(row);
-      return removeIdle.run({ id, now }).changes === 1 ? { kind: 'removed', env } : { kind: 'locked', env };
+      if (!isIdle(env, now)) return { kind: 'locked', env };
+      remove.run(id);
+      return { kind: 'removed', env };
     },
     listOf: (codebaseId: string): IsolationEnvironment[] => byCodebase.all(codebaseId).map(envOf),
   };

@@ -1,5 +1,7 @@
 import type { JobStore } from '../jobs.js';
-import { isCancellingJobKind } from '../schemas/job.js';
+import { failedAttempt, holdsClaimedJob, mayFinishJob } from '../rules/job-leases.js';
+import { cancelRequestAfter } from '../rules/run-ownership.js';
+import { cancelRecordedByClaim } from '../rules/run-requests.js';
 import { jobStatements } from './jobs-sql.js';
 import { runStatements } from './runs-sql.js';
 import type { SqliteSession } from './session.js';
@@ -19,24 +21,38 @@ export function sqliteJobStore(session: SqliteSession): JobStore {
         const now = session.now();
         const job = jobs.claim(ownerId, session.now(leaseMs), now);
         // Recorded as of when the user asked, which is what getCancelRequestedAt said while it was queued.
-        if (job && job.run_id !== null && isCancellingJobKind(job.kind)) runs.requestCancel(job.run_id, job.created_at);
+        if (job?.run_id) {
+          const cancelAt = cancelRecordedByClaim(job);
+          const held = cancelAt === undefined ? undefined : runs.hold(job.run_id);
+          if (held && cancelAt !== undefined) runs.setCancelRequestedAt(job.run_id, cancelRequestAfter(held, cancelAt));
+        }
         return job;
       });
     },
 
     finishJob: async (jobId, ownerId, result) => {
-      await session.write('finish a job', () => jobs.finish(jobId, ownerId, result));
+      await session.write('finish a job', () => {
+        if (mayFinishJob(jobs.get(jobId), ownerId)) jobs.finish(jobId, result);
+      });
     },
 
     failJobAttempt: async (jobId, ownerId, error, retryInMs, opts = {}) => {
-      await session.write('record a failed job attempt', () =>
-        jobs.failAttempt({ id: jobId, owner: ownerId, error, retryAt: session.now(retryInMs), uncount: opts.counted === false ? 1 : 0 }),
-      );
+      await session.write('record a failed job attempt', () => {
+        const job = jobs.get(jobId);
+        if (job && holdsClaimedJob(job, ownerId)) jobs.failAttempt(jobId, failedAttempt(job, error, session.now(retryInMs), opts.counted !== false));
+      });
     },
 
     // Nothing to renew or requeue (the usual case, each heartbeat) takes no write lock.
     renewJobLeases: async (ownerId, jobIds, leaseMs) =>
-      jobIds.length === 0 ? 0 : session.write('renew job leases', () => jobs.renew(ownerId, jobIds, session.now(leaseMs))),
+      jobIds.length === 0
+        ? 0
+        : session.write('renew job leases', () => {
+            const leaseUntil = session.now(leaseMs);
+            const held = jobs.some(jobIds).filter((job) => holdsClaimedJob(job, ownerId));
+            held.forEach((job) => jobs.renew(job.id, leaseUntil));
+            return held.length;
+          }),
 
     requeueJobsOf: async (ownerIds) =>
       ownerIds.length === 0 ? 0 : session.write('requeue the jobs of gone supervisors', () => jobs.requeue(ownerIds)),

@@ -63,20 +63,13 @@ export function jobStatements(db: Database.Database) {
     `UPDATE jobs SET status = 'done', result = ?, lease_owner = NULL, lease_expires_at = NULL
      WHERE run_id = ? AND kind = ? AND status = 'queued'`,
   );
-  const finish = db.prepare(
-    `UPDATE jobs SET status = 'done', result = ?, lease_expires_at = NULL
-     WHERE id = ? AND lease_owner = ?`,
-  );
-  // The owner keeps the job until `retryAt`, so nobody claims it again before its delay is over.
-  // `uncount` 1 takes the claim back from `attempts` (a failure outside the job: a full disk).
+  // Finishing, a failed attempt and a renewal by the job's holder (rules/job-leases.ts decides who).
+  const finish = db.prepare(`UPDATE jobs SET status = 'done', result = ?, lease_expires_at = NULL WHERE id = ?`);
   const failAttempt = db.prepare(
-    `UPDATE jobs SET last_error = @error, lease_expires_at = @retryAt, attempts = attempts - @uncount
-     WHERE id = @id AND lease_owner = @owner AND status = 'claimed'`,
+    `UPDATE jobs SET last_error = @last_error, lease_expires_at = @lease_expires_at, attempts = @attempts WHERE id = @id`,
   );
-  const renew = db.prepare(
-    `UPDATE jobs SET lease_expires_at = ?
-     WHERE lease_owner = ? AND status = 'claimed' AND id IN (SELECT value FROM json_each(?))`,
-  );
+  const renew = db.prepare('UPDATE jobs SET lease_expires_at = ? WHERE id = ?');
+  const some = db.prepare('SELECT * FROM jobs WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id');
   // The attempt count stays: a job that keeps killing its supervisor is still given up.
   const requeue = db.prepare(
     `UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL
@@ -125,16 +118,21 @@ export function jobStatements(db: Database.Database) {
       const row = claim.get({ owner, leaseUntil, now, maxTurns: MAX_CONCURRENT_CHAT_TURNS });
       return row ? toJob(row as Record<string, unknown>) : undefined;
     },
-    finish(jobId: number, owner: string, result: string): void {
-      finish.run(result, jobId, owner);
+    /** Marks the job done with `result` (its holder's finish: rules/job-leases.ts). */
+    finish(jobId: number, result: string): void {
+      finish.run(result, jobId);
     },
-    failAttempt(p: { id: number; owner: string; error: string; retryAt: string; uncount: 0 | 1 }): void {
-      failAttempt.run(p);
+    /** Stores a failed attempt as the rules wrote it (failedAttempt). */
+    failAttempt(jobId: number, failed: Pick<Job, 'last_error' | 'lease_expires_at' | 'attempts'>): void {
+      failAttempt.run({ id: jobId, ...failed });
     },
-    /** Extends the leases of the named jobs `owner` holds. Returns how many. */
-    renew(owner: string, jobIds: readonly number[], leaseUntil: string): number {
-      if (jobIds.length === 0) return 0;
-      return renew.run(leaseUntil, owner, JSON.stringify(jobIds)).changes;
+    /** Sets the lease of a job its holder renews. */
+    renew(jobId: number, leaseUntil: string): void {
+      renew.run(leaseUntil, jobId);
+    },
+    /** The named jobs, by id. */
+    some(jobIds: readonly number[]): Job[] {
+      return some.all(JSON.stringify(jobIds)).map((r) => toJob(r as Record<string, unknown>));
     },
     /** Puts the claimed jobs of the named owners back in the queue. Returns how many. */
     requeue(owners: readonly string[]): number {

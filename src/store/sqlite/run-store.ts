@@ -1,53 +1,54 @@
 import { CairnError } from '../../shared/errors.js';
-import type { GateDecisionAnswer, RunContinuationAnswer, RunEnding, RunStore } from '../runs.js';
-import { cancellingJobKinds, gateDecisionJobKinds, isCancellingJobKind, type GateDecisionJobKind } from '../schemas/job.js';
+import type { GateDecisionAnswer, RunContinuationAnswer, RunStore } from '../runs.js';
+import { cancellingJobKinds, gateDecisionJobKinds, type GateDecisionJobKind } from '../schemas/job.js';
+import { followUpsOf, sleepFollowUps, type RunFollowUp } from '../rules/run-follow-ups.js';
+import {
+  acquiredHold, acquireRefusal, mayDelete, mayRelease, mayRenewLease, maySleep, transitionedHold, transitionRefusal,
+} from '../rules/run-ownership.js';
+import { cancelRequestedAt, decideContinuation, decideGateAnswer, endingOf } from '../rules/run-requests.js';
 import { eventStatements } from './events-sql.js';
 import { isolationStatements } from './isolation-sql.js';
 import { jobStatements } from './jobs-sql.js';
 import { runStatements } from './runs-sql.js';
 import { runPageStatements } from './run-pages-sql.js';
 import { conversationStatements } from './conversations-sql.js';
-import { terminalRunStatuses, type Run } from '../schemas/run.js';
 import type { SqliteSession } from './session.js';
 
-/** RunStore over the session's connection. Changes that also write a job or events are one transaction. */
+/**
+ * RunStore over the session's connection. Changes that also write a job or events are one
+ * transaction. What a change may do, and what it brings with it, is decided by the engine's rules
+ * (store/rules/): each write reads the run's state in its transaction (BEGIN IMMEDIATE: no other
+ * writer between the read and the write), asks the rules, and stores their decision.
+ */
 export function sqliteRunStore(session: SqliteSession): RunStore {
   const runs = runStatements(session.db);
   const pages = runPageStatements(session.db);
   const jobs = jobStatements(session.db);
   const events = eventStatements(session.db);
   const conversations = conversationStatements(session.db);
-
-  /**
-   * A run dispatched from a chat reports its end there: the transaction that makes it terminal
-   * queues a `workflow_result` job, so the report survives any restart between the two.
-   */
-  const reportToChat = (run: Run, now: string): void => {
-    const parent = run.metadata.parent_conversation_id;
-    if (!parent || !terminalRunStatuses.includes(run.status)) return;
-    if (jobs.listByRun(run.id).some((job) => job.kind === 'workflow_result')) return;
-    jobs.insert('workflow_result', run.id, { conversationId: parent }, now);
-  };
   const isolation = isolationStatements(session.db);
-  /** A run that ended has nothing to wake for: its queued `wake_run` is closed with it. */
-  const dropWakeUpIfEnded = (run: Run, now: string): void => {
-    if (terminalRunStatuses.includes(run.status)) jobs.closeQueued(run.id, 'wake_run', `run ended ${run.status} at ${now}`);
-  };
 
-  /**
-   * A child run that pauses or ends tells its parent durably: the transaction that changes its
-   * status queues a `child_run_settled` job on the parent run (supervisor/jobs/child-run-settled.ts).
-   */
-  const tellParent = (run: Run, now: string): void => {
-    if (run.parent_run_id === null || (run.status !== 'paused' && !terminalRunStatuses.includes(run.status))) return;
-    jobs.insert('child_run_settled', run.parent_run_id, { childRunId: run.id, status: run.status }, now);
+  /** Stores the follow-ups the rules gave a change, in order. */
+  const carryOut = (followUps: readonly RunFollowUp[], now: string): void => {
+    for (const followUp of followUps) {
+      switch (followUp.kind) {
+        case 'queue_job':
+          if (followUp.onlyIfNone && jobs.listByRun(followUp.runId).some((job) => job.kind === followUp.job)) break;
+          if (followUp.notBefore !== undefined) jobs.insertAt(followUp.job, followUp.runId, followUp.payload, now, followUp.notBefore);
+          else jobs.insert(followUp.job, followUp.runId, followUp.payload, now);
+          break;
+        case 'close_queued':
+          jobs.closeQueued(followUp.runId, followUp.job, followUp.result);
+          break;
+        case 'release_isolation':
+          isolation.release(followUp.runId, now);
+          break;
+      }
+    }
   };
 
   /** The cancel or abandon of the run still open (queued, or claimed and not carried out), if any. */
-  const endingOf = (runId: string): RunEnding | undefined => {
-    const open = jobs.openOfKinds(runId, cancellingJobKinds);
-    return open && isCancellingJobKind(open.kind) ? { kind: open.kind, requestedAt: open.created_at } : undefined;
-  };
+  const endingOfRun = (runId: string) => endingOf(jobs.openOfKinds(runId, cancellingJobKinds));
 
   return {
     createRun: (run) =>
@@ -87,106 +88,92 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
     acquireRun: (input) =>
       session.write('acquire a run', () => {
         const now = session.now();
-        const run = runs.acquire({
-          runId: input.runId,
-          ownerId: input.ownerId,
-          leaseUntil: session.now(input.leaseMs),
-          now,
-          fromStatuses: input.fromStatuses,
-          status: input.status,
-          previousOwner: input.previousOwner ?? null,
-          resume: input.resume ?? false,
+        const held = runs.hold(input.runId);
+        if (!held || acquireRefusal(held, input, now) !== undefined) return undefined;
+        const run = runs.acquire(input.runId, acquiredHold(held, input, now, session.now(input.leaseMs)), {
           definition: input.definition,
           metadataPatch: input.metadataPatch,
-          onlyUnowned: input.onlyUnowned ?? false,
         });
-        if (run) {
-          events.append(input.events, now);
-          reportToChat(run, now);
-          dropWakeUpIfEnded(run, now);
-          if (input.status !== 'running') tellParent(run, now);
-        }
+        events.append(input.events, now);
+        carryOut(followUpsOf({ run, by: 'acquire', status: input.status, now }), now);
         // Read again after the events: the attempts they close may have added to its totals.
-        return run && input.events.length ? (runs.get(run.id) ?? run) : run;
+        return input.events.length ? (runs.get(run.id) ?? run) : run;
       }),
 
     // No run to renew (an idle supervisor, each heartbeat) takes no write lock.
     renewRunLeases: async (ownerId, runIds, leaseMs) =>
-      runIds.length === 0 ? 0 : session.write('renew run leases', () => runs.renew(ownerId, runIds, session.now(leaseMs))),
+      runIds.length === 0
+        ? 0
+        : session.write('renew run leases', () => {
+            const leaseUntil = session.now(leaseMs);
+            const renewed = runs.holds(runIds).filter((run) => mayRenewLease(run, ownerId));
+            renewed.forEach((run) => runs.renew(run.id, leaseUntil));
+            return renewed.length;
+          }),
 
     releaseRuns: async (ownerId, runIds) => {
-      await session.write('release runs', () => runIds.forEach((id) => runs.release(ownerId, id)));
+      await session.write('release runs', () => {
+        for (const runId of runIds) if (mayRelease(runs.hold(runId), ownerId)) runs.release(runId);
+      });
     },
 
     listRunsNotLeasedBy: (ownerId, status) =>
       session.read('list runs to take over', () => runs.listNotLeasedBy(ownerId, status, session.now())),
 
-    // A cancel or abandon queued while no supervisor was there to claim it counts as well: a
-    // take-over or a start that reads this before the claim must not run the run on.
     getCancelRequestedAt: (runId) =>
       session.read('read the cancel request of a run', () => {
         const recorded = runs.cancelRequestedAt(runId);
         if (recorded !== null) return recorded;
         const queued = jobs.openOfKinds(runId, cancellingJobKinds);
-        const status = queued && runs.get(runId)?.status;
-        return status && !terminalRunStatuses.includes(status) ? queued.created_at : null;
+        return cancelRequestedAt(recorded, queued, queued ? runs.get(runId)?.status : undefined);
       }),
 
     deleteRun: (runId, fromStatuses) =>
-      session.write('delete a run', () => runs.remove(runId, fromStatuses)),
+      session.write('delete a run', () => mayDelete(runs.hold(runId), fromStatuses) && runs.remove(runId)),
 
     transitionRun: (input) =>
       session.write('change the state of a run', () => {
         const now = session.now();
-        const run = runs.transition({
-          runId: input.runId,
-          ownerId: input.ownerId,
-          now,
-          status: input.status,
-          error: input.error,
-          metadataPatch: input.metadataPatch,
-          release: input.release ?? false,
+        const refusal = transitionRefusal(runs.hold(input.runId), input.ownerId, input.status);
+        if (refusal === 'not_owner') throw new CairnError('RUN_INVALID_STATE', `Run ${input.runId} is not owned by ${input.ownerId}`);
+        if (refusal === 'ended') throw new CairnError('RUN_INVALID_STATE', `Run ${input.runId} has ended; only a resume carries it on`);
+        const run = runs.transition(input.runId, transitionedHold(input, now), {
+          ...(input.error !== undefined ? { error: input.error } : {}),
+          ...(input.metadataPatch ? { metadataPatch: input.metadataPatch } : {}),
         });
-        if (!run) {
-          throw new CairnError('RUN_INVALID_STATE', `Run ${input.runId} is not owned by ${input.ownerId}`);
-        }
         events.append(input.events, now);
-        reportToChat(run, now);
-        dropWakeUpIfEnded(run, now);
-        if (input.status) tellParent(run, now);
-        // A run that ended holds no environment: its worktree stays, unlocked.
-        if (input.status && terminalRunStatuses.includes(input.status)) isolation.release(input.runId, now);
+        carryOut(followUpsOf({ run, by: 'transition', status: input.status, now }), now);
         return input.events.length ? (runs.get(run.id) ?? run) : run;
       }),
 
     sleepRun: (input) =>
       session.write('let a run sleep', () => {
         const now = session.now();
-        if (!runs.sleep(input.runId, input.ownerId, now)) return false;
-        jobs.closeQueued(input.runId, 'wake_run', 'superseded by a later wake-up');
-        jobs.insertAt('wake_run', input.runId, { wakeAt: input.wakeAt }, now, input.wakeAt);
+        if (!maySleep(runs.hold(input.runId), input.ownerId)) return false;
+        runs.sleep(input.runId, now);
+        carryOut(sleepFollowUps(input.runId, input.wakeAt), now);
         return true;
       }),
 
     requestGateDecision: (input) =>
       session.write('queue the answer to a gate', (): GateDecisionAnswer => {
         const run = runs.get(input.runId);
-        if (!run || run.status !== 'paused') return { queued: false, run };
-        const ending = endingOf(run.id);
-        if (ending) return { queued: false, run, ending };
-        const open = jobs.openOfKinds(run.id, gateDecisionJobKinds);
-        if (open) return { queued: false, run, open: open.kind as GateDecisionJobKind };
-        jobs.insert(input.kind, run.id, input.payload, session.now());
-        return { queued: true, run };
+        const open = run ? jobs.openOfKinds(run.id, gateDecisionJobKinds) : undefined;
+        const decision = decideGateAnswer(run, {
+          ending: run ? endingOfRun(run.id) : undefined,
+          openAnswer: open?.kind as GateDecisionJobKind | undefined,
+        });
+        if (!('queue' in decision)) return decision;
+        jobs.insert(input.kind, decision.run.id, input.payload, session.now());
+        return { queued: true, run: decision.run };
       }),
 
     requestRunContinuation: (input) =>
       session.write('queue a job that carries a run on', (): RunContinuationAnswer => {
         const run = runs.get(input.runId);
-        if (!run || !input.fromStatuses.includes(run.status)) return { queued: false, run };
-        const ending = endingOf(run.id);
-        if (ending) return { queued: false, run, ending };
-        return { queued: true, run, job: jobs.insert(input.kind, run.id, input.payload, session.now()) };
+        const decision = decideContinuation(run, input.fromStatuses, run ? endingOfRun(run.id) : undefined);
+        if (!('queue' in decision)) return decision;
+        return { queued: true, run: decision.run, job: jobs.insert(input.kind, decision.run.id, input.payload, session.now()) };
       }),
   };
 }

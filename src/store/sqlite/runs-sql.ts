@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { runStatusSchema, terminalRunStatuses, type Run, type RunStatus } from '../schemas/run.js';
 import type { NewRun, RunListQuery } from '../runs.js';
 import { RUN_COLUMNS, toRun } from './rows.js';
+import type { AcquiredHold, RunHold, TransitionedHold } from '../rules/run-ownership.js';
 
 /** Every column toRun reads, never the definition (megabytes for a large workflow). */
 const COLUMNS = RUN_COLUMNS.join(', ');
@@ -46,17 +47,9 @@ export function runStatements(db: Database.Database) {
      WHERE status IN ${open} AND (conversation_id = @id OR json_extract(metadata, '$.parent_conversation_id') = @id)
      ORDER BY created_at DESC, rowid DESC`,
   );
-  // Only the runs the caller names: a lease is renewed for a run it still drives, not for every
-  // run it happens to own.
-  const renew = db.prepare(
-    `UPDATE workflow_runs SET lease_expires_at = ?
-     WHERE owner_id = ? AND status NOT IN ${terminal} AND id IN (SELECT value FROM json_each(?))`,
-  );
-  const release = db.prepare(
-    'UPDATE workflow_runs SET owner_id = NULL, lease_expires_at = NULL WHERE id = ? AND owner_id = ?',
-  );
-  // A sleeping run (released with a wake-up queued: nobody owns it, on purpose) is not an
-  // orphan: its `wake_run` job brings it back.
+  // The query form of rules/run-ownership.ts isTakeOverCandidate (kept a query: the take-over
+  // scan must not read every running run). A sleeping run (released with a wake-up queued:
+  // nobody owns it, on purpose) is not an orphan: its `wake_run` job brings it back.
   const notLeasedBy = db.prepare(
     `SELECT ${COLUMNS} FROM workflow_runs
      WHERE status = @status AND (owner_id IS NULL OR owner_id <> @owner OR lease_expires_at < @now)
@@ -64,21 +57,21 @@ export function runStatements(db: Database.Database) {
          AND jobs.kind = 'wake_run' AND jobs.status <> 'done'))
      ORDER BY created_at`,
   );
-  // Letting go of a running run to sleep: only its owner, and not once a cancel is on it (the
-  // cancel's job is handed to the owner, who must still be driving the run).
+  // Letting go of a running run to sleep (rules/run-ownership.ts maySleep decides whether).
   const sleep = db.prepare(
-    `UPDATE workflow_runs SET owner_id = NULL, lease_expires_at = NULL, last_activity_at = @now
-     WHERE id = @runId AND owner_id = @owner AND status = 'running' AND cancel_requested_at IS NULL`,
-  );
-  // The first request wins: a second cancel does not move the time of the first.
-  const requestCancel = db.prepare(
-    `UPDATE workflow_runs SET cancel_requested_at = COALESCE(cancel_requested_at, ?)
-     WHERE id = ? AND status NOT IN ${terminal}`,
+    'UPDATE workflow_runs SET owner_id = NULL, lease_expires_at = NULL, last_activity_at = @now WHERE id = @runId',
   );
   const deleteEvents = db.prepare('DELETE FROM events WHERE run_id = ?');
   const deleteJobs = db.prepare('DELETE FROM jobs WHERE run_id = ?');
   const deleteRun = db.prepare('DELETE FROM workflow_runs WHERE id = ?');
   const cancelRequestedAt = db.prepare('SELECT cancel_requested_at FROM workflow_runs WHERE id = ?');
+  const holdOf = db.prepare('SELECT status, owner_id, lease_expires_at, cancel_requested_at FROM workflow_runs WHERE id = ?');
+  const holdsOf = db.prepare(
+    'SELECT id, status, owner_id, lease_expires_at, cancel_requested_at FROM workflow_runs WHERE id IN (SELECT value FROM json_each(?))',
+  );
+  const renewOne = db.prepare('UPDATE workflow_runs SET lease_expires_at = ? WHERE id = ?');
+  const releaseOne = db.prepare('UPDATE workflow_runs SET owner_id = NULL, lease_expires_at = NULL WHERE id = ?');
+  const setCancel = db.prepare('UPDATE workflow_runs SET cancel_requested_at = ? WHERE id = ?');
 
   return {
     insert(run: NewRun, now: string): Run {
@@ -141,90 +134,83 @@ export function runStatements(db: Database.Database) {
     count(status: RunStatus): number {
       return (countByStatus.get(status) as { n: number }).n;
     },
-    /** Compare-and-set ownership: see RunStore.acquireRun. */
-    acquire(p: {
-      runId: string; ownerId: string; leaseUntil: string; now: string;
-      fromStatuses: readonly RunStatus[]; status: RunStatus; previousOwner: string | null;
-      resume?: boolean; definition?: unknown;
-      metadataPatch?: Record<string, unknown> | undefined;
-      onlyUnowned?: boolean;
-    }): Run | undefined {
-      const placeholders = p.fromStatuses.map(() => '?').join(', ');
+    /** The part of the run the ownership rules read (rules/run-ownership.ts), undefined when there is no such run. */
+    hold(runId: string): RunHold | undefined {
+      return holdOf.get(runId) as RunHold | undefined;
+    },
+    /** The holds of the named runs, by id. */
+    holds(runIds: readonly string[]): (RunHold & { id: string })[] {
+      return holdsOf.all(JSON.stringify(runIds)) as (RunHold & { id: string })[];
+    },
+    /** Stores an acquire the rules allowed (acquiredHold), with its metadata patch and new definition. */
+    acquire(runId: string, hold: AcquiredHold, p: { definition?: unknown; metadataPatch?: Record<string, unknown> | undefined }): Run {
       const extra = [
-        ...(p.resume ? ['error = NULL', 'cancel_requested_at = NULL'] : []),
-        ...(p.definition !== undefined ? ['definition = ?', "node_count = COALESCE(json_array_length(?, '$.nodes'), 0)"] : []),
+        ...(hold.clear_error ? ['error = NULL'] : []),
+        ...(p.definition !== undefined ? ['definition = @definition', "node_count = COALESCE(json_array_length(@definition, '$.nodes'), 0)"] : []),
       ];
       const row = db
         .prepare(
           `UPDATE workflow_runs
-           SET metadata = json_patch(metadata, ?), owner_id = ?, lease_expires_at = ?, status = ?,
-               started_at = COALESCE(started_at, ?), last_activity_at = ?,
-               completed_at = CASE WHEN ? IN ${terminal} THEN ? ELSE NULL END
+           SET metadata = json_patch(metadata, @patch), owner_id = @owner, lease_expires_at = @lease, status = @status,
+               started_at = COALESCE(started_at, @startedAt), last_activity_at = @activity, completed_at = @completedAt,
+               cancel_requested_at = @cancel
                ${extra.map((set) => `, ${set}`).join('')}
-           WHERE id = ? AND status IN (${placeholders})
-             AND (owner_id IS NULL OR (${p.onlyUnowned ? '0' : '1'} AND (owner_id = ? OR owner_id = ? OR lease_expires_at < ?)))
+           WHERE id = @runId
            RETURNING ${COLUMNS}`,
         )
-        .get(
-          JSON.stringify(p.metadataPatch ?? {}), p.ownerId, p.leaseUntil, p.status, p.now, p.now, p.status, p.now,
-          ...(p.definition !== undefined ? [JSON.stringify(p.definition)].flatMap((json) => [json, json]) : []),
-          p.runId, ...p.fromStatuses, p.ownerId, p.previousOwner ?? p.ownerId, p.now,
-        );
-      return row ? toRun(row as Record<string, unknown>) : undefined;
+        .get({
+          patch: JSON.stringify(p.metadataPatch ?? {}), owner: hold.owner_id, lease: hold.lease_expires_at, status: hold.status,
+          startedAt: hold.started_at_if_unset, activity: hold.last_activity_at, completedAt: hold.completed_at,
+          cancel: hold.cancel_requested_at, runId,
+          ...(p.definition !== undefined ? { definition: JSON.stringify(p.definition) } : {}),
+        });
+      return toRun(row as Record<string, unknown>);
     },
-    /** Owner-checked update; returns undefined when the caller no longer owns the run. */
-    transition(p: {
-      runId: string; ownerId: string; now: string; status?: RunStatus; error?: string | null;
-      metadataPatch?: Record<string, unknown>; release: boolean;
-    }): Run | undefined {
-      const sets = ['last_activity_at = @now'];
-      if (p.status) sets.push('status = @status');
-      if (p.status && terminalRunStatuses.includes(p.status)) sets.push('completed_at = @now');
+    /** Stores a transition the rules allowed (transitionedHold), with its error and metadata patch. */
+    transition(runId: string, hold: TransitionedHold, p: { error?: string | null; metadataPatch?: Record<string, unknown> }): Run {
+      const sets = ['last_activity_at = @activity'];
+      if (hold.status !== undefined) sets.push('status = @status');
+      if (hold.completed_at !== undefined) sets.push('completed_at = @completedAt');
       if (p.error !== undefined) sets.push('error = @error');
       if (p.metadataPatch) sets.push('metadata = json_patch(metadata, @patch)');
-      if (p.release) sets.push('owner_id = NULL', 'lease_expires_at = NULL');
+      if (hold.release) sets.push('owner_id = NULL', 'lease_expires_at = NULL');
       const row = db
-        .prepare(
-          `UPDATE workflow_runs SET ${sets.join(', ')}
-           WHERE id = @runId AND owner_id = @ownerId RETURNING ${COLUMNS}`,
-        )
+        .prepare(`UPDATE workflow_runs SET ${sets.join(', ')} WHERE id = @runId RETURNING ${COLUMNS}`)
         .get({
-          runId: p.runId,
-          ownerId: p.ownerId,
-          now: p.now,
-          status: p.status ?? null,
+          runId,
+          activity: hold.last_activity_at,
+          status: hold.status ?? null,
+          completedAt: hold.completed_at ?? null,
           error: p.error ?? null,
           patch: JSON.stringify(p.metadataPatch ?? {}),
         });
-      return row ? toRun(row as Record<string, unknown>) : undefined;
+      return toRun(row as Record<string, unknown>);
     },
-    /** Extends the leases of the named non-terminal runs `ownerId` owns. Returns how many. */
-    renew(ownerId: string, runIds: readonly string[], leaseUntil: string): number {
-      if (runIds.length === 0) return 0;
-      return renew.run(leaseUntil, ownerId, JSON.stringify(runIds)).changes;
+    /** Sets the lease of a run the rules let its owner renew (mayRenewLease). */
+    renew(runId: string, leaseUntil: string): void {
+      renewOne.run(leaseUntil, runId);
     },
-    release(ownerId: string, runId: string): void {
-      release.run(runId, ownerId);
+    /** Gives up the ownership of a run the rules let its owner release (mayRelease). */
+    release(runId: string): void {
+      releaseOne.run(runId);
     },
     listNotLeasedBy(ownerId: string, status: RunStatus, now: string): Run[] {
       return notLeasedBy.all({ status, owner: ownerId, now }).map((r) => toRun(r as Record<string, unknown>));
     },
-    /** Deletes the run, its events and its jobs when its status is one of `fromStatuses`. */
-    remove(runId: string, fromStatuses: readonly RunStatus[]): boolean {
-      const placeholders = fromStatuses.map(() => '?').join(', ');
-      const found = db.prepare(`SELECT 1 FROM workflow_runs WHERE id = ? AND status IN (${placeholders})`).get(runId, ...fromStatuses);
-      if (!found) return false;
+    /** Deletes the run, its events and its jobs (the rules' mayDelete allowed it). */
+    remove(runId: string): boolean {
       // Children first: the foreign keys cascade too, but the delete must not depend on the pragma.
       deleteEvents.run(runId);
       deleteJobs.run(runId);
       return deleteRun.run(runId).changes > 0;
     },
-    /** Releases a running run its owner lets sleep; false when `owner` does not hold it or a cancel is on it. */
-    sleep(runId: string, owner: string, now: string): boolean {
-      return sleep.run({ runId, owner, now }).changes > 0;
+    /** Releases a running run its owner lets sleep (the rules' maySleep allowed it). */
+    sleep(runId: string, now: string): void {
+      sleep.run({ runId, now });
     },
-    requestCancel(runId: string, now: string): void {
-      requestCancel.run(now, runId);
+    /** Stores the run's cancel request as the rules decided it (cancelRequestAfter). */
+    setCancelRequestedAt(runId: string, at: string | null): void {
+      setCancel.run(at, runId);
     },
     cancelRequestedAt(runId: string): string | null {
       const row = cancelRequestedAt.get(runId) as { cancel_requested_at: string | null } | undefined;

@@ -6,6 +6,7 @@ import type { Store } from '../../store/store.js';
 import type { Logger } from '../../shared/log.js';
 import type { AttemptResult } from '../../worker/attempt-protocol.js';
 import { attemptRefOf, type AttemptFacts } from '../../worker/attempt-ref.js';
+import { attemptCloser } from '../../worker/attempt-closer.js';
 import type { AttemptIdentity, AttemptOutcome, NodeAttempt } from '../run/node-handler.js';
 
 /** The record reference of an attempt a supervisor-side handler owns, through the one attemptRefOf (worker/attempt-ref.ts). */
@@ -44,7 +45,7 @@ export async function recordRefusedAttempt(
   failure: { error: string; failureKind: FailureKind },
 ): Promise<{ status: 'failed'; error: string; failureKind: string }> {
   const ref = nodeAttemptRef(run, attempt, new Date().toISOString());
-  await store.appendEvents([attemptEndedEvent(ref, { status: 'failed', ...failure }, 0)]);
+  await attemptCloser(store).close('handler', [attemptEndedEvent(ref, { status: 'failed', ...failure }, 0)]);
   return { status: 'failed', ...failure };
 }
 
@@ -62,8 +63,8 @@ export async function closeBrokenAttempt(
   const error = `the attempt failed in its worker: ${(err as Error).message}`;
   deps.log.error({ err, nodeId: attempt.node.id, attemptId: attempt.identity.attempt.id }, 'node.attempt_crashed');
   const ending = { status: 'failed', error, failureKind: 'transient' } as const;
-  await deps.store
-    .appendEvents([attemptEndedEvent(nodeAttemptRef(deps.run, attempt, startedAt), ending)])
+  await attemptCloser(deps.store)
+    .close('handler', [attemptEndedEvent(nodeAttemptRef(deps.run, attempt, startedAt), ending)])
     .catch((writeErr: unknown) => deps.log.error({ err: writeErr }, 'node.attempt_record_failed'));
   return ending;
 }

@@ -4,13 +4,13 @@ import { WorkflowCatalog } from '../../workflow/catalog/catalog.js';
 import { MAX_CONCURRENT_CHAT_TURNS } from '../../store/schemas/conversation.js';
 import type { Store, StoreConfig } from '../../store/open-store.js';
 import { createWorkerPool, type WorkerPool } from '../../worker/pool/pool.js';
+import { attemptCloser } from '../../worker/attempt-closer.js';
 import { createSchedulerFactory } from '../run/scheduler-factory.js';
 import { createNodeKinds } from '../nodes/node-kinds.js';
 import { credentialSourceFor } from '../../credentials/credential-source.js';
 import { createChatAssistant } from './chat-assistant.js';
 import { ProviderRates } from '../run/provider-rates.js';
-import { AttemptLimiter } from '../run/limits.js';
-import { ProviderSlots } from '../run/provider-limits.js';
+import { globalSlots, providerSlots as providerSlotsOf } from '../run/engine-slots.js';
 import { RUN_LEASE_MS } from './run-registry.js';
 import { Supervisor } from './supervisor.js';
 import { ChildRunSignals } from '../children/child-signals.js';
@@ -42,6 +42,8 @@ export function createSupervisorRuntime(opts: {
   const { store, settings, log } = opts;
   const limit = settings.maxConcurrency;
   const threads = opts.threads ?? 1;
+  // One owner closes attempts on this store: the pool, the handlers and take-overs all ask it (and it logs here).
+  attemptCloser(store, log);
   const pool = createWorkerPool({
     store,
     maxThreads: threads,
@@ -51,8 +53,8 @@ export function createSupervisorRuntime(opts: {
     ...(opts.taskFile ? { filename: opts.taskFile } : {}),
     log,
   });
-  const limiter = new AttemptLimiter(limit);
-  const providerSlots = new ProviderSlots(settings.providers.limits, new ProviderRates(settings.providers.rates));
+  const limiter = globalSlots(limit);
+  const providerSlots = providerSlotsOf(settings.providers.limits, new ProviderRates(settings.providers.rates));
   // The catalog in-process: chat turns and child runs' lookups are few and short, and the
   // supervisor keeps no catalog thread.
   const catalog = WorkflowCatalog.forHome(settings.home, { threadFile: null });

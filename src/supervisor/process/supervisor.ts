@@ -8,8 +8,8 @@ import type { Store } from '../../store/store.js';
 import { JobRunner, type JobRunnerOptions } from '../jobs/job-runner.js';
 import type { JobContext } from '../jobs/job-handler.js';
 import type { SchedulerFactory } from '../run/scheduler-factory.js';
-import { AttemptLimiter } from '../run/limits.js';
-import type { ProviderSlots } from '../run/provider-limits.js';
+import { GLOBAL_KEY } from '../run/engine-slots.js';
+import type { Slots } from '../run/slots.js';
 import { goneSupervisors, livenessHere } from './liveness.js';
 import { RunRegistry } from './run-registry.js';
 
@@ -23,9 +23,10 @@ const IDLE_POLL_MS = 1_000;
 export interface SupervisorDeps {
   store: Store;
   schedulers: SchedulerFactory;
-  limiter: AttemptLimiter;
+  /** The global limit (engine-slots.ts). */
+  limiter: Slots;
   /** Per-provider limits (their live figures go into the heartbeat). */
-  providerSlots?: ProviderSlots;
+  providerSlots?: Slots;
   perRunLimit: number;
   log: Logger;
   /** The home's paths: a deleted run's folder is removed from them. */
@@ -98,7 +99,7 @@ export class Supervisor {
     }, this.deps.timing?.heartbeatMs ?? HEARTBEAT_MS);
     this.heartbeat.unref();
     this.loop = this.claimLoop();
-    this.deps.log.info({ supervisorId: this.id, limit: this.deps.limiter.limit }, 'supervisor.started');
+    this.deps.log.info({ supervisorId: this.id, limit: this.deps.limiter.limitOf(GLOBAL_KEY) }, 'supervisor.started');
   }
 
   /**
@@ -229,11 +230,11 @@ export class Supervisor {
       heartbeat_at: new Date().toISOString(),
       state: this.state,
       concurrency: {
-        limit: limiter.limit,
+        limit: limiter.limitOf(GLOBAL_KEY)!,
         perRunLimit: this.deps.perRunLimit,
-        active: limiter.active,
+        active: limiter.holders(GLOBAL_KEY),
         // Attempts waiting for a global slot, plus ready nodes held back by their run's own limit.
-        queued: limiter.queued + this.runs.all().reduce((sum, run) => sum + run.queuedNodes, 0),
+        queued: limiter.waiting(GLOBAL_KEY) + this.runs.all().reduce((sum, run) => sum + run.queuedNodes, 0),
         runs: this.runs.size,
         perProvider: this.deps.providerSlots?.stats() ?? {},
       },

@@ -1,6 +1,20 @@
 import { attemptEndedEvent, readNodeEvent, rebuildRunSnapshot } from '../../records/index.js';
 import type { NewRunEvent, RunEvent } from '../../store/schemas/event.js';
 import type { Run } from '../../store/schemas/run.js';
+import type { Store } from '../../store/store.js';
+import { isTerminal, type NodeTable } from './node-table.js';
+
+/**
+ * Attempts left open when a run ends cancelled: a `wait` not yet woken, a gate suspended while
+ * other nodes still ran (`anySuspended`). Each gets its terminal record (failed, cancelled) with
+ * the run's cancel, read from the log only when there is one.
+ */
+export async function closeHeldAttempts(
+  run: Pick<Run, 'id' | 'conversation_id'>, table: NodeTable, anySuspended: boolean, store: Pick<Store, 'listRunEvents'>, reason: string,
+): Promise<NewRunEvent[]> {
+  if (!anySuspended && ![...table.values()].some((e) => e.heldAttempt && !isTerminal(e.status))) return [];
+  return closeSuspendedAttempts(run, await store.listRunEvents(run.id), reason);
+}
 
 /**
  * The terminal records that close every attempt a run left suspended (a gate or an interactive

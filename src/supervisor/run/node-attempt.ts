@@ -10,7 +10,7 @@ import { fingerprintOfText } from './output-fingerprint.js';
 import type { ReadyQueue } from './ready-queue.js';
 import { decideRetry } from './retry-policy.js';
 import { StartedAttemptDeferred } from './started-attempt.js';
-import type { BudgetReached } from './budget.js';
+import type { BudgetReached, RunBudget } from './budget.js';
 
 /** One node attempt from the scheduler's side: run through the node's handler, then its outcome applied to the node. */
 
@@ -23,6 +23,32 @@ export interface AttemptRun {
   /** For a node that asks a provider: reads the run's budgets again and answers the one reached (see NodeAttempt.budget). */
   budgetCheck?(entry: NodeEntry): (() => Promise<BudgetReached | undefined>) | undefined;
   log: Logger;
+}
+
+/**
+ * What a run's attempts run with: a node that asks a provider is held back while the run's budget
+ * (or one above it) is spent, and checks it again before its call.
+ */
+export function attemptRunOf(deps: {
+  handlers: NodeHandlerSet;
+  signal: AbortSignal;
+  log: Logger;
+  providerOf: ((node: NodeEntry['plan']) => string | undefined) | undefined;
+  budget: RunBudget;
+}): AttemptRun {
+  const { providerOf, budget } = deps;
+  return {
+    handlers: deps.handlers,
+    signal: deps.signal,
+    log: deps.log,
+    budgetCheck: (node) => (providerOf?.(node.plan) === undefined ? undefined : () => budget.reachedNow()),
+    heldBack: (node) => {
+      const over = providerOf?.(node.plan) === undefined ? undefined : budget.over;
+      if (!over) return false;
+      budget.reached = over;
+      return true;
+    },
+  };
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { Logger } from '../../shared/log.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
-import { QUEUE_POSITIONS_SHOWN, type ProviderSlots } from './provider-limits.js';
+import { QUEUE_POSITIONS_SHOWN } from './engine-slots.js';
+import type { SlotHold, Slots } from './slots.js';
 import type { NodeEntry } from './node-table.js';
 
 /**
@@ -18,7 +19,7 @@ export class ProviderLine {
       run: Pick<Run, 'id' | 'conversation_id'>;
       store: Store;
       log: Logger;
-      slots: ProviderSlots;
+      slots: Slots;
       /** Called when a slot frees for a parked node (or its place changes). */
       wake: () => void;
     },
@@ -40,11 +41,11 @@ export class ProviderLine {
   }
 
   /** Takes the node's provider slot, or parks the node in line (recording its place when it is worth showing). */
-  take(entry: NodeEntry, provider: string): boolean {
-    const answer = this.deps.slots.tryAcquire(provider, entry, this.deps.wake);
+  take(entry: NodeEntry, provider: string): SlotHold | undefined {
+    const answer = this.deps.slots.tryAcquire([provider], entry, this.deps.wake);
     if (answer.acquired) {
       this.shownPositions.delete(entry);
-      return true;
+      return answer.hold;
     }
     this.parked.push(entry);
     const shown = this.shownPositions.get(entry);
@@ -59,14 +60,13 @@ export class ProviderLine {
       };
       void this.deps.store.appendEvents([event]).catch((err: unknown) => this.deps.log.warn({ err }, 'node.queued_record_failed'));
     }
-    return false;
+    return undefined;
   }
 
   /** Every parked node leaves its provider's line and goes back to pending. */
-  leaveAll(providerOf: (entry: NodeEntry) => string | undefined): void {
+  leaveAll(): void {
     for (const entry of this.parked) {
-      const provider = providerOf(entry);
-      if (provider !== undefined) this.deps.slots.forget(provider, entry);
+      this.deps.slots.leave(entry);
       entry.status = 'pending';
     }
     this.parked = [];

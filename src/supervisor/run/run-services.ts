@@ -6,13 +6,12 @@ import type { StoreConfig } from '../../store/store-config.js';
 import type { ModelLayers } from '../../models/model-layers.js';
 import type { WorkflowDefinition } from '../../workflow/schema/workflow-schema.js';
 import type { AttemptResult, AttemptTaskEnvelope } from '../../worker/attempt-protocol.js';
-import type { AttemptLimiter } from './limits.js';
 import type { RunContext } from './node-context.js';
 import type { NodeEventFactory } from './node-events.js';
 import type { NodeHandlerSet } from './node-handler.js';
 import type { RestoreKinds } from './restore-run.js';
 import type { PlanKinds, PlannedNode } from './run-plan.js';
-import type { RunSlots } from './run-slots.js';
+import type { Slots } from './slots.js';
 
 /** Runs one attempt in a worker (the Piscina pool in production); the task is the kind's own. */
 export interface AttemptRunner {
@@ -45,9 +44,9 @@ export interface RunServices {
   context: RunContext;
   events: NodeEventFactory;
   /** The global limit. */
-  limiter: AttemptLimiter;
+  limiter: Slots;
   /** The run's own limit. */
-  runSlots: RunSlots;
+  runSlots: Slots;
   killGraceMs: number;
   log: Logger;
 }

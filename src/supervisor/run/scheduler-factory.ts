@@ -5,8 +5,7 @@ import type { Store, StoreConfig } from '../../store/open-store.js';
 import { CairnError } from '../../shared/errors.js';
 import { validateStoredDefinition } from '../../workflow/checks/validate-definition.js';
 import type { WorkflowDefinition } from '../../workflow/schema/workflow-schema.js';
-import type { ProviderSlots } from './provider-limits.js';
-import type { AttemptLimiter } from './limits.js';
+import type { Slots } from './slots.js';
 import { createRunContext } from './node-context.js';
 import { NodeEventFactory } from './node-events.js';
 import { NodeTable } from './node-table.js';
@@ -19,7 +18,7 @@ import { RunScheduler } from './scheduler.js';
 import { optionWarningsEvent } from './option-warnings.js';
 import { openRunEnv } from '../../runs/run-env.js';
 import { readRunModelLayers } from './run-model-layers.js';
-import { RunSlots } from './run-slots.js';
+import { runSlots as runSlotsOf } from './engine-slots.js';
 import type { AttemptRunner, EngineKinds } from './run-services.js';
 
 /** Grace between SIGTERM and SIGKILL when a node's process group is stopped. */
@@ -48,9 +47,10 @@ export interface SchedulerFactoryDeps {
   pool: AttemptRunner;
   /** The node kinds (supervisor/nodes/node-kinds.ts): how a definition plans, what runs each node. */
   kinds: EngineKinds;
-  limiter: AttemptLimiter;
+  /** The global limit (engine-slots.ts). */
+  limiter: Slots;
   /** Per-provider limits, shared by every run of the supervisor. */
-  providerSlots?: ProviderSlots;
+  providerSlots?: Slots;
   settings: Settings;
   log: Logger;
   /** The lease of a run's worktree lock: the run lease (process/run-registry.ts); the heartbeat renews both. */
@@ -108,7 +108,7 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
       const warned = optionWarningsEvent(run, definition, models);
       if (warned) await deps.store.appendEvents([warned]);
     }
-    const runSlots = new RunSlots(deps.settings.perRunConcurrency);
+    const runSlots = runSlotsOf(deps.settings.perRunConcurrency);
     // Each node kind makes its handler from what the run offers; none of this names a kind.
     const { handlers, providerOf } = deps.kinds.forRun({
       store: deps.store,

@@ -11,6 +11,8 @@ import { cancelledFailure, cancelReasonOf } from '../cancel-reason.js';
 import type { WorkerKinds } from '../nodes/worker-kind.js';
 import { workerKindTable } from '../nodes/worker-kinds.js';
 import { AttemptTracker } from './attempt-tracker.js';
+import { recordedResult } from './recorded-result.js';
+import { attemptCloser } from '../attempt-closer.js';
 import { letThreadsSizeTheirOwnHeaps, THREAD_YOUNG_GENERATION_MB } from './thread-heap.js';
 
 export interface WorkerPoolOptions {
@@ -95,6 +97,8 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
   const tracker = new AttemptTracker();
   const kinds = opts.kinds ?? workerKindTable();
   const cancelMarginMs = opts.cancelMarginMs ?? DEFAULT_CANCEL_MARGIN_MS;
+  // The owner of attempts' ends on this store, which the supervisor's handlers and take-overs ask too.
+  const closer = attemptCloser(opts.store, opts.log);
   let inFlight = 0;
   let closed = false;
 
@@ -117,9 +121,11 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
       const settled = await raceWithCancel(running, attemptId, envelope.killGraceMs, signal);
       if (settled.kind === 'result') return attemptResultSchema.parse(settled.value);
       const result = settled.kind === 'stopped' ? settled.result : await afterWorkerError(attemptId, settled.error);
-      // The thread could not write this attempt's end: the pool asks the attempt's kind for it.
-      await opts.store.appendEvents([kind.closedEvent(task, dispatchedAt, result)]);
-      return result;
+      // The thread could not write this attempt's end: the pool asks the attempt's kind for the
+      // record and the closer to close with it (a no-op when the thread's own close got there
+      // first, and then the attempt's outcome is what the thread recorded).
+      const answer = await closer.close('pool', [kind.closedEvent(task, dispatchedAt, result)]);
+      return answer === 'closed' ? result : await recordedResult(opts.store, envelope, result);
     } finally {
       tracker.end(attemptId);
       inFlight--;

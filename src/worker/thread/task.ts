@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import { BroadcastChannel, threadId } from 'node:worker_threads';
 import { ATTEMPT_CONTROL_CHANNEL, attemptControlSchema, attemptTaskEnvelopeSchema, type AttemptNotice, type AttemptResult } from '../attempt-protocol.js';
 import { openStore, type Store, type StoreConfig } from '../../store/open-store.js';
+import { createLogger, type Logger } from '../../shared/log.js';
+import { attemptCloser } from '../attempt-closer.js';
 import { observeCheckout } from '../../codebases/checkout-state.js';
 import { chatCallTaskSchema, type ChatCallResult } from '../chat-protocol.js';
 import { runChatCall } from '../chat/chat-call.js';
@@ -29,6 +31,7 @@ const cancelledEarly = new Map<string, 'cancelled' | 'shutdown'>();
 const CANCELLED_EARLY_MAX = 1024;
 
 let channel: BroadcastChannel | undefined;
+let log: Logger | undefined;
 
 function storeFor(config: StoreConfig): Store {
   const key = JSON.stringify(config);
@@ -36,6 +39,8 @@ function storeFor(config: StoreConfig): Store {
   if (!store) {
     store = openStore(config);
     stores.set(key, store);
+    // The thread's closer of attempts on this store logs what it refuses (a close after the pool's).
+    attemptCloser(store, (log ??= createLogger({ name: 'worker' })));
   }
   return store;
 }

@@ -5,8 +5,9 @@ import { parse } from 'yaml';
  * YAML text → plain data, the way the `yaml` library reads it (YAML 1.2, core schema), at a
  * seventh of the time and a third of the transient memory for the plain documents workflows
  * are: js-yaml builds objects straight from parser events, where `yaml` first builds a
- * concrete syntax tree and a document model. A 10,000-node workflow parses in ~35 ms instead
- * of ~250 ms.
+ * concrete syntax tree and a document model. A 10,000-node workflow parses in ~55 ms of CPU
+ * instead of ~320 ms (~150 instead of ~650 in a fresh process); `npx tsx bench/yaml-parsers.ts`
+ * measures both on the corpus, and BENCHMARKS.md says why both stay.
  *
  * js-yaml takes a document only when it can read it exactly as `yaml` would: core schema,
  * no aliases at all (`maxAliases: 0`, so `yaml`'s own alias limits keep guarding against

@@ -118,5 +118,27 @@ export function describeIsolationLockContract(backend: StoreBackend): void {
       await store.releaseIsolationLocks(run.id);
       expect((await store.listIsolationEnvironments('o/r'))[0]).toMatchObject({ locked_by_run: null });
     });
+
+    it('removes an environment only while no run holds it under a live lock, and a reservation at once', async () => {
+      let now = Date.parse('2026-01-01T00:00:00.000Z');
+      const store = h().open({ clock: () => now });
+      await store.registerCodebase(codebase('o/r'));
+      await store.registerCodebase(codebase('o/other'));
+      const run = await runningRun(store, 'sup-a');
+      await store.claimRunIsolation({ runId: run.id, ownerId: 'sup-a', leaseMs: 15_000, env: worktree('e1', run.id, 'x') });
+      expect(await store.removeIdleIsolationEnvironment('o/r', 'e1')).toMatchObject({ kind: 'locked', env: { id: 'e1', locked_by_run: run.id } });
+      expect(await store.removeIdleIsolationEnvironment('o/other', 'e1')).toEqual({ kind: 'not_found' });
+      expect(await store.removeIdleIsolationEnvironment('o/r', 'no-such-env')).toEqual({ kind: 'not_found' });
+      now += 60_000; // the lock lapsed: the environment is idle
+      expect(await store.removeIdleIsolationEnvironment('o/r', 'e1')).toMatchObject({ kind: 'removed', env: { id: 'e1' } });
+      expect(await store.listIsolationEnvironments('o/r')).toEqual([]);
+
+      // A reservation whose worktree could not be made goes whatever holds it.
+      const other = await runningRun(store, 'sup-a');
+      await store.claimRunIsolation({ runId: other.id, ownerId: 'sup-a', leaseMs: 15_000, env: worktree('e2', other.id, 'y') });
+      await store.removeIsolationEnvironment('e2');
+      expect(await store.listIsolationEnvironments('o/r')).toEqual([]);
+      await store.removeIsolationEnvironment('e2');
+    });
   });
 }

@@ -111,6 +111,24 @@ export function describeConversationContract(backend: StoreBackend): void {
       expect((await store.claimJob('sup', 30_000))?.id).toBe(second.job.id);
     });
 
+    it('posts a chat reply as the assistant’s message with its events, and marks the conversation active', async () => {
+      let now = Date.parse('2026-01-01T00:00:00Z');
+      const store = h().open({ clock: () => (now += 1000) });
+      const c = await store.createConversation(conversation('replied', { title: 'R' }));
+      const other = await store.createConversation(conversation('other', { title: 'O' }));
+      await store.addMessage(other.id, { role: 'user', content: 'later' });
+      const reply = await store.postChatReply({
+        conversationId: c.id, content: 'the answer', metadata: { model: 'm' },
+        events: [{ conversation_id: 'replied', event_type: 'text', data: { text: 'the answer' } }],
+      });
+      expect(reply).toMatchObject({ role: 'assistant', content: 'the answer' });
+      expect(JSON.parse(reply.metadata)).toEqual({ model: 'm' });
+      expect((await store.listMessages(c.id, 10)).map((m) => [m.role, m.content])).toEqual([['assistant', 'the answer']]);
+      expect((await store.listEventsAfter(0, 10, { conversationId: 'replied' })).map((e) => e.event_type)).toEqual(['text']);
+      // The reply is the newest activity: the conversation lists first again.
+      expect((await store.listConversations({ includeDeleted: false, limit: 10 })).map((x) => x.platform_conversation_id)).toEqual(['replied', 'other']);
+    });
+
     it('creates a run with its conversation in one transaction, once', async () => {
       const store = h().open();
       const run = newRun({ conversationId: 'web-worker-1-abc', conversation: conversation('web-worker-1-abc', { hidden: true }) });

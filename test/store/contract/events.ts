@@ -56,6 +56,25 @@ export function describeEventContract(backend: StoreBackend): void {
       expect(await store.listEventsAfter(0, 2)).toHaveLength(2);
     });
 
+    it('appends a conversation’s chat events in the same seq order as run events, with no run', async () => {
+      const store = h().open();
+      const { one } = await seed(store);
+      const [run] = await store.appendEvents([newEvent(one, 'a')]);
+      const chat = await store.appendConversationEvents([
+        { conversation_id: one.conversation_id, event_type: 'text', data: { text: 'hello' } },
+        { conversation_id: one.conversation_id, event_type: 'conversation_lock', data: { locked: false } },
+      ]);
+      expect(chat.map((e) => [e.run_id, e.step_name, e.event_type])).toEqual([[null, null, 'text'], [null, null, 'conversation_lock']]);
+      expect(chat.map((e) => e.seq)).toEqual([run!.seq + 1, run!.seq + 2]);
+      expect(await store.appendConversationEvents([])).toEqual([]);
+      // The conversation's stream has both; a run's has only its own.
+      const stream = await store.listEventsAfter(0, 100, { conversationId: one.conversation_id });
+      expect(stream.map((e) => e.event_type)).toEqual(['a', 'text', 'conversation_lock']);
+      expect(stream[1]).toMatchObject({ data: { text: 'hello' }, run_id: null });
+      expect((await store.listEventsAfter(0, 100, { runId: one.id })).map((e) => e.event_type)).toEqual(['a']);
+      expect(await store.listRunEvents(one.id)).toHaveLength(1);
+    });
+
     it('keeps one terminal event per attempt, whoever writes it and however the writes race', async () => {
       const a = h().open();
       const b = h().open();

@@ -99,5 +99,19 @@ export function describeJobContract(backend: StoreBackend): void {
       const jobs = await store.listRunJobs(run.id);
       expect(jobs.map((j) => [j.kind, j.attempts])).toEqual([['start_run', 2], ['cancel_run', 0]]);
     });
+
+    it('reads one job by id as it stands, and answers undefined once its run is deleted with it', async () => {
+      const store = h().open();
+      const run = await store.createRun(newRun());
+      const [start] = await store.listRunJobs(run.id);
+      expect(await store.getJob(start!.id)).toEqual(start);
+      const claimed = await store.claimJob('sup-a', 60_000);
+      await store.finishJob(claimed!.id, 'sup-a', 'started');
+      expect(await store.getJob(start!.id)).toMatchObject({ id: start!.id, status: 'done', result: 'started', attempts: 1 });
+      expect(await store.getJob(start!.id + 1000)).toBeUndefined();
+      await store.acquireRun({ runId: run.id, ownerId: 'sup-a', leaseMs: 60_000, fromStatuses: ['pending'], status: 'cancelled', events: [] });
+      expect(await store.deleteRun(run.id, ['cancelled'])).toBe(true);
+      expect(await store.getJob(start!.id)).toBeUndefined();
+    });
   });
 }

@@ -61,6 +61,25 @@ export function describeRunContract(backend: StoreBackend): void {
       expect(await store.renewRunLeases('sup-a', [run.id], 60_000)).toBe(0);
     });
 
+    it('brings an ended run back only by a resume, which clears its error and its cancel request', async () => {
+      const store = h().open();
+      const run = await store.createRun(newRun());
+      await store.acquireRun({ runId: run.id, ownerId: 'sup-a', leaseMs: 60_000, fromStatuses: ['pending'], status: 'running', events: [] });
+      await store.enqueueJob('cancel_run', run.id);
+      await store.claimJob('sup-a', 60_000); // the start job
+      const cancel = await store.claimJob('sup-a', 60_000); // the cancel: recorded on the run
+      await store.finishJob(cancel!.id, 'sup-a', 'cancel failed the run');
+      await store.transitionRun({ runId: run.id, ownerId: 'sup-a', status: 'failed', error: 'boom', events: [] });
+      // Still its owner, but an end is not undone by a transition, nor by an acquire that is not a resume.
+      await expect(store.transitionRun({ runId: run.id, ownerId: 'sup-a', status: 'running', events: [] })).rejects.toMatchObject({ code: 'RUN_INVALID_STATE' });
+      const again = { runId: run.id, ownerId: 'sup-a', leaseMs: 60_000, fromStatuses: ['failed' as const], status: 'running' as const, events: [] };
+      expect(await store.acquireRun(again)).toBeUndefined();
+      expect(await store.getRun(run.id)).toMatchObject({ status: 'failed', error: 'boom' });
+      expect(await store.getCancelRequestedAt(run.id)).not.toBeNull();
+      expect(await store.acquireRun({ ...again, resume: true })).toMatchObject({ status: 'running', error: null, completed_at: null });
+      expect(await store.getCancelRequestedAt(run.id)).toBeNull();
+    });
+
     it('renews only the leases of the runs the owner names, so a run it no longer drives lapses', async () => {
       let now = Date.parse('2026-01-01T00:00:00Z');
       const store = h().open({ clock: () => now });

@@ -10,12 +10,11 @@ import { sqliteStoreConfig, type Store } from '../../../src/store/open-store.js'
 import type { Run } from '../../../src/store/schemas/run.js';
 import { ChildRunSignals } from '../../../src/supervisor/children/child-signals.js';
 import { createNodeKinds } from '../../../src/supervisor/nodes/node-kinds.js';
-import { AttemptLimiter } from '../../../src/supervisor/run/limits.js';
 import { createRunContext } from '../../../src/supervisor/run/node-context.js';
 import { NodeEventFactory } from '../../../src/supervisor/run/node-events.js';
 import { NodeTable } from '../../../src/supervisor/run/node-table.js';
 import { compileRunPlan } from '../../../src/supervisor/run/run-plan.js';
-import { RunSlots } from '../../../src/supervisor/run/run-slots.js';
+import { globalSlots, runSlots as runSlotsOf } from '../../../src/supervisor/run/engine-slots.js';
 import { RunScheduler } from '../../../src/supervisor/run/scheduler.js';
 import type { WorkflowDefinition } from '../../../src/workflow/schema/workflow-schema.js';
 import { workerKindTable } from '../../../src/worker/nodes/worker-kinds.js';
@@ -89,8 +88,8 @@ describe('a node kind registered by a test', () => {
     const artifactsDir = join(home.home, 'artifacts');
     const context = createRunContext({ run, declaredInputs: [], artifactsDir, homeScripts: settings.paths.scripts, home: home.home }, table);
     const events = new NodeEventFactory(run);
-    const limiter = new AttemptLimiter(4);
-    const runSlots = new RunSlots(4);
+    const limiter = globalSlots(4);
+    const runSlots = runSlotsOf(4);
     const { handlers, providerOf } = kinds.forRun({
       store, storeConfig: sqliteStoreConfig(home.paths.database), run, definition, settings, pool, runEnv: {},
       workingPath: home.home, artifactsDir, envFiles: 'load', runVariables: { WORKFLOW_ID: run.id, ARTIFACTS_DIR: artifactsDir },

@@ -7,7 +7,7 @@ import { loadSettings, type Settings } from '../../../src/shared/config.js';
 import { createLogger } from '../../../src/shared/log.js';
 import type { Run } from '../../../src/store/schemas/run.js';
 import { sqliteStoreConfig, type Store } from '../../../src/store/open-store.js';
-import { AttemptLimiter } from '../../../src/supervisor/run/limits.js';
+import { globalSlots } from '../../../src/supervisor/run/engine-slots.js';
 import { createNodeKinds } from '../../../src/supervisor/nodes/node-kinds.js';
 import { RUN_LEASE_MS } from '../../../src/supervisor/process/run-registry.js';
 import { createSchedulerFactory, type SchedulerFactory } from '../../../src/supervisor/run/scheduler-factory.js';
@@ -47,7 +47,7 @@ async function setUp(reply: (req: { body: any }, i: number) => MessagesReply): P
   const log = createLogger({ name: 'supervisor', level: 'debug', destination: { write: (line: string) => void (logs += line) } });
   const catalog = WorkflowCatalog.forHome(settings.home, { threadFile: null });
   factory = createSchedulerFactory({
-    store, storeConfig: sqliteStoreConfig(home.paths.database), pool, limiter: new AttemptLimiter(4), settings, log, lockLeaseMs: RUN_LEASE_MS,
+    store, storeConfig: sqliteStoreConfig(home.paths.database), pool, limiter: globalSlots(4), settings, log, lockLeaseMs: RUN_LEASE_MS,
     kinds: createNodeKinds({ children: { lookup: (name, query) => catalog.getAsync(name, query), signals: new ChildRunSignals() } }),
   });
 }

@@ -3,7 +3,7 @@ import pino from 'pino';
 import { loadSettings } from '../../../src/shared/config.js';
 import type { Logger } from '../../../src/shared/log.js';
 import { sqliteStoreConfig, type Store } from '../../../src/store/open-store.js';
-import { AttemptLimiter } from '../../../src/supervisor/run/limits.js';
+import { globalSlots } from '../../../src/supervisor/run/engine-slots.js';
 import { Supervisor, type SupervisorDeps } from '../../../src/supervisor/process/supervisor.js';
 import { WorkflowCatalog } from '../../../src/workflow/catalog/catalog.js';
 import { ChildRunSignals } from '../../../src/supervisor/children/child-signals.js';
@@ -42,7 +42,7 @@ export async function startTimedSupervisor(
   const store = home.openStore(opts.clock ? { clock: opts.clock } : {});
   const log = opts.log ?? pino({ level: 'silent' });
   const pool = createWorkerPool({ store, maxThreads: 1, concurrentTasksPerWorker: 4, filename: builtTaskFile, log });
-  const limiter = new AttemptLimiter(settings.maxConcurrency);
+  const limiter = globalSlots(settings.maxConcurrency);
   const catalog = WorkflowCatalog.forHome(settings.home, { threadFile: null });
   const childSignals = new ChildRunSignals();
   const schedulers = createSchedulerFactory({

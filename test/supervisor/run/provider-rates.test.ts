@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderSlots } from '../../../src/supervisor/run/provider-limits.js';
+import { providerSlotsDriver } from './provider-slots-driver.js';
 import { ProviderRates, RATE_WINDOW_MS } from '../../../src/supervisor/run/provider-rates.js';
 
 /**
@@ -42,7 +42,7 @@ describe('requests per minute', () => {
   it('starts at most N calls in any 60 s; the minute frees room when the oldest start leaves it', () => {
     const clock = testClock();
     const rates = new ProviderRates({ anthropic: { requestsPerMinute: 2 } }, clock.now);
-    const slots = new ProviderSlots({}, rates);
+    const slots = providerSlotsDriver({}, rates);
     const woken: string[] = [];
     const take = (name: string) => slots.tryAcquire('codex', { name } as object, () => woken.push(name));
     const a = {}, b = {}, c = {};
@@ -70,7 +70,7 @@ describe('requests per minute', () => {
   it('wakes the head of the line by itself when the minute frees room', async () => {
     const clock = testClock({ real: true });
     const rates = new ProviderRates({ anthropic: { requestsPerMinute: 1 } }, clock.now);
-    const slots = new ProviderSlots({}, rates);
+    const slots = providerSlotsDriver({}, rates);
     expect(slots.tryAcquire('anthropic', {}, () => {})).toEqual({ acquired: true });
     slots.release('anthropic');
     // The first start leaves the minute 30 ms from now (real time), so the wake timer is short.
@@ -86,7 +86,7 @@ describe('requests per minute', () => {
 
   it('keeps both limits: a free slot is not enough when the minute is spent, and the reverse', () => {
     const clock = testClock();
-    const slots = new ProviderSlots({ codex: 1 }, new ProviderRates({ codex: { requestsPerMinute: 3 } }, clock.now));
+    const slots = providerSlotsDriver({ codex: 1 }, new ProviderRates({ codex: { requestsPerMinute: 3 } }, clock.now));
     expect(slots.tryAcquire('codex', {}, () => {})).toEqual({ acquired: true });
     expect(slots.tryAcquire('codex', {}, () => {})).toMatchObject({ acquired: false, position: 1 });
     expect(slots.stats().codex).toEqual({ active: 1, queued: 1, limit: 1 });
@@ -97,7 +97,7 @@ describe('tokens per minute', () => {
   it('starts no call while the tokens reported in the last minute reach the budget', () => {
     const clock = testClock();
     const rates = new ProviderRates({ 'openai-compatible': { tokensPerMinute: 1000 } }, clock.now);
-    const slots = new ProviderSlots({}, rates);
+    const slots = providerSlotsDriver({}, rates);
     expect(slots.tryAcquire('openai-compatible', {}, () => {})).toEqual({ acquired: true });
     slots.release('openai-compatible', 600);
     expect(slots.tryAcquire('openai-compatible', {}, () => {})).toEqual({ acquired: true });

@@ -1,7 +1,7 @@
 import { silentLogger, type Logger } from '../../../src/shared/log.js';
 import type { Run } from '../../../src/store/schemas/run.js';
 import type { Store } from '../../../src/store/store.js';
-import { AttemptLimiter } from '../../../src/supervisor/run/limits.js';
+import { globalSlots } from '../../../src/supervisor/run/engine-slots.js';
 import { createRunContext } from '../../../src/supervisor/run/node-context.js';
 import { NodeEventFactory } from '../../../src/supervisor/run/node-events.js';
 import type { AttemptOutcome, NodeAttempt, NodeHandlerSet } from '../../../src/supervisor/run/node-handler.js';
@@ -86,7 +86,7 @@ export async function startScheduler(
   const conditionChecks = new Map<string, number>();
   const scheduler = new RunScheduler(run, plan, table, {
     store,
-    limiter: new AttemptLimiter(opts.globalLimit ?? 100),
+    limiter: globalSlots(opts.globalLimit ?? 100),
     handlers,
     events: new NodeEventFactory(run),
     checkCondition: (node) => {

@@ -72,6 +72,8 @@ export function chatCliPermissionCases(spec: PermissionSpec): void {
     const { repo, artifacts, outside, outcome, chunks, agent } = await runSession(spec, 'workspace');
     expect(outcome.status).toBe('completed');
     expect(outcome.output).toBe('Session over.');
+    // Every line the real CLI printed, tool events included, read through its schema.
+    expect(outcome.end.unreadableLines).toBeUndefined();
     expect(readFileSync(join(repo, 'plan.md'), 'utf8')).toBe('step one\n');
     expect(readFileSync(join(repo, 'README.md'), 'utf8')).toBe('widget: a tiny tool\n');
     expect(git(repo, 'log', '-1', '--format=%s%n%an')).toBe('add plan\nagent\n');

@@ -8,7 +8,7 @@ import type { Run } from '../../../store/schemas/run.js';
 import type { Store } from '../../../store/store.js';
 import { producerOf } from '../../../workflow/substitution/resolve-output.js';
 import type { WorkflowDefinition } from '../../../workflow/schema/workflow-schema.js';
-import type { AttemptLimiter } from '../../run/limits.js';
+import { GLOBAL_SLOT, RUN_SLOT } from '../../run/engine-slots.js';
 import type { CheckCondition } from '../../run/node-context.js';
 import type { NodeEventFactory } from '../../run/node-events.js';
 import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandlerSet } from '../../run/node-handler.js';
@@ -17,7 +17,7 @@ import { afterStartRecorded } from '../../run/started-attempt.js';
 import type { PlannedNode, RunPlan } from '../../run/run-plan.js';
 import type { ChildRunAction } from './action.js';
 import { instancesOf, itemText } from './fan-out-items.js';
-import type { RunSlots } from '../../run/run-slots.js';
+import type { Slots } from '../../run/slots.js';
 import { decideWave, type BodyNodeState } from '../body-wave.js';
 
 export interface InRunFanOutDeps {
@@ -28,9 +28,9 @@ export interface InRunFanOutDeps {
   events: NodeEventFactory;
   checkCondition: CheckCondition;
   /** The global limit: each instance node's attempt takes a slot, as a top-level node's does. */
-  limiter: Pick<AttemptLimiter, 'runUnlessAborted'>;
+  limiter: Pick<Slots, 'run'>;
   /** The run's own limit: each instance node holds one of its slots while it runs. */
-  runSlots: Pick<RunSlots, 'run'>;
+  runSlots: Pick<Slots, 'run'>;
   /** Plans the child workflow with the run's node kinds. */
   compile: (definition: WorkflowDefinition) => RunPlan;
 }
@@ -210,8 +210,8 @@ export class InRunFanOut {
             });
           // The run's slot first, then the global one, as the scheduler takes them.
           return this.deps.runSlots
-            .run(() => this.deps.limiter.runUnlessAborted(run, attempt.signal), attempt.signal)
-            .then((ran): AttemptOutcome => (ran === undefined || ran.dropped ? { status: 'not_started' } : ran.value));
+            .run(RUN_SLOT, () => this.deps.limiter.run(GLOBAL_SLOT, run, attempt.signal), attempt.signal)
+            .then((ran): AttemptOutcome => (ran.dropped || ran.value.dropped ? { status: 'not_started' } : ran.value.value));
         }),
       );
       let stopped = false;

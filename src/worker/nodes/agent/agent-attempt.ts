@@ -10,7 +10,7 @@ import { spillLongOutput } from '../exec/exec-records.js';
 import { runAgent, type AgentOutcome, type AgentTask } from './agent.js';
 import { agentFinishedEvent, agentStartedEvent, ToolCallTally } from './agent-records.js';
 import { AgentActivity } from './agent-activity.js';
-import { appendTerminalRecord } from '../../thread/terminal-record.js';
+import { attemptCloser } from '../../attempt-closer.js';
 import { SecretMask } from '../../../shared/secret-mask.js';
 import { withSecretsMasked } from '../../providers/common/masking-adapter.js';
 import { lostFailure } from '../../lost-attempt.js';
@@ -110,7 +110,7 @@ export async function runAgentAttempt(task: AgentTask, deps: AgentAttemptDeps): 
   const output = { text: outcome.output, ...(outcome.structured !== undefined ? { structured: outcome.structured } : {}), ...(spillPath ? { spillPath } : {}) };
   await keepSession(store, task, outcome);
   const finished = agentFinishedEvent(task, startedAt, result, outcome.end, output, tools, outcome.reasked);
-  await appendTerminalRecord(store, started ? [finished] : [agentStartedEvent(task, startedAt, undefined, checkout), finished]);
+  await attemptCloser(store).close('thread', started ? [finished] : [agentStartedEvent(task, startedAt, undefined, checkout), finished], { persist: true });
   return result;
 }
 

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { AttemptResult } from '../../attempt-protocol.js';
-import { appendTerminalRecord } from '../../thread/terminal-record.js';
+import { attemptCloser } from '../../attempt-closer.js';
 import { deferIfWorthWaiting } from '../deferred-start.js';
 import type { AttemptThread } from '../worker-kind.js';
 import { execFinishedEvent, execStartedEvent, spillStreams } from './exec-records.js';
@@ -50,6 +50,7 @@ export async function runExecAttempt(task: ExecTask, thread: AttemptThread): Pro
   // Both streams are kept whatever the outcome: a failure's stdout and a success's stderr too.
   const finished = execFinishedEvent(task, startedAt, result, await spillStreams(task, result));
   // Attempts that never spawned (missing runtime, bad cwd) get their start and end at once.
-  await appendTerminalRecord(store, spawnedPid === undefined ? [execStartedEvent(task, startedAt, undefined, checkout), finished] : [finished]);
+  // The attempt's closer decides: a late close (the pool took the attempt over) writes nothing.
+  await attemptCloser(store).close('thread', spawnedPid === undefined ? [execStartedEvent(task, startedAt, undefined, checkout), finished] : [finished], { persist: true });
   return result;
 }

@@ -119,7 +119,8 @@ async function* runWithRelay(
   env.TMPDIR = setup.tmpDir;
   Object.assign(env, bypassProxyForRelay({ ...workerEnv(), ...env }));
   if (hasKey) env[CODEX_KEY_ENV] = request.connection.apiKey!;
-  const rollout = new CodexRollout(join(codexHome, 'sessions'), request.options.permissions);
+  const state = new CodexStreamState();
+  const rollout = new CodexRollout(join(codexHome, 'sessions'), request.options.permissions, state.unreadable);
   if (resume !== undefined) await rollout.skipExisting(resume);
   const args = [
     ...commandFor(file), 'exec', '--json', '--skip-git-repo-check', '--strict-config', '--color', 'never', ...schemaArgs,
@@ -131,7 +132,6 @@ async function* runWithRelay(
     return;
   }
   const proc = launched.proc;
-  const state = new CodexStreamState();
   let failure: AdapterFailure | undefined;
   try {
     for await (const line of proc.lines) {

@@ -1,6 +1,8 @@
 import { open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { z } from 'zod';
 import type { PermissionLevel } from '../../../shared/providers/agent-options.js';
+import type { UnreadableTally } from '../common/stream-lines.js';
 import { toolOutcome } from './tool-outcome.js';
 import type { ProviderChunk } from '../provider-adapter.js';
 
@@ -14,7 +16,28 @@ import type { ProviderChunk } from '../provider-adapter.js';
  * now and then (seen with 0.169 and 0.171, about one run in three). The rollout holds every call
  * and the very output the model was given, with the call's id, and is written as the turn goes,
  * so the adapter reads it whenever Codex prints a line and once more when it exits.
+ *
+ * Each line is read through the zod schemas below: fields the reader does not use pass through,
+ * entries other than `response_item` (`session_meta`, `event_msg`, `turn_context`, ...) and items
+ * that are not tool calls are skipped, and a line it cannot read is counted in the attempt's
+ * `unreadable` tally (common/stream-lines.ts), with the CLI's stdout lines.
  */
+
+/** A `response_item` entry: its item in `payload`. */
+const responseItemSchema = z.looseObject({ payload: z.looseObject({ type: z.string() }) });
+const webSearchSchema = z.looseObject({ id: z.string().nullish(), status: z.string().nullish(), action: z.unknown().optional() });
+/** A `*_call` or `*_call_output` item; one without a call id is not a tool call of the turn's. */
+const callSchema = z.looseObject({
+  call_id: z.string().nullish(),
+  name: z.string().nullish(),
+  namespace: z.string().nullish(),
+  arguments: z.unknown().optional(),
+  input: z.unknown().optional(),
+  action: z.unknown().optional(),
+  output: z.unknown().optional(),
+});
+type CallItem = z.infer<typeof callSchema> & { type: string };
+
 export class CodexRollout {
   private file: string | undefined;
   private offset = 0;
@@ -25,6 +48,8 @@ export class CodexRollout {
   constructor(
     private readonly sessionsDir: string,
     private readonly level: PermissionLevel,
+    /** Where a line it cannot read is counted: the attempt's, shared with its stdout reader. */
+    private readonly unreadable: UnreadableTally,
   ) {}
 
   /** A resumed session's rollout already holds its earlier turns: only what this attempt adds is read. */
@@ -66,25 +91,26 @@ export class CodexRollout {
   }
 
   private chunksOf(line: string): ProviderChunk[] {
-    let entry: any;
-    try {
-      entry = JSON.parse(line);
-    } catch {
-      return [];
-    }
-    const item = entry?.type === 'response_item' ? entry.payload : undefined;
-    if (!item || typeof item !== 'object' || typeof item.type !== 'string') return [];
+    const entry = this.unreadable.event(line);
+    if (entry?.type !== 'response_item') return [];
+    const item = this.unreadable.read(responseItemSchema, entry, line, 'rollout "response_item"')?.payload;
+    if (!item) return [];
+    const what = `rollout "${item.type}" item`;
     if (item.type === 'web_search_call') {
-      const id = typeof item.id === 'string' ? { id: item.id } : {};
+      const search = this.unreadable.read(webSearchSchema, item, line, what);
+      if (!search) return [];
+      const id = typeof search.id === 'string' ? { id: search.id } : {};
       return [
-        { type: 'tool_call', ...id, name: 'web_search', input: item.action ?? null },
-        { type: 'tool_result', ...id, output: String(item.status ?? ''), ...(item.status === 'failed' ? { isError: true } : {}) },
+        { type: 'tool_call', ...id, name: 'web_search', input: search.action ?? null },
+        { type: 'tool_result', ...id, output: search.status ?? '', ...(search.status === 'failed' ? { isError: true } : {}) },
       ];
     }
-    if (typeof item.call_id !== 'string') return [];
-    if (item.type.endsWith('_output')) return [this.resultOf(item.call_id, outputText(item.output))];
-    if (!item.type.endsWith('_call')) return [];
-    return [{ type: 'tool_call', id: item.call_id, name: toolName(item), input: toolInput(item) }];
+    if (!item.type.endsWith('_output') && !item.type.endsWith('_call')) return [];
+    const call = this.unreadable.read(callSchema, item, line, what);
+    if (typeof call?.call_id !== 'string') return [];
+    if (item.type.endsWith('_output')) return [this.resultOf(call.call_id, outputText(call.output))];
+    const typed: CallItem = { ...call, type: item.type };
+    return [{ type: 'tool_call', id: call.call_id, name: toolName(typed), input: toolInput(typed) }];
   }
 
   private resultOf(id: string, output: string): ProviderChunk {
@@ -113,12 +139,12 @@ async function findRollout(dir: string, threadId: string): Promise<string | unde
 }
 
 /** An MCP tool sits in its server's namespace (`mcp__<server>`): `mcp__<server>__<tool>`, as Claude names them. */
-function toolName(item: any): string {
+function toolName(item: CallItem): string {
   const name = typeof item.name === 'string' ? item.name : item.type.replace(/_call$/, '');
   return typeof item.namespace === 'string' && item.namespace !== '' ? `${item.namespace}__${name}` : name;
 }
 
-function toolInput(item: any): unknown {
+function toolInput(item: CallItem): unknown {
   if (typeof item.arguments === 'string') {
     try {
       return JSON.parse(item.arguments);
@@ -132,7 +158,14 @@ function toolInput(item: any): unknown {
 /** A tool output is text, or content parts (an MCP result: `input_text` parts). */
 function outputText(output: unknown): string {
   if (typeof output === 'string') return output;
-  if (Array.isArray(output)) return output.map((part: any) => (typeof part?.text === 'string' ? part.text : '')).join('');
-  if (output && typeof output === 'object' && typeof (output as any).content === 'string') return (output as any).content;
+  if (Array.isArray(output)) return output.map((part: unknown) => textOf(part) ?? '').join('');
+  const content = output && typeof output === 'object' ? (output as { content?: unknown }).content : undefined;
+  if (typeof content === 'string') return content;
   return JSON.stringify(output ?? '');
+}
+
+/** A content part's `text`, when it has one. */
+function textOf(part: unknown): string | undefined {
+  const text = part && typeof part === 'object' ? (part as { text?: unknown }).text : undefined;
+  return typeof text === 'string' ? text : undefined;
 }

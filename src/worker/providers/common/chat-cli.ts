@@ -30,8 +30,8 @@ export interface ChatCliState {
   answerText(): string;
   /** A failure the CLI reported in its own words (after any refused call the relay saw). */
   ownFailure(): AdapterFailure | undefined;
-  /** Lines it could not read (a reader that reads through schemas, common/stream-lines.ts). */
-  readonly unreadable?: UnreadableTally;
+  /** Lines it could not read (every reader reads through schemas, common/stream-lines.ts). */
+  readonly unreadable: UnreadableTally;
 }
 
 export interface ChatCliSpec {
@@ -123,7 +123,7 @@ async function* runChatCliOnce(
       ...(relay.streamedModel !== undefined ? { resolvedModel: relay.streamedModel } : {}),
       ...(state.sessionId !== undefined ? { sessionId: state.sessionId } : {}),
       ...(failure !== undefined ? { failure } : {}),
-      ...(state.unreadable !== undefined ? unreadableOf(state.unreadable) : {}),
+      ...unreadableOf(state.unreadable),
     };
   } finally {
     await relay.close();

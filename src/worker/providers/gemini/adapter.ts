@@ -10,6 +10,7 @@ import { prepareGeminiHome, scrubGeminiHome } from './home.js';
 import { invalidToolNames, planGeminiPermissions, type GeminiPermissionPlan } from './policy.js';
 import { geminiSettings } from './settings.js';
 import { GeminiStreamState } from './stream.js';
+import { unreadableOf } from '../common/stream-lines.js';
 import { startHttpRelay, type HttpRelay, type RelayedAnswer } from '../common/http-relay.js';
 import { loadMcpServers, type McpServer } from '../common/mcp-config.js';
 import type { AdapterContext, AdapterFailure, ProviderAdapter, ProviderChunk, ProviderRequest } from '../provider-adapter.js';
@@ -196,5 +197,6 @@ async function* runWithRelay(
     ...(state.resolvedModel !== undefined ? { resolvedModel: state.resolvedModel } : {}),
     ...(state.sessionId !== undefined ? { sessionId: state.sessionId } : {}),
     ...(failure !== undefined ? { failure } : {}),
+    ...unreadableOf(state.unreadable),
   };
 }

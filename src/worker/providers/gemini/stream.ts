@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import type { SpendObservations } from '../../../records/spend.js';
+import { UnreadableTally } from '../common/stream-lines.js';
 import type { ProviderChunk } from '../provider-adapter.js';
 
 /**
@@ -6,10 +8,40 @@ import type { ProviderChunk } from '../provider-adapter.js';
  * chunks and the final facts. Pure: the process side is in adapter.ts.
  *
  * Lines it reads: `init` (session id), `message` (assistant text deltas; the user's own echo is
- * skipped), `tool_use` / `tool_result` (a refusal marked, see isRefusal), `error` (a warning or
- * an error of the CLI's) and the final `result` (`status`, `error`, and `stats` with token
- * counts per model).
+ * skipped), `tool_use` / `tool_result` (a refusal marked, see isRefusal) and the final `result`
+ * (`status`, `error`, and `stats` with token counts per model). An `error` line is a warning the
+ * CLI also writes to stderr (a loop detected, a blocked turn); a failed turn still ends in a
+ * `result` with `status: error`, so it is skipped like other event types.
+ *
+ * Each is read through its zod schema below: fields the reader does not use pass through, other
+ * event types are skipped, and a line it cannot read is counted in `unreadable`
+ * (common/stream-lines.ts).
  */
+
+const initSchema = z.looseObject({ session_id: z.string() });
+const messageSchema = z.looseObject({ role: z.string(), content: z.string() });
+const toolUseSchema = z.looseObject({ tool_name: z.string(), tool_id: z.string().nullish(), parameters: z.unknown().optional() });
+const toolErrorSchema = z.looseObject({ type: z.string().nullish(), message: z.string().nullish() });
+const toolResultSchema = z.looseObject({
+  tool_id: z.string().nullish(),
+  status: z.string().nullish(),
+  output: z.string().nullish(),
+  error: toolErrorSchema.nullish(),
+});
+/** A `result`'s outcome; its `stats` are read on their own, so odd stats never hide the end. */
+const resultSchema = z.looseObject({
+  status: z.string().nullish(),
+  error: z.looseObject({ message: z.string().nullish() }).nullish(),
+  stats: z.unknown().optional(),
+});
+const count = z.number().nullish();
+const statsSchema = z.looseObject({
+  input_tokens: count,
+  output_tokens: count,
+  cached: count,
+  total_tokens: count,
+  models: z.record(z.string(), z.unknown()).nullish(),
+});
 
 /**
  * A tool call the CLI refused rather than ran, from the `error` of its `tool_result`: a policy
@@ -38,48 +70,64 @@ export class GeminiStreamState {
   /** A `result` with `status: error`: the CLI's own words. */
   resultError: string | undefined;
   sawLine = false;
+  /** Lines it could not read. */
+  readonly unreadable = new UnreadableTally();
 
   read(line: string): ProviderChunk[] {
-    let msg: any;
-    try {
-      msg = JSON.parse(line);
-    } catch {
-      return [];
-    }
-    if (!msg || typeof msg !== 'object' || typeof msg.type !== 'string') return [];
+    const event = this.unreadable.event(line);
+    if (event === undefined) return [];
     this.sawLine = true;
-    switch (msg.type) {
-      case 'init':
-        if (typeof msg.session_id !== 'string') return [];
+    const what = `"${event.type}" event`;
+    switch (event.type) {
+      case 'init': {
+        const msg = this.unreadable.read(initSchema, event, line, what);
+        if (!msg) return [];
         this.sessionId = msg.session_id;
         return [{ type: 'session', sessionId: msg.session_id }];
-      case 'message':
-        if (msg.role !== 'assistant' || typeof msg.content !== 'string' || msg.content === '') return [];
+      }
+      case 'message': {
+        const msg = this.unreadable.read(messageSchema, event, line, what);
+        if (!msg || msg.role !== 'assistant' || msg.content === '') return [];
         this.text += msg.content;
         return [{ type: 'text', text: msg.content }];
-      case 'tool_use':
-        return [{ type: 'tool_call', ...(typeof msg.tool_id === 'string' ? { id: msg.tool_id } : {}), name: String(msg.tool_name), input: msg.parameters ?? null }];
-      case 'tool_result':
+      }
+      case 'tool_use': {
+        const msg = this.unreadable.read(toolUseSchema, event, line, what);
+        if (!msg) return [];
+        return [{ type: 'tool_call', ...(typeof msg.tool_id === 'string' ? { id: msg.tool_id } : {}), name: msg.tool_name, input: msg.parameters ?? null }];
+      }
+      case 'tool_result': {
+        const msg = this.unreadable.read(toolResultSchema, event, line, what);
+        if (!msg) return [];
+        const failed = msg.status === 'error';
         return [{
           type: 'tool_result',
           ...(typeof msg.tool_id === 'string' ? { id: msg.tool_id } : {}),
           output: typeof msg.output === 'string' ? msg.output : JSON.stringify(msg.error ?? msg.output ?? ''),
-          ...(msg.status === 'error' ? { isError: true } : {}),
-          ...(msg.status === 'error' && isRefusal(msg.error) ? { refused: true } : {}),
+          ...(failed ? { isError: true } : {}),
+          ...(failed && isRefusal(msg.error) ? { refused: true } : {}),
         }];
-      case 'result':
-        this.readResult(msg);
+      }
+      case 'result': {
+        const msg = this.unreadable.read(resultSchema, event, line, what);
+        // The turn ended even when its line is odd: the end is not made a failure by a field.
+        this.finished = true;
+        if (!msg) {
+          if (event.status === 'error') this.resultError = 'the CLI reported an error';
+          return [];
+        }
+        if (msg.status === 'error') this.resultError = msg.error?.message ?? 'the CLI reported an error';
+        if (msg.stats != null) this.readStats(msg.stats, line);
         return [];
+      }
       default:
         return [];
     }
   }
 
-  private readResult(msg: any): void {
-    this.finished = true;
-    if (msg.status === 'error') this.resultError = typeof msg.error?.message === 'string' ? msg.error.message : 'the CLI reported an error';
-    const stats = msg.stats;
-    if (!stats || typeof stats !== 'object') return;
+  private readStats(value: unknown, line: string): void {
+    const stats = this.unreadable.read(statsSchema, value, line, '"result" stats');
+    if (!stats) return;
     // `input_tokens` includes the cached part (`cached`); `input` is the rest.
     this.observations.tokens = {
       input: stats.input_tokens,
@@ -87,7 +135,7 @@ export class GeminiStreamState {
       ...(stats.cached !== undefined ? { cacheRead: stats.cached } : {}),
       ...(stats.total_tokens !== undefined ? { total: stats.total_tokens } : {}),
     };
-    const models = stats.models && typeof stats.models === 'object' ? Object.keys(stats.models) : [];
+    const models = stats.models ? Object.keys(stats.models) : [];
     // One model answered the whole turn: that is the resolved model. Several: none is "the" model.
     if (models.length === 1) this.resolvedModel = models[0];
   }

@@ -2,10 +2,10 @@
 import { z } from 'zod';
 import { attemptEndedEvent, attemptStartedEvent } from '../../../../src/records/index.js';
 import { attemptTaskShape } from '../../../../src/worker/attempt-protocol.js';
+import { attemptCloser } from '../../../../src/worker/attempt-closer.js';
 import { attemptRefOf } from '../../../../src/worker/attempt-ref.js';
 import type { NodeDescriptor } from '../../../../src/records/schemas/node-descriptor.js';
 import type { WorkerKind } from '../../../../src/worker/nodes/worker-kind.js';
-import { appendTerminalRecord } from '../../../../src/worker/thread/terminal-record.js';
 
 const shoutTaskSchema = z.object({
   ...attemptTaskShape,
@@ -30,7 +30,7 @@ export const shoutWorkerKind: WorkerKind<z.infer<typeof shoutTaskSchema>> = {
     const ref = attemptRefOf(task, descriptorOf(task), startedAt, thread.checkout);
     await thread.store.appendEvents([attemptStartedEvent(ref)]);
     const output = task.text.toUpperCase();
-    await appendTerminalRecord(thread.store, [attemptEndedEvent(ref, { status: 'completed', output: { text: output } }, 0)]);
+    await attemptCloser(thread.store).close('thread', [attemptEndedEvent(ref, { status: 'completed', output: { text: output } }, 0)], { persist: true });
     return { status: 'completed', output, startedAt, durationMs: 0, exitCode: null, signal: null };
   },
   closedEvent: (task, startedAt, result) =>

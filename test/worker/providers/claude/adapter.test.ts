@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isProcessGroupAlive } from '../../../../src/shared/process-group.js';
 import { CLAUDE_NOT_FOUND, claudeAdapter } from '../../../../src/worker/providers/claude/adapter.js';
 import type { ProviderChunk } from '../../../../src/worker/providers/provider-adapter.js';
-import { startAnthropicServer, type AnthropicServer, type MessagesReply } from '../../../helpers/anthropic-server.js';
-import { agentTask, runAttempt, scratch, spawnProbe } from '../agent-harness.js';
+import { startAnthropicServer, type MessagesReply } from '../../../helpers/anthropic-server.js';
+import { runAttempt, spawnProbe } from '../agent-harness.js';
+import { cliTestSetup } from '../common/cli-test-setup.js';
 import { cliProcessCases } from '../cli-process-cases.js';
 
 /**
@@ -18,20 +19,9 @@ import { cliProcessCases } from '../cli-process-cases.js';
 
 const cli = createRequire(import.meta.url).resolve('@anthropic-ai/claude-code/cli.js');
 
-let server: AnthropicServer | undefined;
-let dir: ReturnType<typeof scratch>;
-beforeEach(() => {
-  dir = scratch();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  dir.cleanup();
-});
-
-async function claudeTask(reply: (i: number) => MessagesReply, overrides: Parameters<typeof agentTask>[1] = {}) {
-  server = await startAnthropicServer((_req, i) => reply(i));
-  return agentTask(dir.dir, {
+const setup = cliTestSetup({
+  start: (reply: (i: number) => MessagesReply) => startAnthropicServer((_req, i) => reply(i)),
+  task: (server, dir) => ({
     provider: 'claude',
     model: 'claude-sonnet-4-5',
     connection: {
@@ -39,11 +29,11 @@ async function claudeTask(reply: (i: number) => MessagesReply, overrides: Parame
       baseUrl: server.url,
       apiKey: 'sk-ant-test-SECRET',
       // The CLI keeps its settings under HOME: each test gets its own.
-      env: { HOME: dir.dir, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' },
+      env: { HOME: dir, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' },
     },
-    ...overrides,
-  });
-}
+  }),
+});
+const claudeTask = setup.task;
 
 /** Records the group the adapter forked, so a test can check that nothing of it is left. */
 describe('claude adapter (real Claude Code CLI)', () => {
@@ -53,7 +43,7 @@ describe('claude adapter (real Claude Code CLI)', () => {
     const task = { ...base, connection: { ...connection, authToken: 'oauth-access-token-1', env: { ...connection.env, ANTHROPIC_API_KEY: 'sk-ant-server-key' } } };
     const { outcome } = await runAttempt(claudeAdapter, task);
     expect(outcome.status).toBe('completed');
-    const headers = server!.requests[0]!.headers;
+    const headers = setup.server().requests[0]!.headers;
     expect(headers.authorization).toBe('Bearer oauth-access-token-1');
     expect(headers['x-api-key']).toBeUndefined();
   });
@@ -71,7 +61,7 @@ describe('claude adapter (real Claude Code CLI)', () => {
     expect(spend.stopReason).toEqual({ source: 'provider', value: 'end_turn' });
     expect(outcome.end.resolvedModel).toBe('claude-sonnet-4-5-20250929');
     expect(outcome.end.sessionId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(server!.requests[0]!.headers['x-api-key']).toBe('sk-ant-test-SECRET');
+    expect(setup.server().requests[0]!.headers['x-api-key']).toBe('sk-ant-test-SECRET');
     expect(probe.pids).toHaveLength(1);
     expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
   });
@@ -86,7 +76,7 @@ describe('claude adapter (real Claude Code CLI)', () => {
     expect(outcome.failureKind).toBe('fatal');
     expect(outcome.retryable).toBe(false);
     // One request, not the minutes of retries the CLI would make.
-    expect(server!.requests.length).toBeLessThanOrEqual(2);
+    expect(setup.server().requests.length).toBeLessThanOrEqual(2);
     expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
   });
 
@@ -108,9 +98,9 @@ describe('claude adapter (real Claude Code CLI)', () => {
     const task = await claudeTask(() => ({ kind: 'stream', blocks: [{ type: 'text', text: 'ok' }] }), { prompt: hostile });
     const { outcome } = await runAttempt(claudeAdapter, task);
     expect(outcome.status).toBe('completed');
-    const sent = JSON.stringify(server!.requests[0]!.body.messages);
+    const sent = JSON.stringify(setup.server().requests[0]!.body.messages);
     expect(sent).toContain('$(touch pwned)');
-    for (const f of ['pwned', 'pwned2', 'pwned3']) expect(existsSync(join(dir.dir, f))).toBe(false);
+    for (const f of ['pwned', 'pwned2', 'pwned3']) expect(existsSync(join(setup.dir(), f))).toBe(false);
   });
 
   it('returns the structured output the CLI validated against --json-schema', async () => {
@@ -131,11 +121,11 @@ describe('claude adapter (real Claude Code CLI)', () => {
     adapter: claudeAdapter,
     hangingTask: (overrides) => claudeTask(() => ({ kind: 'hang' }), overrides),
     notFound: CLAUDE_NOT_FOUND,
-    dir: () => dir.dir,
+    dir: () => setup.dir(),
   });
   it('continues the session an earlier attempt left (--resume), and starts cold when the CLI no longer knows it', async () => {
     const task = await claudeTask(() => ({ kind: 'stream', blocks: [{ type: 'text', text: 'noted' }], usage: { input_tokens: 5, output_tokens: 1 } }));
-    const sent = () => JSON.stringify(server!.requests.at(-1)!.body.messages);
+    const sent = () => JSON.stringify(setup.server().requests.at(-1)!.body.messages);
     const first = await runAttempt(claudeAdapter, { ...task, prompt: 'remember the word PELICAN' });
     const sessionId = first.outcome.end.sessionId!;
     expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isProcessGroupAlive } from '../../../../src/shared/process-group.js';
 import { CODEX_NOT_FOUND, codexAdapter } from '../../../../src/worker/providers/codex/adapter.js';
-import { startResponsesServer, type ResponsesReply, type ResponsesServer } from '../../../helpers/responses-server.js';
-import { agentTask, runAttempt, scratch, spawnProbe } from '../agent-harness.js';
+import { startResponsesServer, type ResponsesReply } from '../../../helpers/responses-server.js';
+import { agentTask, runAttempt, spawnProbe } from '../agent-harness.js';
+import { cliTestSetup, scriptedConnection, sharedAttempt } from '../common/cli-test-setup.js';
 import { cliProcessCases } from '../cli-process-cases.js';
 
 /**
@@ -16,27 +17,22 @@ import { cliProcessCases } from '../cli-process-cases.js';
 
 const SECRET = 'sk-codex-test-SECRET-4242';
 
-let server: ResponsesServer | undefined;
-let dir: ReturnType<typeof scratch>;
-beforeEach(() => {
-  dir = scratch();
+const setup = cliTestSetup({
+  start: (reply: (i: number) => ResponsesReply) => startResponsesServer((_req, i) => reply(i)),
+  // HOME is the test's own: the adapter must never write to $HOME/.codex.
+  task: (server, dir) => ({ provider: 'codex', model: 'gpt-5-test', connection: scriptedConnection(server, SECRET, dir) }),
 });
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  dir.cleanup();
-});
+const codexTask = setup.task;
 
-async function codexTask(reply: (i: number) => ResponsesReply, overrides: Parameters<typeof agentTask>[1] = {}) {
-  server = await startResponsesServer((_req, i) => reply(i));
-  return agentTask(dir.dir, {
-    provider: 'codex',
-    model: 'gpt-5-test',
-    // HOME is the test's own: the adapter must never write to $HOME/.codex.
-    connection: { baseUrl: server.url, apiKey: SECRET, env: { HOME: dir.dir } },
-    ...overrides,
-  });
-}
+/** A prompt that would be a flag, or run commands, if it reached a command line or a shell. */
+const HOSTILE = '-m evil --version\n"; touch pwned; echo "$(touch pwned2) `touch pwned3` \'quoted\'';
+// Codex started once for two tests: each checks another thing of the same plain answer.
+const plainAnswer = sharedAttempt(async (dir, keep) => {
+  const server = await startResponsesServer(() => ({ kind: 'stream', deltas: ['ok'], usage: null }));
+  keep(server);
+  const task = agentTask(dir, { provider: 'codex', model: 'gpt-5-test', prompt: HOSTILE, connection: scriptedConnection(server, SECRET, dir) });
+  return { ...(await runAttempt(codexAdapter, task)), server };
+});
 
 describe('codex adapter (real Codex CLI)', () => {
   it('streams the answer; reports tokens (a zero stays zero), the resolved model and the session; key only in the auth header', async () => {
@@ -51,29 +47,30 @@ describe('codex adapter (real Codex CLI)', () => {
     expect(outcome.status).toBe('completed');
     expect(outcome.output).toBe('hello from codex');
     expect(chunks.some((c) => c.type === 'text' && c.text === 'hello from codex')).toBe(true);
+    // Every line the real CLI printed, and every line of its rollout, read through its schema.
+    expect(outcome.end.unreadableLines).toBeUndefined();
     expect(spend.tokens).toEqual({ source: 'provider', value: { input: 20, output: 0, cacheRead: 5, total: 20 } });
     expect(spend.costUsd).toEqual({ source: 'unavailable', reason: 'unsupported' });
     expect(spend.stopReason).toEqual({ source: 'unavailable', reason: 'unsupported' });
     expect(spend.numTurns).toEqual({ source: 'unavailable', reason: 'unsupported' });
     expect(outcome.end.resolvedModel).toBe('gpt-5-test-2026-01-01');
     expect(outcome.end.sessionId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(server!.requests).toHaveLength(1);
-    expect(server!.requests[0]!.body.model).toBe('gpt-5-test');
-    expect(server!.requests[0]!.headers.authorization).toBe(`Bearer ${SECRET}`);
+    expect(setup.server().requests).toHaveLength(1);
+    expect(setup.server().requests[0]!.body.model).toBe('gpt-5-test');
+    expect(setup.server().requests[0]!.headers.authorization).toBe(`Bearer ${SECRET}`);
     // The key is in no chunk, no outcome, and no file of the attempt.
     expect(JSON.stringify({ chunks, outcome, spend })).not.toContain(SECRET);
     for (const f of readdirSync(task.scratchDir, { recursive: true }) as string[]) {
       const path = join(task.scratchDir, f);
       if (existsSync(path) && !path.endsWith('.sqlite') && isFile(path)) expect(readFileSync(path, 'utf8')).not.toContain(SECRET);
     }
-    expect(existsSync(join(dir.dir, '.codex'))).toBe(false);
+    expect(existsSync(join(setup.dir(), '.codex'))).toBe(false);
     expect(probe.pids).toHaveLength(1);
     expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
   });
 
   it('records tokens as not reported when the server sends no usage (not the zeros Codex prints)', async () => {
-    const task = await codexTask(() => ({ kind: 'stream', deltas: ['no usage'], usage: null }));
-    const { outcome, spend } = await runAttempt(codexAdapter, task);
+    const { outcome, spend } = await plainAnswer();
     expect(outcome.status).toBe('completed');
     expect(spend.tokens).toEqual({ source: 'unavailable', reason: 'not_reported' });
   });
@@ -93,7 +90,7 @@ describe('codex adapter (real Codex CLI)', () => {
     expect(outcome.providerFailure?.evidence).toMatch(/HTTP 401 invalid_api_key/);
     expect(outcome.failureKind).toBe('fatal');
     expect(outcome.retryable).toBe(false);
-    expect(server!.requests).toHaveLength(1);
+    expect(setup.server().requests).toHaveLength(1);
     // The call reached the provider: spend is measured, not `not_applicable`.
     expect(spend.tokens).toEqual({ source: 'unavailable', reason: 'not_reported' });
     expect(JSON.stringify(outcome)).not.toContain(SECRET);
@@ -119,21 +116,19 @@ describe('codex adapter (real Codex CLI)', () => {
     let task = await codexTask(() => ({ kind: 'error', status: 500, type: 'server_error', message: 'boom' }));
     let { outcome } = await runAttempt(codexAdapter, task);
     expect(outcome.failureKind).toBe('transient');
-    expect(server!.requests).toHaveLength(1);
-    await server!.close();
+    expect(setup.server().requests).toHaveLength(1);
+    await setup.server().close();
     task = await codexTask(() => ({ kind: 'error', status: 503, type: 'server_error', message: 'overloaded' }));
     ({ outcome } = await runAttempt(codexAdapter, task));
     expect(outcome.failureKind).toBe('overloaded');
   });
 
   it('passes a hostile prompt on stdin: never a flag, never shell text', async () => {
-    const hostile = '-m evil --version\n"; touch pwned; echo "$(touch pwned2) `touch pwned3` \'quoted\'';
-    const task = await codexTask(() => ({ kind: 'stream', deltas: ['ok'] }), { prompt: hostile });
-    const { outcome } = await runAttempt(codexAdapter, task);
+    const { outcome, server, dir } = await plainAnswer();
     expect(outcome.status).toBe('completed');
-    expect(JSON.stringify(server!.requests[0]!.body.input)).toContain(JSON.stringify(hostile).slice(1, -1));
-    expect(server!.requests[0]!.body.model).toBe('gpt-5-test');
-    for (const f of ['pwned', 'pwned2', 'pwned3']) expect(existsSync(join(dir.dir, f))).toBe(false);
+    expect(JSON.stringify(server.requests[0]!.body.input)).toContain(JSON.stringify(HOSTILE).slice(1, -1));
+    expect(server.requests[0]!.body.model).toBe('gpt-5-test');
+    for (const f of ['pwned', 'pwned2', 'pwned3']) expect(existsSync(join(dir, f))).toBe(false);
   });
 
   it('sends output_format as a strict JSON schema and the system prompt as developer instructions', async () => {
@@ -144,7 +139,7 @@ describe('codex adapter (real Codex CLI)', () => {
     const { outcome } = await runAttempt(codexAdapter, task);
     expect(outcome.status).toBe('completed');
     expect(outcome.structured).toEqual({ verdict: 'ship' });
-    const body = server!.requests[0]!.body;
+    const body = setup.server().requests[0]!.body;
     expect(body.text.format).toMatchObject({ type: 'json_schema', schema: { additionalProperties: false } });
     expect(JSON.stringify(body.input)).toContain('Answer as a release manager.');
   });
@@ -154,25 +149,25 @@ describe('codex adapter (real Codex CLI)', () => {
     adapter: codexAdapter,
     hangingTask: (overrides) => codexTask(() => ({ kind: 'hang' }), overrides),
     notFound: CODEX_NOT_FOUND,
-    dir: () => dir.dir,
+    dir: () => setup.dir(),
   });
   it('continues the session an earlier attempt left (exec resume), and starts cold when Codex no longer has it', async () => {
     const base = await codexTask(() => ({ kind: 'stream', deltas: ['noted'], usage: { input_tokens: 5, output_tokens: 1, total_tokens: 6 } }));
     // The node's attempts share a session folder (the supervisor gives one per run and node).
-    const task = { ...base, sessionDir: join(dir.dir, 'node-sessions') };
-    const sent = () => JSON.stringify(server!.requests.at(-1)!.body.input);
+    const task = { ...base, sessionDir: join(setup.dir(), 'node-sessions') };
+    const sent = () => JSON.stringify(setup.server().requests.at(-1)!.body.input);
     const first = await runAttempt(codexAdapter, { ...task, prompt: 'remember the word PELICAN' });
     const sessionId = first.outcome.end.sessionId!;
     expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
 
-    const resumed = await runAttempt(codexAdapter, { ...task, scratchDir: join(dir.dir, 'attempt-2'), prompt: 'which word was it?', resumeSessionId: sessionId });
+    const resumed = await runAttempt(codexAdapter, { ...task, scratchDir: join(setup.dir(), 'attempt-2'), prompt: 'which word was it?', resumeSessionId: sessionId });
     expect(resumed.outcome.status).toBe('completed');
     expect(resumed.outcome.end.sessionOrigin).toBe('resumed');
     expect(sent()).toContain('PELICAN');
     expect(sent()).toContain('which word was it?');
 
     const probe = spawnProbe();
-    const cold = await runAttempt(codexAdapter, { ...task, scratchDir: join(dir.dir, 'attempt-3'), prompt: 'start over', resumeSessionId: randomUUID() }, { onSpawned: probe.onSpawned });
+    const cold = await runAttempt(codexAdapter, { ...task, scratchDir: join(setup.dir(), 'attempt-3'), prompt: 'start over', resumeSessionId: randomUUID() }, { onSpawned: probe.onSpawned });
     expect(cold.outcome.status).toBe('completed');
     expect(cold.outcome.output).toBe('noted');
     expect(cold.outcome.end.sessionOrigin).toBe('resume-failed-cold');

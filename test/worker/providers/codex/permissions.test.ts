@@ -1,10 +1,11 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { codexAdapter } from '../../../../src/worker/providers/codex/adapter.js';
 import type { AgentScript } from '../../../helpers/agent-script.js';
-import { agentReplies, startResponsesServer, toolOutputs, type ResponsesServer } from '../../../helpers/responses-server.js';
-import { runAttempt, scratch } from '../agent-harness.js';
+import { agentReplies, startResponsesServer, toolOutputs } from '../../../helpers/responses-server.js';
+import { runAttempt } from '../agent-harness.js';
+import { cliTestSetup } from '../common/cli-test-setup.js';
 import { codexClis, codexTaskFor, git, makeRepo, makeWorktree, toolCalls, toolResults } from './cli.js';
 
 /**
@@ -14,25 +15,16 @@ import { codexClis, codexTaskFor, git, makeRepo, makeWorktree, toolCalls, toolRe
  * was sent (recorded by the server) says what was refused.
  */
 
-let server: ResponsesServer | undefined;
-let dir: ReturnType<typeof scratch>;
-beforeEach(() => {
-  dir = scratch();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  dir.cleanup();
-});
+const setup = cliTestSetup({ start: startResponsesServer });
 
 /** A session at `level`; `script` may use the local server's port (the model's one reachable host). */
 async function session(bin: string, level: 'read_only' | 'workspace' | 'full', script: AgentScript | ((port: string) => AgentScript), extraDirs: string[] = []) {
-  const repo = makeRepo(join(dir.dir, 'repo'));
-  const cwd = makeWorktree(repo, join(dir.dir, 'run-worktree'), 'cairn/run');
+  const repo = makeRepo(join(setup.dir(), 'repo'));
+  const cwd = makeWorktree(repo, join(setup.dir(), 'run-worktree'), 'cairn/run');
   const scripts: AgentScript[] = [];
-  server = await startResponsesServer(agentReplies(scripts));
+  const server = await setup.start(agentReplies(scripts));
   scripts.push(typeof script === 'function' ? script(new URL(server.url).port) : script);
-  const task = codexTaskFor(bin, server.url, dir.dir, { cwd, options: { permissions: level, extraDirs } });
+  const task = codexTaskFor(bin, server.url, setup.dir(), { cwd, options: { permissions: level, extraDirs } });
   const result = await runAttempt(codexAdapter, task);
   const outputs = toolOutputs(server.requests.at(-1)!);
   return { ...result, repo, cwd, outputs };
@@ -43,9 +35,9 @@ const commit = "git add notes.txt && git -c user.name=agent -c user.email=agent@
 describe.each(codexClis)('codex permissions, $version', ({ bin }) => {
   it('workspace: reads, writes, edits, writes the artifacts folder, commits in the worktree and reaches the network; a write elsewhere is refused', async () => {
     // A hostile folder name: it lands in the TOML of Codex's writable roots.
-    const artifacts = join(dir.dir, 'arti"fa]cts');
+    const artifacts = join(setup.dir(), 'arti"fa]cts');
     mkdirSync(artifacts);
-    const outside = join(dir.dir, 'outside.txt');
+    const outside = join(setup.dir(), 'outside.txt');
     const { outcome, chunks, repo, cwd, outputs } = await session(
       bin,
       'workspace',
@@ -64,6 +56,8 @@ describe.each(codexClis)('codex permissions, $version', ({ bin }) => {
     );
     expect(outcome.status).toBe('completed');
     expect(outcome.output).toBe('Committed the notes.');
+    // Every line of the CLI's stdout and of its rollout, tool calls included, read through its schema.
+    expect(outcome.end.unreadableLines).toBeUndefined();
     expect(readFileSync(join(cwd, 'notes.txt'), 'utf8')).toBe('first\nedited\n');
     expect(readFileSync(join(artifacts, 'report.md'), 'utf8')).toBe('artifact\n');
     expect(existsSync(outside)).toBe(false);
@@ -108,8 +102,8 @@ describe.each(codexClis)('codex permissions, $version', ({ bin }) => {
   });
 
   it('full: a write and a command outside the working directory go through', async () => {
-    const outside = join(dir.dir, 'outside.txt');
-    const outsideCommand = join(dir.dir, 'outside-command.txt');
+    const outside = join(setup.dir(), 'outside.txt');
+    const outsideCommand = join(setup.dir(), 'outside-command.txt');
     const { outcome, chunks, outputs } = await session(bin, 'full', {
       steps: [
         { tool: 'write', path: outside, content: 'anything goes\n' },

@@ -1,11 +1,12 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { COPILOT_TOOLS } from '../../../../src/worker/providers/copilot/options.js';
 import { copilotAdapter } from '../../../../src/worker/providers/copilot/adapter.js';
 import { chatCompletionsAgent, copilotVocabulary, offeredToolNames, type ChatAgentScript } from '../../../helpers/chat-completions-agent.js';
-import { startOpenAiServer, type OpenAiServer } from '../../../helpers/openai-server.js';
-import { agentTask, runAttempt, scratch } from '../agent-harness.js';
+import { startOpenAiServer } from '../../../helpers/openai-server.js';
+import { agentTask, runAttempt } from '../agent-harness.js';
+import { cliTestSetup } from '../common/cli-test-setup.js';
 import { scriptedWorkspace, toolResults } from '../chat-cli-permission-cases.js';
 
 /**
@@ -17,21 +18,12 @@ import { scriptedWorkspace, toolResults } from '../chat-cli-permission-cases.js'
 
 const echoServer = new URL('../../../fixtures/mcp/echo-server.mjs', import.meta.url).pathname;
 
-let server: OpenAiServer | undefined;
-let dir: ReturnType<typeof scratch>;
-beforeEach(() => {
-  dir = scratch();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  dir.cleanup();
-});
+const setup = cliTestSetup({ start: startOpenAiServer });
 
 async function copilotRun(scripts: ChatAgentScript[], overrides: Parameters<typeof agentTask>[1], env: Record<string, string> = {}) {
   const agent = chatCompletionsAgent(scripts, { vocabularies: [copilotVocabulary] });
-  server = await startOpenAiServer(agent.reply);
-  const task = agentTask(dir.dir, { provider: 'copilot', model: 'cp-test', connection: { baseUrl: server.url, apiKey: 'k', env: { HOME: dir.dir, ...env } }, ...overrides });
+  const server = await setup.start(agent.reply);
+  const task = agentTask(setup.dir(), { provider: 'copilot', model: 'cp-test', connection: { baseUrl: server.url, apiKey: 'k', env: { HOME: setup.dir(), ...env } }, ...overrides });
   return { ...(await runAttempt(copilotAdapter, task)), agent, task };
 }
 
@@ -43,7 +35,7 @@ describe('copilot node options (real Copilot CLI)', () => {
       options: { permissions: 'workspace', extraDirs: [], allowedTools: ['view', 'bash', 'grep'], deniedTools: ['bash'] },
     });
     expect(outcome.status).toBe('completed');
-    const body = server!.requests[0]!.body;
+    const body = setup.server().requests[0]!.body;
     expect(offeredToolNames(body)).toEqual(['view', 'grep']);
     expect(body.reasoning_effort).toBe('high');
     expect(body.messages[0].role).toBe('system');
@@ -53,13 +45,13 @@ describe('copilot node options (real Copilot CLI)', () => {
   it('allowed_tools [] offers no tool at all', async () => {
     const { outcome } = await copilotRun([{ steps: [{ say: 'ok' }] }], { options: { permissions: 'workspace', extraDirs: [], allowedTools: [] } });
     expect(outcome.status).toBe('completed');
-    expect(server!.requests[0]!.body.tools ?? []).toEqual([]);
+    expect(setup.server().requests[0]!.body.tools ?? []).toEqual([]);
   });
 
   it('mcp: the echo server is offered and called at workspace, denied_tools alone removes a tool; a command or a read naming a path outside the worktree is refused', async () => {
-    const { repo, artifacts, outside } = scriptedWorkspace(dir.dir);
+    const { repo, artifacts, outside } = scriptedWorkspace(setup.dir());
     writeFileSync(join(outside, 'secret.txt'), 'do not read\n');
-    const log = join(dir.dir, 'echo.log');
+    const log = join(setup.dir(), 'echo.log');
     writeFileSync(join(repo, 'mcp.json'), JSON.stringify({ mcpServers: { echo: { command: process.execPath, args: [echoServer], env: { MCP_ECHO_LOG: '$ECHO_LOG' } } } }));
     const { outcome, chunks, agent, task } = await copilotRun(
       [
@@ -76,7 +68,7 @@ describe('copilot node options (real Copilot CLI)', () => {
       { ECHO_LOG: log },
     );
     expect(outcome.status).toBe('completed');
-    const offered = offeredToolNames(server!.requests[0]!.body);
+    const offered = offeredToolNames(setup.server().requests[0]!.body);
     expect(offered).toContain('echo-echo');
     expect(offered).toContain('grep');
     expect(offered).not.toContain('glob');
@@ -103,6 +95,6 @@ describe('copilot node options (real Copilot CLI)', () => {
     expect(outcome.status).toBe('failed');
     expect(outcome.failureKind).toBe('config');
     expect(outcome.error).toContain(message);
-    expect(server!.requests).toHaveLength(0);
+    expect(setup.server().requests).toHaveLength(0);
   });
 });

@@ -1,8 +1,8 @@
-import { afterEach, beforeEach, describe } from 'vitest';
+import { describe } from 'vitest';
 import { copilotAdapter } from '../../../../src/worker/providers/copilot/adapter.js';
 import { copilotVocabulary, type ChatCompletionsAgent } from '../../../helpers/chat-completions-agent.js';
-import { startOpenAiServer, type OpenAiServer } from '../../../helpers/openai-server.js';
-import { agentTask, scratch } from '../agent-harness.js';
+import { startOpenAiServer } from '../../../helpers/openai-server.js';
+import { cliTestSetup, scriptedConnection } from '../common/cli-test-setup.js';
 import { chatCliPermissionCases } from '../chat-cli-permission-cases.js';
 
 /**
@@ -12,22 +12,11 @@ import { chatCliPermissionCases } from '../chat-cli-permission-cases.js';
  * one Copilot has no tuned tool set for, so it offers `view`, `create`, `edit` and `bash`.
  */
 
-let server: OpenAiServer | undefined;
-let dir: ReturnType<typeof scratch>;
-beforeEach(() => {
-  dir = scratch();
+const setup = cliTestSetup({
+  start: (agent: ChatCompletionsAgent) => startOpenAiServer(agent.reply),
+  task: (server, dir) => ({ provider: 'copilot', model: 'cp-test', connection: scriptedConnection(server, 'k', dir) }),
 });
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  dir.cleanup();
-});
-
-async function copilotTask(agent: ChatCompletionsAgent, overrides: Parameters<typeof agentTask>[1] = {}) {
-  server = await startOpenAiServer(agent.reply);
-  return agentTask(dir.dir, { provider: 'copilot', model: 'cp-test', connection: { baseUrl: server.url, apiKey: 'k', env: { HOME: dir.dir } }, ...overrides });
-}
 
 describe('copilot permissions (real Copilot CLI, scripted sessions in a git repository)', () => {
-  chatCliPermissionCases({ label: 'Copilot', adapter: copilotAdapter, vocabulary: copilotVocabulary, task: copilotTask, dir: () => dir.dir });
+  chatCliPermissionCases({ label: 'Copilot', adapter: copilotAdapter, vocabulary: copilotVocabulary, task: setup.task, dir: setup.dir });
 });

@@ -1,12 +1,13 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AgentOptions } from '../../../../src/shared/providers/agent-options.js';
 import { geminiAdapter } from '../../../../src/worker/providers/gemini/adapter.js';
 import type { ProviderChunk } from '../../../../src/worker/providers/provider-adapter.js';
-import { declaredTools, functionResponses, geminiAgent, startGeminiServer, systemText, type GeminiServer, type GeminiStep } from '../../../helpers/gemini-server.js';
+import { declaredTools, functionResponses, geminiAgent, startGeminiServer, systemText, type GeminiStep } from '../../../helpers/gemini-server.js';
 import { filesHolding } from '../chat-cli-cases.js';
-import { agentTask, runAttempt, scratch, spawnProbe } from '../agent-harness.js';
+import { agentTask, runAttempt, spawnProbe } from '../agent-harness.js';
+import { cliTestSetup } from '../common/cli-test-setup.js';
 
 /**
  * Each node option the registry declares for `gemini` reaching the real Gemini CLI (0.61.0):
@@ -16,25 +17,16 @@ import { agentTask, runAttempt, scratch, spawnProbe } from '../agent-harness.js'
 
 const ECHO_SERVER = resolve('test/fixtures/mcp/echo-server.mjs');
 
-let server: GeminiServer | undefined;
-let dir: ReturnType<typeof scratch>;
-beforeEach(() => {
-  dir = scratch();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  dir.cleanup();
-});
+const setup = cliTestSetup({ start: startGeminiServer });
 
 async function session(steps: GeminiStep[], options: Partial<AgentOptions>, overrides: Parameters<typeof agentTask>[1] = {}, env: Record<string, string> = {}) {
-  server = await startGeminiServer(geminiAgent([{ steps }]));
-  const task = agentTask(dir.dir, {
+  const server = await setup.start(geminiAgent([{ steps }]));
+  const task = agentTask(setup.dir(), {
     provider: 'gemini',
     model: 'gemini-2.5-flash',
     prompt: 'Use the tools as scripted.',
     options: { permissions: 'workspace', ...options },
-    connection: { baseUrl: server.url, apiKey: 'k', env: { HOME: dir.dir, ...env } },
+    connection: { baseUrl: server.url, apiKey: 'k', env: { HOME: setup.dir(), ...env } },
     ...overrides,
   });
   const probe = spawnProbe();
@@ -54,24 +46,24 @@ describe('gemini node options (real Gemini CLI)', () => {
       { allowedTools: ['read_file'] },
     );
     expect(outcome.status).toBe('completed');
-    expect(declaredTools(server!.requests[0]!)).toEqual(['read_file']);
+    expect(declaredTools(setup.server().requests[0]!)).toEqual(['read_file']);
     expect(results.map((r) => r.refused === true)).toEqual([false, true]);
-    expect(existsSync(join(dir.dir, 'new.txt'))).toBe(false);
+    expect(existsSync(join(setup.dir(), 'new.txt'))).toBe(false);
   });
 
   it('allowed_tools at read_only: only the reading tools among them are offered', async () => {
     const { outcome } = await session([{ say: 'read only' }], { permissions: 'read_only', allowedTools: ['read_file', 'write_file', 'run_shell_command'] });
     expect(outcome.status).toBe('completed');
-    expect(declaredTools(server!.requests[0]!)).toEqual(['read_file']);
+    expect(declaredTools(setup.server().requests[0]!)).toEqual(['read_file']);
   });
 
   it("mcp: the node's server is offered and called; denied_tools takes a tool away; the server's secret does not stay in the home", async () => {
-    const log = join(dir.dir, 'echo.log');
+    const log = join(setup.dir(), 'echo.log');
     writeFileSync(
-      join(dir.dir, 'mcp.json'),
+      join(setup.dir(), 'mcp.json'),
       JSON.stringify({ mcpServers: { echo: { command: process.execPath, args: [ECHO_SERVER], env: { MCP_ECHO_LOG: log, ECHO_TOKEN: '${ECHO_TOKEN}' } } } }),
     );
-    const sessionDir = join(dir.dir, 'node-session');
+    const sessionDir = join(setup.dir(), 'node-session');
     const { outcome, results } = await session(
       [
         { call: 'mcp_echo_echo', args: { text: 'ping from gemini' } },
@@ -83,21 +75,21 @@ describe('gemini node options (real Gemini CLI)', () => {
       { ECHO_TOKEN: 'mcp-SECRET-9191' },
     );
     expect(outcome.status).toBe('completed');
-    const offered = declaredTools(server!.requests[0]!);
+    const offered = declaredTools(setup.server().requests[0]!);
     expect(offered).toContain('mcp_echo_echo');
     expect(offered).toContain('write_file');
     expect(offered).not.toContain('run_shell_command');
     expect(readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l).arguments)).toEqual([{ text: 'ping from gemini' }]);
-    expect(JSON.stringify(functionResponses(server!.requests.at(-1)!)[0])).toContain('echo: ping from gemini');
+    expect(JSON.stringify(functionResponses(setup.server().requests.at(-1)!)[0])).toContain('echo: ping from gemini');
     expect(results.map((r) => r.refused === true)).toEqual([false, true]);
-    expect(existsSync(join(dir.dir, 'ran'))).toBe(false);
+    expect(existsSync(join(setup.dir(), 'ran'))).toBe(false);
     expect(filesHolding(sessionDir, 'mcp-SECRET-9191')).toEqual([]);
   });
 
   it('mcp at read_only: a tool that declares readOnlyHint is offered and runs; another is refused', async () => {
-    const log = join(dir.dir, 'echo.log');
+    const log = join(setup.dir(), 'echo.log');
     const server_ = (readOnly: boolean) => ({ command: process.execPath, args: [ECHO_SERVER], env: { MCP_ECHO_LOG: log, MCP_ECHO_READ_ONLY: readOnly ? '1' : '0' } });
-    writeFileSync(join(dir.dir, 'mcp.json'), JSON.stringify({ reader: server_(true), writer: server_(false) }));
+    writeFileSync(join(setup.dir(), 'mcp.json'), JSON.stringify({ reader: server_(true), writer: server_(false) }));
     const { outcome, results } = await session(
       [
         { call: 'mcp_reader_echo', args: { text: 'may read' } },
@@ -107,7 +99,7 @@ describe('gemini node options (real Gemini CLI)', () => {
       { permissions: 'read_only', mcp: 'mcp.json' },
     );
     expect(outcome.status).toBe('completed');
-    const offered = declaredTools(server!.requests[0]!);
+    const offered = declaredTools(setup.server().requests[0]!);
     expect(offered).toContain('mcp_reader_echo');
     expect(offered).not.toContain('mcp_writer_echo');
     expect(results.map((r) => r.refused === true)).toEqual([false, true]);
@@ -118,7 +110,7 @@ describe('gemini node options (real Gemini CLI)', () => {
     const systemPrompt = 'Cairn house rule: sign every answer with -- heron. Mention @alice on reviews.';
     const { outcome } = await session([{ say: 'no tools' }], { allowedTools: [] }, { systemPrompt, effort: 'high' });
     expect(outcome.output).toBe('no tools');
-    const request = server!.requests[0]!;
+    const request = setup.server().requests[0]!;
     expect(declaredTools(request)).toEqual([]);
     expect(systemText(request)).toContain('You are');
     expect(systemText(request).replaceAll('\u200b', '')).toContain(systemPrompt);
@@ -131,7 +123,7 @@ describe('gemini node options (real Gemini CLI)', () => {
       [{ deniedTools: ['run_shell_command"\n[[rule]]'] }, {}, /^denied_tools entry "run_shell_command\\"\\n\[\[rule\]\]" is not a Gemini CLI tool name/],
       [{ allowedTools: ['mcp__echo__echo'] }, {}, /allowed_tools entry "mcp__echo__echo"/],
       [{ mcp: 'missing.json' }, {}, /the mcp file missing\.json does not exist/],
-      [{}, { scratchDir: join(dir.dir, 'at,tempt') }, /policy file whose path holds a comma/],
+      [{}, { scratchDir: join(setup.dir(), 'at,tempt') }, /policy file whose path holds a comma/],
     ];
     for (const [options, overrides, message] of cases) {
       const { outcome, probe } = await session([{ say: 'never' }], options, overrides);
@@ -140,9 +132,8 @@ describe('gemini node options (real Gemini CLI)', () => {
       expect(outcome.providerFailure?.evidence).toMatch(message);
       expect(outcome.end.called).toBe(false);
       expect(probe.pids).toEqual([]);
-      expect(server!.requests).toEqual([]);
-      await server!.close();
-      server = undefined;
+      // The next case's server closes this one.
+      expect(setup.server().requests).toEqual([]);
     }
   });
 });

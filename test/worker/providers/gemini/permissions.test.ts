@@ -1,14 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { PermissionLevel } from '../../../../src/shared/providers/agent-options.js';
 import { ToolCallTally } from '../../../../src/worker/nodes/agent/agent-records.js';
 import { geminiAdapter } from '../../../../src/worker/providers/gemini/adapter.js';
 import type { ProviderChunk } from '../../../../src/worker/providers/provider-adapter.js';
 import { writeAndCommit } from '../../../helpers/agent-script.js';
-import { declaredTools, functionResponses, geminiAgent, startGeminiServer, type GeminiServer, type GeminiStep } from '../../../helpers/gemini-server.js';
-import { agentTask, runAttempt, scratch } from '../agent-harness.js';
+import { declaredTools, functionResponses, geminiAgent, startGeminiServer, type GeminiStep } from '../../../helpers/gemini-server.js';
+import { agentTask, runAttempt } from '../agent-harness.js';
+import { cliTestSetup } from '../common/cli-test-setup.js';
 
 /**
  * Each permission level on the real Gemini CLI (0.61.0, the pinned version and the newest on
@@ -18,16 +19,14 @@ import { agentTask, runAttempt, scratch } from '../agent-harness.js';
 
 const SECRET = 'gemini-perm-SECRET-4242';
 
-let server: GeminiServer | undefined;
-let dir: ReturnType<typeof scratch>;
+const setup = cliTestSetup({ start: startGeminiServer });
 let repo: string;
 let artifacts: string;
 let outside: string;
 beforeEach(() => {
-  dir = scratch();
-  repo = join(dir.dir, 'repo');
-  artifacts = join(dir.dir, 'artifacts');
-  outside = join(dir.dir, 'outside');
+  repo = join(setup.dir(), 'repo');
+  artifacts = join(setup.dir(), 'artifacts');
+  outside = join(setup.dir(), 'outside');
   for (const d of [repo, artifacts, outside]) mkdirSync(d);
   const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'ignore' });
   git('init', '-q', '-b', 'main');
@@ -35,22 +34,17 @@ beforeEach(() => {
   git('add', '.');
   git('-c', 'user.name=t', '-c', 'user.email=t@localhost', 'commit', '-q', '-m', 'init');
 });
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  dir.cleanup();
-});
 
 /** One scripted session at `level`; the chunks, and what the CLI answered each tool call. */
 async function session(level: PermissionLevel, steps: GeminiStep[]) {
-  server = await startGeminiServer(geminiAgent([{ steps }]));
-  const task = agentTask(dir.dir, {
+  const server = await setup.start(geminiAgent([{ steps }]));
+  const task = agentTask(setup.dir(), {
     provider: 'gemini',
     model: 'gemini-2.5-flash',
     prompt: 'Do the scripted work.',
     cwd: repo,
     options: { permissions: level, extraDirs: [artifacts] },
-    connection: { baseUrl: server.url, apiKey: SECRET, env: { HOME: dir.dir } },
+    connection: { baseUrl: server.url, apiKey: SECRET, env: { HOME: setup.dir() } },
   });
   const { outcome, chunks } = await runAttempt(geminiAdapter, task);
   const results = chunks.filter((c): c is Extract<ProviderChunk, { type: 'tool_result' }> => c.type === 'tool_result');
@@ -73,6 +67,8 @@ describe('gemini permissions (real Gemini CLI)', () => {
     ]);
     expect(outcome.status).toBe('completed');
     expect(outcome.output).toBe('Committed.');
+    // Every line the real CLI printed, tool events included, read through its schema.
+    expect(outcome.end.unreadableLines).toBeUndefined();
     expect(readFileSync(join(repo, 'notes.txt'), 'utf8')).toBe('edited line\n');
     expect(readFileSync(join(artifacts, 'report.md'), 'utf8')).toBe('artifact\n');
     expect(existsSync(join(outside, 'escape.txt'))).toBe(false);
@@ -83,7 +79,7 @@ describe('gemini permissions (real Gemini CLI)', () => {
     expect(results.map((r) => r.refused === true)).toEqual([false, false, false, false, true, false]);
     expect(results[4]!.output).toMatch(/Path not in workspace/);
     expect(JSON.stringify(responses[0]!.response)).toContain('hello from the repo');
-    expect(declaredTools(server!.requests[0]!)).not.toContain('enter_plan_mode');
+    expect(declaredTools(setup.server().requests[0]!)).not.toContain('enter_plan_mode');
   });
 
   it('read_only: reads; every write, edit and command is refused, neither plan mode nor the repository can lift it, and nothing changes', async () => {
@@ -129,7 +125,7 @@ describe('gemini permissions (real Gemini CLI)', () => {
     expect(readFileSync(join(repo, 'README.md'), 'utf8')).toBe('hello from the repo\n');
     expect(commits()).toEqual(['init']);
     // The model is offered reading tools only, never plan mode nor a tool that writes.
-    const offered = declaredTools(server!.requests[0]!);
+    const offered = declaredTools(setup.server().requests[0]!);
     expect(offered).toEqual(expect.arrayContaining(['read_file', 'glob', 'grep_search', 'list_directory']));
     for (const tool of ['write_file', 'replace', 'run_shell_command', 'enter_plan_mode', 'web_fetch', 'activate_skill']) expect(offered).not.toContain(tool);
   });
@@ -151,6 +147,6 @@ describe('gemini permissions (real Gemini CLI)', () => {
     expect(readFileSync(join(repo, 'package.json'), 'utf8')).toBe('{}\n');
     expect(results.map((r) => r.refused === true)).toEqual([false, false, true, true, false]);
     expect(results[2]!.output).toMatch(/build configuration files/);
-    expect(declaredTools(server!.requests[0]!)).not.toContain('enter_plan_mode');
+    expect(declaredTools(setup.server().requests[0]!)).not.toContain('enter_plan_mode');
   });
 });

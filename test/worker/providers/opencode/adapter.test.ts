@@ -1,91 +1,20 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isProcessGroupAlive } from '../../../../src/shared/process-group.js';
+import { describe } from 'vitest';
 import { OPENCODE_NOT_FOUND, opencodeAdapter } from '../../../../src/worker/providers/opencode/adapter.js';
-import { startOpenAiServer, type ChatReply, type OpenAiServer } from '../../../helpers/openai-server.js';
-import { agentTask, runAttempt, scratch, spawnProbe } from '../agent-harness.js';
-import { chatCliCases } from '../chat-cli-cases.js';
+import { chatCliAdapterCases } from '../chat-cli-cases.js';
 
 /**
  * The real OpenCode CLI (npm package opencode-ai, a devDependency whose native binary runs here)
  * driven by the real adapter, pointed at a local server that speaks the Chat Completions API.
  */
 
-const SECRET = 'sk-opencode-test-SECRET-4242';
-
-let server: OpenAiServer | undefined;
-let dir: ReturnType<typeof scratch>;
-beforeEach(() => {
-  dir = scratch();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  dir.cleanup();
-});
-
-async function opencodeTask(reply: (i: number) => ChatReply, overrides: Parameters<typeof agentTask>[1] = {}) {
-  server = await startOpenAiServer((_req, i) => reply(i));
-  return agentTask(dir.dir, {
-    provider: 'opencode',
-    model: 'oc-test',
-    // HOME is the test's own: the adapter must never write to $HOME/.config or $HOME/.local.
-    connection: { baseUrl: server.url, apiKey: SECRET, env: { HOME: dir.dir } },
-    ...overrides,
-  });
-}
-
 describe('opencode adapter (real OpenCode CLI)', () => {
-  it('streams the answer; reports tokens (a zero stays zero), stop reason, the resolved model and the session; key only in the auth header', async () => {
-    const task = await opencodeTask(() => ({
-      kind: 'stream',
-      model: 'oc-test-2026-01-01',
-      deltas: ['hello ', 'from opencode'],
-      usage: { prompt_tokens: 20, completion_tokens: 0, total_tokens: 20, prompt_tokens_details: { cached_tokens: 5 } },
-    }), { systemPrompt: 'Answer as a release manager.' });
-    const probe = spawnProbe();
-    const { outcome, chunks, spend } = await runAttempt(opencodeAdapter, task, { onSpawned: probe.onSpawned });
-    expect(outcome.status).toBe('completed');
-    expect(outcome.output).toBe('hello from opencode');
-    expect(chunks.some((c) => c.type === 'text' && c.text === 'hello from opencode')).toBe(true);
-    expect(spend.tokens).toEqual({ source: 'provider', value: { input: 20, output: 0, cacheRead: 5, total: 20 } });
-    expect(spend.costUsd).toEqual({ source: 'unavailable', reason: 'unsupported' });
-    expect(spend.stopReason).toEqual({ source: 'provider', value: 'stop' });
-    expect(spend.numTurns).toEqual({ source: 'unavailable', reason: 'unsupported' });
-    expect(outcome.end.resolvedModel).toBe('oc-test-2026-01-01');
-    expect(outcome.end.sessionId).toMatch(/^ses_/);
-    // One call: the answer (no extra call to title the session).
-    expect(server!.requests).toHaveLength(1);
-    const body = server!.requests[0]!.body;
-    expect(body.model).toBe('oc-test');
-    expect(JSON.stringify(body.messages)).toContain('Answer as a release manager.');
-    expect(server!.requests[0]!.headers.authorization).toBe(`Bearer ${SECRET}`);
-    expect(JSON.stringify({ chunks, outcome, spend })).not.toContain(SECRET);
-    for (const f of readdirSync(task.scratchDir, { recursive: true }) as string[]) {
-      const path = join(task.scratchDir, f);
-      if (existsSync(path) && statSync(path).isFile() && statSync(path).size < 5_000_000) {
-        expect(readFileSync(path).toString('latin1')).not.toContain(SECRET);
-      }
-    }
-    for (const d of ['.config', '.local', '.cache']) expect(existsSync(join(dir.dir, d))).toBe(false);
-    expect(isProcessGroupAlive(probe.pids[0]!)).toBe(false);
-  });
-
-  chatCliCases({
-    label: 'OpenCode', provider: 'opencode', adapter: opencodeAdapter, model: 'oc-test', secret: SECRET,
-    task: opencodeTask, server: () => server!, dir: () => dir.dir,
-  });
-
-  it("fails with the contract's error when the configured executable is missing, and asks for a model", async () => {
-    let task = agentTask(dir.dir, { provider: 'opencode', model: 'oc-test', connection: { binaryPath: join(dir.dir, 'no-such-opencode') } });
-    let { outcome, spend } = await runAttempt(opencodeAdapter, task);
-    expect(outcome.error).toContain(OPENCODE_NOT_FOUND);
-    expect(outcome.failureKind).toBe('config');
-    expect(spend.costUsd).toEqual({ source: 'unavailable', reason: 'not_applicable' });
-    task = agentTask(dir.dir, { provider: 'opencode', connection: {} });
-    ({ outcome } = await runAttempt(opencodeAdapter, task));
-    expect(outcome.failureKind).toBe('config');
-    expect(outcome.error).toMatch(/OpenCode needs a model/);
+  chatCliAdapterCases({
+    label: 'OpenCode', provider: 'opencode', adapter: opencodeAdapter, model: 'oc-test', secret: 'sk-opencode-test-SECRET-4242',
+    notFound: OPENCODE_NOT_FOUND,
+    sessionId: /^ses_/,
+    // The adapter must never write to $HOME/.config or $HOME/.local.
+    homeDirs: ['.config', '.local', '.cache'],
+    streamsDeltas: false,
+    systemPrompt: true,
   });
 });

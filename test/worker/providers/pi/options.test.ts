@@ -1,10 +1,11 @@
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { piAdapter } from '../../../../src/worker/providers/pi/adapter.js';
 import { chatCompletionsAgent, offeredToolNames, piVocabulary } from '../../../helpers/chat-completions-agent.js';
-import { startOpenAiServer, type OpenAiServer } from '../../../helpers/openai-server.js';
-import { agentTask, runAttempt, scratch } from '../agent-harness.js';
+import { startOpenAiServer } from '../../../helpers/openai-server.js';
+import { agentTask, runAttempt } from '../agent-harness.js';
+import { cliTestSetup } from '../common/cli-test-setup.js';
 import { scriptedWorkspace } from '../chat-cli-permission-cases.js';
 
 /**
@@ -16,21 +17,12 @@ import { scriptedWorkspace } from '../chat-cli-permission-cases.js';
 
 const greeterExtension = new URL('../../../fixtures/pi/greeter-extension.mjs', import.meta.url).pathname;
 
-let server: OpenAiServer | undefined;
-let dir: ReturnType<typeof scratch>;
-beforeEach(() => {
-  dir = scratch();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  dir.cleanup();
-});
+const setup = cliTestSetup({ start: startOpenAiServer });
 
 /** One answer-only session; resolves to the model's first request body. */
 async function firstRequest(overrides: Parameters<typeof agentTask>[1]) {
-  server = await startOpenAiServer(chatCompletionsAgent([{ steps: [{ say: 'ok' }] }], { vocabularies: [piVocabulary] }).reply);
-  const task = agentTask(dir.dir, { provider: 'pi', model: 'pi-test', connection: { baseUrl: server.url, apiKey: 'k', env: { HOME: dir.dir } }, ...overrides });
+  const server = await setup.start(chatCompletionsAgent([{ steps: [{ say: 'ok' }] }], { vocabularies: [piVocabulary] }).reply);
+  const task = agentTask(setup.dir(), { provider: 'pi', model: 'pi-test', connection: { baseUrl: server.url, apiKey: 'k', env: { HOME: setup.dir() } }, ...overrides });
   const { outcome } = await runAttempt(piAdapter, task);
   expect(outcome.status).toBe('completed');
   return server.requests[0]!.body;
@@ -51,7 +43,7 @@ describe('pi node options (real Pi CLI)', () => {
   });
 
   it("pi.enableExtensions loads the project's extensions: their tool can be allowed by name and extensionFlags reach them, a hostile value as one value", async () => {
-    const { repo } = scriptedWorkspace(dir.dir);
+    const { repo } = scriptedWorkspace(setup.dir());
     const hostile = 'hi --tools=write -p "$(touch pwned)" --no-tools';
     mkdirSync(join(repo, '.pi', 'extensions'), { recursive: true });
     copyFileSync(greeterExtension, join(repo, '.pi', 'extensions', 'greeter.ts'));
@@ -82,12 +74,12 @@ describe('pi node options (real Pi CLI)', () => {
     [{ pi: { enableExtensions: true, extensionFlags: { 'tools bash': 'x' } } }, undefined, "'tools bash' is not a flag name"],
     [{ pi: { enableExtensions: true, extensionFlags: { plan: 3 } } }, undefined, 'pi.extensionFlags.plan'],
   ])('fails the node before Pi starts when it cannot take %j (effort %s)', async (options, effort, message) => {
-    server = await startOpenAiServer(chatCompletionsAgent([{ steps: [{ say: 'ok' }] }], { vocabularies: [piVocabulary] }).reply);
-    const task = agentTask(dir.dir, {
+    const server = await setup.start(chatCompletionsAgent([{ steps: [{ say: 'ok' }] }], { vocabularies: [piVocabulary] }).reply);
+    const task = agentTask(setup.dir(), {
       provider: 'pi',
       model: 'pi-test',
       ...(effort ? { effort } : {}),
-      connection: { baseUrl: server.url, apiKey: 'k', env: { HOME: dir.dir } },
+      connection: { baseUrl: server.url, apiKey: 'k', env: { HOME: setup.dir() } },
       options: { permissions: 'workspace', extraDirs: [], ...options },
     });
     const { outcome } = await runAttempt(piAdapter, task);

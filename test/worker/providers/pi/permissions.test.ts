@@ -1,11 +1,12 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { piAdapter } from '../../../../src/worker/providers/pi/adapter.js';
 import { PI_GUARD_REFUSAL } from '../../../../src/worker/providers/pi/workspace-guard.js';
 import { chatCompletionsAgent, offeredToolNames, piVocabulary, type ChatCompletionsAgent } from '../../../helpers/chat-completions-agent.js';
-import { startOpenAiServer, type OpenAiServer } from '../../../helpers/openai-server.js';
-import { agentTask, runAttempt, scratch } from '../agent-harness.js';
+import { startOpenAiServer } from '../../../helpers/openai-server.js';
+import { runAttempt } from '../agent-harness.js';
+import { cliTestSetup, scriptedConnection } from '../common/cli-test-setup.js';
 import { chatCliPermissionCases, scriptedWorkspace, toolResults } from '../chat-cli-permission-cases.js';
 
 /**
@@ -17,27 +18,16 @@ import { chatCliPermissionCases, scriptedWorkspace, toolResults } from '../chat-
 
 const greeterExtension = new URL('../../../fixtures/pi/greeter-extension.mjs', import.meta.url).pathname;
 
-let server: OpenAiServer | undefined;
-let dir: ReturnType<typeof scratch>;
-beforeEach(() => {
-  dir = scratch();
+const setup = cliTestSetup({
+  start: (agent: ChatCompletionsAgent) => startOpenAiServer(agent.reply),
+  task: (server, dir) => ({ provider: 'pi', model: 'pi-test', connection: scriptedConnection(server, 'k', dir) }),
 });
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  dir.cleanup();
-});
-
-async function piTask(agent: ChatCompletionsAgent, overrides: Parameters<typeof agentTask>[1] = {}) {
-  server = await startOpenAiServer(agent.reply);
-  return agentTask(dir.dir, { provider: 'pi', model: 'pi-test', connection: { baseUrl: server.url, apiKey: 'k', env: { HOME: dir.dir } }, ...overrides });
-}
 
 describe('pi permissions (real Pi CLI, scripted sessions in a git repository)', () => {
-  chatCliPermissionCases({ label: 'Pi', adapter: piAdapter, vocabulary: piVocabulary, task: piTask, dir: () => dir.dir });
+  chatCliPermissionCases({ label: 'Pi', adapter: piAdapter, vocabulary: piVocabulary, task: setup.task, dir: setup.dir });
 
   it('workspace: the guard follows relative paths, symbolic links and dangling links out of the worktree; the repository\'s own Pi extensions stay off', async () => {
-    const { repo, artifacts, outside } = scriptedWorkspace(dir.dir);
+    const { repo, artifacts, outside } = scriptedWorkspace(setup.dir());
     symlinkSync(outside, join(repo, 'link'));
     symlinkSync(join(outside, 'not-yet.md'), join(repo, 'dangling.md'));
     // A project extension that would add a tool: not loaded unless the node enables extensions.
@@ -55,7 +45,7 @@ describe('pi permissions (real Pi CLI, scripted sessions in a git repository)', 
           ],
         },
       ], { vocabularies: [piVocabulary] });
-    const task = await piTask(agent, { cwd: repo, options: { permissions: 'workspace', extraDirs: [artifacts] } });
+    const task = await setup.task(agent, { cwd: repo, options: { permissions: 'workspace', extraDirs: [artifacts] } });
     const { outcome, chunks } = await runAttempt(piAdapter, task);
     expect(outcome.status).toBe('completed');
     expect(toolResults(chunks).map((r) => r.refused === true)).toEqual([true, true, true, false]);
@@ -63,7 +53,7 @@ describe('pi permissions (real Pi CLI, scripted sessions in a git repository)', 
     for (const f of ['relative.md', 'through-link.md', 'not-yet.md']) expect(existsSync(join(outside, f))).toBe(false);
     // A path that leaves and comes back is inside: the edit ran.
     expect(readFileSync(join(repo, 'README.md'), 'utf8')).toBe('widget: a tiny tool\n');
-    expect(offeredToolNames(server!.requests[0]!.body)).toEqual(['read', 'bash', 'edit', 'write']);
-    expect(JSON.stringify(server!.requests[0]!.body.messages)).not.toContain('GREETING=');
+    expect(offeredToolNames(setup.server().requests[0]!.body)).toEqual(['read', 'bash', 'edit', 'write']);
+    expect(JSON.stringify(setup.server().requests[0]!.body.messages)).not.toContain('GREETING=');
   });
 });
