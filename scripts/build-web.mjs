@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // Builds the dashboard (web/) into dist/web/: one bundle of the page's script and one of its
 // styles, named by their content hash, and index.html naming them. `npm run build` runs it after
-// tsc; the API serves the result (src/api/routes/web-pages.ts). Prints the gzipped size of the
-// script and fails past the budget (docs/dashboard.md): the page must stay quick to load.
+// tsc; the API serves the result (src/api/routes/web-pages.ts). A module the page imports
+// dynamically (the YAML library of the workflow pages) is its own hashed chunk, loaded when
+// needed. Prints the gzipped size of the initial script (the page's script and the chunks it
+// imports statically) and fails past the budget (docs/dashboard.md): the page must stay quick to load.
 import { build } from 'esbuild';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
@@ -28,6 +30,8 @@ const result = await build({
   jsx: 'automatic',
   jsxImportSource: 'preact',
   entryNames: '[name]-[hash]',
+  chunkNames: 'chunk-[hash]',
+  splitting: true,
   outdir: join(out, 'assets'),
   metafile: true,
   legalComments: 'none',
@@ -52,7 +56,16 @@ const template = await readFile(join(root, 'web', 'index.html'), 'utf8');
 const page = template.replace('%SCRIPT%', script).replace('%STYLES%', styles).replace('%ICON%', icon);
 await writeFile(join(out, 'index.html'), page);
 
-const gzipped = gzipSync(await readFile(join(out, script))).length;
+// The initial script: the page's own, and every chunk it (transitively) imports statically.
+const initial = new Set();
+const visit = (file) => {
+  if (initial.has(file)) return;
+  initial.add(file);
+  for (const imported of result.metafile.outputs[file]?.imports ?? []) if (imported.kind === 'import-statement') visit(imported.path);
+};
+visit(Object.keys(result.metafile.outputs).find((file) => result.metafile.outputs[file].entryPoint === 'web/src/main.tsx'));
+let gzipped = 0;
+for (const file of initial) gzipped += gzipSync(await readFile(join(root, file))).length;
 console.log(`dashboard: ${script} ${(gzipped / 1024).toFixed(1)} KB gzipped (budget ${INITIAL_JS_BUDGET_GZIP / 1024} KB)`);
 if (gzipped > INITIAL_JS_BUDGET_GZIP) {
   console.error(`build-web: the dashboard's script is ${gzipped} bytes gzipped, over its budget of ${INITIAL_JS_BUDGET_GZIP}`);

@@ -306,6 +306,76 @@ it('lists every run waiting at a gate in the approvals inbox and answers them fr
   await page.close();
 });
 
+it('cancels, resumes and deletes several runs at once, each action disabled with the reason when no selected run allows it', async () => {
+  await writeHomeWorkflow(home, 'sel-ok', 'name: sel-ok\ndescription: ends at once\nnodes:\n  - id: a\n    bash: echo ok\n');
+  await writeHomeWorkflow(home, 'sel-fail', 'name: sel-fail\ndescription: fails\nnodes:\n  - id: a\n    bash: exit 3\n');
+  const held = await startRun(server.url, 'hold', { message: release('selection') });
+  const failed = await startRun(server.url, 'sel-fail', { message: 'selection' });
+  const done = await startRun(server.url, 'sel-ok', { message: 'selection' });
+  await waitFor(async () => (await statusOf(held.runId)) === 'running' && (await statusOf(failed.runId)) === 'failed' && (await statusOf(done.runId)) === 'completed', {
+    what: 'a running, a failed and a completed run',
+  });
+  const page = await open('/?q=selection');
+  const row = (runId: string) => page.locator(`tr[data-run="${runId}"]`);
+  for (const { runId } of [held, failed, done]) await row(runId).waitFor();
+  await expect.poll(() => page.locator('tr[data-run]').count()).toBe(3);
+  const button = (action: string) => page.locator(`button[data-bulk="${action}"]`);
+  for (const action of ['cancel', 'resume', 'delete']) expect(await button(action).isDisabled()).toBe(true);
+
+  // The completed run alone: only Delete; the others say why not.
+  await row(done.runId).locator('input[name="select"]').check();
+  expect(await button('cancel').isDisabled()).toBe(true);
+  expect(await page.locator('[data-bulk-why="cancel"]').textContent()).toBe(
+    'No selected run can be cancelled (completed): only a pending, running or paused run can be cancelled',
+  );
+  expect(await page.locator('[data-bulk-why="resume"]').textContent()).toBe('No selected run can be resumed (completed): only a failed or paused run can be resumed');
+  expect(await button('delete').isEnabled()).toBe(true);
+
+  // Every run on the page (the box in the header), then Cancel: the running one is, the others are skipped, each said.
+  await page.locator('input[name="select-all"]').check();
+  expect(await page.locator('[data-selected-count]').getAttribute('data-selected-count')).toBe('3');
+  expect(await button('cancel').textContent()).toBe('Cancel 1 of 3');
+  await button('cancel').click();
+  const result = (runId: string) => page.locator(`[data-bulk-result="${runId}"]`);
+  await page.locator('[data-bulk-results="cancel"]').waitFor();
+  expect(await result(held.runId).getAttribute('class')).toBe('result ok');
+  expect(await result(failed.runId).textContent()).toMatch(/skipped: The run is failed: only a pending, running or paused run can be cancelled$/);
+  expect(await result(done.runId).textContent()).toMatch(/skipped: The run is completed: only/);
+  await waitFor(async () => (await statusOf(held.runId)) === 'cancelled', { what: 'the held run cancelled' });
+  // The selection is cleared once done.
+  expect(await page.locator('[data-selected-count]').getAttribute('data-selected-count')).toBe('0');
+
+  // By keyboard: x ticks the run under the cursor. Resume the failed one: it fails again, as it must.
+  await expect.poll(() => row(failed.runId).locator('td').nth(1).textContent()).toBe('failed');
+  const index = Number(await row(failed.runId).getAttribute('data-row'));
+  for (let i = 0; i < index; i++) await page.keyboard.press('j');
+  await page.keyboard.press('x');
+  expect(await row(failed.runId).locator('input[name="select"]').isChecked()).toBe(true);
+  await button('resume').click();
+  await page.locator('[data-bulk-results="resume"]').waitFor();
+  expect(await result(failed.runId).getAttribute('class')).toBe('result ok');
+  await waitFor(async () => (await statusOf(failed.runId)) === 'failed' && (await getRun(server.url, failed.runId)).events.filter((e) => e.event_type === 'node_failed').length === 2, {
+    what: 'the resumed run to fail again',
+  });
+
+  // Delete all three (asked first): each is gone.
+  await expect.poll(() => row(failed.runId).locator('td').nth(1).textContent()).toBe('failed');
+  await page.locator('input[name="select-all"]').check();
+  page.once('dialog', (dialog) => void dialog.accept());
+  await button('delete').click();
+  await page.locator('[data-bulk-results="delete"]').waitFor();
+  for (const { runId } of [held, failed, done]) {
+    expect(await result(runId).getAttribute('class')).toBe('result ok');
+    expect((await fetch(`${server.url}/api/workflows/runs/${runId}`)).status).toBe(404);
+  }
+  await page.getByText('No run matches.').waitFor();
+  await page.close();
+  // The next test counts attempts in flight: wait until the cancelled run's node is gone.
+  await waitFor(async () => ((await (await fetch(`${server.url}/api/health`)).json()) as { concurrency: { active: number } }).concurrency.active === 0, {
+    what: 'no node attempt in flight',
+  });
+});
+
 it('shows the supervisor and the live concurrency on the health page', async () => {
   const page = await open('/status');
   await expect.poll(() => page.locator('[data-card="supervisor"] .big').textContent()).toBe('up');

@@ -2,11 +2,15 @@ import { ApprovalsPage } from './pages/approvals-page.js';
 import { RunPage } from './pages/run-page.js';
 import { RunsPage } from './pages/runs-page.js';
 import { StatusPage } from './pages/status-page.js';
+import { WorkflowEditPage } from './pages/workflow-edit-page.js';
+import { WorkflowPage } from './pages/workflow-page.js';
+import { WorkflowsPage } from './pages/workflows-page.js';
 import { streamState } from './live-stream.js';
 import { followLink, location } from './router.js';
 
 const sections = [
   { href: '/', label: 'Runs', match: (path: string) => path === '/' || path.startsWith('/runs/') },
+  { href: '/workflows', label: 'Workflows', match: (path: string) => path === '/workflows' || path.startsWith('/workflows/') || path === '/new-workflow' },
   { href: '/approvals', label: 'Approvals', match: (path: string) => path === '/approvals' },
   { href: '/status', label: 'Health', match: (path: string) => path === '/status' },
 ];
@@ -20,6 +24,18 @@ function Page() {
     const runId = decodeURIComponent(run[1]!);
     return <RunPage key={runId} runId={runId} selected={query.get('node') ?? undefined} />;
   }
+  const workflow = /^\/workflows\/([^/]+)\/?$/.exec(path);
+  if (workflow) {
+    const name = decodeURIComponent(workflow[1]!);
+    return <WorkflowPage key={name} name={name} />;
+  }
+  const edit = /^\/workflows\/([^/]+)\/edit\/?$/.exec(path);
+  if (edit) {
+    const name = decodeURIComponent(edit[1]!);
+    return <WorkflowEditPage key={`edit-${name}`} name={name} />;
+  }
+  if (path === '/new-workflow') return <WorkflowEditPage key="new" name={undefined} />;
+  if (path === '/workflows') return <WorkflowsPage />;
   if (path === '/approvals') return <ApprovalsPage />;
   if (path === '/status') return <StatusPage />;
   if (path === '/') return <RunsPage />;

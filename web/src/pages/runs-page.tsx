@@ -4,6 +4,7 @@ import { ago, shortId } from '../format.js';
 import { useKeys } from '../keyboard.js';
 import { epoch, onFrame } from '../live-stream.js';
 import { hrefWith, location, navigate } from '../router.js';
+import { BulkBar } from '../run/bulk-bar.js';
 import { StatusBadge } from '../status-badge.js';
 import { runStatuses, type DashboardPage, type DashboardRun } from '../types.js';
 
@@ -12,6 +13,7 @@ import { runStatuses, type DashboardPage, type DashboardRun } from '../types.js'
  * (`status`, `workflow`, `q` for text, `page`) live in the address. Live: a run's status changes
  * in place as its frame arrives, and the page is read again (once, however many frames came
  * meanwhile) so that new runs appear and the counts move. No timer: the stream drives it.
+ * Runs ticked on the page (or with `x`) can be cancelled, resumed or deleted at once (BulkBar).
  */
 
 export const PAGE_SIZE = 50;
@@ -44,6 +46,9 @@ export function RunsPage() {
   const [cursor, setCursor] = useState(0);
   const [text, setText] = useState(filters.q ?? '');
   const search = useRef<HTMLInputElement>(null);
+  const [selection, setSelection] = useState<ReadonlySet<string>>(new Set());
+  // Bumped after an operation on the selected runs: a deleted run sends no event to read again on.
+  const [reads, setReads] = useState(0);
   const reading = useRef<{ busy: boolean; again: boolean }>({ busy: false, again: false });
 
   useEffect(() => {
@@ -79,6 +84,7 @@ export function RunsPage() {
       }
     };
     void read();
+    setSelection(new Set());
     const stopFrames = onFrame((frame) => {
       if (frame.type === 'workflow_status' && frame.runId) {
         setPage((current) =>
@@ -111,7 +117,7 @@ export function RunsPage() {
       stopFrames();
       stopEpoch();
     };
-  }, [key]);
+  }, [key, reads]);
 
   useEffect(() => {
     getJson<{ workflows: { workflow: { name: string } }[] }>('/api/workflows')
@@ -130,7 +136,18 @@ export function RunsPage() {
 
   const runs = page?.runs ?? [];
   const open = (run: DashboardRun | undefined) => run && navigate(`/runs/${run.id}`);
+  const toggle = (run: DashboardRun | undefined) =>
+    run &&
+    setSelection((current) => {
+      const next = new Set(current);
+      if (!next.delete(run.id)) next.add(run.id);
+      return next;
+    });
+  // The selected runs as the page last read them (their status decides what can be done).
+  const selected = runs.filter((run) => selection.has(run.id));
+  const allTicked = runs.length > 0 && selected.length === runs.length;
   useKeys({
+    x: () => toggle(runs[cursor]),
     j: () => setCursor((c) => Math.min(runs.length - 1, c + 1)),
     k: () => setCursor((c) => Math.max(0, c - 1)),
     Enter: () => open(runs[cursor]),
@@ -192,9 +209,23 @@ export function RunsPage() {
         </label>
       </div>
       {error ? <p class="error-text">{error}</p> : null}
+      <BulkBar
+        selected={selected}
+        onClear={() => setSelection(new Set())}
+        onDone={() => setReads((n) => n + 1)}
+      />
       <table class="runs">
         <thead>
           <tr>
+            <th>
+              <input
+                type="checkbox"
+                name="select-all"
+                aria-label="Select every run on this page"
+                checked={allTicked}
+                onChange={() => setSelection(allTicked ? new Set() : new Set(runs.map((run) => run.id)))}
+              />
+            </th>
             <th>Status</th>
             <th>Workflow</th>
             <th>Message</th>
@@ -207,6 +238,16 @@ export function RunsPage() {
         <tbody>
           {runs.map((run, i) => (
             <tr key={run.id} data-row={i} data-run={run.id} class={i === cursor ? 'cursor' : ''} onClick={() => setCursor(i)} onDblClick={() => open(run)}>
+              <td>
+                <input
+                  type="checkbox"
+                  name="select"
+                  aria-label={`Select run ${shortId(run.id)}`}
+                  checked={selection.has(run.id)}
+                  onClick={(e) => e.stopPropagation()}
+                  onChange={() => toggle(run)}
+                />
+              </td>
               <td>
                 <StatusBadge status={run.status} />
               </td>

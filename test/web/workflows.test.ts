@@ -1,0 +1,208 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { assertBuilt } from '../cli/cli-process.js';
+import { startServer, type RunningServer } from '../helpers/server.js';
+import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { getRun, writeHomeWorkflow } from '../helpers/workflows.js';
+import { openBrowser, type Browser } from './browser.js';
+
+/**
+ * The dashboard's workflow pages as a person uses them: the real `cairn serve` (one for the
+ * file), workflows in all three scopes (a project folder, the home, the bundled ones), Debian's
+ * Chromium looking at the page. What is checked is what the page shows and what the server did.
+ */
+
+let home: TempHome;
+let server: RunningServer;
+let browser: Browser;
+let project: string;
+const pageErrors: string[] = [];
+/** A name and a text a page must show as text, never as markup. */
+const HOSTILE = '<script>window.__pwned=1</script>"><img src=x onerror="window.__pwned=2">';
+const HOSTILE_NAME = '<script>window.__pwned=1<"><img src=x onerror="window.__pwned=2">';
+
+beforeAll(async () => {
+  assertBuilt();
+  home = await makeTempHome();
+  await writeHomeWorkflow(
+    home,
+    'greet',
+    `name: greet
+description: says hello to the inputs
+inputs:
+  who: { required: true, description: whom to greet }
+  mood: { default: cheerful }
+nodes:
+  - id: hello
+    bash: 'printf "hello %s, %s (%s)" "$INPUTS.who" "$INPUTS.mood" "$ARGUMENTS"'
+    colour: blue
+`,
+  );
+  await writeHomeWorkflow(home, 'hostile', `name: '${HOSTILE_NAME}'\ndescription: '${HOSTILE}'\nnodes:\n  - id: a\n    bash: echo hi\n`);
+  await writeHomeWorkflow(home, 'broken', 'name: broken\ndescription: [unclosed\n');
+  project = join(home.home, 'project');
+  await mkdir(join(project, '.cairn', 'workflows'), { recursive: true });
+  await writeFile(
+    join(project, '.cairn', 'workflows', 'local.yaml'),
+    'name: local\ndescription: the project’s own\nnodes:\n  - id: a\n    bash: echo local\n',
+  );
+  server = await startServer(home);
+  browser = await openBrowser(home);
+});
+afterAll(async () => {
+  expect(pageErrors).toEqual([]);
+  await home?.close();
+});
+
+async function open(path: string): Promise<Page> {
+  const page = await browser.page();
+  page.on('pageerror', (err) => pageErrors.push(String(err)));
+  page.on('console', (message) => {
+    // A failed request (the 400 of a refused run) is logged by the browser; the page shows it itself.
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) pageErrors.push(message.text());
+  });
+  await page.goto(`${server.url}${path}`);
+  await page.locator('[data-stream="live"]').waitFor();
+  return page;
+}
+
+it('lists the workflows by scope with their warnings and load errors, hostile names as text, and moves by keyboard', async () => {
+  const page = await open(`/workflows?cwd=${encodeURIComponent(project)}`);
+  const project_ = page.locator('[data-scope="project"]');
+  await project_.locator('[data-workflow="local"]').waitFor();
+  const homeScope = page.locator('[data-scope="global"]');
+  expect(await homeScope.locator('h2').textContent()).toMatch(/^home/);
+  // The unknown key is named beside its workflow; the file that did not load is named with why.
+  await expect.poll(() => homeScope.locator('[data-workflow="greet"] .warning').textContent()).toBe("Node 'hello': unknown key 'colour' will be ignored.");
+  expect(await page.locator('[data-load-error="broken.yaml"]').textContent()).toMatch(/^broken\.yaml \(home, parse error\): \S/);
+  expect(await page.locator('[data-scope="bundled"] tr').count()).toBeGreaterThan(0);
+
+  // The hostile name and description are text: no element made of them, no script run.
+  const hostile = homeScope.locator('tr', { hasText: 'window.__pwned' });
+  expect(await hostile.locator('td').first().textContent()).toBe(HOSTILE_NAME);
+  expect(await hostile.locator('td').nth(1).textContent()).toBe(HOSTILE);
+  expect(await page.locator('img, .workflows script').count()).toBe(0);
+  expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
+
+  // `/` searches, Escape leaves the field, j/k move, Enter opens the workflow under the cursor.
+  await page.keyboard.press('/');
+  await page.keyboard.type('gree');
+  await page.keyboard.press('Escape');
+  await expect.poll(() => page.locator('tr[data-workflow]').count()).toBe(1);
+  expect(new URL(page.url()).searchParams.get('q')).toBe('gree');
+  await page.keyboard.press('j');
+  await page.keyboard.press('k');
+  await page.keyboard.press('Enter');
+  await page.locator('[data-workflow-name]').waitFor();
+  expect(new URL(page.url()).pathname).toBe('/workflows/greet');
+  await page.close();
+});
+
+it('shows a workflow as YAML and starts a run from the form built from its inputs, then shows the run', async () => {
+  const page = await open('/workflows/greet');
+  await expect.poll(() => page.locator('[data-yaml]').textContent()).toMatch(/^name: greet\n/);
+  const yaml = (await page.locator('[data-yaml]').textContent())!;
+  expect(yaml).toContain('inputs:\n  who:\n    required: true');
+  expect(await page.locator('.warning').textContent()).toBe("Node 'hello': unknown key 'colour' will be ignored.");
+  // The required input is marked, the default shown.
+  expect(await page.locator('[data-input="who"]').textContent()).toContain('* required');
+  expect(await page.locator('[data-input="mood"] input').getAttribute('placeholder')).toBe('default: cheerful');
+
+  // Missing the required input: the page says so and sends nothing.
+  await page.locator('[data-input="who"] input').evaluate((input) => input.removeAttribute('required'));
+  await page.locator('[data-action="start-run"]').click();
+  expect(await page.locator('[data-run-error]').textContent()).toBe('Required input missing: who');
+
+  await page.locator('[data-input="who"] input').fill('Ada');
+  await page.locator('textarea[name="message"]').fill('from the form');
+  await page.locator('[data-action="start-run"]').click();
+  await page.waitForURL(/\/runs\/[0-9a-f-]{36}$/);
+  const runId = new URL(page.url()).pathname.split('/').pop()!;
+  await page.locator('.run-head').waitFor();
+  const run = await waitFor(async () => {
+    const detail = await getRun(server.url, runId);
+    return detail.run.status === 'completed' ? detail : undefined;
+  });
+  const output = run.events.find((e) => e.event_type === 'node_completed')?.data?.node_output;
+  expect(output ?? JSON.stringify(run.events)).toContain('hello Ada, cheerful (from the form)');
+  await page.close();
+});
+
+it('shows the server’s refusal of a project folder that does not exist', async () => {
+  const page = await open(`/workflows?cwd=${encodeURIComponent(join(project, 'nowhere'))}`);
+  await expect.poll(() => page.locator('[data-error="list"]').textContent()).toMatch(/\S/);
+  await page.close();
+});
+
+it('edits a workflow: checks it as you type with the problems on their lines, hostile text as text, and refuses to save it invalid', async () => {
+  const page = await open(`/workflows/greet?cwd=${encodeURIComponent(project)}`);
+  await page.locator('[data-action="edit"]').click();
+  const editor = page.locator('textarea[name="yaml"]');
+  await expect.poll(() => editor.inputValue()).toMatch(/^name: greet\n/);
+  const state = page.locator('[data-check-state]');
+  await expect.poll(() => state.getAttribute('data-check-state')).toBe('valid');
+  const save = page.locator('[data-action="save"]');
+  expect(await save.isEnabled()).toBe(true);
+
+  // A YAML error: its line, and Save refused with the reason.
+  await editor.fill('name: greet\ndescription: fine\nnodes:\n  - id: a\n    bash: [unclosed\n');
+  await expect.poll(() => state.getAttribute('data-check-state')).toBe('invalid');
+  expect(await page.locator('[data-problem-line]').first().getAttribute('data-problem-line')).toMatch(/^[5-6]$/);
+  expect(await save.isDisabled()).toBe(true);
+  expect(await page.locator('[data-save-blocked]').textContent()).toBe('The workflow is invalid (1 problem): fix it to save');
+
+  // A problem the server finds in a node sits on the node's line; its hostile text stays text.
+  const hostileId = '"><img src=x onerror="window.__pwned=3"><script>window.__pwned=4</script>';
+  await editor.fill(`name: greet\ndescription: fine\nnodes:\n  - id: a\n    bash: echo a\n    depends_on: ['${hostileId}']\n`);
+  await expect.poll(() => page.locator('[data-problem-line]').first().textContent()).toContain(hostileId);
+  expect(await page.locator('[data-problem-line]').first().getAttribute('data-problem-line')).toBe('4');
+  expect(await page.locator('.problems .line').first().textContent()).toBe('line 4');
+  expect(await page.locator('img, .problems script').count()).toBe(0);
+  expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
+  expect(await save.isDisabled()).toBe(true);
+  // A click on the problem puts the cursor on its line.
+  await page.locator('[data-problem-line="4"]').first().click();
+  const selected = await editor.evaluate((el) => {
+    const area = el as unknown as { value: string; selectionStart: number; selectionEnd: number };
+    return area.value.slice(area.selectionStart, area.selectionEnd);
+  });
+  expect(selected).toBe('  - id: a');
+
+  // Nothing was written meanwhile.
+  expect(await readFile(join(home.paths.workflows, 'greet.yaml'), 'utf8')).toContain('says hello to the inputs');
+
+  // Valid again: saved to the home scope, over the file that declares it; the page shows it saved.
+  await editor.fill('name: greet\ndescription: edited in the browser\nnodes:\n  - id: a\n    bash: echo a\n');
+  await expect.poll(() => state.getAttribute('data-check-state')).toBe('valid');
+  await page.locator('select[name="scope"]').selectOption('global');
+  await save.click();
+  await page.waitForURL((url) => url.pathname === '/workflows/greet');
+  await expect.poll(() => page.locator('[data-yaml]').textContent()).toContain('description: edited in the browser');
+  expect(await readFile(join(home.paths.workflows, 'greet.yaml'), 'utf8')).toContain('edited in the browser');
+  await page.close();
+});
+
+it('writes a new workflow into the project folder, and saves none without a folder for project scope', async () => {
+  const page = await open('/new-workflow');
+  const save = page.locator('[data-action="save"]');
+  await expect.poll(() => page.locator('[data-check-state]').getAttribute('data-check-state')).toBe('valid');
+  await page.locator('select[name="scope"]').selectOption('project');
+  expect(await save.isDisabled()).toBe(true);
+  expect(await page.locator('[data-save-blocked]').textContent()).toMatch(/^Saving to a project needs a project folder/);
+  await page.close();
+
+  const inProject = await open(`/workflows?cwd=${encodeURIComponent(project)}`);
+  await inProject.locator('[data-action="new-workflow"]').click();
+  const editor = inProject.locator('textarea[name="yaml"]');
+  await editor.fill('name: made-here\ndescription: written from the dashboard\nnodes:\n  - id: a\n    bash: echo made\n');
+  await expect.poll(() => inProject.locator('[data-check-state]').getAttribute('data-check-state')).toBe('valid');
+  expect(await inProject.locator('select[name="scope"]').inputValue()).toBe('project');
+  await inProject.locator('[data-action="save"]').click();
+  await inProject.waitForURL((url) => url.pathname === '/workflows/made-here' && url.searchParams.get('cwd') === project);
+  await expect.poll(() => inProject.locator('.workflow-page .muted').first().textContent()).toMatch(/^project · made-here\.yaml/);
+  expect(await readFile(join(project, '.cairn', 'workflows', 'made-here.yaml'), 'utf8')).toContain('written from the dashboard');
+  await inProject.close();
+});

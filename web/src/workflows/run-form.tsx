@@ -1,0 +1,79 @@
+import { useState } from 'preact/hooks';
+import { sendJson, withQuery } from '../api.js';
+import { navigate } from '../router.js';
+import type { WorkflowDefinition } from './types.js';
+
+/**
+ * Starts a run of a workflow: a field for the message ($ARGUMENTS) and one per input the
+ * workflow declares (required ones marked, defaults shown), sent as the API takes it,
+ * `POST /api/workflows/{name}/run` with `{ message, inputs }` (and `?cwd=` when the page looks
+ * from a project). Then the page goes to the new run. A refusal is shown as the server says it.
+ */
+export function RunForm({ workflow, cwd }: { workflow: WorkflowDefinition; cwd: string | undefined }) {
+  const declared = Object.entries(workflow.inputs ?? {});
+  const [message, setMessage] = useState('');
+  const [values, setValues] = useState<Record<string, string>>({});
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+
+  async function start(event: Event) {
+    event.preventDefault();
+    const missing = declared.filter(([name, input]) => input.required && !(values[name] ?? '').trim()).map(([name]) => name);
+    if (missing.length > 0) {
+      setError(`Required input${missing.length > 1 ? 's' : ''} missing: ${missing.join(', ')}`);
+      return;
+    }
+    // Only the inputs given: an omitted one takes its declared default.
+    const inputs = Object.fromEntries(Object.entries(values).filter(([, value]) => value !== ''));
+    const body: Record<string, unknown> = {};
+    if (message.trim()) body.message = message;
+    if (Object.keys(inputs).length > 0) body.inputs = inputs;
+    setBusy(true);
+    setError(undefined);
+    try {
+      const answer = await sendJson<{ runId: string }>('POST', withQuery(`/api/workflows/${encodeURIComponent(workflow.name)}/run`, { cwd }), body);
+      navigate(`/runs/${answer.runId}`);
+    } catch (err) {
+      setError((err as Error).message);
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form class="run-form" onSubmit={(e) => void start(e)}>
+      <h3>Start a run</h3>
+      <label>
+        Message <span class="muted">($ARGUMENTS)</span>
+        <textarea name="message" rows={2} value={message} onInput={(e) => setMessage((e.target as HTMLTextAreaElement).value)} />
+      </label>
+      {declared.map(([name, input]) => (
+        <label key={name} data-input={name}>
+          <span>
+            {name}
+            {input.required ? (
+              <span class="required" title="required">
+                {' '}
+                * required
+              </span>
+            ) : null}
+            {input.description ? <span class="muted"> · {input.description}</span> : null}
+          </span>
+          <input
+            type="text"
+            name={`input-${name}`}
+            required={input.required === true}
+            placeholder={input.default !== undefined ? `default: ${input.default}` : ''}
+            value={values[name] ?? ''}
+            onInput={(e) => setValues((v) => ({ ...v, [name]: (e.target as HTMLInputElement).value }))}
+          />
+        </label>
+      ))}
+      <p>
+        <button type="submit" class="btn btn-approve" data-action="start-run" disabled={busy}>
+          {busy ? 'Starting…' : 'Start the run'}
+        </button>
+      </p>
+      {error ? <p class="result error" data-run-error>{error}</p> : null}
+    </form>
+  );
+}

@@ -1,0 +1,56 @@
+/**
+ * The parts of the workflow routes' answers the dashboard reads (docs/http-api.md,
+ * `GET /api/workflows`, `GET /api/workflows/{name}`, `POST /api/workflows/validate`).
+ */
+
+export type WorkflowSource = 'bundled' | 'global' | 'project';
+
+export interface WorkflowInput {
+  required?: boolean;
+  default?: string;
+  description?: string;
+}
+
+export interface WorkflowDefinition {
+  name: string;
+  description: string;
+  nodes: { id: string; [key: string]: unknown }[];
+  inputs?: Record<string, WorkflowInput>;
+  [key: string]: unknown;
+}
+
+export interface WorkflowEntry {
+  workflow: WorkflowDefinition;
+  source: WorkflowSource;
+  filename: string;
+  parseWarnings?: string[];
+}
+
+export interface WorkflowLoadError {
+  filename: string;
+  source: WorkflowSource;
+  error: string;
+  errorType: 'read_error' | 'parse_error' | 'validation_error';
+}
+
+export interface WorkflowList {
+  workflows: WorkflowEntry[];
+  recommended: string[];
+  errors?: WorkflowLoadError[];
+  configWarnings?: string[];
+}
+
+export type ValidateAnswer = { valid: true } | { valid: false; errors: string[] };
+
+/** How the page names each scope: the API says `global` for the home scope. */
+export const scopeNames: Record<WorkflowSource, string> = { project: 'project', global: 'home', bundled: 'bundled' };
+export const scopeOrder: readonly WorkflowSource[] = ['project', 'global', 'bundled'];
+
+/** The project folder the workflow pages look from (`?cwd=`), kept on every link between them. */
+export function withCwd(path: string, cwd: string | undefined): string {
+  return cwd ? `${path}?cwd=${encodeURIComponent(cwd)}` : path;
+}
+
+export function workflowHref(name: string, cwd: string | undefined, suffix = ''): string {
+  return withCwd(`/workflows/${encodeURIComponent(name)}${suffix}`, cwd);
+}
