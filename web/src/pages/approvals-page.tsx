@@ -1,8 +1,8 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { getJson } from '../api.js';
 import { ago, shortId } from '../format.js';
 import { useKeys } from '../keyboard.js';
-import { epoch, onFrame } from '../live-stream.js';
+import { useLiveRead } from '../live-read.js';
 import { navigate } from '../router.js';
 import { openGate } from '../run/run-actions.js';
 import { runOperation } from '../run/run-operations.js';
@@ -19,48 +19,17 @@ export function ApprovalsPage() {
   const [texts, setTexts] = useState<Record<string, string>>({});
   const [results, setResults] = useState<Record<string, { ok: boolean; message: string }>>({});
   const [cursor, setCursor] = useState(0);
-  const reading = useRef({ busy: false, again: false });
-
-  useEffect(() => {
-    let live = true;
-    const read = async () => {
-      const state = reading.current;
-      if (state.busy) {
-        state.again = true;
-        return;
-      }
-      state.busy = true;
-      try {
-        do {
-          state.again = false;
-          const page = await getJson<DashboardPage>('/api/dashboard/runs?status=paused&limit=200');
-          if (!live) return;
-          setRuns(page.runs.filter((run) => openGate(run)).reverse());
-          setError(undefined);
-        } while (state.again && live);
-      } catch (err) {
-        if (live) setError((err as Error).message);
-      } finally {
-        state.busy = false;
-      }
-    };
-    void read();
-    const stopFrames = onFrame((frame) => {
-      if (frame.type === 'workflow_status') void read();
-    });
-    let seen = epoch.peek();
-    const stopEpoch = epoch.subscribe((value) => {
-      if (value !== seen) {
-        seen = value;
-        void read();
-      }
-    });
-    return () => {
-      live = false;
-      stopFrames();
-      stopEpoch();
-    };
-  }, []);
+  useLiveRead(
+    {
+      load: () => getJson<DashboardPage>('/api/dashboard/runs?status=paused&limit=200'),
+      show: (page) => setRuns(page.runs.filter((run) => openGate(run)).reverse()),
+      showError: setError,
+      onFrame: (frame, reread) => {
+        if (frame.type === 'workflow_status') reread();
+      },
+    },
+    [],
+  );
 
   const list = runs ?? [];
   async function answer(run: DashboardRun | undefined, action: 'approve' | 'reject') {

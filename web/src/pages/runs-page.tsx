@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { getJson, withQuery } from '../api.js';
 import { ago, shortId } from '../format.js';
 import { useKeys } from '../keyboard.js';
-import { epoch, onFrame } from '../live-stream.js';
+import { useLiveRead } from '../live-read.js';
 import { hrefWith, location, navigate } from '../router.js';
 import { BulkBar } from '../run/bulk-bar.js';
 import { StatusBadge } from '../status-badge.js';
@@ -49,75 +49,47 @@ export function RunsPage() {
   const [selection, setSelection] = useState<ReadonlySet<string>>(new Set());
   // Bumped after an operation on the selected runs: a deleted run sends no event to read again on.
   const [reads, setReads] = useState(0);
-  const reading = useRef<{ busy: boolean; again: boolean }>({ busy: false, again: false });
-
-  useEffect(() => {
-    let live = true;
-    const read = async () => {
-      const state = reading.current;
-      if (state.busy) {
-        state.again = true;
-        return;
-      }
-      state.busy = true;
-      try {
-        do {
-          state.again = false;
-          const answer = await getJson<DashboardPage>(
-            withQuery('/api/dashboard/runs', {
-              status: filters.status,
-              workflow: filters.workflow,
-              search: filters.q,
-              limit: PAGE_SIZE,
-              offset: (filters.page - 1) * PAGE_SIZE,
-            }),
+  useLiveRead(
+    {
+      load: () =>
+        getJson<DashboardPage>(
+          withQuery('/api/dashboard/runs', {
+            status: filters.status,
+            workflow: filters.workflow,
+            search: filters.q,
+            limit: PAGE_SIZE,
+            offset: (filters.page - 1) * PAGE_SIZE,
+          }),
+        ),
+      show: (answer) => {
+        setPage(answer);
+        setShownPage(filters.page);
+      },
+      showError: setError,
+      onFrame: (frame, reread) => {
+        if (frame.type === 'workflow_status' && frame.runId) {
+          setPage((current) =>
+            current && {
+              ...current,
+              runs: current.runs.map((run) => (run.id === frame.runId ? ({ ...run, status: frame.status } as DashboardRun) : run)),
+            },
           );
-          if (!live) return;
-          setPage(answer);
-          setShownPage(filters.page);
-          setError(undefined);
-        } while (state.again && live);
-      } catch (err) {
-        if (live) setError((err as Error).message);
-      } finally {
-        state.busy = false;
-      }
-    };
-    void read();
-    setSelection(new Set());
-    const stopFrames = onFrame((frame) => {
-      if (frame.type === 'workflow_status' && frame.runId) {
-        setPage((current) =>
-          current && {
-            ...current,
-            runs: current.runs.map((run) => (run.id === frame.runId ? ({ ...run, status: frame.status } as DashboardRun) : run)),
-          },
-        );
-        void read();
-      } else if (frame.type === 'dag_node' && frame.runId && frame.nodeId) {
-        setPage((current) =>
-          current && {
-            ...current,
-            runs: current.runs.map((run) =>
-              run.id === frame.runId ? { ...run, current_step_name: frame.nodeId ?? null, current_step_status: frame.status ?? null } : run,
-            ),
-          },
-        );
-      }
-    });
-    let seen = epoch.peek();
-    const stopEpoch = epoch.subscribe((value) => {
-      if (value !== seen) {
-        seen = value;
-        void read();
-      }
-    });
-    return () => {
-      live = false;
-      stopFrames();
-      stopEpoch();
-    };
-  }, [key, reads]);
+          reread();
+        } else if (frame.type === 'dag_node' && frame.runId && frame.nodeId) {
+          setPage((current) =>
+            current && {
+              ...current,
+              runs: current.runs.map((run) =>
+                run.id === frame.runId ? { ...run, current_step_name: frame.nodeId ?? null, current_step_status: frame.status ?? null } : run,
+              ),
+            },
+          );
+        }
+      },
+    },
+    [key, reads],
+  );
+  useEffect(() => setSelection(new Set()), [key, reads]);
 
   useEffect(() => {
     getJson<{ workflows: { workflow: { name: string } }[] }>('/api/workflows')
