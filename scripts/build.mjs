@@ -10,7 +10,7 @@
 // Code that needs a file of the package finds it through src/shared/package-root.ts, never
 // relative to its own module, which may now sit in a chunk.
 import { build } from 'esbuild';
-import { rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -52,7 +52,9 @@ const zodEnglishOnly = {
   },
 };
 
-rmSync(dist, { recursive: true, force: true });
+// A fresh dist/ (no chunk of an earlier build left behind), but for the dashboard's files, which
+// scripts/build-web.mjs builds and cleans on its own.
+if (existsSync(dist)) for (const entry of readdirSync(dist)) if (entry !== 'web') rmSync(`${dist}/${entry}`, { recursive: true, force: true });
 
 const common = { absWorkingDir: root, platform: 'node', target: 'node20', logLevel: 'warning', sourcemap: 'linked' };
 
