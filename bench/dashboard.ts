@@ -17,7 +17,7 @@ const statuses = ['completed', 'completed', 'completed', 'failed', 'cancelled', 
 const workflows = ['build', 'review', 'release', 'triage', 'docs', 'deploy-preview', 'nightly', 'refactor'];
 
 /** Bulk rows written straight into the file, as years of use would leave them (one transaction). */
-function fill(path: string): { someCodebase: string; someConversation: string; midTime: string } {
+export function fill(path: string): { someCodebase: string; someConversation: string; midTime: string } {
   const db = new Database(path);
   const insert = db.prepare(
     `INSERT INTO workflow_runs (id, workflow_name, status, conversation_id, codebase_id, working_path, user_message,

@@ -10,6 +10,7 @@ import { formatRouteFuzzTable, routeFuzz } from './route-fuzz.js';
 import { childRunsOverhead, fanOutMemory, formatCompositionTable, inRunVsDag } from './composition.js';
 import { agentActivity, formatAgentActivityTable } from './agent-activity.js';
 import { formatServerStartTable, serverStart } from './server-start.js';
+import { formatWebUiTable, webUi } from './web-ui.js';
 
 /**
  * `npm run bench`: measures the spine on this machine and prints tables (markdown, so the
@@ -54,6 +55,7 @@ async function main(): Promise<void> {
   if (want('activity')) console.log(formatAgentActivityTable(await agentActivity()));
   if (want('fuzz')) console.log(formatRouteFuzzTable(await routeFuzz()));
   if (want('start')) console.log(formatServerStartTable(await serverStart()));
+  if (want('web')) console.log(formatWebUiTable(await webUi()));
   const rows: string[] = [];
   if (want('chain')) rows.push(`| 100-node chain, per node (POST → done) | ${fmt((await chain()).msPerNode, 2)} ms |`);
   if (want('first')) {
