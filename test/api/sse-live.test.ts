@@ -104,7 +104,7 @@ describe('GET /api/stream/__dashboard__', () => {
       if (done) break;
       text += decoder.decode(value, { stream: true });
     }
-    expect(text).toMatch(/^data: \{"type":"heartbeat","timestamp":\d+\}\n\n/);
+    expect(text).toMatch(/^retry: 250\ndata: \{"type":"heartbeat","timestamp":\d+\}\n\n/);
     expect(text).toContain(': heartbeat\n\n');
     abort.abort();
   });
