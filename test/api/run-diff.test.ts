@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,6 +80,14 @@ it('answers what the run changed against its base branch, and what each attempt 
   const second = await diffOf(runId, `?attempt=${attemptOf('edit')}`);
   expect(second.body).toMatchObject({ scope: 'attempt', path: 'edit', to: null });
   expect(second.body.files).toEqual([{ path: 'README.md', added: 1, removed: 1 }]);
+
+  // docs/http-api.md's example answer has the real answer's keys, and its file entry an entry's.
+  const doc = readFileSync(new URL('../../docs/http-api.md', import.meta.url), 'utf8');
+  const section = doc.slice(doc.indexOf('### `GET /api/workflows/runs/{runId}/diff`'));
+  const example = JSON.parse(/```json\n([\s\S]*?)\n```/.exec(section)![1]!) as Record<string, any>;
+  expect(Object.keys(example).sort()).toEqual(Object.keys(run.body).sort());
+  expect(Object.keys(example.files[0]).sort()).toEqual(Object.keys(run.body.files[0]).sort());
+  expect(example.files[0]).toEqual(run.body.files.find((f: { path: string }) => f.path === 'greet.txt'));
 
   expect(await diffOf(runId, '?attempt=no-such-attempt')).toMatchObject({ status: 404, body: { code: 'NOT_FOUND', error: expect.stringContaining('/logs') } });
 });

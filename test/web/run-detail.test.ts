@@ -278,4 +278,6 @@ it('links a parent run to its child run and back', async () => {
   await parent.click();
   await expect.poll(() => new URL(page.url()).pathname).toBe(`/runs/${runId}`);
   await page.close();
+  // Every request any of these pages made (the lazily loaded markdown chunk included) went to the server itself.
+  expect(browser.requests.filter((url) => !url.startsWith(`${server.url}/`))).toEqual([]);
 });
