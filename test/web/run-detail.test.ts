@@ -172,7 +172,7 @@ it('shows an agent\'s tool calls while it works, then its markdown answer, where
   }
   // Clicking the links runs nothing either.
   for (const link of await answer.locator('a').all()) await link.click({ modifiers: [] }).catch(() => undefined);
-  expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
+  expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
 
   // Tokens and cost of the attempt, from its record, and the run's totals.
   const { run, events } = await ended(runId);

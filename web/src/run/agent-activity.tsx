@@ -36,6 +36,15 @@ export function AgentActivity(props: { items: ActivityItem[]; nodeId: string }) 
   );
 }
 
+/** A tool's input as the event carries it (JSON text, maybe cut): indented when it parses. */
+function inputText(input: string): string {
+  try {
+    return JSON.stringify(JSON.parse(input), null, 2);
+  } catch {
+    return input;
+  }
+}
+
 function ToolCall(props: { call: ToolItem }) {
   const { call } = props;
   const outcome = call.output === undefined ? 'running' : call.refused ? 'refused' : call.isError ? 'error' : 'ok';
@@ -51,7 +60,7 @@ function ToolCall(props: { call: ToolItem }) {
       {call.input ? (
         <>
           <span class="label">Input</span>
-          <pre class="tool-input">{call.input}</pre>
+          <pre class="tool-input">{inputText(call.input)}</pre>
         </>
       ) : null}
       {call.output !== undefined ? (

@@ -36,6 +36,7 @@ export function NodePanel(props: { runId: string; node: NodeView; activity: Acti
         {node.id} <span class={`badge state-${node.state}`}>{stateLabel[node.state]}</span>
       </h3>
       {node.note ? <p class="note">{node.note}</p> : null}
+      <AgentActivity items={props.activity} nodeId={node.id} />
       <h4>Attempts</h4>
       {node.attempts.length === 0 ? <p class="muted">No attempt yet.</p> : null}
       <ol class="attempts">
@@ -69,7 +70,7 @@ export function NodePanel(props: { runId: string; node: NodeView; activity: Acti
           </li>
         ))}
       </ol>
-      <AgentActivity items={props.activity} nodeId={node.id} />
+
       <h4>Logs</h4>
       {logError ? <p class="error-text">{logError}</p> : null}
       {logs && logs.length === 0 ? <p class="muted">No finished attempt printed anything yet.</p> : null}
