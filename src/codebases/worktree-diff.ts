@@ -11,6 +11,8 @@ import { git } from './git-checkout.js';
 
 /** Longest diff text answered; past it the text is cut (at a line end) and `truncated` says so. */
 export const DIFF_TEXT_MAX = 1024 * 1024;
+/** Most new files (untracked, not ignored) a diff of the worktree as it is shows; past it `truncated` says so. */
+export const UNTRACKED_MAX = 200;
 
 export interface DiffFile {
   path: string;
@@ -58,7 +60,8 @@ export async function mergeBase(dir: string, a: string, b: string): Promise<stri
 
 /**
  * The diff from commit `from` to commit `to`, or, with `to` null, to the files of the worktree
- * at `dir` as they are (tracked files: a new file nobody added to git is not in it).
+ * at `dir` as they are: changes not committed yet, and new files git does not ignore (the first
+ * `UNTRACKED_MAX`), each shown as added whole.
  */
 export async function diffBetween(dir: string, from: string, to: string | null): Promise<WorktreeDiff> {
   const range = to === null ? [from] : [from, to];
@@ -67,8 +70,48 @@ export async function diffBetween(dir: string, from: string, to: string | null):
     client.raw(['diff', ...diffOptions, '--numstat', '-z', '--end-of-options', ...range, '--']),
     client.raw(['diff', ...diffOptions, '--end-of-options', ...range, '--']),
   ]);
-  const cut = cutText(text);
-  return { from, to, files: parseNumstat(numstat), diff: cut.text, truncated: cut.truncated };
+  const files = parseNumstat(numstat);
+  let full = text;
+  let tooMany = false;
+  if (to === null) {
+    const untracked = await untrackedDiffs(dir);
+    files.push(...untracked.files);
+    full += untracked.text;
+    tooMany = untracked.tooMany;
+    files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+  const cut = cutText(full);
+  return { from, to, files, diff: cut.text, truncated: cut.truncated || tooMany };
+}
+
+/** New files of the worktree (not ignored), each as a diff from nothing (`git diff --no-index`). */
+async function untrackedDiffs(dir: string): Promise<{ files: DiffFile[]; text: string; tooMany: boolean }> {
+  const client = git(dir);
+  const listed = (await client.raw(['ls-files', '--others', '--exclude-standard', '-z'])).split('\0').filter(Boolean);
+  const files: DiffFile[] = [];
+  let text = '';
+  for (const path of listed.slice(0, UNTRACKED_MAX)) {
+    // `--no-index` exits 1 when the files differ; simple-git answers the output of a command that wrote nothing on stderr.
+    const patch = await client.raw(['diff', ...diffOptions, '--no-index', '--', '/dev/null', path]).catch(() => '');
+    if (patch === '') continue;
+    text += patch.endsWith('\n') ? patch : `${patch}\n`;
+    files.push({ path, ...countLines(patch) });
+  }
+  return { files, text, tooMany: listed.length > UNTRACKED_MAX };
+}
+
+/** Lines added and removed in one file's patch; null for a binary file. */
+function countLines(patch: string): { added: number | null; removed: number | null } {
+  let added = 0;
+  let removed = 0;
+  let inHunk = false;
+  for (const line of patch.split('\n')) {
+    if (!inHunk && /^Binary files /.test(line)) return { added: null, removed: null };
+    if (line.startsWith('@@')) inHunk = true;
+    else if (inHunk && line.startsWith('+')) added++;
+    else if (inHunk && line.startsWith('-')) removed++;
+  }
+  return { added, removed };
 }
 
 function cutText(text: string): { text: string; truncated: boolean } {

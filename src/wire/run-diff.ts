@@ -30,9 +30,9 @@ export const runDiffResponseSchema = z.object({
   to: z
     .string()
     .nullable()
-    .describe('The commit it ends at; null for the worktree’s files as they are now (changes not committed yet included)'),
+    .describe('The commit it ends at; null for the worktree’s files as they are now (changes not committed yet and new files included)'),
   files: z.array(runDiffFileSchema),
   diff: z.string().describe('The unified diff (git diff), at most 1 MiB'),
-  truncated: z.boolean().describe('True when the diff text was cut at 1 MiB (files still lists every file)'),
+  truncated: z.boolean().describe('True when the diff text was cut at 1 MiB (files still lists every file), or the worktree has more than 200 new files (the first 200 are shown)'),
 });
 export type RunDiffResponse = z.infer<typeof runDiffResponseSchema>;

@@ -33,6 +33,15 @@ nodes:
     depends_on: [commit]
     bash: 'printf "widget, edited\\n" > README.md'
 `);
+  // Two nodes that each wait until the other has started: their attempts overlap in the worktree.
+  await writeHomeWorkflow(home, 'pair', `name: pair
+description: two nodes at work in the worktree at once
+nodes:
+  - id: left
+    bash: 'touch "$ARTIFACTS_DIR/left-started"; while [ ! -e "$ARTIFACTS_DIR/right-started" ]; do sleep 0.05; done; echo left > left.txt'
+  - id: right
+    bash: 'touch "$ARTIFACTS_DIR/right-started"; while [ ! -e "$ARTIFACTS_DIR/left-started" ]; do sleep 0.05; done; echo right > right.txt'
+`);
   await writeHomeWorkflow(home, 'plain', 'name: plain\ndescription: no codebase\nnodes:\n  - id: a\n    bash: "true"\n');
   server = await startServer(home, { GIT_AUTHOR_NAME: 'Ada', GIT_AUTHOR_EMAIL: 'ada@example.com', GIT_COMMITTER_NAME: 'Ada', GIT_COMMITTER_EMAIL: 'ada@example.com' });
   const added = await fetch(`${server.url}/api/codebases`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path: clone }) });
@@ -109,4 +118,19 @@ it('refuses a run without a worktree (404), an unknown run (404), and a run whos
   const gone = await diffOf(runId);
   expect(gone).toMatchObject({ status: 409, body: { code: 'RUN_DIFF_UNAVAILABLE' } });
   expect(gone.body.error).toContain('was removed');
+});
+
+it('refuses the diff of an attempt that ran alongside another in the same worktree, naming it; the run\'s diff holds both new files', async () => {
+  const { runId } = await startRun(server.url, 'pair', { codebaseId });
+  expect((await ended(runId)).status).toBe('completed');
+  const logs = (await (await fetch(`${server.url}/api/workflows/runs/${runId}/logs`)).json()) as { attempts: { path: string; attemptId: string }[] };
+  const left = logs.attempts.find((a) => a.path === 'left')!.attemptId;
+  const refused = await diffOf(runId, `?attempt=${left}`);
+  expect(refused).toMatchObject({ status: 409, body: { code: 'RUN_DIFF_UNAVAILABLE' } });
+  expect(refused.body.error).toContain("ran alongside 'right' in the same worktree");
+  const run = await diffOf(runId);
+  // Neither file was committed or added to git: both are in the run's diff as new files.
+  expect(run.body.files).toEqual([{ path: 'left.txt', added: 1, removed: 0 }, { path: 'right.txt', added: 1, removed: 0 }]);
+  expect(run.body.diff).toContain('diff --git a/left.txt b/left.txt\nnew file mode 100644\n');
+  expect(run.body.diff).toContain('+right\n');
 });

@@ -38,7 +38,7 @@ export const runDiffRoutes: FastifyPluginAsyncZod<{ store: Store }> = async (app
         summary: 'The diff of a run’s worktree against its base branch, or of one attempt',
         description:
           'Without attempt: from the merge base of the run’s branch and its base branch to the worktree’s files as they are ' +
-          '(committed or not; files git does not track are left out). With attempt: from the commit the attempt started on to ' +
+          '(committed or not, new files included). With attempt: from the commit the attempt started on to ' +
           'the commit the next attempt started on (or the worktree now). 404 when the run has no worktree of its own; 409 when ' +
           'it was removed, has no base branch, or the attempt’s commits do not bound its work.',
         params: runIdParamsSchema,
