@@ -97,6 +97,16 @@ nodes:
     workflow: flaky
     fan_out: { items: '["a","bad1","b"]', max_parallel: 3, join: all_done, mode: in_run }
 `);
+  await writeHomeWorkflow(home, 'wide', `name: wide
+description: 250 items, paged in the grid
+nodes:
+  - id: list
+    bash: 'echo "[$(seq -s, 0 249)]"'
+  - id: each
+    depends_on: [list]
+    workflow: flaky
+    fan_out: { items: "$list.output", max_parallel: 8, join: all_done, mode: in_run }
+`);
   await writeHomeWorkflow(home, 'kid', 'name: kid\ndescription: the child\nnodes:\n  - id: hello\n    bash: echo from the kid\n');
   await writeHomeWorkflow(home, 'parent', 'name: parent\ndescription: runs kid as a child run\nnodes:\n  - id: call\n    workflow: kid\n');
 
@@ -262,6 +272,24 @@ it('shows a fan-out\'s items with their states and retries the failed one from t
   await expect.poll(() => items.nth(1).getAttribute('class'), { timeout: 45_000 }).toBe('fan-out-item item-completed');
   await expect.poll(() => page.locator('.fan-out-retry').isDisabled()).toBe(true);
   expect(await page.locator('.fan-out').textContent()).toContain('No failed item to retry');
+  await page.close();
+});
+
+it('pages through a fan-out of 250 items, 100 at a time', async () => {
+  const { runId } = await startRun(server.url, 'wide');
+  expect((await ended(runId)).run.status).toBe('completed');
+  const page = await open(`/runs/${runId}?node=each`);
+  const items = page.locator('.fan-out-item');
+  await expect.poll(() => page.locator('.fan-out .pager').textContent()).toContain('items 1–100 of 250');
+  expect(await items.count()).toBe(100);
+  expect(await page.locator('.fan-out-counts').textContent()).toBe('250 items250 completed');
+  await page.locator('.fan-out .pager button', { hasText: 'Next' }).click();
+  await expect.poll(() => page.locator('.fan-out .pager').textContent()).toContain('items 101–200 of 250');
+  expect(await items.first().getAttribute('data-item-index')).toBe('100');
+  expect(await items.first().locator('.output').textContent()).toBe('done-100');
+  await page.locator('.fan-out .pager button', { hasText: 'Next' }).click();
+  await expect.poll(() => items.count()).toBe(50);
+  expect(await page.locator('.fan-out .pager button', { hasText: 'Next' }).isDisabled()).toBe(true);
   await page.close();
 });
 
