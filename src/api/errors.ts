@@ -56,6 +56,8 @@ export const statusByCode: Record<ErrorCode, number> = {
   WORKTREE_REFUSED: 409,
   WORKTREE_FAILED: 500,
   CODEBASE_BUSY: 409,
+  RUN_WORKTREE_NOT_FOUND: 404,
+  RUN_DIFF_UNAVAILABLE: 409,
   // Server faults: the install key is the operator's to fix; the request was fine.
   CREDENTIAL_INVALID: 400,
   OAUTH_UNSUPPORTED: 400,

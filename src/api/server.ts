@@ -32,6 +32,7 @@ import { runOperationRoutes } from './routes/run-operations.js';
 import { fanOutRoutes } from './routes/fan-out.js';
 import { runRoutes } from './routes/runs.js';
 import { runDefinitionRoutes } from './routes/run-definition.js';
+import { runDiffRoutes } from './routes/run-diff.js';
 import { streamRoutes } from './routes/streams.js';
 import { workflowEditRoutes } from './routes/workflow-edits.js';
 import { workflowRunRoutes } from './routes/workflow-run.js';
@@ -143,6 +144,7 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(fanOutRoutes, { store: deps.store });
   await app.register(runRoutes, { store: deps.store, paths: homePaths(deps.settings.home) });
   await app.register(runDefinitionRoutes, { store: deps.store });
+  await app.register(runDiffRoutes, { store: deps.store });
   await app.register(streamRoutes, { hub, events: deps.store });
   const registry = new CodebaseRegistry({ store: deps.store, paths: homePaths(deps.settings.home), log, clock });
   await app.register(codebaseRoutes, { registry, clock });

@@ -53,6 +53,10 @@ export const errorCodes = [
   'WORKTREE_FAILED',
   /** A codebase still has a run working in one of its environments. */
   'CODEBASE_BUSY',
+  /** A run has no worktree of its own to diff (no codebase, the checkout itself, or a shared one). */
+  'RUN_WORKTREE_NOT_FOUND',
+  /** A run's diff cannot be made: its worktree was removed, it has no base branch, or an attempt's commits do not bound its work. */
+  'RUN_DIFF_UNAVAILABLE',
   /** TOKEN_ENCRYPTION_KEY or the install key file is not a 64-hex-character key (a startup error). */
   'INSTALL_KEY_INVALID',
   /** A sealed value cannot be opened: another install key sealed it, or it was altered. */

@@ -29,11 +29,11 @@ export function navigate(href: string, opts: { replace?: boolean } = {}): void {
   if (!opts.replace) window.scrollTo(0, 0);
 }
 
-/** A click on an in-page link: navigate without reloading, unless a modifier asks for a new tab. */
+/** A click on an in-page link: navigate without reloading, unless a modifier asks for a new tab or the link is a download. */
 export function followLink(event: MouseEvent): void {
   if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
   const anchor = (event.target as Element | null)?.closest('a');
-  if (!anchor || anchor.origin !== window.location.origin || anchor.target) return;
+  if (!anchor || anchor.origin !== window.location.origin || anchor.target || anchor.hasAttribute('download')) return;
   event.preventDefault();
   navigate(anchor.pathname + anchor.search);
 }

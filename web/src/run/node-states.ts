@@ -17,6 +17,12 @@ export interface Attempt {
   error?: string;
   output?: string;
   reason?: string;
+  /** The attempt's id (its record's `attempt.id`): what the diff of one attempt is asked by. */
+  attemptId?: string;
+  /** The seq of the event that ended it. */
+  endSeq?: number;
+  /** The execution record of its latest event (`data.execution`), as the server stored it. */
+  record?: Record<string, unknown>;
 }
 
 export interface NodeView {
@@ -43,12 +49,29 @@ function lastOpen(view: NodeView, path: string): Attempt | undefined {
   return undefined;
 }
 
+/** The execution record an event carries, and its attempt's id. */
+function recordOf(event: RunEvent): { record: Record<string, unknown>; attemptId: string | undefined } | undefined {
+  const record = event.data.execution;
+  if (!record || typeof record !== 'object' || Array.isArray(record)) return undefined;
+  const attempt = (record as { attempt?: { id?: unknown } }).attempt;
+  return { record: record as Record<string, unknown>, attemptId: typeof attempt?.id === 'string' ? attempt.id : undefined };
+}
+
+function keepRecord(attempt: Attempt, event: RunEvent): void {
+  const found = recordOf(event);
+  if (!found) return;
+  attempt.record = found.record;
+  if (found.attemptId) attempt.attemptId = found.attemptId;
+}
+
 function end(view: NodeView, event: RunEvent, state: Attempt['state']): Attempt {
   const path = event.step_name ?? view.id;
   const attempt = lastOpen(view, path) ?? { path, state };
   if (!view.attempts.includes(attempt)) view.attempts.push(attempt);
   attempt.state = state;
   attempt.endedAt = event.created_at;
+  attempt.endSeq = event.seq;
+  keepRecord(attempt, event);
   const duration = event.data.duration_ms;
   if (typeof duration === 'number') attempt.durationMs = duration;
   const error = text(event.data.error);
@@ -84,10 +107,13 @@ export function foldNodeStates(nodeIds: readonly string[], events: readonly RunE
       views.set(id, view);
     }
     switch (event.event_type) {
-      case 'node_started':
-        view.attempts.push({ path: event.step_name, state: 'running', startedAt: event.created_at });
+      case 'node_started': {
+        const attempt: Attempt = { path: event.step_name, state: 'running', startedAt: event.created_at };
+        keepRecord(attempt, event);
+        view.attempts.push(attempt);
         view.note = undefined;
         break;
+      }
       case 'node_completed':
         end(view, event, 'completed');
         break;
