@@ -5,6 +5,7 @@ import { StatusPage } from './pages/status-page.js';
 import { WorkflowEditPage } from './pages/workflow-edit-page.js';
 import { WorkflowPage } from './pages/workflow-page.js';
 import { WorkflowsPage } from './pages/workflows-page.js';
+import { lazyPage } from './lazy-page.js';
 import { streamState } from './live-stream.js';
 import { followLink, location } from './router.js';
 
@@ -13,7 +14,11 @@ const sections = [
   { href: '/workflows', label: 'Workflows', match: (path: string) => path === '/workflows' || path.startsWith('/workflows/') || path === '/new-workflow' },
   { href: '/approvals', label: 'Approvals', match: (path: string) => path === '/approvals' },
   { href: '/status', label: 'Health', match: (path: string) => path === '/status' },
+  { href: '/chat', label: 'Chat', match: (path: string) => path === '/chat' || path.startsWith('/chat/') },
 ];
+
+/** The chat page, with the markdown libraries it needs, is its own file: loaded when first opened. */
+const ChatPage = lazyPage(() => import('./pages/chat-page.js').then((m) => m.ChatPage));
 
 const streamWords = { connecting: 'connecting…', live: 'live', reconnecting: 'reconnecting…' } as const;
 
@@ -39,6 +44,8 @@ function Page() {
   if (path === '/approvals') return <ApprovalsPage />;
   if (path === '/status') return <StatusPage />;
   if (path === '/') return <RunsPage />;
+  const chat = /^\/chat(?:\/([^/]+))?\/?$/.exec(path);
+  if (chat) return <ChatPage conversationId={chat[1] ? decodeURIComponent(chat[1]) : undefined} />;
   return (
     <main class="page">
       <p>No dashboard page at {path}.</p>
