@@ -1,4 +1,5 @@
 import { ApprovalsPage } from './pages/approvals-page.js';
+import { CodebasesPage } from './pages/codebases-page.js';
 import { RunPage } from './pages/run-page.js';
 import { RunsPage } from './pages/runs-page.js';
 import { StatusPage } from './pages/status-page.js';
@@ -15,6 +16,7 @@ const sections = [
   { href: '/approvals', label: 'Approvals', match: (path: string) => path === '/approvals' },
   { href: '/status', label: 'Health', match: (path: string) => path === '/status' },
   { href: '/chat', label: 'Chat', match: (path: string) => path === '/chat' || path.startsWith('/chat/') },
+  { href: '/codebases', label: 'Codebases', match: (path: string) => path === '/codebases' },
 ];
 
 /** The chat page, with the markdown libraries it needs, is its own file: loaded when first opened. */
@@ -44,6 +46,7 @@ function Page() {
   if (path === '/approvals') return <ApprovalsPage />;
   if (path === '/status') return <StatusPage />;
   if (path === '/') return <RunsPage />;
+  if (path === '/codebases') return <CodebasesPage />;
   const chat = /^\/chat(?:\/([^/]+))?\/?$/.exec(path);
   if (chat) return <ChatPage conversationId={chat[1] ? decodeURIComponent(chat[1]) : undefined} />;
   return (
