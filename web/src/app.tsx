@@ -2,6 +2,7 @@ import { ApprovalsPage } from './pages/approvals-page.js';
 import { CodebasesPage } from './pages/codebases-page.js';
 import { RunPage } from './pages/run-page.js';
 import { RunsPage } from './pages/runs-page.js';
+import { SettingsPage } from './pages/settings-page.js';
 import { StatusPage } from './pages/status-page.js';
 import { WorkflowEditPage } from './pages/workflow-edit-page.js';
 import { WorkflowPage } from './pages/workflow-page.js';
@@ -17,6 +18,7 @@ const sections = [
   { href: '/status', label: 'Health', match: (path: string) => path === '/status' },
   { href: '/chat', label: 'Chat', match: (path: string) => path === '/chat' || path.startsWith('/chat/') },
   { href: '/codebases', label: 'Codebases', match: (path: string) => path === '/codebases' },
+  { href: '/settings', label: 'Settings', match: (path: string) => path === '/settings' },
 ];
 
 /** The chat page, with the markdown libraries it needs, is its own file: loaded when first opened. */
@@ -47,6 +49,7 @@ function Page() {
   if (path === '/status') return <StatusPage />;
   if (path === '/') return <RunsPage />;
   if (path === '/codebases') return <CodebasesPage />;
+  if (path === '/settings') return <SettingsPage />;
   const chat = /^\/chat(?:\/([^/]+))?\/?$/.exec(path);
   if (chat) return <ChatPage conversationId={chat[1] ? decodeURIComponent(chat[1]) : undefined} />;
   return (
