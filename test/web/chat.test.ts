@@ -185,7 +185,9 @@ it('offers the slash commands as you type /, the same list /help answers, and co
 
 it('changes the bound codebase, renames and deletes a conversation, and opens one by keyboard', async () => {
   const page = await open('/chat');
-  await page.locator('[data-action="new-conversation"]').click();
+  // `n` starts a new conversation.
+  await page.locator('[data-action="new-conversation"]').waitFor();
+  await page.keyboard.press('n');
   await page.waitForURL(/\/chat\/web-/);
   await conversationReady(page);
   const id = conversationIdOf(page);

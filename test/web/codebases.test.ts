@@ -138,6 +138,10 @@ it('shows a codebase’s environments live, refuses to remove one a run works in
   await page.keyboard.press('k');
   await page.keyboard.press('Enter');
   await row.locator('text=No environment').waitFor();
+  // `/` goes to the register field; Escape leaves it.
+  await page.keyboard.press('/');
+  expect(await page.evaluate("document.activeElement?.getAttribute('name')")).toBe('location');
+  await page.keyboard.press('Escape');
 
   const { runId } = await startRun(server.url, 'hold', { codebaseId: 'acme/widget' });
   const env = row.locator('[data-environment]');
