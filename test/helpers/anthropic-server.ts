@@ -32,6 +32,8 @@ export type MessagesReply =
       kind: 'stream'; model?: string; blocks: Block[]; usage?: WireUsage; stopReason?: string; stallAfterFirst?: boolean; delayMs?: number;
       /** The answer is held until this settles (the test releases it). */
       heldUntil?: Promise<unknown>;
+      /** The first block is sent at once, the rest (and the end) only once this settles. */
+      restHeldUntil?: Promise<unknown>;
     }
   /** An HTTP error with the API's `{ type: 'error', error: { type, message } }` body. */
   | { kind: 'error'; status: number; type: string; message: string; headers?: Record<string, string> }
@@ -151,7 +153,7 @@ function answer(res: ServerResponse, reply: MessagesReply, requestedModel: unkno
       stop_reason: null, stop_sequence: null, usage: { ...startUsage, output_tokens: 1 },
     },
   });
-  reply.blocks.forEach((block, index) => {
+  const writeBlock = (block: Block, index: number) => {
     if (reply.stallAfterFirst && index > 0) return;
     if (block.type === 'text') {
       sse(res, 'content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
@@ -166,9 +168,23 @@ function answer(res: ServerResponse, reply: MessagesReply, requestedModel: unkno
       sse(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } });
     }
     if (!reply.stallAfterFirst) sse(res, 'content_block_stop', { type: 'content_block_stop', index });
-  });
+  };
+  // The first block now, the others once the test releases them: an answer caught half-written.
+  if (reply.restHeldUntil) {
+    writeBlock(reply.blocks[0]!, 0);
+    void reply.restHeldUntil.then(() => {
+      reply.blocks.slice(1).forEach((block, i) => writeBlock(block, i + 1));
+      endStream(res, reply, outputTokens);
+    });
+    return;
+  }
+  reply.blocks.forEach(writeBlock);
   // Stalls after the first block's first delta: the stream stays open and silent.
   if (reply.stallAfterFirst) return;
+  endStream(res, reply, outputTokens);
+}
+
+function endStream(res: ServerResponse, reply: Extract<MessagesReply, { kind: 'stream' }>, outputTokens: number | undefined): void {
   const deltaUsage = outputTokens === undefined ? {} : { output_tokens: outputTokens };
   sse(res, 'message_delta', {
     type: 'message_delta',

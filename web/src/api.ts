@@ -27,12 +27,13 @@ async function answer<T>(res: Response): Promise<T> {
   return body as T;
 }
 
-export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
-  return answer<T>(await fetch(path, { headers: { accept: 'application/json' }, ...(signal ? { signal } : {}) }));
+/** `headers`: extra request headers (the per-user settings name the user in `X-Service-User`). */
+export async function getJson<T>(path: string, signal?: AbortSignal, headers: Record<string, string> = {}): Promise<T> {
+  return answer<T>(await fetch(path, { headers: { accept: 'application/json', ...headers }, ...(signal ? { signal } : {}) }));
 }
 
-export async function sendJson<T>(method: 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
-  const init: RequestInit = { method, headers: { accept: 'application/json' } };
+export async function sendJson<T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+  const init: RequestInit = { method, headers: { accept: 'application/json', ...headers } };
   if (body !== undefined) {
     init.headers = { ...init.headers, 'content-type': 'application/json' };
     init.body = JSON.stringify(body);

@@ -1,10 +1,13 @@
 import { ApprovalsPage } from './pages/approvals-page.js';
+import { CodebasesPage } from './pages/codebases-page.js';
 import { RunPage } from './pages/run-page.js';
 import { RunsPage } from './pages/runs-page.js';
+import { SettingsPage } from './pages/settings-page.js';
 import { StatusPage } from './pages/status-page.js';
 import { WorkflowEditPage } from './pages/workflow-edit-page.js';
 import { WorkflowPage } from './pages/workflow-page.js';
 import { WorkflowsPage } from './pages/workflows-page.js';
+import { lazyPage } from './lazy-page.js';
 import { streamState } from './live-stream.js';
 import { followLink, location } from './router.js';
 
@@ -13,7 +16,13 @@ const sections = [
   { href: '/workflows', label: 'Workflows', match: (path: string) => path === '/workflows' || path.startsWith('/workflows/') || path === '/new-workflow' },
   { href: '/approvals', label: 'Approvals', match: (path: string) => path === '/approvals' },
   { href: '/status', label: 'Health', match: (path: string) => path === '/status' },
+  { href: '/chat', label: 'Chat', match: (path: string) => path === '/chat' || path.startsWith('/chat/') },
+  { href: '/codebases', label: 'Codebases', match: (path: string) => path === '/codebases' },
+  { href: '/settings', label: 'Settings', match: (path: string) => path === '/settings' },
 ];
+
+/** The chat page, with the markdown libraries it needs, is its own file: loaded when first opened. */
+const ChatPage = lazyPage(() => import('./pages/chat-page.js').then((m) => m.ChatPage));
 
 const streamWords = { connecting: 'connecting…', live: 'live', reconnecting: 'reconnecting…' } as const;
 
@@ -39,6 +48,10 @@ function Page() {
   if (path === '/approvals') return <ApprovalsPage />;
   if (path === '/status') return <StatusPage />;
   if (path === '/') return <RunsPage />;
+  if (path === '/codebases') return <CodebasesPage />;
+  if (path === '/settings') return <SettingsPage />;
+  const chat = /^\/chat(?:\/([^/]+))?\/?$/.exec(path);
+  if (chat) return <ChatPage conversationId={chat[1] ? decodeURIComponent(chat[1]) : undefined} />;
   return (
     <main class="page">
       <p>No dashboard page at {path}.</p>

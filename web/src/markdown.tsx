@@ -1,5 +1,5 @@
 import DOMPurify from 'dompurify';
-import { marked } from 'marked';
+import { Marked, marked } from 'marked';
 
 /**
  * Agent and assistant text as markdown, sanitised: marked turns it into HTML, DOMPurify keeps only
@@ -7,8 +7,8 @@ import { marked } from 'marked';
  * link opens outside the page without handing it the opener. The text is hostile (a model writes
  * it, and a prompt can ask it to write anything): nothing it contains may run in the page.
  */
-export function markdownHtml(text: string): string {
-  const html = marked.parse(text, { async: false, gfm: true, breaks: false });
+export function markdownHtml(text: string, opts: MarkdownOptions = {}): string {
+  const html = (opts.htmlAsText ? htmlAsText : marked).parse(text, { async: false, gfm: true, breaks: false });
   return DOMPurify.sanitize(html, {
     USE_PROFILES: { html: true },
     FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'iframe', 'object', 'embed', 'img'],
@@ -24,6 +24,19 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
 });
 
 /** Markdown text as a block of sanitised HTML. Images are left out: a page must not fetch what a model names. */
-export function Markdown(props: { text: string; class?: string }) {
-  return <div class={`markdown ${props.class ?? ''}`.trim()} dangerouslySetInnerHTML={{ __html: markdownHtml(props.text) }} />;
+export function Markdown(props: { text: string; class?: string } & MarkdownOptions) {
+  const html = markdownHtml(props.text, props.htmlAsText ? { htmlAsText: true } : {});
+  return <div class={`markdown ${props.class ?? ''}`.trim()} dangerouslySetInnerHTML={{ __html: html }} />;
 }
+
+export interface MarkdownOptions {
+  /**
+   * HTML written in the text is shown as the text it is, not as markup: a chat answer's
+   * `<name>` placeholders (the slash commands' help) and any tag a model writes read as written.
+   * What is left is sanitised all the same.
+   */
+  htmlAsText?: boolean;
+}
+
+const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const htmlAsText = new Marked({ renderer: { html: (token) => escapeHtml(token.text) } });

@@ -1,0 +1,171 @@
+import { readFile } from 'node:fs/promises';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { assertBuilt } from '../cli/cli-process.js';
+import { startServer, type RunningServer } from '../helpers/server.js';
+import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
+import { openBrowser, type Browser } from './browser.js';
+import { checkNarrowAndDark } from './page-checks.js';
+
+/**
+ * The dashboard's settings page as a person uses it: the real `cairn serve` (one for the file),
+ * Debian's Chromium looking at the page. What is checked is what the page shows, what the server
+ * stored, and that no key ever comes back.
+ */
+
+let home: TempHome;
+let server: RunningServer;
+let browser: Browser;
+const pageErrors: string[] = [];
+/** Every answer any page read, to check that no key ever came back. */
+const bodies: string[] = [];
+const USER_KEY = 'sk-ant-PAGE-SECRET-0123456789abcdef';
+const ENV_KEY = 'sk-env-SERVER-SECRET-9876543210';
+
+beforeAll(async () => {
+  assertBuilt();
+  home = await makeTempHome();
+  server = await startServer(home, { OPENAI_API_KEY: ENV_KEY });
+  browser = await openBrowser(home);
+});
+afterAll(async () => {
+  expect(pageErrors).toEqual([]);
+  expect(browser?.requests.filter((url) => !url.startsWith(`${server.url}/`))).toEqual([]);
+  expect(bodies.filter((body) => body.includes(USER_KEY) || body.includes(ENV_KEY))).toEqual([]);
+  await home?.close();
+});
+
+async function open(path: string): Promise<Page> {
+  const page = await browser.page();
+  page.on('pageerror', (err) => pageErrors.push(String(err)));
+  page.on('console', (message) => {
+    // A refused request (the 401 without a user, a 400) is logged by the browser; the page shows it itself.
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) pageErrors.push(message.text());
+  });
+  page.on('response', (response) => {
+    if (!response.url().includes('/api/stream/')) void response.text().then((body) => bodies.push(body), () => undefined);
+  });
+  await page.goto(`${server.url}${path}`);
+  await page.locator('[data-stream="live"]').waitFor();
+  return page;
+}
+
+const api = async (path: string, user?: string) =>
+  (await fetch(`${server.url}${path}`, { headers: user ? { 'x-service-user': user } : {} })).json() as Promise<Record<string, any>>;
+
+it('sets the install’s default assistant, a tier and an alias, shows a refusal as the server says it, and unsets them', async () => {
+  const page = await open('/settings');
+  const install = page.locator('[data-section="install"]');
+  await expect.poll(() => install.locator('[data-current-assistant]').textContent()).toBe('now: claude');
+  // An unset tier shows what it falls back to.
+  expect(await install.locator('[data-tier="large"] [data-tier-value]').textContent()).toMatch(/^default: claude\//);
+
+  await install.locator('select[name="install-assistant"]').selectOption('anthropic');
+  await install.locator('input[name="install-model"]').fill('claude-sonnet-4-5');
+  await install.locator('[data-action="install-save-assistant"]').click();
+  await expect.poll(() => install.locator('[data-current-assistant]').textContent()).toBe('now: anthropic · claude-sonnet-4-5');
+  expect(await api('/api/config')).toMatchObject({ assistant: 'anthropic', assistants: { anthropic: { model: 'claude-sonnet-4-5' } } });
+  expect(await readFile(home.paths.config, 'utf8')).toContain('defaultAssistant: anthropic');
+
+  const large = install.locator('[data-tier="large"]');
+  await large.locator('select').selectOption('anthropic');
+  await large.locator('input').fill('claude-opus-4-1');
+  await large.locator('[data-action="set-tier"]').click();
+  await expect.poll(() => large.locator('[data-tier-value]').textContent()).toBe('anthropic/claude-opus-4-1');
+
+  await install.locator('input[name="install-alias-name"]').fill('fast');
+  await install.locator('select[name="install-alias-provider"]').selectOption('anthropic');
+  await install.locator('input[name="install-alias-model"]').fill('claude-haiku-4-5');
+  await install.locator('[data-action="add-alias"]').click();
+  await expect.poll(() => install.locator('[data-model-result]').getAttribute('class')).toBe('result error');
+  expect(await install.locator('[data-model-result]').textContent()).toMatch(/^aliases: .*'@'/);
+  await install.locator('input[name="install-alias-name"]').fill('@fast');
+  await install.locator('[data-action="add-alias"]').click();
+  await install.locator('[data-alias="@fast"]').waitFor();
+  expect(await install.locator('[data-alias="@fast"] td').first().textContent()).toBe('anthropic/claude-haiku-4-5');
+  expect((await api('/api/config')).aliases).toEqual({ '@fast': { provider: 'anthropic', model: 'claude-haiku-4-5' } });
+
+  await install.locator('[data-alias="@fast"] [data-action="remove-alias"]').click();
+  await expect.poll(() => install.locator('[data-alias]').count()).toBe(0);
+  await large.locator('[data-action="unset-tier"]').click();
+  await expect.poll(() => large.locator('[data-tier-value]').textContent()).toMatch(/^default: /);
+  expect((await api('/api/config')).tiers).toEqual({});
+  await checkNarrowAndDark(page);
+  await page.close();
+});
+
+it('asks who you are for the per-user settings, then sets your own default, tier and alias', async () => {
+  const page = await open('/settings');
+  await page.locator('[data-identity="needed"]').waitFor();
+  // By keyboard: the field, then Enter.
+  await page.locator('input[name="user"]').fill('ada');
+  await page.keyboard.press('Enter');
+  const mine = page.locator('[data-section="user"]');
+  await mine.locator('[data-identity="known"]').waitFor();
+  await expect.poll(() => mine.locator('[data-current-assistant]').textContent()).toBe('now: the install’s');
+
+  await mine.locator('select[name="user-assistant"]').selectOption('codex');
+  await mine.locator('[data-action="user-save-assistant"]').click();
+  await expect.poll(() => mine.locator('[data-current-assistant]').textContent()).toBe('now: codex');
+  const small = mine.locator('[data-tier="small"]');
+  await small.locator('select').selectOption('codex');
+  await small.locator('input').fill('gpt-5.5-mini');
+  await small.locator('[data-action="set-tier"]').click();
+  await expect.poll(() => small.locator('[data-tier-value]').textContent()).toBe('codex/gpt-5.5-mini');
+  await mine.locator('input[name="user-alias-name"]').fill('@mine');
+  await mine.locator('select[name="user-alias-provider"]').selectOption('codex');
+  await mine.locator('input[name="user-alias-model"]').fill('gpt-5.5');
+  await mine.locator('[data-action="add-alias"]').click();
+  await mine.locator('[data-alias="@mine"]').waitFor();
+  expect(await api('/api/auth/me/ai-prefs', 'ada')).toEqual({
+    defaultProvider: 'codex',
+    tiers: { small: { provider: 'codex', model: 'gpt-5.5-mini' } },
+    aliases: { '@mine': { provider: 'codex', model: 'gpt-5.5' } },
+  });
+  // The install's layer is untouched, and another user has none of it.
+  expect(await api('/api/auth/me/ai-prefs', 'bob')).toEqual({});
+
+  // The name is kept in this browser: a reload knows it.
+  await page.reload();
+  await page.locator('[data-section="user"] [data-identity="known"]').waitFor();
+  expect(await page.locator('input[name="user"]').inputValue()).toBe('ada');
+  await page.close();
+});
+
+it('connects and removes your provider key without the key ever coming back, and shows the server’s facts', async () => {
+  const page = await open('/settings');
+  await page.locator('input[name="user"]').fill('ada');
+  await page.locator('[data-action="use-user"]').click();
+  const anthropic = page.locator('[data-vendor="anthropic"]');
+  await anthropic.waitFor();
+  expect(await anthropic.locator('[data-connection]').textContent()).toBe('not connected');
+  // The server's environment has an OpenAI key: said, never shown.
+  expect(await page.locator('[data-vendor="openai"] [data-connection]').textContent()).toContain('the server’s environment has a key');
+
+  expect(await anthropic.locator('[data-action="connect"]').isDisabled()).toBe(true);
+  await anthropic.locator('input[name="key-anthropic"]').fill(USER_KEY);
+  expect(await anthropic.locator('input[name="key-anthropic"]').getAttribute('type')).toBe('password');
+  await anthropic.locator('input[name="label-anthropic"]').fill('work key');
+  await anthropic.locator('[data-action="connect"]').click();
+  await expect.poll(() => page.locator('[data-credential-result]').textContent()).toBe('Connected work key for anthropic.');
+  await expect.poll(() => anthropic.locator('[data-connection]').textContent()).toBe('connected: work key (API key)');
+  expect(await anthropic.locator('input[name="key-anthropic"]').inputValue()).toBe('');
+  expect((await api('/api/auth/providers', 'ada')).connections).toEqual([{ provider: 'anthropic', kind: 'api_key', label: 'work key' }]);
+
+  // After a reload too, the page holds the label, never the key.
+  await page.reload();
+  await expect.poll(() => page.locator('[data-vendor="anthropic"] [data-connection]').textContent()).toBe('connected: work key (API key)');
+  const shown = await page.content();
+  expect(shown).not.toContain(USER_KEY);
+  expect(shown).not.toContain(ENV_KEY);
+
+  await page.locator('[data-vendor="anthropic"] [data-action="disconnect"]').click();
+  await expect.poll(() => page.locator('[data-vendor="anthropic"] [data-connection]').textContent()).toBe('not connected');
+  expect((await api('/api/auth/providers', 'ada')).connections).toEqual([]);
+
+  // What the server says about itself; doctor has no route, and the page says where to run it.
+  expect(await page.locator('[data-server]').textContent()).toMatch(/^Cairn \S+ · supervisor up · 0 running/);
+  expect(await page.locator('[data-section="server"] [data-provider="claude"]').count()).toBe(1);
+  expect(await page.locator('[data-section="server"]').textContent()).toContain('cairn doctor');
+  await page.close();
+});
