@@ -54,6 +54,11 @@ export interface Settings extends AddressSettings {
   waitSleepAfterMs: number;
   /** How long a store operation waits out a database another process keeps busy before 503 STORE_UNAVAILABLE (`CAIRN_STORE_BUSY_MS`); unset: about 30 s. */
   storeBusyMs?: number;
+  /**
+   * `DATABASE_URL`: a `postgres://` URL makes every process use that PostgreSQL database instead
+   * of the SQLite file in CAIRN_HOME (docs/postgres.md). Unset: SQLite.
+   */
+  databaseUrl?: string;
   /** AI providers: default assistant, models, connections, per-provider limits, watchdogs. */
   /** Provider settings as they were read at start (limits and rates apply from start to stop). */
   providers: ProviderSettings;
@@ -119,6 +124,28 @@ function readStreamCaps(env: NodeJS.ProcessEnv, file: z.infer<typeof installConf
   return { ...(max !== undefined ? { max } : {}), ...(maxPerClient !== undefined ? { maxPerClient } : {}) };
 }
 
+/**
+ * `DATABASE_URL`, when set: only a PostgreSQL URL is accepted (a mistyped one must not silently
+ * fall back to the SQLite file). The value is never quoted back: it may hold a password.
+ */
+function databaseUrlFromEnv(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const url = raw.trim();
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || !/^postgres(ql)?:$/i.test(parsed.protocol) || parsed.hostname === '') {
+    throw new CairnError(
+      'CONFIG_INVALID',
+      'DATABASE_URL must be a PostgreSQL URL such as postgres://user:password@host:5432/cairn; unset it to use the SQLite file in CAIRN_HOME',
+    );
+  }
+  return url;
+}
+
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
@@ -146,6 +173,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     installKey: lazyInstallKey({ env, file: address.paths.installKey }),
     waitSleepAfterMs: positiveIntFromEnv('CAIRN_WAIT_SLEEP_AFTER_MS', env.CAIRN_WAIT_SLEEP_AFTER_MS) ?? DEFAULT_WAIT_SLEEP_AFTER_MS,
     ...optional('storeBusyMs', positiveIntFromEnv('CAIRN_STORE_BUSY_MS', env.CAIRN_STORE_BUSY_MS)),
+    ...optional('databaseUrl', databaseUrlFromEnv(env.DATABASE_URL)),
     providers,
     providersNow() {
       try {
