@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { loadAddressSettings, positiveIntFromEnv, type AddressSettings } from './env-settings.js';
+import { databaseUrlFrom } from './database-url.js';
 import { CairnError } from './errors.js';
 import { ALLOWED_HOSTS_CONFIG_KEY, ALLOWED_HOSTS_ENV, parseAllowedHosts, type HostAndPort } from './host-names.js';
 import { lazyInstallKey, type InstallKey } from './secrets/install-key.js';
@@ -124,28 +125,6 @@ function readStreamCaps(env: NodeJS.ProcessEnv, file: z.infer<typeof installConf
   return { ...(max !== undefined ? { max } : {}), ...(maxPerClient !== undefined ? { maxPerClient } : {}) };
 }
 
-/**
- * `DATABASE_URL`, when set: only a PostgreSQL URL is accepted (a mistyped one must not silently
- * fall back to the SQLite file). The value is never quoted back: it may hold a password.
- */
-function databaseUrlFromEnv(raw: string | undefined): string | undefined {
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const url = raw.trim();
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = undefined;
-  }
-  if (!parsed || !/^postgres(ql)?:$/i.test(parsed.protocol) || parsed.hostname === '') {
-    throw new CairnError(
-      'CONFIG_INVALID',
-      'DATABASE_URL must be a PostgreSQL URL such as postgres://user:password@host:5432/cairn; unset it to use the SQLite file in CAIRN_HOME',
-    );
-  }
-  return url;
-}
-
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
@@ -173,7 +152,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     installKey: lazyInstallKey({ env, file: address.paths.installKey }),
     waitSleepAfterMs: positiveIntFromEnv('CAIRN_WAIT_SLEEP_AFTER_MS', env.CAIRN_WAIT_SLEEP_AFTER_MS) ?? DEFAULT_WAIT_SLEEP_AFTER_MS,
     ...optional('storeBusyMs', positiveIntFromEnv('CAIRN_STORE_BUSY_MS', env.CAIRN_STORE_BUSY_MS)),
-    ...optional('databaseUrl', databaseUrlFromEnv(env.DATABASE_URL)),
+    ...optional('databaseUrl', databaseUrlFrom(env.DATABASE_URL, (message) => new CairnError('CONFIG_INVALID', message))),
     providers,
     providersNow() {
       try {

@@ -43,11 +43,6 @@ export function storeConfigOf(settings: { databaseUrl?: string; paths: { databas
     : sqliteStoreConfig(settings.paths.database, settings.storeBusyMs);
 }
 
-/** Whether `url` is one DATABASE_URL may hold: postgres:// or postgresql://. */
-export function isPostgresUrl(url: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(url);
-}
-
 /** The URL with its password replaced by `***`, for errors and logs: a password is never printed. */
 export function redactDatabaseUrl(url: string): string {
   try {

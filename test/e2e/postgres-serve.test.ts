@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openStore, postgresStoreConfig } from '../../src/store/open-store.js';
 import { startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster.js';
@@ -34,12 +35,23 @@ nodes:
     bash: 'printf shipped'
 `;
 
+/** docs/postgres.md's example: `DATABASE_URL=postgres://user:password@host:port/database cairn serve`. */
+function documentedExample(): URL {
+  const doc = readFileSync(fileURLToPath(new URL('../../docs/postgres.md', import.meta.url)), 'utf8');
+  const line = doc.match(/```\n(DATABASE_URL=\S+ cairn serve)\n```/)?.[1];
+  if (!line) throw new Error('docs/postgres.md lost its example `DATABASE_URL=postgres://… cairn serve`');
+  return new URL(line.slice('DATABASE_URL='.length, -' cairn serve'.length));
+}
+
 it('serves on PostgreSQL when DATABASE_URL names it: a run with a fan-out and a gate completes, its events stream over SSE, and the password is never printed', async () => {
   const home = await makeTempHome();
   try {
-    await cluster.createDatabase('cairn');
-    // Trust auth ignores the password; it is there to check that nothing prints it.
-    const url = `postgres://cairn:pw-never-printed@127.0.0.1:${cluster.port}/cairn`;
+    // The documented example, pointed at this test's cluster. Trust auth ignores the password;
+    // it is there to check that nothing prints it.
+    const example = documentedExample();
+    const database = example.pathname.slice(1);
+    await cluster.createDatabase(database);
+    const url = `postgres://${example.username}:pw-never-printed@127.0.0.1:${cluster.port}/${database}`;
     await writeHomeWorkflow(home, 'item', 'name: item\ndescription: one item\nnodes:\n  - id: echo\n    bash: \'printf "item-%s" "$ARGUMENTS"\'\n');
     await writeHomeWorkflow(home, 'pg-flow', workflow);
     const server = await startServer(home, { DATABASE_URL: url });

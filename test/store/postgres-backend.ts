@@ -32,7 +32,8 @@ export function usePostgresBackend(): StoreBackend & { cluster(): Promise<Postgr
     async setUp() {
       const c = await cluster();
       const name = `test_${++databases}`;
-      const config = postgresStoreConfig(await c.createDatabase(name, TEMPLATE));
+      const url = await c.createDatabase(name, TEMPLATE);
+      const config = postgresStoreConfig(url);
       const cleanups: (() => unknown)[] = [];
       return {
         config,
@@ -41,7 +42,7 @@ export function usePostgresBackend(): StoreBackend & { cluster(): Promise<Postgr
           cleanups.push(() => store.close());
           return store;
         },
-        holdWriteLock: async () => holdWriteLock(config.url, cleanups),
+        holdWriteLock: async () => holdWriteLock(url, cleanups),
         defer: (fn) => cleanups.push(fn),
         async tearDown() {
           for (const fn of cleanups.reverse()) await fn();
