@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { DEFAULT_PORT, loadSettings } from '../shared/config.js';
 import { shutdownMessageSchema, type ChildReadyMessage } from '../shared/process-messages.js';
 import { createLogger, type Logger } from '../shared/log.js';
-import { openStore, sqliteStoreConfig } from '../store/open-store.js';
+import { openStore, storeConfigOf } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { buildServer } from './server.js';
 import { sweepStaleUploads } from './run-files/upload-folders.js';
@@ -45,7 +45,7 @@ async function main(): Promise<void> {
   settings.installKey(); // a bad TOKEN_ENCRYPTION_KEY or key file stops the process here
   // Before listening: no request of this process owns an upload yet.
   await sweepStaleUploads(settings.paths.uploads, { log }).catch((err: unknown) => log.warn({ err }, 'api.upload_sweep_failed'));
-  const store = openStore(sqliteStoreConfig(settings.paths.database, settings.storeBusyMs));
+  const store = openStore(storeConfigOf(settings));
   const app = await buildServer({ store, settings, log });
 
   let stopping: Promise<void> | undefined;

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { loadAddressSettings, positiveIntFromEnv, type AddressSettings } from './env-settings.js';
+import { databaseUrlFrom } from './database-url.js';
 import { CairnError } from './errors.js';
 import { ALLOWED_HOSTS_CONFIG_KEY, ALLOWED_HOSTS_ENV, parseAllowedHosts, type HostAndPort } from './host-names.js';
 import { lazyInstallKey, type InstallKey } from './secrets/install-key.js';
@@ -54,6 +55,11 @@ export interface Settings extends AddressSettings {
   waitSleepAfterMs: number;
   /** How long a store operation waits out a database another process keeps busy before 503 STORE_UNAVAILABLE (`CAIRN_STORE_BUSY_MS`); unset: about 30 s. */
   storeBusyMs?: number;
+  /**
+   * `DATABASE_URL`: a `postgres://` URL makes every process use that PostgreSQL database instead
+   * of the SQLite file in CAIRN_HOME (docs/postgres.md). Unset: SQLite.
+   */
+  databaseUrl?: string;
   /** AI providers: default assistant, models, connections, per-provider limits, watchdogs. */
   /** Provider settings as they were read at start (limits and rates apply from start to stop). */
   providers: ProviderSettings;
@@ -146,6 +152,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     installKey: lazyInstallKey({ env, file: address.paths.installKey }),
     waitSleepAfterMs: positiveIntFromEnv('CAIRN_WAIT_SLEEP_AFTER_MS', env.CAIRN_WAIT_SLEEP_AFTER_MS) ?? DEFAULT_WAIT_SLEEP_AFTER_MS,
     ...optional('storeBusyMs', positiveIntFromEnv('CAIRN_STORE_BUSY_MS', env.CAIRN_STORE_BUSY_MS)),
+    ...optional('databaseUrl', databaseUrlFrom(env.DATABASE_URL, (message) => new CairnError('CONFIG_INVALID', message))),
     providers,
     providersNow() {
       try {

@@ -1,9 +1,12 @@
+import { openPostgresStore } from './postgres/postgres-store.js';
 import { openSqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
 import type { StoreConfig } from './store-config.js';
 
 export type { Store } from './store.js';
-export { sqliteStoreConfig, storeConfigSchema, type StoreConfig } from './store-config.js';
+export {
+  describeStore, postgresStoreConfig, redactDatabaseUrl, sqliteStoreConfig, storeConfigOf, storeConfigSchema, type StoreConfig,
+} from './store-config.js';
 
 /** Tuning that is not part of where the data lives (tests shorten the poll, fake the clock). */
 export interface OpenStoreOptions {
@@ -12,16 +15,19 @@ export interface OpenStoreOptions {
   /** Fallback poll interval of the change notification. */
   pollMs?: number;
   /**
-   * How long an operation keeps retrying while another process keeps the database busy, before
-   * it fails with STORE_UNAVAILABLE. Default about 30 s.
+   * How long an operation keeps retrying while another process keeps the database busy (or,
+   * for PostgreSQL, the server is unreachable), before it fails with STORE_UNAVAILABLE. Default about 30 s.
    */
   busyBudgetMs?: number;
 }
 
-/** Opens the configured store. Today that is the SQLite file; a PostgreSQL store sits here later. */
+/** Opens the configured store: the SQLite file, or a PostgreSQL database (DATABASE_URL). */
 export function openStore(config: StoreConfig, opts: OpenStoreOptions = {}): Store {
+  const busy = config.busyBudgetMs !== undefined ? { busyBudgetMs: config.busyBudgetMs } : {};
   switch (config.backend) {
     case 'sqlite':
-      return openSqliteStore({ path: config.path, ...(config.busyBudgetMs !== undefined ? { busyBudgetMs: config.busyBudgetMs } : {}), ...opts });
+      return openSqliteStore({ path: config.path, ...busy, ...opts });
+    case 'postgres':
+      return openPostgresStore({ url: config.url, ...busy, ...opts });
   }
 }

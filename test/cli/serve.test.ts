@@ -108,6 +108,13 @@ describe('cairn serve with a bad port', () => {
     expect(res.code).not.toBe(0);
   });
 
+  it('`DATABASE_URL=mysql://…` is a usage error saying what DATABASE_URL must look like, never quoting its password', async () => {
+    const res = await cli(['serve'], { DATABASE_URL: 'mysql://me:hunter2@db.internal/cairn', CAIRN_LOG_LEVEL: 'warn' });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('DATABASE_URL must be a PostgreSQL URL such as postgres://user:password@host:5432/cairn');
+    expect(res.stderr).not.toContain('hunter2');
+  });
+
   describe('a port given with --port that is taken', () => {
     let blocker: Server;
     let port: number;

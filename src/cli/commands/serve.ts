@@ -1,5 +1,7 @@
 import { createLogger } from '../../shared/log.js';
 import { expectPositionals, parseCommandArgs, parsePort } from '../args.js';
+import { usageError } from '../../terminal/cli-error.js';
+import { databaseUrlFrom } from '../../shared/database-url.js';
 import type { CliContext } from '../../terminal/context.js';
 import { launch } from '../../launcher/launcher.js';
 import { isStartedByNpmScript, listenForStop, NPM_SIGNAL_ECHO_MS, type StopTrigger } from '../../launcher/stop-triggers.js';
@@ -27,7 +29,9 @@ Options:
 Environment: CAIRN_HOME (default ~/.cairn), PORT, HOST (default 127.0.0.1; any other
 address is reachable from other machines, and Cairn has no authentication: it warns at start),
 CAIRN_ALLOWED_HOSTS (more names the server answers to, comma-separated name[:port]),
-CAIRN_MAX_CONCURRENCY (default 8), CAIRN_LOG_LEVEL (default info).`,
+CAIRN_MAX_CONCURRENCY (default 8), CAIRN_LOG_LEVEL (default info), DATABASE_URL (a
+postgres:// URL: keep everything in that PostgreSQL database instead of the SQLite file in
+CAIRN_HOME; see docs/postgres.md).`,
   async run(argv: readonly string[], ctx: CliContext) {
     const { values, positionals } = parseCommandArgs(this.name, argv, {
       drain: { type: 'boolean' },
@@ -38,6 +42,7 @@ CAIRN_MAX_CONCURRENCY (default 8), CAIRN_LOG_LEVEL (default info).`,
     const port = parsePort(this.name, '--port', values.port);
     // A bad PORT is refused here as a usage error, like --port, before anything starts.
     if (port === undefined) parsePort(this.name, 'PORT', ctx.env.PORT);
+    databaseUrlFrom(ctx.env.DATABASE_URL, (message) => usageError(`${message}.`, this.name));
     const log = createLogger({ name: 'launcher', level: ctx.env.CAIRN_LOG_LEVEL });
     const launcher = launch({ drain: values.drain === true, env: ctx.env, cwd: ctx.cwd, port, out: ctx.stdout, log });
     let isStopping = false;

@@ -2,7 +2,7 @@ import { loadSettings } from '../../shared/config.js';
 import { positiveIntFromEnv } from '../../shared/env-settings.js';
 import type { ChildReadyMessage } from '../../shared/process-messages.js';
 import { createLogger } from '../../shared/log.js';
-import { openStore, sqliteStoreConfig } from '../../store/open-store.js';
+import { openStore, storeConfigOf } from '../../store/open-store.js';
 import { createSupervisorRuntime } from './runtime.js';
 import { onShutdownRequest } from './shutdown.js';
 
@@ -11,7 +11,7 @@ async function main(): Promise<void> {
   const settings = loadSettings();
   settings.installKey(); // a bad TOKEN_ENCRYPTION_KEY or key file stops the process here
   const log = createLogger({ name: 'supervisor' });
-  const storeConfig = sqliteStoreConfig(settings.paths.database, settings.storeBusyMs);
+  const storeConfig = storeConfigOf(settings);
   const store = openStore(storeConfig);
   const threads = positiveIntFromEnv('CAIRN_WORKER_THREADS', process.env.CAIRN_WORKER_THREADS);
   const { supervisor, pool } = createSupervisorRuntime({ store, storeConfig, settings, log, ...(threads ? { threads } : {}) });

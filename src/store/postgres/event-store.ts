@@ -1,0 +1,71 @@
+import type { NewRunEvent, RunEvent, StreamEvent } from '../schemas/event.js';
+import type { EventStore } from '../events.js';
+import { eventStatements, type PendingEvent } from './events-sql.js';
+import type { PgSession } from './session.js';
+
+interface PendingAppend {
+  events: readonly NewRunEvent[];
+  resolve: (rows: RunEvent[]) => void;
+  reject: (err: unknown) => void;
+}
+
+/** The rows as written, with the seqs their commit gave them. */
+export async function withSeqs<E extends { seq: number }>(session: PgSession, pending: readonly PendingEvent<E>[]): Promise<E[]> {
+  if (pending.length === 0) return [];
+  const seqs = await session.read('read the seqs of new events', (q) => eventStatements(q).seqsOf(pending.map((p) => p.id)));
+  // A row gone already (its run deleted since) keeps no seq; it is left out, as if never read.
+  return pending.filter((p) => seqs.has(p.id)).map((p) => ({ ...p.event, seq: seqs.get(p.id)! }));
+}
+
+/**
+ * EventStore over the session's pool. Appends made in the same tick share one transaction, in
+ * call order, and batches commit one after another, so call order is also commit order (as
+ * with SQLite). A row's seq is handed out at its commit (migration 1), so it is read back after.
+ */
+export function pgEventStore(session: PgSession): EventStore {
+  let pending: PendingAppend[] = [];
+  let flushing = false;
+
+  async function flush(): Promise<void> {
+    const batch = pending;
+    pending = [];
+    flushing = true;
+    try {
+      const written = await session.write('append events', async (q) => {
+        const events = eventStatements(q);
+        const now = session.now();
+        const out: PendingEvent<RunEvent>[][] = [];
+        for (const b of batch) out.push(await events.append(b.events, now));
+        return out;
+      });
+      const ids = written.flat().map((p) => p.id);
+      const seqs = ids.length ? await session.read('read the seqs of new events', (q) => eventStatements(q).seqsOf(ids)) : new Map<number, number>();
+      batch.forEach((b, i) => b.resolve(written[i]!.filter((p) => seqs.has(p.id)).map((p) => ({ ...p.event, seq: seqs.get(p.id)! }))));
+    } catch (err) {
+      for (const b of batch) b.reject(err);
+    } finally {
+      flushing = false;
+      if (pending.length > 0) setImmediate(() => void flush());
+    }
+  }
+
+  return {
+    appendEvents: (batch) => {
+      if (batch.length === 0) return Promise.resolve([]);
+      return new Promise((resolve, reject) => {
+        if (pending.length === 0 && !flushing) setImmediate(() => void flush());
+        pending.push({ events: batch, resolve, reject });
+      });
+    },
+
+    appendConversationEvents: async (batch) => {
+      if (batch.length === 0) return [];
+      const written = await session.write('append conversation events', (q) => eventStatements(q).appendConversation(batch, session.now()));
+      return withSeqs<StreamEvent>(session, written);
+    },
+
+    listRunEvents: (runId) => session.read('read the events of a run', (q) => eventStatements(q).listByRun(runId)),
+    listEventsAfter: (afterSeq, limit, filter) => session.read('read new events', (q) => eventStatements(q).listAfter(afterSeq, limit, filter)),
+    lastEventSeq: () => session.read('read the last event seq', (q) => eventStatements(q).lastSeq()),
+  };
+}

@@ -1,0 +1,220 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { CairnError } from '../../shared/errors.js';
+import { clockNow } from '../../shared/clock.js';
+import { redactDatabaseUrl } from '../store-config.js';
+import { migrate } from './migrate.js';
+import { decodeRow, encodeParams } from './nul-codec.js';
+
+/** A row as the driver answers it (bigint columns already numbers: see `types`). */
+export type Row = Record<string, unknown>;
+
+/** Runs one statement with positional parameters ($1, $2, ...) and answers its rows. */
+export type Query = (sql: string, params?: readonly unknown[]) => Promise<Row[]>;
+
+export interface PgSessionOptions {
+  /** postgres://user:password@host:port/database */
+  url: string;
+  /** Milliseconds since the epoch; injectable so lease expiry can be tested without waiting. */
+  clock?: () => number;
+  /** How long an operation keeps retrying an unreachable or locked database before STORE_UNAVAILABLE. */
+  busyBudgetMs?: number;
+  /** Connections of this store's pool (default 4: each process and worker thread opens its own store). */
+  maxConnections?: number;
+}
+
+export const defaultBusyBudgetMs = 30_000;
+
+/** The channel every writing transaction notifies (change-listen.ts listens on it). */
+export const CHANGE_CHANNEL = 'cairn_store_changes';
+
+/**
+ * How long one try waits for a lock another transaction holds before it is rolled back and
+ * retried: long enough for an ordinary row-lock wait, short enough that a closed store or an
+ * exhausted budget is noticed soon.
+ */
+const LOCK_TIMEOUT_MS = 500;
+
+/** bigint (int8) columns as JavaScript numbers: ids and seqs stay far below 2^53. */
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+/** SQLSTATEs of a try worth repeating: a lock wait past lock_timeout, a deadlock, a serialization failure, a server going away. */
+const retryableCodes = new Set(['55P03', '40P01', '40001', '57P01', '57P02', '57P03', '53300']);
+const connectionCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+
+function isConnectionError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && (connectionCodes.has(code) || code.startsWith('08'))) return true;
+  const message = (err as Error | null)?.message ?? '';
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
+}
+
+function isRetryable(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return (typeof code === 'string' && retryableCodes.has(code)) || isConnectionError(err);
+}
+
+/**
+ * One store's pool of connections to a PostgreSQL database, and the two doors every statement
+ * goes through: `read` and `write` (one transaction). Both retry a database that is locked by
+ * another transaction or unreachable, asynchronously, for the busy budget, then fail with
+ * STORE_UNAVAILABLE naming the server (never its password). The schema is migrated on first use.
+ */
+export class PgSession {
+  readonly pool: pg.Pool;
+  readonly url: string;
+  private readonly clock: () => number;
+  private readonly closing = new AbortController();
+  private readonly budgetMs: number;
+  private migrated: Promise<void> | undefined;
+  /** The pool's end, once closing: an operation cut short by the close fails after it (close settles first). */
+  private ended: Promise<void> | undefined;
+
+  constructor(opts: PgSessionOptions) {
+    this.url = opts.url;
+    this.clock = opts.clock ?? clockNow;
+    this.budgetMs = opts.busyBudgetMs ?? defaultBusyBudgetMs;
+    this.pool = new pg.Pool({
+      connectionString: opts.url,
+      max: opts.maxConnections ?? 4,
+      connectionTimeoutMillis: 5_000,
+      idleTimeoutMillis: 30_000,
+      types,
+      application_name: 'cairn',
+    });
+    // An idle connection the server drops (a restart) must not crash the process: the next
+    // operation gets a new one.
+    this.pool.on('error', () => {});
+  }
+
+  get closed(): boolean {
+    return this.closing.signal.aborted;
+  }
+
+  /** The clock's time, plus `offsetMs`, as an ISO string (how every timestamp is stored). */
+  now(offsetMs = 0): string {
+    return new Date(this.clock() + offsetMs).toISOString();
+  }
+
+  /** Runs the read `fn` on one connection, retrying while the database is unreachable. */
+  read<T>(what: string, fn: (q: Query) => Promise<T>): Promise<T> {
+    return this.retrying(what, async (client) => fn(queryOf(client)));
+  }
+
+  /**
+   * Runs `fn` in one transaction and notifies the change channel with its commit. `fn` may run
+   * more than once (a lock wait past the timeout, a deadlock, a lost connection roll the try
+   * back), so it must not have effects outside the database.
+   */
+  write<T>(what: string, fn: (q: Query) => Promise<T>): Promise<T> {
+    return this.retrying(what, async (client) => {
+      await client.query(`BEGIN; SET LOCAL lock_timeout = '${LOCK_TIMEOUT_MS}ms'`);
+      try {
+        const result = await fn(queryOf(client));
+        await client.query(`SELECT pg_notify('${CHANGE_CHANNEL}', ''); COMMIT`);
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      }
+    });
+  }
+
+  /** One try, no retry: for the health probe, which reports a stuck database rather than wait. */
+  async once<T>(fn: (q: Query) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await this.migrateOnce(client);
+      return await fn(queryOf(client));
+    } finally {
+      client.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closing.abort();
+    this.ended = this.pool.end().catch(() => {});
+    await this.ended;
+  }
+
+  private async migrateOnce(client: pg.PoolClient): Promise<void> {
+    this.migrated ??= migrate(client).catch((err: unknown) => {
+      this.migrated = undefined;
+      throw err;
+    });
+    await this.migrated;
+  }
+
+  private async retrying<T>(what: string, attempt: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const started = performance.now();
+    for (let tries = 1; ; tries++) {
+      if (this.closed) throw this.unavailable(what, tries, 0, undefined, true);
+      let client: pg.PoolClient | undefined;
+      let broken = false;
+      try {
+        client = await this.pool.connect();
+        await this.migrateOnce(client);
+        return await attempt(client);
+      } catch (err) {
+        broken = isConnectionError(err);
+        if (!isRetryable(err)) throw err;
+        const waitedMs = Math.round(performance.now() - started);
+        const leftMs = this.budgetMs - waitedMs;
+        client?.release(broken);
+        client = undefined;
+        if (leftMs <= 0 && !this.closed) throw this.unavailable(what, tries, waitedMs, err, false);
+        try {
+          await sleep(Math.min(leftMs, backoffMs(tries)), undefined, { signal: this.closing.signal });
+        } catch {
+          // Closed while waiting.
+        }
+        if (this.closed) {
+          await this.ended;
+          throw this.unavailable(what, tries, waitedMs, err, true);
+        }
+      } finally {
+        client?.release(broken);
+      }
+    }
+  }
+
+  private unavailable(what: string, tries: number, waitedMs: number, cause: unknown, closed: boolean): CairnError {
+    const where = redactDatabaseUrl(this.url);
+    const message = closed
+      ? `The store was closed while waiting to ${what}: the PostgreSQL database at ${where} was busy or unreachable`
+      : isConnectionError(cause)
+        ? `Could not reach the PostgreSQL database at ${where} for ${Math.round(waitedMs / 1000)} s while trying to ${what} ` +
+          `(${redact((cause as Error).message, this.url)}). Check that the server is running and that DATABASE_URL names it; ` +
+          'retry later.'
+        : `The PostgreSQL database at ${where} stayed locked for ${Math.round(waitedMs / 1000)} s while trying to ${what}: ` +
+          'another session holds a long transaction or a table lock on it. Retry later; if it persists, find the session ' +
+          'in pg_stat_activity and end its transaction.';
+    return new CairnError('STORE_UNAVAILABLE', message, { what, tries, waitedMs, closed }, cause === undefined ? undefined : { cause });
+  }
+}
+
+/** Statements go through the NUL escape (nul-codec.ts) both ways. */
+function queryOf(client: pg.PoolClient): Query {
+  return async (sql, params = []) => ((await client.query(sql, encodeParams(params))).rows as Row[]).map(decodeRow);
+}
+
+/** Exponential from 5 ms, capped at 250 ms, with jitter. */
+function backoffMs(tries: number): number {
+  const ceiling = Math.min(250, 5 * 2 ** (tries - 1));
+  return ceiling / 2 + Math.random() * (ceiling / 2);
+}
+
+/** A driver message with the URL's password taken out, should it ever quote it. */
+function redact(message: string, url: string): string {
+  let password: string;
+  try {
+    password = decodeURIComponent(new URL(url).password);
+  } catch {
+    return message;
+  }
+  return password ? message.split(password).join('***') : message;
+}
