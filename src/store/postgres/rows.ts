@@ -7,7 +7,7 @@ import type { Row } from './session.js';
  * as 0/1, ISO timestamps as text), so runs, jobs, events and heartbeats read back through the
  * same conversions as SQLite's; the rest are here.
  */
-export { RUN_COLUMNS, toEvent, toHeartbeat, toJob, toRun, toRunEvent } from '../sqlite/rows.js';
+export { RUN_COLUMNS, toEvent, toHeartbeat, toJob, toRun, toRunEvent } from '../rows.js';
 
 export function toCodebase(row: Row): Codebase {
   return {

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { NewConversationEvent, NewRunEvent, RunEvent, StreamEvent } from '../schemas/event.js';
 import type { EventFilter } from '../events.js';
-import { toEvent, toRunEvent } from './rows.js';
+import { toEvent, toRunEvent } from '../rows.js';
 import { runTotalsStatements } from './run-totals-sql.js';
 
 /** Statements for the `events` table. `append` must run inside the caller's transaction. */

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { SupervisorHeartbeat } from '../schemas/heartbeat.js';
-import { toHeartbeat } from './rows.js';
+import { toHeartbeat } from '../rows.js';
 
 export function heartbeatStatements(db: Database.Database) {
   const upsert = db.prepare(

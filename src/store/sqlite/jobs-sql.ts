@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Job, JobKind } from '../schemas/job.js';
-import { toJob } from './rows.js';
+import { toJob } from '../rows.js';
 import { MAX_CONCURRENT_CHAT_TURNS, type ChatTurnQueue } from '../schemas/conversation.js';
 
 /** Statements for the `jobs` queue. */

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { DashboardRunQuery, RunListQuery } from '../runs.js';
 import { runStatusSchema, type Run } from '../schemas/run.js';
 import type { DashboardCounts, DashboardRun, DashboardRunFacts, RunCursor } from '../schemas/run-page.js';
-import { RUN_COLUMNS, toRun } from './rows.js';
+import { RUN_COLUMNS, toRun } from '../rows.js';
 
 /**
  * Pages of `workflow_runs`, newest first. Every filter is an equality with an index ending in

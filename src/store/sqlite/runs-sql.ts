@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { runStatusSchema, terminalRunStatuses, type Run, type RunStatus } from '../schemas/run.js';
 import type { NewRun, RunListQuery } from '../runs.js';
-import { RUN_COLUMNS, toRun } from './rows.js';
+import { RUN_COLUMNS, toRun } from '../rows.js';
 import type { AcquiredHold, RunHold, TransitionedHold } from '../rules/run-ownership.js';
 
 /** Every column toRun reads, never the definition (megabytes for a large workflow). */

@@ -1,10 +1,10 @@
-import type { Job } from '../schemas/job.js';
-import { parseRunMetadata } from '../schemas/run-metadata.js';
-import type { RunEvent, StreamEvent } from '../schemas/event.js';
-import type { Run } from '../schemas/run.js';
-import type { SupervisorHeartbeat } from '../schemas/heartbeat.js';
+import type { Job } from './schemas/job.js';
+import { parseRunMetadata } from './schemas/run-metadata.js';
+import type { RunEvent, StreamEvent } from './schemas/event.js';
+import type { Run } from './schemas/run.js';
+import type { SupervisorHeartbeat } from './schemas/heartbeat.js';
 
-/** Row → object conversions: JSON columns are stored as text. Trusted: only we write them. */
+/** Row → object conversions both backends share: JSON columns are stored as text. Trusted: only we write them. */
 type Row = Record<string, unknown>;
 
 /**
