@@ -56,8 +56,8 @@ export interface ConversationStore {
   /** By platform id, soft-deleted ones included. */
   getConversation(platformId: string): Promise<Conversation | undefined>;
   /**
-   * Newest `last_activity_at` first. Leaves out hidden (worker) conversations, untitled ones
-   * without messages, and, unless asked, soft-deleted ones.
+   * Newest `last_activity_at` first. Leaves out hidden (worker) conversations and, unless asked,
+   * soft-deleted ones; a conversation with no title and no message yet is listed.
    */
   listConversations(query: ConversationListQuery): Promise<Conversation[]>;
   renameConversation(platformId: string, title: string): Promise<Conversation | undefined>;

@@ -46,9 +46,13 @@ export const createConversationBodySchema = z
   )
   .nullish();
 
-export const createConversationResponseSchema = z.object({
-  conversationId: z.string().describe('The platform id: the {id} of every other route and the stream key'),
-  id: z.string().describe('The row’s hex id'),
+/**
+ * The created conversation (the contract: "created conversation including
+ * `platform_conversation_id`"), plus the upstream client's spellings: `conversationId` (the
+ * platform id) and, with a first message, `dispatched`/`accepted`/`status`.
+ */
+export const createConversationResponseSchema = conversationSchema.extend({
+  conversationId: z.string().describe('The platform id again (the upstream client reads this name): the {id} of every other route and the stream key'),
   dispatched: z.literal(true).optional(),
   accepted: z.literal(true).optional(),
   status: dispatchStatusSchema.optional(),

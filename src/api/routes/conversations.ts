@@ -55,8 +55,8 @@ export const conversationRoutes: FastifyPluginAsyncZod<ConversationRoutesOptions
         tags,
         summary: `Conversations, newest activity first (at most ${CONVERSATION_LIST_LIMIT})`,
         description:
-          'A bare array. Leaves out worker conversations (a run’s own), conversations with no title and ' +
-          'no messages, and soft-deleted ones unless include_deleted=true.',
+          'A bare array. Leaves out worker conversations (a run’s own) and soft-deleted ones unless ' +
+          'include_deleted=true; a conversation just created, with no message yet, is listed.',
         querystring: listConversationsQuerySchema,
         response: { 200: conversationListResponseSchema, 400: errorBodySchema },
       },
@@ -96,13 +96,13 @@ export const conversationRoutes: FastifyPluginAsyncZod<ConversationRoutesOptions
       };
       if (body.message === undefined) {
         const created = await store.createConversation(wanted);
-        return { conversationId: created.platform_conversation_id, id: created.id };
+        return { ...created, conversationId: created.platform_conversation_id };
       }
       const accepted = await store.acceptChatMessage({ conversation: wanted, message: { role: 'user', content: body.message, user_id: userId } });
       req.log.info({ conversationId: wanted.platform_conversation_id, status: accepted.status }, 'chat.message_accepted');
       return {
+        ...accepted.conversation,
         conversationId: accepted.conversation.platform_conversation_id,
-        id: accepted.conversation.id,
         dispatched: true as const,
         accepted: true as const,
         status: accepted.status,

@@ -32,7 +32,6 @@ export function conversationStatements(q: Query) {
          WHERE c.hidden = 0
            AND ($1 OR c.deleted_at IS NULL)
            AND ($2::text IS NULL OR c.codebase_id = $2)
-           AND (c.title IS NOT NULL OR EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id))
          ORDER BY c.last_activity_at DESC, c.created_at DESC, c.id
          LIMIT $3`,
         [query.includeDeleted === true, query.codebaseId ?? null, query.limit],

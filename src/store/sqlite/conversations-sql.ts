@@ -38,7 +38,6 @@ export function conversationStatements(db: Database.Database) {
      WHERE c.hidden = 0
        AND (@includeDeleted = 1 OR c.deleted_at IS NULL)
        AND (@codebaseId IS NULL OR c.codebase_id = @codebaseId)
-       AND (c.title IS NOT NULL OR EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id))
      ORDER BY c.last_activity_at DESC, c.created_at DESC, c.id
      LIMIT @limit`,
   );

@@ -27,7 +27,8 @@ describe('chat over the real server', () => {
     const { conversationId, id } = (await created.json()) as { conversationId: string; id: string };
     expect(conversationId).toMatch(/^web-\d+-[a-z0-9]{1,6}$/);
     expect(typeof id).toBe('string');
-    expect(await (await fetch(`${server.url}/api/conversations`)).json()).toEqual([]);
+    // Listed at once, before any message (the contract hides only worker and deleted conversations).
+    expect(((await (await fetch(`${server.url}/api/conversations`)).json()) as { platform_conversation_id: string }[]).map((c) => c.platform_conversation_id)).toEqual([conversationId]);
 
     const missing = await fetch(`${server.url}/api/conversations/nope`);
     expect(missing.status).toBe(404);

@@ -19,7 +19,7 @@ function block(tag: string): string {
   return match[1]!;
 }
 
-/** Ids are generated: matched by type. Other primitives must be equal; objects by keys, arrays by length. */
+/** Ids and timestamps are generated: matched by type. Other primitives must be equal; objects by keys, arrays by length. */
 function expectShape(actual: unknown, example: unknown, path = 'body'): void {
   if (Array.isArray(example)) {
     expect(Array.isArray(actual), path).toBe(true);
@@ -34,7 +34,8 @@ function expectShape(actual: unknown, example: unknown, path = 'body'): void {
     for (const key of keys) expectShape((actual as Record<string, unknown>)[key], (example as Record<string, unknown>)[key], `${path}.${key}`);
     return;
   }
-  if (path === 'body.conversationId' || path === 'body.id') expect(typeof actual, path).toBe(typeof example);
+  const generated = ['body.conversationId', 'body.id', 'body.platform_conversation_id', 'body.created_at', 'body.updated_at', 'body.last_activity_at'];
+  if (generated.includes(path)) expect(typeof actual, path).toBe(typeof example);
   else expect(actual, path).toEqual(example);
 }
 

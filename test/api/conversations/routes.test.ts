@@ -23,17 +23,23 @@ async function create(body: unknown = {}): Promise<string> {
 }
 
 describe('POST /api/conversations', () => {
-  it('answers {} with a web-<ms>-<id> platform id and the row id; an empty untitled one is not listed', async () => {
+  it('answers {} with the created conversation, platform_conversation_id included; listing finds it at once', async () => {
     const res = await inject('POST', '/api/conversations', {});
     expect(res.statusCode).toBe(200);
     const body = res.json();
-    expect(body.conversationId).toMatch(/^web-\d+-[a-z0-9]{1,6}$/);
-    expect(typeof body.id).toBe('string');
-    expect(Object.keys(body).sort()).toEqual(['conversationId', 'id']);
-    expect((await inject('GET', '/api/conversations')).json()).toEqual([]);
-    expect((await inject('GET', `/api/conversations/${body.conversationId}`)).json()).toMatchObject({
-      id: body.id, platform_conversation_id: body.conversationId, platform_type: 'web', hidden: false, title: null, codebase_id: null,
-    });
+    expect(body.platform_conversation_id).toMatch(/^web-\d+-[a-z0-9]{1,6}$/);
+    expect(body.conversationId).toBe(body.platform_conversation_id); // the upstream client's spelling
+    expect(body).toMatchObject({ platform_type: 'web', hidden: false, title: null, codebase_id: null, deleted_at: null });
+    expect((await inject('GET', `/api/conversations/${body.platform_conversation_id}`)).json()).toEqual(
+      Object.fromEntries(Object.entries(body).filter(([key]) => key !== 'conversationId')),
+    );
+    // Just created, no message yet: listed. Deleted: listed only with include_deleted.
+    const listed = () => inject('GET', '/api/conversations').then((r) => r.json().map((c: { platform_conversation_id: string }) => c.platform_conversation_id));
+    expect(await listed()).toEqual([body.platform_conversation_id]);
+    expect((await inject('DELETE', `/api/conversations/${body.platform_conversation_id}`)).statusCode).toBe(200);
+    expect(await listed()).toEqual([]);
+    const withDeleted = (await inject('GET', '/api/conversations?include_deleted=true')).json();
+    expect(withDeleted.map((c: { platform_conversation_id: string }) => c.platform_conversation_id)).toEqual([body.platform_conversation_id]);
   });
 
   it('accepts no body at all', async () => {

@@ -36,7 +36,7 @@ export function describeConversationContract(backend: StoreBackend): void {
       expect(await store.getConversation('nope')).toBeUndefined();
     });
 
-    it('lists newest activity first, without hidden, untitled-empty or deleted ones unless asked', async () => {
+    it('lists newest activity first, a new empty one included, without hidden or deleted ones unless asked', async () => {
       // Each write a second after the last: two writes in one millisecond would tie.
       let now = Date.parse('2026-01-01T00:00:00Z');
       const store = h().open({ clock: () => (now += 1000) });
@@ -49,8 +49,10 @@ export function describeConversationContract(backend: StoreBackend): void {
       await store.deleteConversation('gone');
       const ids = async (includeDeleted: boolean) =>
         (await store.listConversations({ includeDeleted, limit: 50 })).map((c) => c.platform_conversation_id);
-      expect(await ids(false)).toEqual(['b', 'a']);
-      expect(await ids(true)).toContain('gone');
+      // The contract hides only worker conversations and deleted ones: one just created, with
+      // no title and no message yet, must be findable by listing.
+      expect(await ids(false)).toEqual(['b', 'empty', 'a']);
+      expect(await ids(true)).toEqual(['gone', 'b', 'empty', 'a']);
       expect((await store.getConversation('gone'))?.deleted_at).not.toBeNull();
       expect(a.title).toBe('A');
       expect((await store.listConversations({ includeDeleted: false, limit: 1 })).length).toBe(1);
