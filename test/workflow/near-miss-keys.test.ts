@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { validateWorkflowDefinition } from '../../src/workflow/checks/validate-definition.js';
 
 /**
- * A typo in a key would silently change the graph (`depend_on: [build]` drops the dependency, and
- * deploy runs before build). An unknown key that looks like a known one, by edit distance or case,
- * is an error with "did you mean"; an unknown key that resembles nothing stays a warning.
+ * An unknown key that looks like a known one, by edit distance or case, is dropped with a
+ * warning that says "did you mean", as the upstream does (a workflow written for it, with
+ * `agent:` beside `agents:`, loads); `cairn workflow validate --strict` fails on it. A typo of a
+ * key that decides when a node runs stays an error: `depend_on: [build]` ignored would run deploy
+ * before build.
  */
 
 function check(definition: Record<string, unknown>) {
@@ -28,23 +30,35 @@ describe('unknown keys that look like known keys', () => {
     ]);
   });
 
-  it('prefers the keys of the node’s own mode', () => {
-    expect(errorsOf({ nodes: [{ id: 'a', bash: 'x', timout: 5 }] })).toEqual([
-      "Node 'a': unknown key 'timout' (did you mean 'timeout'?)",
+  it('refuses a misspelt when or trigger_rule: both decide whether a node runs', () => {
+    expect(errorsOf({ nodes: [{ id: 'a', bash: 'x' }, { id: 'b', bash: 'y', depends_on: ['a'], wen: "$a.output == 'x'", trigger_rul: 'all_done' }] })).toEqual([
+      "Node 'b': unknown key 'wen' (did you mean 'when'?)",
+      "Node 'b': unknown key 'trigger_rul' (did you mean 'trigger_rule'?)",
     ]);
   });
 
-  it('refuses near-misses at the top level and nested', () => {
-    expect(
-      errorsOf({
-        Inputs: { x: { default: '1' } },
-        nodes: [{ id: 'a', bash: 'x', retry: { max_atempts: 2 } }],
-      }),
-    ).toEqual([
-      "Workflow 'w': unknown key 'Inputs' (did you mean 'inputs'?)",
-      "Node 'a': unknown key 'retry.max_atempts' (did you mean 'max_attempts'?)",
-      "Node 'a': 'retry.max_attempts' is required",
+  it('drops agent: beside agents: with a warning, as the upstream does, and the workflow loads', () => {
+    const result = check({ nodes: [{ id: 'a', prompt: 'hi', agent: { reviewer: { description: 'd', prompt: 'p' } } }] });
+    expect(result.valid).toBe(true);
+    expect(result.warnings).toEqual(["Node 'a': unknown key 'agent' will be ignored (did you mean 'agents'?)."]);
+  });
+
+  it('prefers the keys of the node’s own mode', () => {
+    expect(check({ nodes: [{ id: 'a', bash: 'x', timout: 5 }] }).warnings).toEqual([
+      "Node 'a': unknown key 'timout' will be ignored (did you mean 'timeout'?).",
     ]);
+  });
+
+  it('warns of near-misses at the top level and nested; what is missing without them is still an error', () => {
+    const result = check({
+      Inputs: { x: { default: '1' } },
+      nodes: [{ id: 'a', bash: 'x', retry: { max_atempts: 2 } }],
+    });
+    expect(result.warnings).toEqual([
+      "Workflow 'w': unknown key 'Inputs' will be ignored (did you mean 'inputs'?).",
+      "Node 'a': unknown key 'retry.max_atempts' will be ignored (did you mean 'max_attempts'?).",
+    ]);
+    expect(errorsOf({ nodes: [{ id: 'a', bash: 'x', retry: { max_atempts: 2 } }] })).toEqual(["Node 'a': 'retry.max_attempts' is required"]);
   });
 
   it('keeps an unknown key that resembles no known key a warning', () => {
@@ -62,5 +76,16 @@ describe('references to unknown nodes get the same hint', () => {
     expect(errorsOf({ nodes: [{ id: 'build', bash: 'x' }, { id: 'deploy', bash: 'y', depends_on: ['biuld'] }] })).toEqual([
       "Node 'deploy' depends_on unknown node 'biuld' (did you mean 'build'?)",
     ]);
+  });
+});
+
+describe('docs/workflows.md', () => {
+  it('shows the warning and the error the loader gives', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const docs = await readFile(new URL('../../docs/workflows.md', import.meta.url), 'utf8');
+    const warning = check({ nodes: [{ id: 'a', prompt: 'hi', agent: {} }] }).warnings[0]!;
+    const error = errorsOf({ nodes: [{ id: 'build', bash: 'make' }, { id: 'deploy', bash: 'ship', depend_on: ['build'] }] })[0]!;
+    expect(docs).toContain('```\n' + warning + '\n```');
+    expect(docs).toContain('```\n' + error + '\n```');
   });
 });

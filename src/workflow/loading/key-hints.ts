@@ -22,8 +22,7 @@ const unsupportedWorkflowKeys: Record<string, string> = {
 
 /**
  * The known key an unknown `key` most likely misspells: the same key in another case, or the
- * closest by edit distance (see `closestName`). Such a key is an error, not a warning: ignoring
- * `depend_on` would silently drop a dependency. Upstream keys Cairn knows it does not implement
+ * closest by edit distance (see `closestName`). Upstream keys Cairn knows it does not implement
  * never count as misspellings.
  */
 export function nearMissKey(key: string, ...candidateLists: Iterable<string>[]): string | undefined {
@@ -37,9 +36,28 @@ export function nearMissKey(key: string, ...candidateLists: Iterable<string>[]):
   return undefined;
 }
 
-/** The error for a key that misspells `known`. */
-export function describeNearMissKey(label: string, path: string, known: string): string {
-  return `${label}: unknown key '${path}' (did you mean '${known}'?)`;
+/**
+ * Keys that decide when a node runs. A misspelling of one is an error, not a warning: ignoring
+ * `depend_on: [build]` would run deploy before build. The upstream drops every misspelt key with
+ * a warning; Cairn does so too (a workflow written for it loads), except for these.
+ */
+const orderKeys = new Set(['depends_on', 'when', 'trigger_rule']);
+
+/**
+ * What a key that misspells `known` gives: a warning that it is dropped, with the hint (as the
+ * upstream does; `cairn workflow validate --strict` makes it fail), or, when `known` decides when
+ * a node runs, an error.
+ */
+function nearMissProblem(label: string, path: string, known: string): { error: string } | { warning: string } {
+  if (orderKeys.has(known)) return { error: `${label}: unknown key '${path}' (did you mean '${known}'?)` };
+  return { warning: `${label}: unknown key '${path}' will be ignored (did you mean '${known}'?).` };
+}
+
+/** Adds a near-miss problem to the list it belongs in. */
+export function reportNearMiss(label: string, path: string, known: string, errors: string[], warnings: string[]): void {
+  const problem = nearMissProblem(label, path, known);
+  if ('error' in problem) errors.push(problem.error);
+  else warnings.push(problem.warning);
 }
 
 /** Hint for a key no node mode knows. */

@@ -1,6 +1,6 @@
 import type { GraphNode } from '../graph/graph.js';
 import { describeIssue, describeValueType } from './issue-text.js';
-import { describeNearMissKey, hintForUnknownWorkflowKey, nearMissKey } from './key-hints.js';
+import { hintForUnknownWorkflowKey, nearMissKey, reportNearMiss } from './key-hints.js';
 import type { DefinitionNode } from '../schema/node-schema.js';
 import { parseNode } from './parse-node.js';
 import { findUnknownKeys, isPlainObject } from './unknown-keys.js';
@@ -60,13 +60,13 @@ export function parseDraft(raw: unknown): ParsedDraft {
     if (key === 'steps') continue;
     if (!knownWorkflowKeys.has(key)) {
       const meant = nearMissKey(key, knownWorkflowKeys);
-      if (meant) errors.push(describeNearMissKey(label, key, meant));
+      if (meant) reportNearMiss(label, key, meant, errors, warnings);
       else warnings.push(`${label}: unknown key '${key}' will be ignored.${hintForUnknownWorkflowKey(key)}`);
     } else if (key !== 'nodes') {
       const schema = workflowRootSchema.shape[key as keyof typeof workflowRootSchema.shape];
       for (const unknown of findUnknownKeys(schema, raw[key], `${key}.`)) {
         const meant = nearMissKey(unknown.key, unknown.known);
-        if (meant) errors.push(describeNearMissKey(label, unknown.path, meant));
+        if (meant) reportNearMiss(label, unknown.path, meant, errors, warnings);
         else warnings.push(`${label}: unknown key '${unknown.path}' will be ignored.`);
       }
     }

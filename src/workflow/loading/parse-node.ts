@@ -8,7 +8,7 @@ import {
   type NodeMode,
   type WorkflowNode,
 } from '../schema/node-schema.js';
-import { describeIgnoredNodeKey, describeNearMissKey, hintForUnknownNodeKey, nearMissKey } from './key-hints.js';
+import { describeIgnoredNodeKey, hintForUnknownNodeKey, nearMissKey, reportNearMiss } from './key-hints.js';
 import { declaredKeys, findUnknownKeys, isPlainObject } from './unknown-keys.js';
 
 /**
@@ -73,7 +73,7 @@ export function parseNode(raw: unknown, index: number, label?: string): ParsedNo
     } else if (!knownNodeKeys.has(key)) {
       const hint = hintForUnknownNodeKey(key);
       const meant = hint ? undefined : nearMissKey(key, modeKeys, knownNodeKeys);
-      if (meant) errors.push(describeNearMissKey(name, key, meant));
+      if (meant) reportNearMiss(name, key, meant, errors, warnings);
       else warnings.push(`${name}: unknown key '${key}' will be ignored.${hint}`);
     } else if (!modeKeys.has(key)) {
       warnings.push(describeIgnoredNodeKey(name, key, mode));
@@ -81,7 +81,7 @@ export function parseNode(raw: unknown, index: number, label?: string): ParsedNo
       const nestedSchema = (schema.shape as Record<string, Parameters<typeof findUnknownKeys>[0]>)[key]!;
       for (const unknown of findUnknownKeys(nestedSchema, raw[key], `${key}.`)) {
         const meant = nearMissKey(unknown.key, unknown.known);
-        if (meant) errors.push(describeNearMissKey(name, unknown.path, meant));
+        if (meant) reportNearMiss(name, unknown.path, meant, errors, warnings);
         else warnings.push(`${name}: unknown key '${unknown.path}' will be ignored.`);
       }
     }
