@@ -241,3 +241,36 @@ describe('an include input in an inline script', () => {
     expect(done.stdout).toBe(value);
   });
 });
+
+describe('a block that declares no inputs: a passthrough, as in the upstream', () => {
+  const open = draft({
+    name: 'open-block',
+    description: 'declares no inputs',
+    nodes: [
+      { id: 'say', bash: 'echo "$INPUTS.topic"' },
+      { id: 'ask', depends_on: ['say'], prompt: 'About $INPUTS.topic for $INPUTS.owner' },
+    ],
+  });
+
+  it('takes every with: value, and leaves a reference it is not given to the including workflow', () => {
+    const nodes = nodesOf(
+      load([{ id: 'inc', include: 'open-block', with: { topic: 'release notes', unused: 'x' } }], { 'open-block': open }, { owner: { default: 'docs team' } }),
+    );
+    expect(nodes).toEqual([
+      { id: 'inc__say', bash: `CAIRN_WITH_TOPIC='release notes'; echo "\${CAIRN_WITH_TOPIC}"` },
+      { id: 'inc__ask', depends_on: ['inc__say'], prompt: 'About release notes for $INPUTS.owner' },
+    ]);
+  });
+
+  it('still names an input the including workflow does not declare', () => {
+    const result = load([{ id: 'inc', include: 'open-block', with: { topic: 't' } }], { 'open-block': open });
+    expect(result.valid).toBe(false);
+    expect(result.valid ? [] : result.errors.join('\n')).toContain('$INPUTS.owner');
+  });
+
+  it('keeps refusing an unknown with: key when the block declares its inputs, even none', () => {
+    const closed = draft({ name: 'closed-block', description: 'd', inputs: {}, nodes: [{ id: 'a', bash: 'true' }] });
+    const result = load([{ id: 'inc', include: 'closed-block', with: { topic: 't' } }], { 'closed-block': closed });
+    expect(result.valid ? [] : result.errors).toEqual(["Node 'inc' (include 'closed-block'): with: 'topic' is not an input of 'closed-block'. It declares no inputs."]);
+  });
+});

@@ -89,7 +89,7 @@ function inline(
   const where = `Node '${include.id}' (include '${include.include}')`;
   const nodes = inner.map((original) => {
     // Inputs after renaming: a value's references name nodes of the including workflow.
-    const bound = substituteIncludeInputs(renameReferences(original, innerIds, prefix), inputs.values, where);
+    const bound = substituteIncludeInputs(renameReferences(original, innerIds, prefix), inputs, where);
     if (!bound.ok) {
       errors.push(...bound.errors);
       return original;

@@ -25,11 +25,20 @@ import type { WorkflowDefinitionDraft } from '../schema/workflow-schema.js';
  *   `when:`                         only a value that is one reference (`$x.output`, `$INPUTS.y`)
  */
 
-export type IncludeInputs = { ok: true; values: ReadonlyMap<string, string> } | { ok: false; errors: string[] };
+export type IncludeInputs = { ok: true; values: ReadonlyMap<string, string>; passthrough: boolean } | { ok: false; errors: string[] };
 
-/** The value of each input the block declares, or the errors (a required input missing, an unknown `with:` key). */
+/**
+ * The value of each input the block declares, or the errors (a required input missing, an unknown
+ * `with:` key). A block that declares no `inputs:` at all is a passthrough, as in the upstream:
+ * it takes every `with:` value it is given, and a `$INPUTS.<name>` it is not given stays a
+ * reference to the including workflow's input of that name.
+ */
 export function bindIncludeInputs(include: IncludeNode, block: WorkflowDefinitionDraft): IncludeInputs {
-  const declared = block.inputs ?? {};
+  if (block.inputs === undefined) {
+    const given = Object.entries(include.with ?? {}).map(([name, value]): [string, string] => [name, String(value)]);
+    return { ok: true, values: new Map(given), passthrough: true };
+  }
+  const declared = block.inputs;
   const names = Object.keys(declared);
   const given = include.with ?? {};
   const errors: string[] = [];
@@ -49,19 +58,21 @@ export function bindIncludeInputs(include: IncludeNode, block: WorkflowDefinitio
     }
     values.set(name, value ?? '');
   }
-  return errors.length ? { ok: false, errors } : { ok: true, values };
+  return errors.length ? { ok: false, errors } : { ok: true, values, passthrough: false };
 }
 
-/** A copy of a block node with each `$INPUTS.<name>` replaced by its bound value. */
+/** A copy of a block node with each `$INPUTS.<name>` replaced by its bound value (a passthrough block's unbound ones left as they are). */
 export function substituteIncludeInputs(
   node: WorkflowNode,
-  values: ReadonlyMap<string, string>,
+  inputs: { values: ReadonlyMap<string, string>; passthrough: boolean },
   where: string,
 ): { ok: true; node: WorkflowNode } | { ok: false; errors: string[] } {
+  const { values } = inputs;
   const errors: string[] = [];
   const value = (ref: Reference & { kind: 'input' }): string | undefined => {
     const found = values.get(ref.name);
-    if (found === undefined) {
+    // A passthrough block's reference it was not given stays as written: the including workflow's input.
+    if (found === undefined && !inputs.passthrough) {
       const declared = [...values.keys()];
       errors.push(
         `${where}: node '${node.id}' uses $INPUTS.${ref.name}, which the included workflow does not declare${didYouMean(ref.name, declared)}` +
