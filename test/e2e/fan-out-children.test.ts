@@ -246,11 +246,13 @@ nodes:
   expect(await store.listChildRuns(runId, 'each')).toHaveLength(2);
 });
 
-it('refuses input: on a fan-out node, saying what to use instead', async () => {
+it('drops input: on a fan-out node with a warning when the workflow loads: each item is its child\'s $ARGUMENTS', async () => {
   await writeHomeWorkflow(home, 'echo', `name: echo\ndescription: x\nnodes:\n  - id: e\n    bash: echo "$ARGUMENTS"\n`);
-  await writeHomeWorkflow(home, 'fan-input', `name: fan-input\ndescription: x\nnodes:\n  - id: each\n    workflow: echo\n    input: ignored\n    fan_out: { items: '["a"]' }\n`);
+  await writeHomeWorkflow(home, 'fan-input', `name: fan-input\ndescription: x\nnodes:\n  - id: each\n    workflow: echo\n    input: ignored\n    fan_out: { items: '["a","b"]' }\n`);
   const { runId } = await startRun(server.url, 'fan-input');
   const done = await waitForStatus(runId, ['completed', 'failed', 'cancelled']);
-  expect(done.run.status).toBe('failed');
-  expect(done.events.find((e) => e.step_name === 'each' && e.event_type === 'node_failed')?.data.execution.lifecycle.error).toContain("'input' does not apply with 'fan_out'");
+  expect(done.run.status).toBe('completed');
+  expect(JSON.parse(output(done.events, 'each')!)).toEqual(['a', 'b']);
+  const warned = done.events.find((e) => e.event_type === 'workflow_parse_warnings');
+  expect(JSON.stringify(warned?.data)).toContain("key 'input' will be ignored: with 'fan_out' each item is its child's $ARGUMENTS");
 });

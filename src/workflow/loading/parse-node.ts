@@ -94,7 +94,15 @@ export function parseNode(raw: unknown, index: number, label?: string): ParsedNo
   if (mode === 'script' && raw.deps !== undefined && raw.runtime === 'bun') {
     warnings.push(`${name}: key 'deps' will be ignored. ('deps' applies only to runtime 'uv'.)`);
   }
-  if (mode === 'workflow' && raw.input !== undefined && raw.with !== undefined) {
+  // Each fan-out item is its child's $ARGUMENTS, so an `input` beside `fan_out` has no place:
+  // dropped with a warning when the workflow loads (as the upstream does), never refused mid-run.
+  const inputUnderFanOut = mode === 'workflow' && raw.input !== undefined && raw.fan_out !== undefined;
+  if (inputUnderFanOut) {
+    warnings.push(
+      `${name}: key 'input' will be ignored: with 'fan_out' each item is its child's $ARGUMENTS ` +
+        "(pass the item as an input with 'fan_out.as', and other values with 'with').",
+    );
+  } else if (mode === 'workflow' && raw.input !== undefined && raw.with !== undefined) {
     errors.push(`${name}: 'input' and 'with' are mutually exclusive on workflow nodes`);
   }
 
@@ -111,6 +119,7 @@ export function parseNode(raw: unknown, index: number, label?: string): ParsedNo
   }
   const node = { ...parsed.data } as Record<string, unknown>;
   if (mode === 'script' && node.runtime === 'bun') delete node.deps;
+  if (inputUnderFanOut) delete node.input;
   if (body) node.loop_group = { ...(node.loop_group as object), nodes: body };
   return { node: node as DefinitionNode, errors, warnings };
 }

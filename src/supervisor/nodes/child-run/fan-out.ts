@@ -41,7 +41,8 @@ export class FanOutNodeHandler implements NodeHandler<ChildRunAction> {
     const refuse = (error: string) => recordRefusedAttempt(store, run, attempt, { error, failureKind: 'config' });
     const items = resolveFanOutItems(this.deps.substituteText, attempt, fan.items);
     if (!items.ok) return refuse(items.error);
-    // Each item is its child's $ARGUMENTS: an `input` would be silently replaced, so it is refused.
+    // Each item is its child's $ARGUMENTS: the loader drops an `input` beside `fan_out` with a
+    // warning; a definition stored before it did (a run resumed from then) is still refused here.
     if (action.input !== undefined) {
       return refuse(`Node '${attempt.node.id}': 'input' does not apply with 'fan_out' (each item is its child's $ARGUMENTS); use 'fan_out.as' to pass the item as an input, and 'with' for the rest`);
     }
