@@ -4,6 +4,7 @@ import { didYouMean } from '../loading/did-you-mean.js';
 import { scanReferences, type Reference } from './references.js';
 import { resolveOutput, type OutputLookup, type ReferenceError } from './resolve-output.js';
 import { scriptExpression, type BodyRuntime } from './script-body.js';
+import { renderScriptBody } from './script-render.js';
 import { renderShellBody, type ResolvedValue } from './shell-body.js';
 import {
   inputEnvName,
@@ -84,14 +85,14 @@ export function substituteShell(text: string, ctx: SubstitutionContext, runtime:
     const result = renderShellBody(text, refs, env, (ref) => resolveValue(ref, ctx, outputName), new Map(env.values));
     return result.ok ? { ok: true, text: result.text, env: env.env } : result;
   }
-  const result = splice(text, refs, (ref) => {
+  const result = renderScriptBody(text, refs, runtime, (ref, as) => {
     const resolved = resolveValue(ref, ctx, outputName);
     if (!resolved.ok) return resolved;
     const { name, text: value } = resolved.value;
     // Paths and ids Cairn chose are code-safe text authors splice into strings ("$ARTIFACTS_DIR/x").
-    if (ref.kind === 'variable' && !userControlledVariables.has(ref.name)) return { ok: true, text: value };
-    const parseJson = ref.kind === 'output' || ref.kind === 'loop_prev';
-    return { ok: true, text: scriptExpression(runtime, { name, text: value, parseJson }, env) };
+    if (ref.kind === 'variable' && !userControlledVariables.has(ref.name)) return { ok: true, splice: value };
+    const parseJson = as === 'code' && (ref.kind === 'output' || ref.kind === 'loop_prev');
+    return { ok: true, expression: scriptExpression(runtime, { name, text: value, parseJson }, env) };
   });
   return result.ok ? { ok: true, text: result.text, env: env.env } : result;
 }
