@@ -87,3 +87,13 @@ describe('uv scripts: references inside strings', () => {
     expect(runPy(body, hostile)).toEqual([hostile, hostile, hostile, hostile, hostile, hostile]);
   });
 });
+
+describe('docs/workflows.md', () => {
+  it('shows the template literal a JavaScript string becomes', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const docs = await readFile(new URL('../../docs/workflows.md', import.meta.url), 'utf8');
+    const result = substituteShell('"--tag=$INPUTS.tag"', { ...context(''), inputs: { tag: 'v1' }, declaredInputs: ['tag'] }, 'bun');
+    expect(result.ok && result.text).toBe('`--tag=${(process.env.INPUTS_TAG)}`');
+    expect(docs).toContain('`` `--tag=${(process.env.INPUTS_TAG)}` ``');
+  });
+});
