@@ -91,12 +91,10 @@ it('runs archon-piv-loop through its three interactive loops to a pushed branch 
   const before = checkoutState(bench.clone);
   const { runId } = await startRun(url, 'archon-piv-loop', { codebaseId, message: 'add shout(text) next to greet' });
 
-  // Each loop pauses after each iteration; a person answers, then approves the one that signalled.
-  const answers: ({ approve?: string })[] = [
-    { approve: 'ready, create the plan' }, {},
-    { approve: 'approved' }, {},
-    { approve: 'approved' }, {},
-  ];
+  // Each loop pauses after its first iteration; a person answers, and the iteration that answers
+  // the input and signals ends the loop with no further approval (as in the upstream): one
+  // approval per loop, not two.
+  const answers: ({ approve?: string })[] = [{ approve: 'ready, create the plan' }, { approve: 'approved' }, { approve: 'approved' }];
   for (const [i, answer] of answers.entries()) {
     const paused = await waitForRun(url, runId, 'paused', { until: (events) => asks(events) === i + 1 });
     expect(paused.run.status, failures(paused.events)).toBe('paused');
@@ -104,7 +102,7 @@ it('runs archon-piv-loop through its three interactive loops to a pushed branch 
   }
   const { run, events } = await waitForRun(url, runId, 'completed');
   expect(run.status, failures(events)).toBe('completed');
-  expect(asks(events)).toBe(6);
+  expect(asks(events)).toBe(3);
   // A person's answer reaches the next iteration as $LOOP_USER_INPUT.
   expect(bench.messages.requests.some((r) => JSON.stringify(r.body.messages).includes("**User's latest input**: ready, create the plan"))).toBe(true);
   for (const loop of ['explore', 'refine-plan', 'fix-feedback']) {

@@ -114,7 +114,10 @@ export class LoopDriver {
         const signal =
           (control.until !== undefined && hasSignal(outcome.output, control.until)) ||
           (control.untilField !== undefined && fieldIsTrue(outcome.output, control.untilField));
-        let stop: LoopStop = signal && (!control.interactive || control.signalCompletes) ? 'signal' : null;
+        // An interactive loop asks before it ends on a signal only after its first iteration (the
+        // agent said done before a person said anything); an iteration that answers a person's
+        // input and signals ends the loop, as in the upstream. `signal_completes` never asks.
+        let stop: LoopStop = signal && (!control.interactive || control.signalCompletes || iteration > 1) ? 'signal' : null;
         if (!signal && control.untilBash) {
           const check = await this.check(attempt, control, iteration, history.bodyRows(iteration).get(`${path}/${control.untilBash.id}`));
           if (check === 'stopped') return end.stopped(stopReason(attempt.signal));

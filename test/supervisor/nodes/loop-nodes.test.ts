@@ -171,6 +171,25 @@ nodes:
 });
 
 describe('interactive loop', () => {
+  it('asks before ending on a signal given by its first iteration; a bare approve ends it', async () => {
+    const run = await room.start(`name: eager
+description: x
+nodes:
+  - id: chat
+    loop:
+      bash: echo DONE
+      until: DONE
+      max_iterations: 5
+      interactive: true
+      gate_message: "Done already?"
+`);
+    await room.pausedAtGate(run.id);
+    await room.answer(run.id, 'approve_run');
+    expect((await room.settle(run.id)).status).toBe('completed');
+    const bodies = (await room.events(run.id)).filter((e) => e.event_type === 'node_completed' && e.step_name === 'chat/body');
+    expect(bodies).toHaveLength(1);
+  });
+
   it('pauses after an unfinished iteration; the approval’s comment is the next iteration’s $LOOP_USER_INPUT', async () => {
     const run = await room.start(`name: talk
 description: x
@@ -188,9 +207,8 @@ nodes:
     expect((await room.answer(run.id, 'approve_run', { comment: 'go on' })).result).toBe('continued');
     await room.pausedAtGate(run.id, 2);
     await room.answer(run.id, 'approve_run', { comment: 'stop' });
-    // The signal came: without signal_completes it asks once more, and an approve without a comment ends the loop.
-    await room.pausedAtGate(run.id, 3);
-    await room.answer(run.id, 'approve_run');
+    // The iteration that answered the input gave the signal: the loop ends there, with no
+    // further approval (as in the upstream).
     expect((await room.settle(run.id)).status).toBe('completed');
     const outputs = (await room.events(run.id))
       .filter((e) => e.event_type === 'node_completed' && e.step_name === 'chat/body')
