@@ -75,6 +75,28 @@ describe('the fan-out grid, folded from the run log', () => {
     }
   });
 
+  it('shows an abandoned or cancelled run’s unfinished items cancelled, not pending: they never run again', () => {
+    const fold = new FanOutGridFold('each');
+    fold.apply(fanOutLog());
+    const statuses = (running: boolean, cancelled: boolean) => fold.inRunItems(running, cancelled).map((i) => i.status);
+    expect(statuses(false, false)).toEqual(['completed', 'completed', 'pending']);
+    expect(statuses(false, true)).toEqual(['completed', 'completed', 'cancelled']);
+    // An item whose attempt the cancel stopped says cancelled too, not failed.
+    const stopped = recordEvent(
+      execInput({
+        path: 'each[2]',
+        node: { id: 'each', kind: 'exec', runtime: 'sh' },
+        invocation: { id: 'inv-each[2]', startedAt: '2026-03-01T10:00:00.000Z', loopPath: [] },
+        attempt: { id: 'att-each[2]', startedAt: '2026-03-01T10:00:00.000Z' },
+        lifecycle: failedState('Cancelled by user', { failureKind: 'cancelled', retryable: false }),
+        output: { text: '' },
+      }),
+    );
+    fold.apply(persist([stopped], fold.lastSeq + 1));
+    expect(statuses(false, false)).toEqual(['completed', 'completed', 'cancelled']);
+    expect(statuses(false, true)).toEqual(['completed', 'completed', 'cancelled']);
+  });
+
   it('has no mode and no items before the node started', () => {
     const fold = new FanOutGridFold('each');
     fold.apply(fanOutLog().filter((e) => e.step_name !== 'each'));

@@ -12,6 +12,8 @@ export const PREVIEW_CHARS = 200;
 interface InstanceRows {
   lastType: string;
   interrupted: boolean;
+  /** Its attempt was stopped by a cancel of the run (failure kind `cancelled`). */
+  cancelled: boolean;
   durationMs: number | null;
   error: string | null;
   outputPreview: string | null;
@@ -66,16 +68,22 @@ export class FanOutGridFold {
     }
   }
 
-  /** The in-run items, in item order; `running`: the run is being driven (an instance with rows inside is running). */
-  inRunItems(running: boolean): FanOutGridItem[] {
+  /**
+   * The in-run items, in item order. `running`: the run is being driven (an instance with rows
+   * inside is running). `cancelled`: the run ended cancelled (a cancel, an abandon), so it never
+   * runs again: an item that did not end, or whose attempt was interrupted, is `cancelled`, not
+   * `pending` (which would promise a run).
+   */
+  inRunItems(running: boolean, cancelled = false): FanOutGridItem[] {
+    const notRun: FanOutItemStatus = cancelled ? 'cancelled' : 'pending';
     return this.instances.map((instance) => {
       const path = `${this.nodeId}[${instance.ordinal}]`;
       const rows = this.own.get(path);
       const status: FanOutItemStatus =
-        !rows ? (running && this.begun.has(path) ? 'running' : 'pending')
-          : rows.lastType === 'node_started' ? 'running'
+        !rows ? (running && this.begun.has(path) ? 'running' : notRun)
+          : rows.lastType === 'node_started' ? (cancelled ? 'cancelled' : 'running')
             : rows.lastType === 'node_completed' ? 'completed'
-              : rows.interrupted ? 'pending' : 'failed';
+              : rows.interrupted ? notRun : rows.cancelled ? 'cancelled' : 'failed';
       const ended = status === 'completed' || status === 'failed';
       return {
         index: instance.ordinal,
@@ -111,12 +119,13 @@ export class FanOutGridFold {
       this.begun.add(step.slice(0, slash));
       return;
     }
-    const execution = event.data.execution as { timing?: { durationMs?: unknown }; lifecycle?: { error?: unknown } } | undefined;
+    const execution = event.data.execution as { timing?: { durationMs?: unknown }; lifecycle?: { error?: unknown; failureKind?: unknown } } | undefined;
     const output = event.data.node_output;
     const before = this.own.get(step);
     this.own.set(step, {
       lastType: event.event_type,
       interrupted: isInterrupted(event.data),
+      cancelled: execution?.lifecycle?.failureKind === 'cancelled',
       durationMs: typeof execution?.timing?.durationMs === 'number' ? execution.timing.durationMs : null,
       error: typeof execution?.lifecycle?.error === 'string' ? execution.lifecycle.error : null,
       outputPreview: typeof output === 'string' ? output.slice(0, PREVIEW_CHARS) : null,

@@ -21,7 +21,7 @@ export async function readFanOutGrid(store: Store, run: Run, nodeId: string, pag
   const children = await store.listChildRuns(run.id, nodeId);
   const mode = children.length ? 'child_runs' : fold.mode;
   const items: FanOutGridItem[] =
-    mode === 'child_runs' ? await childItems(store, fold.instances, children) : fold.inRunItems(run.status === 'running');
+    mode === 'child_runs' ? await childItems(store, fold.instances, children) : fold.inRunItems(run.status === 'running', run.status === 'cancelled');
   const counts = Object.fromEntries(['pending', 'running', 'paused', 'completed', 'failed', 'cancelled'].map((s) => [s, 0])) as Record<FanOutItemStatus, number>;
   for (const item of items) counts[item.status] += 1;
   const slice = items.slice(page.offset, page.offset + page.limit);
