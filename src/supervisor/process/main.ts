@@ -5,6 +5,7 @@ import { createLogger } from '../../shared/log.js';
 import { openStore, storeConfigOf } from '../../store/open-store.js';
 import { createSupervisorRuntime } from './runtime.js';
 import { onShutdownRequest } from './shutdown.js';
+import { checkWorkspacesVisible } from './workspace-check.js';
 
 /** The supervisor process: claims jobs and drives runs. Started by `cairn serve`. */
 async function main(): Promise<void> {
@@ -14,7 +15,12 @@ async function main(): Promise<void> {
   const storeConfig = storeConfigOf(settings);
   const store = openStore(storeConfig);
   const threads = positiveIntFromEnv('CAIRN_WORKER_THREADS', process.env.CAIRN_WORKER_THREADS);
-  const { supervisor, pool } = createSupervisorRuntime({ store, storeConfig, settings, log, ...(threads ? { threads } : {}) });
+  const runLeaseMs = positiveIntFromEnv('CAIRN_RUN_LEASE_MS', process.env.CAIRN_RUN_LEASE_MS);
+  // On a shared database the runs may come from other hosts: their checkouts must be visible here.
+  if (storeConfig.backend === 'postgres') await checkWorkspacesVisible(store, log);
+  const { supervisor, pool } = createSupervisorRuntime({
+    store, storeConfig, settings, log, ...(threads ? { threads } : {}), ...(runLeaseMs ? { runLeaseMs } : {}),
+  });
   await supervisor.start();
   process.send?.({ type: 'ready' } satisfies ChildReadyMessage);
 
