@@ -19,11 +19,16 @@ export interface OpenStoreOptions {
    * for PostgreSQL, the server is unreachable), before it fails with STORE_UNAVAILABLE. Default about 30 s.
    */
   busyBudgetMs?: number;
+  /** The supervisor the store writes run events for, fenced by its ownership (StoreConfig's `writer`). */
+  writer?: string;
 }
 
 /** Opens the configured store: the SQLite file, or a PostgreSQL database (DATABASE_URL). */
 export function openStore(config: StoreConfig, opts: OpenStoreOptions = {}): Store {
-  const busy = config.busyBudgetMs !== undefined ? { busyBudgetMs: config.busyBudgetMs } : {};
+  const busy = {
+    ...(config.busyBudgetMs !== undefined ? { busyBudgetMs: config.busyBudgetMs } : {}),
+    ...(config.writer !== undefined ? { writer: config.writer } : {}),
+  };
   switch (config.backend) {
     case 'sqlite':
       return openSqliteStore({ path: config.path, ...busy, ...opts });
