@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, postgresStoreConfig } from '../../src/store/open-store.js';
 import { assertBuilt, runCli, userCliEnv } from '../cli/cli-process.js';
@@ -56,8 +57,21 @@ describe('an API and a supervisor started apart, on one PostgreSQL', () => {
     await cluster?.stop();
   });
 
-  it('the API alone runs nothing; a supervisor with its own CAIRN_HOME, started later, runs the queued run', async () => {
-    const url = await cluster.createDatabase('roles_split');
+  /** docs/postgres.md's example of the two roles, one line each: `DATABASE_URL=postgres://… cairn serve --role <role>`. */
+  function documentedRoles(): { example: URL; roles: string[] } {
+    const doc = readFileSync(fileURLToPath(new URL('../../docs/postgres.md', import.meta.url)), 'utf8');
+    const block = doc.split('## Several supervisors')[1]?.match(/```\n([\s\S]*?)```/)?.[1] ?? '';
+    const lines = [...block.matchAll(/^DATABASE_URL=(\S+) cairn serve --role (\S+)$/gm)];
+    if (lines.length === 0) throw new Error('docs/postgres.md lost its example of `cairn serve --role`');
+    return { example: new URL(lines[0]![1]!), roles: lines.map((m) => m[2]!) };
+  }
+
+  it("docs/postgres.md's example: the API alone runs nothing; a supervisor with its own CAIRN_HOME, started later, runs the queued run", async () => {
+    const { example, roles } = documentedRoles();
+    expect(roles).toEqual(['api', 'supervisor']);
+    // The documented URL, pointed at this test's cluster (trust auth ignores the password).
+    await cluster.createDatabase(example.pathname.slice(1));
+    const url = `postgres://${example.username}:secret@127.0.0.1:${cluster.port}/${example.pathname.slice(1)}`;
     const apiHome = await makeTempHome();
     const supHome = await makeTempHome();
     try {
