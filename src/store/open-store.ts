@@ -1,5 +1,9 @@
 import { openPostgresStore } from './postgres/postgres-store.js';
 import { openSqliteStore } from './sqlite/sqlite-store.js';
+import { openPgClusterSlots } from './postgres/slot-locks.js';
+import type { ClusterSlots } from './cluster-slots.js';
+
+export type { ClusterSlots } from './cluster-slots.js';
 import type { Store } from './store.js';
 import type { StoreConfig } from './store-config.js';
 
@@ -35,4 +39,9 @@ export function openStore(config: StoreConfig, opts: OpenStoreOptions = {}): Sto
     case 'postgres':
       return openPostgresStore({ url: config.url, ...busy, ...opts });
   }
+}
+
+/** Places counted across every process on the database (PostgreSQL); undefined for SQLite, where one supervisor counts its own. */
+export function openClusterSlots(config: StoreConfig): ClusterSlots | undefined {
+  return config.backend === 'postgres' ? openPgClusterSlots(config.url) : undefined;
 }

@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   const runLeaseMs = positiveIntFromEnv('CAIRN_RUN_LEASE_MS', process.env.CAIRN_RUN_LEASE_MS);
   // On a shared database the runs may come from other hosts: their checkouts must be visible here.
   if (storeConfig.backend === 'postgres') await checkWorkspacesVisible(store, log);
-  const { supervisor, pool } = createSupervisorRuntime({
+  const { supervisor, pool, clusterSlots } = createSupervisorRuntime({
     store, storeConfig, settings, log, id, ...(threads ? { threads } : {}), ...(runLeaseMs ? { runLeaseMs } : {}),
   });
   await supervisor.start();
@@ -39,7 +39,10 @@ async function main(): Promise<void> {
     const errors: unknown[] = [];
     // The pool closes inside the shutdown, before the final `stopped` heartbeat: other
     // supervisors take `stopped` to mean that nothing of ours is left running.
-    const closeWorkers = () => pool.close();
+    const closeWorkers = async () => {
+      await pool.close();
+      await clusterSlots?.close();
+    };
     for (const step of [() => supervisor.shutdown({ drain, closeWorkers }), () => store.close()]) {
       await step().catch((err: unknown) => errors.push(err));
     }
