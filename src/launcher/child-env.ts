@@ -9,7 +9,8 @@ import { packagePath } from '../shared/package-root.js';
 export const bundledBinDir = packagePath('node_modules', '.bin');
 
 export interface ChildEnvOptions {
-  port: number;
+  /** The API's port; undefined for a supervisor-only launcher (PORT is then passed on as it is). */
+  port: number | undefined;
   home: string;
   /** Where the bundled executables are; `bundledBinDir` unless a test says otherwise. */
   binDir?: string;
@@ -37,7 +38,8 @@ export function withBundledBin(path: string | undefined, binDir: string): string
  * chose, the home it resolved, and the bundled executables on PATH. Every exec node inherits it.
  */
 export function childEnv(base: NodeJS.ProcessEnv, opts: ChildEnvOptions): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...base, PORT: String(opts.port), CAIRN_HOME: opts.home };
+  const env: NodeJS.ProcessEnv = { ...base, CAIRN_HOME: opts.home };
+  if (opts.port !== undefined) env.PORT = String(opts.port);
   const path = withBundledBin(base.PATH, opts.binDir ?? bundledBinDir);
   if (path !== undefined) env.PATH = path;
   return env;

@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { loadAddressSettings } from '../shared/env-settings.js';
 import { builtPath } from '../shared/package-root.js';
 import { ALLOWED_HOSTS_CONFIG_KEY, ALLOWED_HOSTS_ENV, listensBeyondLoopback } from '../shared/host-names.js';
@@ -44,7 +45,16 @@ export const defaultEntries = {
   supervisor: builtPath('supervisor/process/main.js'),
 };
 
+/**
+ * Which processes a launcher starts (`cairn serve --role`): both (one machine), the API only, or
+ * a supervisor only (one more host working on a shared PostgreSQL database).
+ */
+export type ServeRole = 'all' | 'api' | 'supervisor';
+export const serveRoles: readonly ServeRole[] = ['all', 'api', 'supervisor'];
+
 export interface LauncherOptions {
+  /** The processes to start; `all` unless told. */
+  role?: ServeRole;
   /** Let the supervisor finish in-flight nodes on stop (`cairn serve --drain`). */
   drain: boolean;
   env: NodeJS.ProcessEnv;
@@ -62,8 +72,10 @@ export interface LauncherOptions {
 }
 
 export interface ServerInfo {
-  url: string;
-  port: number;
+  role: ServeRole;
+  /** Where the API listens; undefined for a supervisor-only launcher, which listens nowhere. */
+  url: string | undefined;
+  port: number | undefined;
   home: string;
   apiPid: number | undefined;
   supervisorPid: number | undefined;
@@ -99,7 +111,7 @@ export function beyondLoopbackWarning(host: string, port: number): string {
 
 /**
  * Starts the server: chooses the port, claims `$CAIRN_HOME/run/server.json`, forks the API and
- * supervisor processes and keeps them running until `stop()`.
+ * supervisor processes (or only the one its role names) and keeps them running until `stop()`.
  */
 export function launch(opts: LauncherOptions): Launcher {
   const log = opts.log;
@@ -114,9 +126,51 @@ export function launch(opts: LauncherOptions): Launcher {
     wake = resolve;
   });
 
+  const role = opts.role ?? 'all';
   const start = async (): Promise<ServerInfo> => {
     const settings = loadAddressSettings(opts.env);
     paths = settings.paths;
+    const listener = role === 'supervisor' ? undefined : await claimListener(settings);
+    const env = childEnv(opts.env, { port: listener?.port, home: settings.home, binDir: opts.binDir });
+    const common = { env, log, backoff: opts.backoff };
+    const api = role === 'supervisor'
+      ? undefined
+      : new ManagedChild({ ...common, name: 'api', entry: entries.api, pidFile: settings.paths.apiPid, v8Flags: childV8Flags.api });
+    const supervisor = role === 'api'
+      ? undefined
+      : new ManagedChild({
+        ...common,
+        name: 'supervisor',
+        entry: entries.supervisor,
+        pidFile: settings.paths.supervisorPid,
+        v8Flags: childV8Flags.supervisor,
+      });
+    children = [api, supervisor].filter((child): child is ManagedChild => child !== undefined);
+    if (stopCalls > 0) throw new CliError('LAUNCH_FAILED', 'Stopped before the server was ready.');
+    for (const child of children) child.start();
+    const stopped = stopRequested.then(() => {
+      throw new CliError('LAUNCH_FAILED', 'Stopped before the server was ready.');
+    });
+    stopped.catch(() => undefined);
+    await Promise.race([Promise.all(children.map((child) => child.firstReady)), stopped]);
+    const info = { role, url: listener?.url, port: listener?.port, home: settings.home, apiPid: api?.pid, supervisorPid: supervisor?.pid };
+    log.info(info, 'launcher.ready');
+    if (!listener) {
+      writeLine(opts.out, `Cairn supervisor is running (pid ${supervisor?.pid ?? '?'}, home ${settings.home}): it works on the runs in DATABASE_URL. Press Ctrl-C to stop.`);
+      return info;
+    }
+    const only = role === 'api' ? ' (API only: supervisors on other hosts run the work)' : '';
+    writeLine(opts.out, `Cairn is listening on ${listener.url}${only} (home ${settings.home}). Press Ctrl-C to stop.`);
+    if (listensBeyondLoopback(settings.host)) {
+      const warning = beyondLoopbackWarning(settings.host, listener.port);
+      log.warn({ host: settings.host, port: listener.port, advice: warning }, 'launcher.listening_beyond_loopback');
+      writeLine(opts.out, warning);
+    }
+    return info;
+  };
+
+  /** Chooses the API's port and claims `$CAIRN_HOME/run/server.json` for it. */
+  const claimListener = async (settings: ReturnType<typeof loadAddressSettings>): Promise<{ url: string; port: number }> => {
     const choice = await choosePort({
       explicit: opts.port ?? settings.port,
       explicitFrom: opts.port !== undefined ? '--port' : 'PORT',
@@ -135,35 +189,7 @@ export function launch(opts: LauncherOptions): Launcher {
     }
     ownsRunFiles = true;
     log.info({ port: choice.port, reason: choice.reason, worktree: choice.worktree, home: settings.home }, 'launcher.port_chosen');
-    const env = childEnv(opts.env, { port: choice.port, home: settings.home, binDir: opts.binDir });
-    const common = { env, log, backoff: opts.backoff };
-    children = [
-      new ManagedChild({ ...common, name: 'api', entry: entries.api, pidFile: settings.paths.apiPid, v8Flags: childV8Flags.api }),
-      new ManagedChild({
-        ...common,
-        name: 'supervisor',
-        entry: entries.supervisor,
-        pidFile: settings.paths.supervisorPid,
-        v8Flags: childV8Flags.supervisor,
-      }),
-    ];
-    if (stopCalls > 0) throw new CliError('LAUNCH_FAILED', 'Stopped before the server was ready.');
-    for (const child of children) child.start();
-    const stopped = stopRequested.then(() => {
-      throw new CliError('LAUNCH_FAILED', 'Stopped before the server was ready.');
-    });
-    stopped.catch(() => undefined);
-    await Promise.race([Promise.all(children.map((child) => child.firstReady)), stopped]);
-    const [api, supervisor] = children;
-    const info = { url, port: choice.port, home: settings.home, apiPid: api?.pid, supervisorPid: supervisor?.pid };
-    log.info(info, 'launcher.ready');
-    writeLine(opts.out, `Cairn is listening on ${url} (home ${settings.home}). Press Ctrl-C to stop.`);
-    if (listensBeyondLoopback(settings.host)) {
-      const warning = beyondLoopbackWarning(settings.host, choice.port);
-      log.warn({ host: settings.host, port: choice.port, advice: warning }, 'launcher.listening_beyond_loopback');
-      writeLine(opts.out, warning);
-    }
-    return info;
+    return { url, port: choice.port };
   };
 
   let stopping: ChildrenStop | undefined;
@@ -172,9 +198,11 @@ export function launch(opts: LauncherOptions): Launcher {
     // Two signals in quick succession: the second arrived before there was anything to force.
     if (stopCalls > 1) stopping.force();
     const errors: unknown[] = await stopping.finished;
-    if (ownsRunFiles && paths) {
+    if (paths && (ownsRunFiles || children.length > 0)) {
       try {
-        removeRunFiles(paths);
+        // A supervisor-only launcher claimed no server file: it removes its pid file only.
+        if (ownsRunFiles) removeRunFiles(paths);
+        else rmSync(paths.supervisorPid, { force: true });
       } catch (err) {
         errors.push(err);
       }

@@ -12,6 +12,11 @@ export const storeConfigSchema = z.discriminatedUnion('backend', [
     path: z.string().min(1),
     /** How long an operation waits out a database another process keeps busy (CAIRN_STORE_BUSY_MS); default about 30 s. */
     busyBudgetMs: z.number().int().positive().optional(),
+    /**
+     * The supervisor this store writes for (set by a supervisor on a shared database): its run
+     * events are written only while it owns the run (store/rules/write-fence.ts).
+     */
+    writer: z.string().min(1).optional(),
   }),
   z.object({
     backend: z.literal('postgres'),
@@ -19,6 +24,11 @@ export const storeConfigSchema = z.discriminatedUnion('backend', [
     url: z.string().min(1),
     /** How long an operation waits out a locked or unreachable server (CAIRN_STORE_BUSY_MS); default about 30 s. */
     busyBudgetMs: z.number().int().positive().optional(),
+    /**
+     * The supervisor this store writes for (set by a supervisor on a shared database): its run
+     * events are written only while it owns the run (store/rules/write-fence.ts).
+     */
+    writer: z.string().min(1).optional(),
   }),
 ]);
 export type StoreConfig = z.infer<typeof storeConfigSchema>;

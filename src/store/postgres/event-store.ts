@@ -2,6 +2,9 @@ import type { NewRunEvent, RunEvent, StreamEvent } from '../schemas/event.js';
 import type { EventStore } from '../events.js';
 import { eventStatements, type PendingEvent } from './events-sql.js';
 import type { PgSession } from './session.js';
+import { fenceRefusal } from '../rules/write-fence.js';
+
+const runIdsOf = (events: readonly NewRunEvent[]) => [...new Set(events.map((e) => e.run_id))].sort();
 
 interface PendingAppend {
   events: readonly NewRunEvent[];
@@ -22,7 +25,7 @@ export async function withSeqs<E extends { seq: number }>(session: PgSession, pe
  * call order, and batches commit one after another, so call order is also commit order (as
  * with SQLite). A row's seq is handed out at its commit (migration 1), so it is read back after.
  */
-export function pgEventStore(session: PgSession): EventStore {
+export function pgEventStore(session: PgSession, writer?: string): EventStore {
   let pending: PendingAppend[] = [];
   let flushing = false;
 
@@ -34,13 +37,21 @@ export function pgEventStore(session: PgSession): EventStore {
       const written = await session.write('append events', async (q) => {
         const events = eventStatements(q);
         const now = session.now();
-        const out: PendingEvent<RunEvent>[][] = [];
-        for (const b of batch) out.push(await events.append(b.events, now));
+        const out: (PendingEvent<RunEvent>[] | Error)[] = [];
+        for (const b of batch) {
+          // Fenced: the owners are read under the row locks this transaction keeps until it commits.
+          const refused = writer === undefined ? undefined : fenceRefusal(runIdsOf(b.events), await events.lockOwners(runIdsOf(b.events)), writer);
+          out.push(refused ?? (await events.append(b.events, now)));
+        }
         return out;
       });
-      const ids = written.flat().map((p) => p.id);
+      const ids = written.flatMap((w) => (w instanceof Error ? [] : w.map((p) => p.id)));
       const seqs = ids.length ? await session.read('read the seqs of new events', (q) => eventStatements(q).seqsOf(ids)) : new Map<number, number>();
-      batch.forEach((b, i) => b.resolve(written[i]!.filter((p) => seqs.has(p.id)).map((p) => ({ ...p.event, seq: seqs.get(p.id)! }))));
+      batch.forEach((b, i) => {
+        const w = written[i]!;
+        if (w instanceof Error) b.reject(w);
+        else b.resolve(w.filter((p) => seqs.has(p.id)).map((p) => ({ ...p.event, seq: seqs.get(p.id)! })));
+      });
     } catch (err) {
       for (const b of batch) b.reject(err);
     } finally {

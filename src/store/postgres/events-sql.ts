@@ -24,6 +24,12 @@ export function eventStatements(q: Query) {
   };
 
   return {
+    /** Locks the runs' rows (in id order, as append does) and answers their owners. */
+    async lockOwners(runIds: readonly string[]): Promise<{ id: string; owner_id: string | null }[]> {
+      if (runIds.length === 0) return [];
+      const rows = await q('SELECT id, owner_id FROM workflow_runs WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE', [[...runIds]]);
+      return rows.map((row) => ({ id: row.id as string, owner_id: (row.owner_id as string | null) ?? null }));
+    },
     /**
      * Appends in order under the runs' row locks (taken in id order: each run's events are written
      * by one transaction at a time); an event ending an attempt that already has its end is left

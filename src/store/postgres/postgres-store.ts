@@ -14,6 +14,8 @@ import { pgUserPrefsStore } from './user-prefs-store.js';
 export interface PostgresStoreOptions extends PgSessionOptions {
   /** Fallback poll interval of the change notification. */
   pollMs?: number;
+  /** The supervisor whose run events are fenced by its ownership (store/rules/write-fence.ts). */
+  writer?: string;
 }
 
 /**
@@ -27,7 +29,7 @@ export function openPostgresStore(opts: PostgresStoreOptions): Store {
   return {
     ...pgRunStore(session),
     ...pgJobStore(session),
-    ...pgEventStore(session),
+    ...pgEventStore(session, opts.writer),
     ...pgHeartbeatStore(session),
     ...pgCodebaseStore(session),
     ...pgConversationStore(session),

@@ -2,6 +2,7 @@ import type { NewRunEvent, RunEvent } from '../schemas/event.js';
 import type { EventStore } from '../events.js';
 import { eventStatements } from './events-sql.js';
 import type { SqliteSession } from './session.js';
+import { fenceRefusal } from '../rules/write-fence.js';
 
 interface PendingAppend {
   events: readonly NewRunEvent[];
@@ -16,7 +17,7 @@ interface PendingAppend {
  * commit one after another: while one waits for a busy database, later appends gather into the
  * next, so call order is also commit order.
  */
-export function sqliteEventStore(session: SqliteSession): EventStore {
+export function sqliteEventStore(session: SqliteSession, writer?: string): EventStore {
   const events = eventStatements(session.db);
   let pending: PendingAppend[] = [];
   let flushing = false;
@@ -28,9 +29,18 @@ export function sqliteEventStore(session: SqliteSession): EventStore {
     try {
       const written = await session.write('append events', () => {
         const now = session.now();
-        return batch.map((b) => events.append(b.events, now));
+        return batch.map((b) => {
+          // Fenced: the owners are read inside the write transaction (SQLite has one writer at a time).
+          const runIds = [...new Set(b.events.map((e) => e.run_id))];
+          const refused = writer === undefined ? undefined : fenceRefusal(runIds, events.owners(runIds), writer);
+          return refused ?? events.append(b.events, now);
+        });
       });
-      batch.forEach((b, i) => b.resolve(written[i]!));
+      batch.forEach((b, i) => {
+        const w = written[i]!;
+        if (w instanceof Error) b.reject(w);
+        else b.resolve(w);
+      });
     } catch (err) {
       for (const b of batch) b.reject(err);
     } finally {

@@ -22,7 +22,15 @@ export function eventStatements(db: Database.Database) {
     run: db.prepare('SELECT * FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
   };
 
+  const ownerOf = db.prepare('SELECT id, owner_id FROM workflow_runs WHERE id = ?');
   return {
+    /** The owners of the runs that exist among `runIds`. */
+    owners(runIds: readonly string[]): { id: string; owner_id: string | null }[] {
+      return runIds.flatMap((id) => {
+        const row = ownerOf.get(id) as { id: string; owner_id: string | null } | undefined;
+        return row ? [row] : [];
+      });
+    },
     /**
      * Appends in order; an event ending an attempt that already has its end is left out. What
      * the rows written add to their runs' totals (`adds_to_totals`) is folded in the same transaction.

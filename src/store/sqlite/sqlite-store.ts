@@ -16,6 +16,8 @@ import { sqliteUserPrefsStore } from './user-prefs-store.js';
 export interface SqliteStoreOptions extends SqliteSessionOptions {
   /** Fallback poll interval of the change watch. */
   pollMs?: number;
+  /** The supervisor whose run events are fenced by its ownership (store/rules/write-fence.ts). */
+  writer?: string;
 }
 
 /**
@@ -29,7 +31,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
   return {
     ...sqliteRunStore(session),
     ...sqliteJobStore(session),
-    ...sqliteEventStore(session),
+    ...sqliteEventStore(session, opts.writer),
     ...sqliteHeartbeatStore(session),
     ...sqliteCodebaseStore(session),
     ...sqliteConversationStore(session),

@@ -5,16 +5,28 @@ import { createLogger } from '../../shared/log.js';
 import { openStore, storeConfigOf } from '../../store/open-store.js';
 import { createSupervisorRuntime } from './runtime.js';
 import { onShutdownRequest } from './shutdown.js';
+import { checkWorkspacesVisible } from './workspace-check.js';
+import { newSupervisorId } from './supervisor.js';
 
 /** The supervisor process: claims jobs and drives runs. Started by `cairn serve`. */
 async function main(): Promise<void> {
   const settings = loadSettings();
   settings.installKey(); // a bad TOKEN_ENCRYPTION_KEY or key file stops the process here
   const log = createLogger({ name: 'supervisor' });
-  const storeConfig = storeConfigOf(settings);
+  const id = newSupervisorId();
+  // On a shared database every run event this process (and each of its worker threads) writes
+  // is fenced by its ownership of the run: one taken over while this process was paused past its
+  // lease takes nothing more from it (store/rules/write-fence.ts).
+  const shared = storeConfigOf(settings);
+  const storeConfig = shared.backend === 'postgres' ? { ...shared, writer: id } : shared;
   const store = openStore(storeConfig);
   const threads = positiveIntFromEnv('CAIRN_WORKER_THREADS', process.env.CAIRN_WORKER_THREADS);
-  const { supervisor, pool } = createSupervisorRuntime({ store, storeConfig, settings, log, ...(threads ? { threads } : {}) });
+  const runLeaseMs = positiveIntFromEnv('CAIRN_RUN_LEASE_MS', process.env.CAIRN_RUN_LEASE_MS);
+  // On a shared database the runs may come from other hosts: their checkouts must be visible here.
+  if (storeConfig.backend === 'postgres') await checkWorkspacesVisible(store, log);
+  const { supervisor, pool, clusterSlots } = createSupervisorRuntime({
+    store, storeConfig, settings, log, id, ...(threads ? { threads } : {}), ...(runLeaseMs ? { runLeaseMs } : {}),
+  });
   await supervisor.start();
   process.send?.({ type: 'ready' } satisfies ChildReadyMessage);
 
@@ -27,7 +39,10 @@ async function main(): Promise<void> {
     const errors: unknown[] = [];
     // The pool closes inside the shutdown, before the final `stopped` heartbeat: other
     // supervisors take `stopped` to mean that nothing of ours is left running.
-    const closeWorkers = () => pool.close();
+    const closeWorkers = async () => {
+      await pool.close();
+      await clusterSlots?.close();
+    };
     for (const step of [() => supervisor.shutdown({ drain, closeWorkers }), () => store.close()]) {
       await step().catch((err: unknown) => errors.push(err));
     }

@@ -2,7 +2,8 @@ import type { Settings } from '../../shared/config.js';
 import type { Logger } from '../../shared/log.js';
 import { WorkflowCatalog } from '../../workflow/catalog/catalog.js';
 import { MAX_CONCURRENT_CHAT_TURNS } from '../../store/schemas/conversation.js';
-import type { Store, StoreConfig } from '../../store/open-store.js';
+import { openClusterSlots, type ClusterSlots, type Store, type StoreConfig } from '../../store/open-store.js';
+import { clusterGated } from './cluster-gated-runner.js';
 import { createWorkerPool, type WorkerPool } from '../../worker/pool/pool.js';
 import { attemptCloser } from '../../worker/attempt-closer.js';
 import { createSchedulerFactory } from '../run/scheduler-factory.js';
@@ -18,6 +19,8 @@ import { ChildRunSignals } from '../children/child-signals.js';
 export interface SupervisorRuntime {
   supervisor: Supervisor;
   pool: WorkerPool;
+  /** The provider places shared across supervisors (PostgreSQL), closed after the pool. */
+  clusterSlots: ClusterSlots | undefined;
 }
 
 /**
@@ -53,6 +56,9 @@ export function createSupervisorRuntime(opts: {
     ...(opts.taskFile ? { filename: opts.taskFile } : {}),
     log,
   });
+  // On a shared database a provider's limit holds across every supervisor, not only this one.
+  const clusterSlots = openClusterSlots(opts.storeConfig);
+  const runner = clusterSlots ? clusterGated(pool, clusterSlots, settings.providers.limits) : pool;
   const limiter = globalSlots(limit);
   const providerSlots = providerSlotsOf(settings.providers.limits, new ProviderRates(settings.providers.rates));
   // The catalog in-process: chat turns and child runs' lookups are few and short, and the
@@ -67,7 +73,7 @@ export function createSupervisorRuntime(opts: {
     log,
     paths: settings.paths,
     schedulers: createSchedulerFactory({
-      store, storeConfig: opts.storeConfig, pool, limiter, providerSlots, settings, log, lockLeaseMs: opts.runLeaseMs ?? RUN_LEASE_MS,
+      store, storeConfig: opts.storeConfig, pool: runner, limiter, providerSlots, settings, log, lockLeaseMs: opts.runLeaseMs ?? RUN_LEASE_MS,
       kinds: createNodeKinds({ children: { lookup: (name, query) => catalog.getAsync(name, query), signals: childSignals } }),
     }),
     childSignals,
@@ -82,5 +88,5 @@ export function createSupervisorRuntime(opts: {
     ...(opts.id ? { id: opts.id } : {}),
     ...(opts.runLeaseMs ? { timing: { runLeaseMs: opts.runLeaseMs } } : {}),
   });
-  return { supervisor, pool };
+  return { supervisor, pool, clusterSlots };
 }

@@ -17,6 +17,11 @@ export { RUN_LEASE_MS } from './run-registry.js';
 export { JOB_LEASE_MS } from '../jobs/job-runner.js';
 
 export const HEARTBEAT_MS = 1_000;
+
+/** A supervisor process's id: never reused, so a run's owner also tells one holding of it from the next. */
+export function newSupervisorId(): string {
+  return `sup-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+}
 /** Fallback wake-up when no change notification arrives. */
 const IDLE_POLL_MS = 1_000;
 
@@ -61,6 +66,8 @@ export class Supervisor {
   private loop: Promise<void> | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
+  /** Take-overs run beside the heartbeat, never in it: renewing our own leases must not wait behind them. */
+  private takingOver: Promise<void> | undefined;
   private unsubscribe: (() => void) | undefined;
   private stopping: Promise<void> | undefined;
   /** Heartbeats (id and time) of gone supervisors whose jobs were already given back. */
@@ -71,7 +78,7 @@ export class Supervisor {
   private readonly beatFaults: FaultBackoff;
 
   constructor(private readonly deps: SupervisorDeps) {
-    this.id = deps.id ?? `sup-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+    this.id = deps.id ?? newSupervisorId();
     const faults = deps.timing?.storeFaults ?? defaultFaultBackoff;
     this.claimFaults = new FaultBackoff(deps.log, { failed: 'supervisor.claim_failed', recovered: 'supervisor.claim_recovered' }, faults);
     this.beatFaults = new FaultBackoff(deps.log, { failed: 'supervisor.heartbeat_failed', recovered: 'supervisor.heartbeat_recovered' }, faults);
@@ -131,6 +138,7 @@ export class Supervisor {
     await this.jobs.settled();
     clearInterval(this.heartbeat);
     await this.ticking;
+    await this.takingOver;
     this.unsubscribe?.();
     await closeWorkers?.();
     this.state = 'stopped';
@@ -200,7 +208,14 @@ export class Supervisor {
       await this.jobs.renewLeases();
       if (this.state !== 'running') return;
       if (await this.requeueJobsOfGoneSupervisors()) this.wake?.();
-      await this.runs.takeOverOrphanedRuns(() => this.state === 'running');
+      // Not awaited: taking over many runs (each waiting out its orphans' kill grace) could take
+      // longer than our own leases, which the next ticks must go on renewing meanwhile.
+      this.takingOver ??= this.runs
+        .takeOverOrphanedRuns(() => this.state === 'running')
+        .catch((err: unknown) => {
+          this.beatFaults.failed(err);
+        })
+        .finally(() => (this.takingOver = undefined));
       this.beatFaults.succeeded();
     } catch (err) {
       this.beatFaults.failed(err);
