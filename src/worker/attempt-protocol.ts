@@ -108,13 +108,20 @@ export const attemptResultSchema = z.object({
    * pool keeps it until the thread says it is recorded, and writes it itself if the thread cannot.
    */
   heldEnd: newRunEventSchema.optional(),
+  /** With `heldEnd`: the thread that holds it. */
+  heldOn: z.number().int().optional(),
   /** Attempts whose held terminal record this thread has written since its last answer. */
   recordedEnds: z.array(z.string()).optional(),
 });
 
-/** Asks a thread to write the terminal records it holds; it answers once they are recorded. */
+/**
+ * Asks a thread to write the terminal records it holds; it answers once each is settled, with the
+ * ones it could not record. Every other end held by that thread is recorded; ends held by another
+ * thread (one that ended) are not, and the pool writes those.
+ */
 export const FLUSH_ENDS_KIND = 'flush-ends';
-export const flushEndsAnswerSchema = z.object({ recordedEnds: z.array(z.string()) });
+export const flushEndsAnswerSchema = z.object({ threadId: z.number().int(), unrecordedEnds: z.array(z.string()) });
+export type FlushEndsAnswer = z.infer<typeof flushEndsAnswerSchema>;
 export type AttemptResult = z.infer<typeof attemptResultSchema>;
 
 /** Posted on the `cairn.attempt-control` BroadcastChannel by the supervisor side. */

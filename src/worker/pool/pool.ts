@@ -6,6 +6,7 @@ import { silentLogger } from '../../shared/log.js';
 import { killProcessGroup } from '../../shared/process-group.js';
 import {
   FLUSH_ENDS_KIND, attemptResultSchema, attemptTaskEnvelopeSchema, flushEndsAnswerSchema, type AttemptResult, type AttemptTaskEnvelope,
+  type FlushEndsAnswer,
 } from '../attempt-protocol.js';
 import type { NewRunEvent } from '../../store/schemas/event.js';
 import type { Store } from '../../store/store.js';
@@ -119,8 +120,8 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
   let inFlight = 0;
   let closed = false;
   let holding = opts.holdEnds === true && opts.maxThreads === 1;
-  /** Terminal records the thread holds, by attempt id: what the pool writes if the thread cannot. */
-  const heldEnds = new Map<string, NewRunEvent>();
+  /** Terminal records the thread holds, by attempt id, with the thread: what the pool writes if the thread cannot. */
+  const heldEnds = new Map<string, { end: NewRunEvent; threadId: number | undefined }>();
   let flushing: Promise<void> | undefined;
   /** An attempt was dispatched since the last answer that left ends held: its start writes them. */
   let dispatched = false;
@@ -132,7 +133,7 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
    */
   function noteAnswer(attemptId: string, result: AttemptResult): void {
     for (const id of result.recordedEnds ?? []) heldEnds.delete(id);
-    if (result.heldEnd) heldEnds.set(attemptId, result.heldEnd);
+    if (result.heldEnd) heldEnds.set(attemptId, { end: result.heldEnd, threadId: result.heldOn });
     if (heldEnds.size === 0 || flushCheck) return;
     flushCheck = true;
     dispatched = false;
@@ -149,19 +150,22 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
     }
   }
 
-  /** Asks the thread to write what it holds; what it does not answer for (it ended) the pool writes itself. */
+  /**
+   * Asks the thread to write what it holds. What it could not record, and what a thread that
+   * ended held (the answer comes from another thread, or none comes), the pool writes itself.
+   */
   async function flushOnce(): Promise<void> {
     const asked = [...heldEnds];
-    let recorded: string[] = [];
+    let answer: FlushEndsAnswer | undefined;
     try {
-      recorded = flushEndsAnswerSchema.parse(await piscina.run({ kind: FLUSH_ENDS_KIND })).recordedEnds;
+      answer = flushEndsAnswerSchema.parse(await piscina.run({ kind: FLUSH_ENDS_KIND }));
     } catch (err) {
       log.warn({ err }, 'worker.flush_ends_unanswered');
     }
-    for (const id of recorded) heldEnds.delete(id);
-    const lost = asked.filter(([id]) => heldEnds.has(id));
+    const lost = asked.filter(([id, held]) => !answer || held.threadId !== answer.threadId || answer.unrecordedEnds.includes(id));
+    for (const [id] of asked) if (!lost.some(([lostId]) => lostId === id)) heldEnds.delete(id);
     if (lost.length === 0) return;
-    await closer.closeAll('pool', lost.map(([, end]) => end));
+    await closer.closeAll('pool', lost.map(([, held]) => held.end));
     for (const [id] of lost) heldEnds.delete(id);
   }
 
@@ -332,7 +336,7 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
       await endsRecorded();
       await piscina.close();
       // Ends held by attempts that answered while the threads stopped: the pool writes them.
-      if (heldEnds.size > 0) await closer.closeAll('pool', [...heldEnds.values()]);
+      if (heldEnds.size > 0) await closer.closeAll('pool', [...heldEnds.values()].map((held) => held.end));
       heldEnds.clear();
       // Anything still known to be running lost its thread with the pool: kill it.
       await Promise.all(tracker.livePids().map((pid) => killProcessGroup(pid, { graceMs: 0, signal: 'SIGKILL' })));

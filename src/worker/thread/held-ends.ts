@@ -24,6 +24,8 @@ export class HeldEnds {
   private readonly closing = new Map<string, Promise<unknown>>();
   /** Attempts whose held end was recorded (or found recorded by another writer) since last asked. */
   private recorded: string[] = [];
+  /** Attempts whose held end could not be recorded (its close failed): the pool writes them. */
+  private unrecorded: string[] = [];
 
   constructor(private readonly store: Pick<Store, 'appendEvents'>) {}
 
@@ -47,7 +49,9 @@ export class HeldEnds {
         () => {
           this.recorded.push(attemptId);
         },
-        () => undefined,
+        () => {
+          this.unrecorded.push(attemptId);
+        },
       )
       .finally(() => this.closing.delete(attemptId));
     this.closing.set(attemptId, settled);
@@ -65,11 +69,16 @@ export class HeldEnds {
     for (const h of held) this.store.appendEvents(h.events).then(h.resolve, h.reject);
   }
 
-  /** Writes every held end and waits until each is recorded; answers the attempts recorded since last asked. */
+  /**
+   * Writes every held end and waits until each close has settled; answers the attempts whose end
+   * could not be recorded (every other end this thread held is recorded).
+   */
   async flush(): Promise<string[]> {
     this.release();
     await Promise.all([...this.closing.values()]);
-    return this.takeRecorded();
+    const unrecorded = this.unrecorded;
+    this.unrecorded = [];
+    return unrecorded;
   }
 
   /** The attempts whose held end was recorded since last asked (the pool stops holding them). */

@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { BroadcastChannel, threadId } from 'node:worker_threads';
-import { ATTEMPT_CONTROL_CHANNEL, FLUSH_ENDS_KIND, attemptControlSchema, attemptTaskEnvelopeSchema, type AttemptNotice, type AttemptResult } from '../attempt-protocol.js';
+import {
+  ATTEMPT_CONTROL_CHANNEL, FLUSH_ENDS_KIND, attemptControlSchema, attemptTaskEnvelopeSchema, type AttemptNotice, type AttemptResult, type FlushEndsAnswer,
+} from '../attempt-protocol.js';
 import { openStore, type Store, type StoreConfig } from '../../store/open-store.js';
 import { createLogger, type Logger } from '../../shared/log.js';
 import { attemptCloser } from '../attempt-closer.js';
@@ -90,7 +92,7 @@ function notify(notice: AttemptNotice): void {
  * An attempt's events are written before it returns (none for an attempt stopped before it began:
  * `not_started`). A test's thread entry makes one with its own kinds added (`workerKindTable`).
  */
-export function createThreadTask(kinds: WorkerKinds): (input: unknown) => Promise<AttemptResult | ChatCallResult | { recordedEnds: string[] }> {
+export function createThreadTask(kinds: WorkerKinds): (input: unknown) => Promise<AttemptResult | ChatCallResult | FlushEndsAnswer> {
   return async (input) => {
     if ((input as { kind?: unknown } | null)?.kind === FLUSH_ENDS_KIND) return flushHeldEnds();
     if ((input as { kind?: unknown } | null)?.kind === 'chat') {
@@ -100,10 +102,10 @@ export function createThreadTask(kinds: WorkerKinds): (input: unknown) => Promis
   };
 }
 
-/** Writes every end this thread holds; answers the attempts whose held end is now recorded. */
-async function flushHeldEnds(): Promise<{ recordedEnds: string[] }> {
-  const recorded = await Promise.all([...heldEndsOf.values()].map((held) => held.flush()));
-  return { recordedEnds: recorded.flat() };
+/** Writes every end this thread holds; answers with the ends it could not record (the pool writes those). */
+async function flushHeldEnds(): Promise<FlushEndsAnswer> {
+  const unrecorded = await Promise.all([...heldEndsOf.values()].map((held) => held.flush()));
+  return { threadId, unrecordedEnds: unrecorded.flat() };
 }
 
 /** The thread entry Piscina loads (through task-entry.cts): the built-in kinds. */
@@ -136,7 +138,11 @@ async function runAttemptTask(kinds: WorkerKinds, input: unknown): Promise<Attem
     const heldEnds = heldEndsOf.get(store)!;
     const result = await kind.run(task, { store, signal: controller.signal, checkout, notify, threadId, heldEnds });
     const recordedEnds = heldEnds.takeRecorded();
-    return recordedEnds.length ? { ...result, recordedEnds } : result;
+    return {
+      ...result,
+      ...(result.heldEnd ? { heldOn: threadId } : {}),
+      ...(recordedEnds.length ? { recordedEnds } : {}),
+    };
   } catch (err) {
     if (err instanceof Deferred) return { status: 'not_started', output: '', startedAt, durationMs: 0, exitCode: null, signal: null, storeFault: err.fault };
     throw err;
