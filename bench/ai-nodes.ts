@@ -1,6 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { startChatServerProcess } from './chat-server.js';
-import { addWorkflow, openSession, timeRun, type Session } from './session.js';
+import { addWorkflow, cpuMs, openSession, timeRun, type Session } from './session.js';
 
 /**
  * AI nodes at scale: N `prompt` nodes on the `openai-compatible` adapter against a local Chat
@@ -43,13 +42,6 @@ const MEASURED_RUNS = 3;
 function promptFanOut(name: string, count: number): string {
   const nodes = Array.from({ length: count }, (_, i) => `  - id: p${i}\n    prompt: "item ${i}"`);
   return `name: ${name}\ndescription: ${count} prompts\nprovider: openai-compatible\nmodel: bench-model\nnodes:\n${nodes.join('\n')}\n`;
-}
-
-/** user + system CPU of a process so far, in ms (Linux /proc; clock ticks of 10 ms). */
-async function cpuMs(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 async function runOnce(nodes: number, limit: number, latencyMs: number, providerLimit: boolean): Promise<AiNodesRow> {

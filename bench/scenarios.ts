@@ -2,7 +2,7 @@ import { openStore, sqliteStoreConfig } from '../src/store/open-store.js';
 import { openSse } from '../test/helpers/sse.js';
 import { fanOutYaml, getRun, startRun } from '../test/helpers/workflows.js';
 import { waitFor } from '../test/helpers/wait-for.js';
-import { addWorkflow, openSession, peakRssMiB, percentile, timeRun, type PeakMemory } from './session.js';
+import { addWorkflow, cpuMs, openSession, peakRssMiB, percentile, timeRun, type PeakMemory } from './session.js';
 import { spawnCeiling } from './spawn-ceiling.js';
 
 export interface FanOutRow {
@@ -11,6 +11,8 @@ export interface FanOutRow {
   ceilingPerSec: number;
   /** The same loop spawning `bash -c true`, which is what a `bash: true` node runs. */
   bashCeilingPerSec: number;
+  /** The supervisor's CPU (main thread and worker threads, user + system) per node of the timed run. */
+  supervisorCpuMsPerNode: number;
   peak: PeakMemory | undefined;
 }
 
@@ -22,9 +24,12 @@ export async function fanOut(limit: number, nodes = 1000): Promise<FanOutRow> {
   try {
     await addWorkflow(session, 'wide', fanOutYaml('wide', nodes, 'true'));
     await timeRun(session, 'wide'); // warm-up: threads, statements, page cache
+    const supervisor = await session.server.pid('supervisor');
+    const cpuBefore = await cpuMs(supervisor);
     const { ms, status } = await timeRun(session, 'wide');
+    const supervisorCpuMsPerNode = ((await cpuMs(supervisor)) - cpuBefore) / nodes;
     if (status !== 'completed') throw new Error(`fan-out ended ${status}`);
-    return { limit, nodesPerSec: nodes / (ms / 1000), ceilingPerSec, bashCeilingPerSec, peak: await peakRssMiB(session) };
+    return { limit, nodesPerSec: nodes / (ms / 1000), ceilingPerSec, bashCeilingPerSec, supervisorCpuMsPerNode, peak: await peakRssMiB(session) };
   } finally {
     await session.close();
   }
@@ -37,15 +42,31 @@ function chainYaml(length: number): string {
   return `name: chain\ndescription: a sequential chain\nnodes:\n${nodes.join('\n')}\n`;
 }
 
-/** A 100-node sequential chain: ms per node from POST to the run's final status. */
-export async function chain(length = 100, repeats = 3): Promise<{ msPerNode: number }> {
+export interface ChainResult {
+  /** POST to the run's final status, per node: the median of the timed runs. */
+  msPerNode: number;
+  /** One `bash -c true` spawned and waited for, one at a time, in a fresh Node process (same run). */
+  serialSpawnMs: number;
+  /** The supervisor's CPU (main thread and worker threads, user + system) per node, over the timed runs. */
+  supervisorCpuMsPerNode: number;
+}
+
+/**
+ * A 100-node sequential chain: ms per node from POST to the run's final status, beside what a
+ * serial `bash -c true` costs on its own measured in the same run (the target is the difference).
+ */
+export async function chain(length = 100, repeats = 3): Promise<ChainResult> {
+  const serialSpawnMs = 1000 / (await spawnCeiling(length, 1, ['bash', '-c', 'true']));
   const session = await openSession();
   try {
     await addWorkflow(session, 'chain', chainYaml(length));
     await timeRun(session, 'chain');
+    const supervisor = await session.server.pid('supervisor');
+    const cpuBefore = await cpuMs(supervisor);
     const samples: number[] = [];
     for (let i = 0; i < repeats; i++) samples.push((await timeRun(session, 'chain')).ms / length);
-    return { msPerNode: percentile(samples, 50) };
+    const supervisorCpuMsPerNode = ((await cpuMs(supervisor)) - cpuBefore) / (repeats * length);
+    return { msPerNode: percentile(samples, 50), serialSpawnMs, supervisorCpuMsPerNode };
   } finally {
     await session.close();
   }

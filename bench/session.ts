@@ -11,6 +11,11 @@ export interface Session {
   close(): Promise<void>;
 }
 
+/**
+ * With `CAIRN_CPU_PROF_DIR=<dir>` in the bench's environment, the server it starts passes it on
+ * (src/launcher/launcher.ts): the API, the supervisor and its worker threads each write a V8 CPU
+ * profile into `<dir>` when they exit. `npx tsx bench/cpu-profile.ts <dir>` summarises them.
+ */
 /** `installConfig`: the text of `$CAIRN_HOME/config.yaml`, written before the server starts. */
 export async function openSession(env: Record<string, string> = {}, installConfig?: string): Promise<Session> {
   const home = await makeTempHome();
@@ -87,6 +92,13 @@ export async function peakRssMiB(session: Session): Promise<PeakMemory | undefin
     peak[name as keyof PeakMemory] = Number(kib) / 1024;
   }
   return { ...(peak as PeakMemory), total: peak.launcher! + peak.api! + peak.supervisor! };
+}
+
+/** user + system CPU of a process so far, in ms (Linux /proc; clock ticks of 10 ms). */
+export async function cpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 export function percentile(samples: readonly number[], p: number): number {

@@ -39,6 +39,16 @@ const childV8Flags = {
   supervisor: ['--max-semi-space-size=1', '--heap-growing-percent=50'],
 } as const;
 
+/**
+ * With `CAIRN_CPU_PROF_DIR` set, the API and supervisor (and the supervisor's worker threads, which
+ * inherit its flags) each write a V8 CPU profile there when they exit: how the bench finds where
+ * time goes (bench/cpu-profile.ts). Node refuses `--cpu-prof` in NODE_OPTIONS, hence this.
+ */
+export function profilingFlags(env: NodeJS.ProcessEnv): string[] {
+  const dir = env.CAIRN_CPU_PROF_DIR;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+}
+
 /** The built entries of the two processes in `dist/`. */
 export const defaultEntries = {
   api: builtPath('api/main.js'),
@@ -135,7 +145,7 @@ export function launch(opts: LauncherOptions): Launcher {
     const common = { env, log, backoff: opts.backoff };
     const api = role === 'supervisor'
       ? undefined
-      : new ManagedChild({ ...common, name: 'api', entry: entries.api, pidFile: settings.paths.apiPid, v8Flags: childV8Flags.api });
+      : new ManagedChild({ ...common, name: 'api', entry: entries.api, pidFile: settings.paths.apiPid, v8Flags: [...childV8Flags.api, ...profilingFlags(opts.env)] });
     const supervisor = role === 'api'
       ? undefined
       : new ManagedChild({
@@ -143,7 +153,7 @@ export function launch(opts: LauncherOptions): Launcher {
         name: 'supervisor',
         entry: entries.supervisor,
         pidFile: settings.paths.supervisorPid,
-        v8Flags: childV8Flags.supervisor,
+        v8Flags: [...childV8Flags.supervisor, ...profilingFlags(opts.env)],
       });
     children = [api, supervisor].filter((child): child is ManagedChild => child !== undefined);
     if (stopCalls > 0) throw new CliError('LAUNCH_FAILED', 'Stopped before the server was ready.');

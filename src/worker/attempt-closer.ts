@@ -32,6 +32,11 @@ export interface CloseOptions {
    * whose outcome (a success, a paid call's spend) must not turn into a failure for one write.
    */
   persist?: boolean;
+  /**
+   * Where the close is first written instead of the store: a worker thread's held ends
+   * (thread/held-ends.ts), which write it with the thread's next write. A retry goes to the store.
+   */
+  via?: Pick<Store, 'appendEvents'>;
 }
 
 const FIRST_RETRY_MS = 250;
@@ -65,7 +70,7 @@ export class AttemptCloser {
     const attemptId = end.ends_attempt!;
     const earlier = await this.earlierClose(attemptId);
     if (earlier) return this.ignored(by, end, earlier);
-    const writing = this.write(events, opts.persist === true).then((rows) => {
+    const writing = this.write(events, opts.persist === true, opts.via).then((rows) => {
       const kept = wasWritten(rows, end);
       this.remember(attemptId, kept ? by : 'another writer');
       if (!kept) this.ignored(by, end, 'another writer');
@@ -122,13 +127,15 @@ export class AttemptCloser {
     if (this.decided.size > REMEMBERED) this.decided.delete(this.decided.keys().next().value!);
   }
 
-  private async write(events: readonly NewRunEvent[], persist: boolean): Promise<RunEvent[]> {
+  private async write(events: readonly NewRunEvent[], persist: boolean, via?: Pick<Store, 'appendEvents'>): Promise<RunEvent[]> {
     let delay = FIRST_RETRY_MS;
+    let door = via ?? this.store;
     for (;;) {
       try {
-        return await this.store.appendEvents(events);
+        return await door.appendEvents(events);
       } catch (err) {
         if (!persist || !isWorthWaitingFor(err)) throw err;
+        door = this.store;
         await sleep(delay);
         delay = Math.min(delay * 2, MAX_RETRY_MS);
       }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { checkoutObservationSchema } from '../records/schemas/checkout-observation.js';
 import { providerFailureSchema } from '../records/schemas/node-lifecycle.js';
 import { storeConfigSchema } from '../store/store-config.js';
+import { newRunEventSchema } from '../store/schemas/event.js';
 
 /**
  * Messages between the supervisor (main thread) and a worker thread. They are structured-cloned,
@@ -42,6 +43,11 @@ export const attemptTaskShape = {
   killGraceMs: z.number().int().nonnegative(),
   /** The run's `$ARTIFACTS_DIR`: a dirty checkout's manifest is written under it. Omitted: no checkout sample. */
   artifactsDir: z.string().optional(),
+  /**
+   * The thread may hold the attempt's terminal record, to be written with its next write (the
+   * pool asks this only while it has one thread, and flushes what is held: pool.ts, thread/held-ends.ts).
+   */
+  holdEnd: z.boolean().optional(),
 };
 
 /** Any attempt task, its kind's own fields kept for the kind to parse. */
@@ -97,7 +103,25 @@ export const attemptResultSchema = z.object({
    * program never ran; the supervisor side rebuilds this STORE_UNAVAILABLE and waits it out.
    */
   storeFault: z.object({ message: z.string(), details: z.record(z.string(), z.unknown()).optional() }).optional(),
+  /**
+   * With `holdEnd`: the attempt's terminal record, held by its thread and not written yet. The
+   * pool keeps it until the thread says it is recorded, and writes it itself if the thread cannot.
+   */
+  heldEnd: newRunEventSchema.optional(),
+  /** With `heldEnd`: the thread that holds it. */
+  heldOn: z.number().int().optional(),
+  /** Attempts whose held terminal record this thread has written since its last answer. */
+  recordedEnds: z.array(z.string()).optional(),
 });
+
+/**
+ * Asks a thread to write the terminal records it holds; it answers once each is settled, with the
+ * ones it could not record. Every other end held by that thread is recorded; ends held by another
+ * thread (one that ended) are not, and the pool writes those.
+ */
+export const FLUSH_ENDS_KIND = 'flush-ends';
+export const flushEndsAnswerSchema = z.object({ threadId: z.number().int(), unrecordedEnds: z.array(z.string()) });
+export type FlushEndsAnswer = z.infer<typeof flushEndsAnswerSchema>;
 export type AttemptResult = z.infer<typeof attemptResultSchema>;
 
 /** Posted on the `cairn.attempt-control` BroadcastChannel by the supervisor side. */

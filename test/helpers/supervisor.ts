@@ -30,7 +30,7 @@ export interface SupervisorHarness {
 /** A real supervisor (real store, real Piscina pool over the built task file) in this process. */
 export async function startSupervisor(
   home: TempHome,
-  opts: { limit?: number; id?: string; env?: Record<string, string>; log?: Logger } = {},
+  opts: { limit?: number; id?: string; env?: Record<string, string>; log?: Logger; threads?: number } = {},
 ): Promise<SupervisorHarness> {
   const settings = { ...loadSettings({ CAIRN_HOME: home.home, ...opts.env }), maxConcurrency: opts.limit ?? 4, perRunConcurrency: opts.limit ?? 4 };
   const store = home.openStore();
@@ -39,7 +39,7 @@ export async function startSupervisor(
     storeConfig: sqliteStoreConfig(home.paths.database),
     settings,
     log: opts.log ?? silentLogger(),
-    threads: 2,
+    threads: opts.threads ?? 2,
     taskFile: builtTaskFile,
     ...(opts.id ? { id: opts.id } : {}),
   });

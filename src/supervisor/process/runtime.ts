@@ -14,6 +14,7 @@ import { ProviderRates } from '../run/provider-rates.js';
 import { globalSlots, providerSlots as providerSlotsOf } from '../run/engine-slots.js';
 import { RUN_LEASE_MS } from './run-registry.js';
 import { Supervisor } from './supervisor.js';
+import { afterHeldEnds } from './after-held-ends.js';
 import { ChildRunSignals } from '../children/child-signals.js';
 
 export interface SupervisorRuntime {
@@ -42,23 +43,32 @@ export function createSupervisorRuntime(opts: {
   /** The run lease (and so the worktree lock lease); RUN_LEASE_MS unless a test shortens it. */
   runLeaseMs?: number;
 }): SupervisorRuntime {
-  const { store, settings, log } = opts;
+  const { settings, log } = opts;
   const limit = settings.maxConcurrency;
   const threads = opts.threads ?? 1;
-  // One owner closes attempts on this store: the pool, the handlers and take-overs all ask it (and it logs here).
-  attemptCloser(store, log);
+  // The pool writes on the store itself: it is what the engine's writes wait for (after-held-ends.ts).
+  attemptCloser(opts.store, log);
   const pool = createWorkerPool({
-    store,
+    store: opts.store,
     maxThreads: threads,
     // Room for every attempt the limiter lets through plus every chat turn that may run at once
-    // (their calls to the default assistant), so neither waits behind the other in a thread.
-    concurrentTasksPerWorker: Math.ceil((limit + MAX_CONCURRENT_CHAT_TURNS) / threads),
+    // (their calls to the default assistant), so neither waits behind the other in a thread, and
+    // one more for a flush of the ends the thread holds.
+    concurrentTasksPerWorker: Math.ceil((limit + MAX_CONCURRENT_CHAT_TURNS) / threads) + 1,
+    // An attempt's end shares its commit with the next node's start (worker/thread/held-ends.ts).
+    // That rests on the SQLite store committing one tick's appends together, in call order; the
+    // PostgreSQL store runs appends on several connections, so there each end is written at once.
+    holdEnds: opts.storeConfig.backend === 'sqlite',
     ...(opts.taskFile ? { filename: opts.taskFile } : {}),
     log,
   });
   // On a shared database a provider's limit holds across every supervisor, not only this one.
   const clusterSlots = openClusterSlots(opts.storeConfig);
   const runner = clusterSlots ? clusterGated(pool, clusterSlots, settings.providers.limits) : pool;
+  // Everything else writes after the ends the thread holds. One owner closes attempts on this
+  // handle: the handlers and take-overs ask it (and it logs here).
+  const store = afterHeldEnds(opts.store, pool);
+  attemptCloser(store, log);
   const limiter = globalSlots(limit);
   const providerSlots = providerSlotsOf(settings.providers.limits, new ProviderRates(settings.providers.rates));
   // The catalog in-process: chat turns and child runs' lookups are few and short, and the

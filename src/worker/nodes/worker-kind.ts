@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { CheckoutObservation } from '../../records/schemas/checkout-observation.js';
 import type { NewRunEvent } from '../../store/schemas/event.js';
 import type { Store } from '../../store/store.js';
+import type { HeldEnds } from '../thread/held-ends.js';
 import type { AttemptNotice, AttemptResult, AttemptTaskEnvelope } from '../attempt-protocol.js';
 
 /** What the thread gives the attempt it runs. */
@@ -14,6 +15,8 @@ export interface AttemptThread {
   /** Tells the pool of a spawned process group (and of its exit), so it can kill it itself if the thread stops answering. */
   notify: (notice: AttemptNotice) => void;
   threadId: number;
+  /** Where an attempt asked to hold its end (`holdEnd`) queues it (thread/held-ends.ts). */
+  heldEnds?: HeldEnds;
 }
 
 /**

@@ -4,7 +4,11 @@ import { CairnError, coerceError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/log.js';
 import { silentLogger } from '../../shared/log.js';
 import { killProcessGroup } from '../../shared/process-group.js';
-import { attemptResultSchema, attemptTaskEnvelopeSchema, type AttemptResult, type AttemptTaskEnvelope } from '../attempt-protocol.js';
+import {
+  FLUSH_ENDS_KIND, attemptResultSchema, attemptTaskEnvelopeSchema, flushEndsAnswerSchema, type AttemptResult, type AttemptTaskEnvelope,
+  type FlushEndsAnswer,
+} from '../attempt-protocol.js';
+import type { NewRunEvent } from '../../store/schemas/event.js';
 import type { Store } from '../../store/store.js';
 import { chatCallResultSchema, chatCallTaskSchema, type ChatCallResult, type ChatCallTask } from '../chat-protocol.js';
 import { cancelledFailure, cancelReasonOf } from '../cancel-reason.js';
@@ -40,6 +44,13 @@ export interface WorkerPoolOptions {
    * close: the built-in ones unless given (a test's thread entry adds its own, and so does its pool).
    */
   kinds?: WorkerKinds;
+  /**
+   * Let the thread hold an attempt's terminal record until its next write (the next node's start),
+   * so the two share one commit (thread/held-ends.ts). Only with one thread: the next start must be
+   * written on the connection that holds the end. The pool then keeps what is held and flushes it
+   * (`endsRecorded`) when no attempt follows; whoever writes on the engine's behalf waits for it.
+   */
+  holdEnds?: boolean;
 }
 
 export interface RunAttemptOptions {
@@ -68,6 +79,13 @@ export interface WorkerPool {
    * call's watchdogs; a thread that ends under it answers as a transient failure.
    */
   runChat(task: ChatCallTask): Promise<ChatCallResult>;
+  /** Whether a thread holds terminal records not yet written (`holdEnds`). */
+  endsHeld(): boolean;
+  /**
+   * Resolves once every terminal record a thread held is recorded (written by the thread, or by
+   * the pool when the thread cannot): what the supervisor waits for before it writes anything.
+   */
+  endsRecorded(): Promise<void>;
   /** Waits for running attempts, then stops the threads; kills any process group still alive. */
   close(): Promise<void>;
   stats(): WorkerPoolStats;
@@ -101,13 +119,62 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
   const closer = attemptCloser(opts.store, opts.log);
   let inFlight = 0;
   let closed = false;
+  let holding = opts.holdEnds === true && opts.maxThreads === 1;
+  /** Terminal records the thread holds, by attempt id, with the thread: what the pool writes if the thread cannot. */
+  const heldEnds = new Map<string, { end: NewRunEvent; threadId: number | undefined }>();
+  let flushing: Promise<void> | undefined;
+  /** An attempt was dispatched since the last answer that left ends held: its start writes them. */
+  let dispatched = false;
+  let flushCheck = false;
+
+  /**
+   * After an answer that leaves ends held: once what the answer set off has run (the scheduler's
+   * pass, in the same turn), and no attempt was dispatched whose start would write them, flush.
+   */
+  function noteAnswer(attemptId: string, result: AttemptResult): void {
+    for (const id of result.recordedEnds ?? []) heldEnds.delete(id);
+    if (result.heldEnd) heldEnds.set(attemptId, { end: result.heldEnd, threadId: result.heldOn });
+    if (heldEnds.size === 0 || flushCheck) return;
+    flushCheck = true;
+    dispatched = false;
+    setImmediate(() => {
+      flushCheck = false;
+      if (!dispatched && heldEnds.size > 0) endsRecorded().catch((err: unknown) => log.error({ err }, 'worker.flush_ends_failed'));
+    });
+  }
+
+  async function endsRecorded(): Promise<void> {
+    while (heldEnds.size > 0) {
+      flushing ??= flushOnce().finally(() => (flushing = undefined));
+      await flushing;
+    }
+  }
+
+  /**
+   * Asks the thread to write what it holds. What it could not record, and what a thread that
+   * ended held (the answer comes from another thread, or none comes), the pool writes itself.
+   */
+  async function flushOnce(): Promise<void> {
+    const asked = [...heldEnds];
+    let answer: FlushEndsAnswer | undefined;
+    try {
+      answer = flushEndsAnswerSchema.parse(await piscina.run({ kind: FLUSH_ENDS_KIND }));
+    } catch (err) {
+      log.warn({ err }, 'worker.flush_ends_unanswered');
+    }
+    const lost = asked.filter(([id, held]) => !answer || held.threadId !== answer.threadId || answer.unrecordedEnds.includes(id));
+    for (const [id] of asked) if (!lost.some(([lostId]) => lostId === id)) heldEnds.delete(id);
+    if (lost.length === 0) return;
+    await closer.closeAll('pool', lost.map(([, held]) => held.end));
+    for (const [id] of lost) heldEnds.delete(id);
+  }
 
   async function runAttempt(input: AttemptTaskEnvelope, runOpts: RunAttemptOptions = {}): Promise<AttemptResult> {
     if (closed) throw new CairnError('INTERNAL', 'the worker pool is closed');
     // A malformed task is a bug in the caller: throw rather than return a failed attempt.
     const kind = kinds.get(input.kind);
     if (!kind) throw new CairnError('INTERNAL', `no worker kind runs '${input.kind}' attempts`);
-    const task = kind.taskSchema.parse(input);
+    const task = kind.taskSchema.parse(holding ? { ...input, holdEnd: true } : input);
     const envelope = attemptTaskEnvelopeSchema.parse(input);
     const attemptId = envelope.attempt.id;
     const signal = runOpts.signal;
@@ -116,10 +183,15 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
     inFlight++;
     const dispatchedAt = new Date().toISOString();
     tracker.begin(attemptId);
+    dispatched = true;
     const running = piscina.run(task) as Promise<unknown>;
     try {
       const settled = await raceWithCancel(running, attemptId, envelope.killGraceMs, signal);
-      if (settled.kind === 'result') return attemptResultSchema.parse(settled.value);
+      if (settled.kind === 'result') {
+        const result = attemptResultSchema.parse(settled.value);
+        noteAnswer(attemptId, result);
+        return result;
+      }
       const result = settled.kind === 'stopped' ? settled.result : await afterWorkerError(attemptId, settled.error);
       // The thread could not write this attempt's end: the pool asks the attempt's kind for the
       // record and the closer to close with it (a no-op when the thread's own close got there
@@ -256,9 +328,16 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
   return {
     runAttempt,
     runChat,
+    endsHeld: () => heldEnds.size > 0,
+    endsRecorded,
     async close() {
       closed = true;
+      holding = false;
+      await endsRecorded();
       await piscina.close();
+      // Ends held by attempts that answered while the threads stopped: the pool writes them.
+      if (heldEnds.size > 0) await closer.closeAll('pool', [...heldEnds.values()].map((held) => held.end));
+      heldEnds.clear();
       // Anything still known to be running lost its thread with the pool: kill it.
       await Promise.all(tracker.livePids().map((pid) => killProcessGroup(pid, { graceMs: 0, signal: 'SIGKILL' })));
       tracker.close();

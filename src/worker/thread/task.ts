@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { BroadcastChannel, threadId } from 'node:worker_threads';
-import { ATTEMPT_CONTROL_CHANNEL, attemptControlSchema, attemptTaskEnvelopeSchema, type AttemptNotice, type AttemptResult } from '../attempt-protocol.js';
+import {
+  ATTEMPT_CONTROL_CHANNEL, FLUSH_ENDS_KIND, attemptControlSchema, attemptTaskEnvelopeSchema, type AttemptNotice, type AttemptResult, type FlushEndsAnswer,
+} from '../attempt-protocol.js';
 import { openStore, type Store, type StoreConfig } from '../../store/open-store.js';
 import { createLogger, type Logger } from '../../shared/log.js';
 import { attemptCloser } from '../attempt-closer.js';
@@ -9,6 +11,7 @@ import { chatCallTaskSchema, type ChatCallResult } from '../chat-protocol.js';
 import { runChatCall } from '../chat/chat-call.js';
 import { fileNameFor } from '../../shared/file-name.js';
 import { Deferred, deferIfWorthWaiting } from '../nodes/deferred-start.js';
+import { HeldEnds, writingHeldEndsFirst } from './held-ends.js';
 import type { WorkerKinds } from '../nodes/worker-kind.js';
 import { workerKindTable } from '../nodes/worker-kinds.js';
 
@@ -20,6 +23,8 @@ import { workerKindTable } from '../nodes/worker-kinds.js';
  */
 
 const stores = new Map<string, Store>();
+/** The ends this thread holds, per store (thread/held-ends.ts). */
+const heldEndsOf = new Map<Store, HeldEnds>();
 /** The attempts this thread is running, by attempt id. */
 const running = new Map<string, AbortController>();
 /**
@@ -37,7 +42,11 @@ function storeFor(config: StoreConfig): Store {
   const key = JSON.stringify(config);
   let store = stores.get(key);
   if (!store) {
-    store = openStore(config);
+    const opened = openStore(config);
+    const held = new HeldEnds(opened);
+    // Every append of this thread writes the ends it holds first, in the same transaction.
+    store = writingHeldEndsFirst(opened, held);
+    heldEndsOf.set(store, held);
     stores.set(key, store);
     // The thread's closer of attempts on this store logs what it refuses (a close after the pool's).
     attemptCloser(store, (log ??= createLogger({ name: 'worker' })));
@@ -83,13 +92,20 @@ function notify(notice: AttemptNotice): void {
  * An attempt's events are written before it returns (none for an attempt stopped before it began:
  * `not_started`). A test's thread entry makes one with its own kinds added (`workerKindTable`).
  */
-export function createThreadTask(kinds: WorkerKinds): (input: unknown) => Promise<AttemptResult | ChatCallResult> {
+export function createThreadTask(kinds: WorkerKinds): (input: unknown) => Promise<AttemptResult | ChatCallResult | FlushEndsAnswer> {
   return async (input) => {
+    if ((input as { kind?: unknown } | null)?.kind === FLUSH_ENDS_KIND) return flushHeldEnds();
     if ((input as { kind?: unknown } | null)?.kind === 'chat') {
       return runChatCall(input, storeFor(chatCallTaskSchema.shape.store.parse((input as { store: unknown }).store)));
     }
     return runAttemptTask(kinds, input);
   };
+}
+
+/** Writes every end this thread holds; answers with the ends it could not record (the pool writes those). */
+async function flushHeldEnds(): Promise<FlushEndsAnswer> {
+  const unrecorded = await Promise.all([...heldEndsOf.values()].map((held) => held.flush()));
+  return { threadId, unrecordedEnds: unrecorded.flat() };
 }
 
 /** The thread entry Piscina loads (through task-entry.cts): the built-in kinds. */
@@ -119,7 +135,14 @@ async function runAttemptTask(kinds: WorkerKinds, input: unknown): Promise<Attem
       artifactsDir: envelope.artifactsDir,
       manifestPath: join('.cairn', 'checkout', fileNameFor(envelope.path), `${attemptId}.jsonl`),
     }).catch(deferIfWorthWaiting);
-    return await kind.run(task, { store, signal: controller.signal, checkout, notify, threadId });
+    const heldEnds = heldEndsOf.get(store)!;
+    const result = await kind.run(task, { store, signal: controller.signal, checkout, notify, threadId, heldEnds });
+    const recordedEnds = heldEnds.takeRecorded();
+    return {
+      ...result,
+      ...(result.heldEnd ? { heldOn: threadId } : {}),
+      ...(recordedEnds.length ? { recordedEnds } : {}),
+    };
   } catch (err) {
     if (err instanceof Deferred) return { status: 'not_started', output: '', startedAt, durationMs: 0, exitCode: null, signal: null, storeFault: err.fault };
     throw err;

@@ -51,6 +51,15 @@ export async function runExecAttempt(task: ExecTask, thread: AttemptThread): Pro
   const finished = execFinishedEvent(task, startedAt, result, await spillStreams(task, result));
   // Attempts that never spawned (missing runtime, bad cwd) get their start and end at once.
   // The attempt's closer decides: a late close (the pool took the attempt over) writes nothing.
-  await attemptCloser(store).close('thread', spawnedPid === undefined ? [execStartedEvent(task, startedAt, undefined, checkout), finished] : [finished], { persist: true });
+  const closing = spawnedPid === undefined ? [execStartedEvent(task, startedAt, undefined, checkout), finished] : [finished];
+  // A program that ran to its own end may have its end held, to share the commit of the thread's
+  // next write (the next node's start); a stopped or lost one is recorded at once.
+  const holds = task.holdEnd === true && thread.heldEnds !== undefined && spawnedPid !== undefined && !result.interrupted &&
+    (result.status === 'completed' || result.status === 'failed');
+  if (holds) {
+    await thread.heldEnds!.hold(attemptId, (via) => attemptCloser(store).close('thread', closing, { persist: true, via }));
+    return { ...result, heldEnd: finished };
+  }
+  await attemptCloser(store).close('thread', closing, { persist: true });
   return result;
 }
