@@ -126,7 +126,8 @@ export type AttemptResult = z.infer<typeof attemptResultSchema>;
 
 /** Posted on the `cairn.attempt-control` BroadcastChannel by the supervisor side. */
 export const attemptControlSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('cancel'), attemptId: z.string(), reason: z.enum(['cancelled', 'shutdown']) }),
+  /** `text`: what the attempt's record says stopped it, when not a user's cancel (a `cancel:` node). */
+  z.object({ type: z.literal('cancel'), attemptId: z.string(), reason: z.enum(['cancelled', 'shutdown']), text: z.string().optional() }),
   /** Asks one thread whether its event loop still turns (answered by a `pong` notice). */
   z.object({ type: z.literal('ping'), threadId: z.number().int(), nonce: z.string() }),
 ]);

@@ -11,6 +11,28 @@ export interface CancelledFailure {
   interrupted?: true;
 }
 
+/**
+ * An abort reason that says what stopped the attempt, for its record: `{ reason: 'cancelled',
+ * text: "Cancelled by node 'stop': ..." }` when a `cancel:` node ended the run, rather than a
+ * user's cancel.
+ */
+export interface StopRequest {
+  reason: CancelReason;
+  text?: string;
+}
+
+/** An abort reason as a stop request: its reason, and its text when it carries one. */
+export function stopRequestOf(abortReason: unknown): StopRequest {
+  const text = typeof abortReason === 'object' && abortReason !== null && 'text' in abortReason ? (abortReason as { text: unknown }).text : undefined;
+  return { reason: cancelReasonOf(abortReason), ...(typeof text === 'string' && text !== '' ? { text } : {}) };
+}
+
+/** The abort reason for a stop request (what AbortController.abort is given, and read back by stopRequestOf). */
+export function abortReasonOf(request: StopRequest): unknown {
+  if (request.reason === 'shutdown') return { reason: 'shutdown' };
+  return request.text ? { reason: 'cancelled', text: request.text } : 'cancelled';
+}
+
 /** Reads an abort reason: `'shutdown'` or `{ reason: 'shutdown' }` is a shutdown; anything else a user's cancel. */
 export function cancelReasonOf(abortReason: unknown): CancelReason {
   const value =
@@ -24,7 +46,8 @@ export function cancelReasonOf(abortReason: unknown): CancelReason {
  * A user's cancel is final. A shutdown is not the node's fault: it is recorded as a transient
  * failure so that the next supervisor runs the node again as a new attempt.
  */
-export function cancelledFailure(reason: CancelReason): CancelledFailure {
+export function cancelledFailure(stop: CancelReason | StopRequest): CancelledFailure {
+  const { reason, text } = typeof stop === 'string' ? { reason: stop, text: undefined } : stop;
   return reason === 'shutdown'
     ? {
         error: 'Interrupted by server shutdown; the node will run again when the run continues',
@@ -32,5 +55,5 @@ export function cancelledFailure(reason: CancelReason): CancelledFailure {
         retryable: true,
         interrupted: true,
       }
-    : { error: 'Cancelled by user', failureKind: 'cancelled', retryable: false };
+    : { error: text ?? 'Cancelled by user', failureKind: 'cancelled', retryable: false };
 }

@@ -11,7 +11,7 @@ import {
 import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
 import type { VariableValues } from '../../workflow/substitution/variables.js';
-import { cancelledFailure, cancelReasonOf } from '../../worker/cancel-reason.js';
+import { cancelledFailure, stopRequestOf } from '../../worker/cancel-reason.js';
 import type { SubstituteText } from '../run/node-context.js';
 import { afterStartRecorded } from '../run/started-attempt.js';
 import type { AttemptOutcome, NodeAttempt, NodeHandlerSet } from '../run/node-handler.js';
@@ -239,7 +239,7 @@ class LoopEnd {
 
   /** Stopped between or during iterations by a cancel (final) or a shutdown (continued later). */
   async stopped(abortReason: unknown): Promise<AttemptOutcome> {
-    const failure = cancelledFailure(cancelReasonOf(abortReason));
+    const failure = cancelledFailure(stopRequestOf(abortReason));
     await this.store.appendEvents([
       attemptEndedEvent(this.ref, { status: 'failed', error: failure.error, failureKind: failure.failureKind, retryable: failure.retryable, ...(failure.interrupted ? { interrupted: true } : {}) }, this.durationMs()),
     ]);

@@ -21,6 +21,7 @@ import type { ApprovalContext } from '../../store/schemas/approval.js';
 import { CandidateDecider } from './candidate-decider.js';
 import { RunWriteFaults } from './write-faults.js';
 import { attemptCloser } from '../../worker/attempt-closer.js';
+import { abortReasonOf } from '../../worker/cancel-reason.js';
 
 export type { SchedulerDeps };
 
@@ -198,12 +199,13 @@ export class RunScheduler {
   /** A `cancel:` node was reached: the run ends cancelled with the node's reason. */
   private async halt(nodeId: string, reason: string): Promise<void> {
     this.deps.log.info({ nodeId, reason }, 'run.halted');
-    await this.endCancelled(reason, `Workflow cancelled (node '${nodeId}'): ${reason}`);
+    // What the attempts it stops record: this node, not a user, stopped them.
+    await this.endCancelled(reason, `Workflow cancelled (node '${nodeId}'): ${reason}`, `Cancelled by node '${nodeId}': ${reason}`);
   }
 
-  private async endCancelled(reason: string, error: string | null): Promise<void> {
+  private async endCancelled(reason: string, error: string | null, stoppedBy?: string): Promise<void> {
     if (this.end.reached) return;
-    this.stop('cancel');
+    this.stop('cancel', stoppedBy);
     await this.launcher.settle();
     // Skip records of the last pass are committed before the run's terminal event.
     await this.passes.idle();
@@ -234,12 +236,15 @@ export class RunScheduler {
     await this.end.letGo(() => this.deps.store.releaseRuns(this.deps.ownerId, [this.run.id]));
   }
 
-  private stop(mode: StopMode): void {
+  /** `stoppedBy`: with a cancel, what the stopped attempts' records say (else "Cancelled by user"). */
+  private stop(mode: StopMode, stoppedBy?: string): void {
     if (this.end.finished) return;
     this.stopping ??= mode;
     this.queueAbort.abort();
     this.letGoOfWaiting();
-    if (mode !== 'drain') this.attemptAbort.abort(mode === 'shutdown' ? { reason: 'shutdown' } : 'cancelled');
+    if (mode !== 'drain') {
+      this.attemptAbort.abort(abortReasonOf(mode === 'shutdown' ? { reason: 'shutdown' } : { reason: 'cancelled', ...(stoppedBy ? { text: stoppedBy } : {}) }));
+    }
   }
 
   /**

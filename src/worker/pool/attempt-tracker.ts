@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BroadcastChannel } from 'node:worker_threads';
 import { ATTEMPT_CONTROL_CHANNEL, attemptNoticeSchema, type AttemptControl } from '../attempt-protocol.js';
-import type { CancelReason } from '../cancel-reason.js';
+import type { StopRequest } from '../cancel-reason.js';
 
 export interface AttemptWhereabouts {
   /** Group id of the attempt's child while it may be running (cleared by the `exited` notice). */
@@ -45,8 +45,8 @@ export class AttemptTracker {
     return [...this.attempts.values()].flatMap((a) => (a.pid !== undefined ? [a.pid] : []));
   }
 
-  postCancel(attemptId: string, reason: CancelReason): void {
-    const message: AttemptControl = { type: 'cancel', attemptId, reason };
+  postCancel(attemptId: string, stop: StopRequest): void {
+    const message: AttemptControl = { type: 'cancel', attemptId, reason: stop.reason, ...(stop.text ? { text: stop.text } : {}) };
     this.channel.postMessage(message);
   }
 

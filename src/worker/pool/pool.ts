@@ -11,7 +11,7 @@ import {
 import type { NewRunEvent } from '../../store/schemas/event.js';
 import type { Store } from '../../store/store.js';
 import { chatCallResultSchema, chatCallTaskSchema, type ChatCallResult, type ChatCallTask } from '../chat-protocol.js';
-import { cancelledFailure, cancelReasonOf } from '../cancel-reason.js';
+import { cancelledFailure, stopRequestOf } from '../cancel-reason.js';
 import type { WorkerKinds } from '../nodes/worker-kind.js';
 import { workerKindTable } from '../nodes/worker-kinds.js';
 import { AttemptTracker } from './attempt-tracker.js';
@@ -232,8 +232,7 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
         resolve(settled);
       };
       const onAbort = () => {
-        const reason = cancelReasonOf(signal!.reason);
-        tracker.postCancel(attemptId, reason);
+        tracker.postCancel(attemptId, stopRequestOf(signal!.reason));
         deadline = setTimeout(() => {
           takenOver = true;
           void stopUnanswered(attemptId, signal!.reason).then(
@@ -270,7 +269,7 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
     return {
       status: 'cancelled',
       output: '',
-      ...cancelledFailure(cancelReasonOf(abortReason)),
+      ...cancelledFailure(stopRequestOf(abortReason)),
       startedAt: new Date().toISOString(),
       durationMs: 0,
       exitCode: null,

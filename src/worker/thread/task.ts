@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { BroadcastChannel, threadId } from 'node:worker_threads';
+import { abortReasonOf } from '../cancel-reason.js';
 import {
   ATTEMPT_CONTROL_CHANNEL, FLUSH_ENDS_KIND, attemptControlSchema, attemptTaskEnvelopeSchema, type AttemptNotice, type AttemptResult, type FlushEndsAnswer,
 } from '../attempt-protocol.js';
@@ -32,7 +33,7 @@ const running = new Map<string, AbortController>();
  * still on its way to a thread; whichever thread receives it then stops it before spawning.
  * Every thread hears every cancel, so this is bounded: the oldest ids go first.
  */
-const cancelledEarly = new Map<string, 'cancelled' | 'shutdown'>();
+const cancelledEarly = new Map<string, unknown>();
 const CANCELLED_EARLY_MAX = 1024;
 
 let channel: BroadcastChannel | undefined;
@@ -72,13 +73,14 @@ function onControl(data: unknown): void {
     if (parsed.data.threadId === threadId) notify({ type: 'pong', threadId, nonce: parsed.data.nonce });
     return;
   }
-  const { attemptId, reason } = parsed.data;
+  const { attemptId, reason, text } = parsed.data;
+  const abortReason = abortReasonOf({ reason, ...(text !== undefined ? { text } : {}) });
   const controller = running.get(attemptId);
   if (controller) {
-    controller.abort(reason);
+    controller.abort(abortReason);
     return;
   }
-  cancelledEarly.set(attemptId, reason);
+  cancelledEarly.set(attemptId, abortReason);
   if (cancelledEarly.size > CANCELLED_EARLY_MAX) cancelledEarly.delete(cancelledEarly.keys().next().value!);
 }
 

@@ -41,6 +41,9 @@ nodes:
     const stop = events.find((e) => e.event_type === 'node_completed' && e.step_name === 'stop')!;
     expect(stop.data).toMatchObject({ node_output: 'stopped: no tests', execution: { node: { kind: 'halt' } } });
     expect(typesAt(events, 'beside')).toEqual(['node_started', 'node_failed']);
+    // The node it stopped says what stopped it: this cancel: node, not a user.
+    const stopped = events.find((e) => e.event_type === 'node_failed' && e.step_name === 'beside')!;
+    expect(stopped.data.execution.lifecycle).toMatchObject({ error: "Cancelled by node 'stop': stopped: no tests", failureKind: 'cancelled' });
     expect(typesAt(events, 'after').filter((t) => t === 'node_started')).toEqual([]);
   });
 

@@ -7,6 +7,7 @@ import type { AttemptOutcome, NodeAttempt } from '../../run/node-handler.js';
 import { budgetPauseReason, type BudgetReached } from '../../run/budget.js';
 import type { ChildRunAction } from './action.js';
 import type { InRunFanOut } from './fan-out-in-run.js';
+import { cancelledFailure, stopRequestOf } from '../../../worker/cancel-reason.js';
 
 /** What the handlers of `workflow:` nodes share. */
 export interface ChildNodeDeps {
@@ -107,7 +108,7 @@ export async function endStoppedAttempt(
   }
   await Promise.all(childRunIds.map((id) => deps.children.cancel(id)));
   await deps.store.appendEvents([
-    attemptEndedEvent(ref, { status: 'failed', error: 'Cancelled by user', failureKind: 'cancelled', retryable: false }, durationMs),
+    attemptEndedEvent(ref, { status: 'failed', error: cancelledFailure(stopRequestOf(attempt.signal.reason)).error, failureKind: 'cancelled', retryable: false }, durationMs),
   ]);
   return { status: 'cancelled' };
 }

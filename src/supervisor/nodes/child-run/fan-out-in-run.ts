@@ -19,6 +19,7 @@ import type { ChildRunAction } from './action.js';
 import { instancesOf, itemText } from './fan-out-items.js';
 import type { Slots } from '../../run/slots.js';
 import { decideWave, type BodyNodeState } from '../body-wave.js';
+import { cancelledFailure, stopRequestOf } from '../../../worker/cancel-reason.js';
 
 export interface InRunFanOutDeps {
   store: Store;
@@ -116,7 +117,7 @@ export class InRunFanOut {
       await store.appendEvents([
         shutdown
           ? attemptEndedEvent(wrapper, { status: 'failed', error: 'Interrupted by a shutdown', failureKind: 'transient', interrupted: true }, durationMs)
-          : attemptEndedEvent(wrapper, { status: 'failed', error: 'Cancelled by user', failureKind: 'cancelled', retryable: false }, durationMs),
+          : attemptEndedEvent(wrapper, { status: 'failed', error: cancelledFailure(stopRequestOf(attempt.signal.reason)).error, failureKind: 'cancelled', retryable: false }, durationMs),
       ]);
       return { status: 'cancelled' };
     }

@@ -1,5 +1,5 @@
 import type { FailureKind, ProviderFailureClass } from '../../../records/schemas/node-lifecycle.js';
-import { cancelledFailure, cancelReasonOf } from '../../cancel-reason.js';
+import { cancelledFailure, stopRequestOf } from '../../cancel-reason.js';
 import { isPermanentClass } from '../../providers/common/failure-class.js';
 import type { ProviderAdapter, ProviderEnd } from '../../providers/provider-adapter.js';
 import type { AgentCall, AgentOutcome, AgentRunOptions } from './agent-call.js';
@@ -76,7 +76,7 @@ export async function callProvider(task: AgentCall, adapter: ProviderAdapter, op
   }
   end ??= { type: 'end', called: false, observations: {}, failure: { message: 'the provider adapter ended without a result', provider: { class: 'unknown', evidence: 'no end chunk' } } };
   if (opts.signal.aborted) {
-    return { status: 'cancelled', output: end.text ?? text, end, ...cancelledFailure(cancelReasonOf(opts.signal.reason)) };
+    return { status: 'cancelled', output: end.text ?? text, end, ...cancelledFailure(stopRequestOf(opts.signal.reason)) };
   }
   if (fired) return timedOut(fired, end, text);
   if (end.failure) return providerFailed(end, text);

@@ -1,5 +1,5 @@
 import { sumObservations } from '../../../records/index.js';
-import { cancelledFailure, cancelReasonOf } from '../../cancel-reason.js';
+import { cancelledFailure, stopRequestOf } from '../../cancel-reason.js';
 import { providersResumingSessions } from '../../../shared/providers/available.js';
 import type { ProviderAdapter, ProviderEnd } from '../../providers/provider-adapter.js';
 import type { AgentCall, AgentOutcome, AgentRunOptions } from './agent-call.js';
@@ -67,7 +67,7 @@ export async function askForStructuredAnswer(
       return withReasks({ ...outcome, status: 'failed', error, failureKind: 'output_contract', retryable: false }, problems);
     }
     problems.push(check.problem);
-    if (opts.signal.aborted) return { ...outcome, status: 'cancelled', ...cancelledFailure(cancelReasonOf(opts.signal.reason)), reasked: problems };
+    if (opts.signal.aborted) return { ...outcome, status: 'cancelled', ...cancelledFailure(stopRequestOf(opts.signal.reason)), reasked: problems };
     outcome = await callProvider(reaskOf(task, schema, outcome, check.problem), adapter, opts, problems.length + 1);
   }
 }

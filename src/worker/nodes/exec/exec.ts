@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { killProcessGroup } from '../../../shared/process-group.js';
 import type { AttemptResult } from '../../attempt-protocol.js';
 import type { execAttemptTaskSchema } from './exec-task.js';
-import { cancelledFailure, cancelReasonOf } from '../../cancel-reason.js';
+import { cancelledFailure, stopRequestOf } from '../../cancel-reason.js';
 import { lostFailure } from '../../lost-attempt.js';
 import type { ChildEnd, ChildLauncher, LaunchError } from '../../spawn/child-launcher.js';
 import { defaultLauncher } from '../../spawn/default-launcher.js';
@@ -181,7 +181,7 @@ function stopped(
   return {
     status: 'cancelled',
     ...streams.facts(),
-    ...cancelledFailure(cancelReasonOf(reason)),
+    ...cancelledFailure(stopRequestOf(reason)),
     exitCode: code,
     signal,
     ...(pid !== undefined ? { pid } : {}),
