@@ -21,12 +21,27 @@ interface Chunk {
   nextOffset: number | null;
   totalBytes: number;
 }
-/** Text covering the bytes [start, end) of the stream. */
+/**
+ * Text covering the bytes [start, end) of the stream, as blocks of whole lines (each drawn as its
+ * own element, so a chunk read later adds one block instead of redrawing all the text above it),
+ * and the start of a line cut by the chunk's end, kept until the next chunk completes it.
+ */
 interface Part {
-  text: string;
+  blocks: string[];
+  carry: string;
   start: number;
   end: number;
 }
+
+/** `part` with `text` (the bytes that follow it) added: its whole lines as a new block. */
+function extend(part: Part, text: string, end: number): Part {
+  const all = part.carry + text;
+  const cut = all.lastIndexOf('\n') + 1;
+  return { blocks: cut > 0 ? [...part.blocks, all.slice(0, cut)] : part.blocks, carry: all.slice(cut), start: part.start, end };
+}
+
+/** The blocks to draw, the cut line last when nothing follows it yet. */
+const blocksOf = (part: Part): string[] => (part.carry ? [...part.blocks, part.carry] : part.blocks);
 
 export function LogStream(props: { runId: string; log: AttemptLog; stream: Stream }) {
   const view = props.log[props.stream];
@@ -58,7 +73,7 @@ function PagedLog(props: { runId: string; seq: number; stream: Stream; bytes: nu
       .then((chunk) => {
         if (!live) return;
         setTotal(chunk.totalBytes);
-        setHead({ text: chunk.text, start: 0, end: chunk.nextOffset ?? chunk.totalBytes });
+        setHead(extend({ blocks: [], carry: '', start: 0, end: 0 }, chunk.text, chunk.nextOffset ?? chunk.totalBytes));
       })
       .catch((err: Error) => live && setError(err.message));
     return () => {
@@ -75,10 +90,10 @@ function PagedLog(props: { runId: string; seq: number; stream: Stream; bytes: nu
     try {
       const limit = tail ? Math.min(LOG_CHUNK_BYTES, tail.start - head.end) : LOG_CHUNK_BYTES;
       const chunk = await read(head.end, limit);
-      const end = chunk.nextOffset ?? chunk.totalBytes;
-      const grown = { text: head.text + chunk.text, start: 0, end };
-      if (tail && end >= tail.start) {
-        setHead({ text: grown.text + tail.text, start: 0, end: tail.end });
+      const grown = extend(head, chunk.text, chunk.nextOffset ?? chunk.totalBytes);
+      if (tail && grown.end >= tail.start) {
+        // The two meet: one part, the end's blocks after the start's (the end began on a whole line).
+        setHead({ blocks: [...blocksOf(grown), ...tail.blocks], carry: tail.carry, start: 0, end: tail.end });
         setTail(undefined);
       } else setHead(grown);
       setError(undefined);
@@ -99,9 +114,9 @@ function PagedLog(props: { runId: string; seq: number; stream: Stream; bytes: nu
     busy.current = true;
     try {
       const chunk = await read(Math.max(head.end, total - LOG_CHUNK_BYTES), LOG_CHUNK_BYTES, 'line');
-      const part = { text: chunk.text, start: chunk.offset, end: chunk.nextOffset ?? chunk.totalBytes };
-      if (part.start <= head.end) setHead({ text: head.text + chunk.text, start: 0, end: part.end });
-      else setTail(part);
+      const end = chunk.nextOffset ?? chunk.totalBytes;
+      if (chunk.offset <= head.end) setHead(extend(head, chunk.text, end));
+      else setTail(extend({ blocks: [], carry: '', start: chunk.offset, end: chunk.offset }, chunk.text, end));
       setError(undefined);
     } catch (err) {
       setError((err as Error).message);
@@ -144,13 +159,19 @@ function PagedLog(props: { runId: string; seq: number; stream: Stream; bytes: nu
         </button>
       </div>
       <div class="log-scroll" ref={box}>
-        <pre>{head?.text ?? ''}</pre>
+        {head ? blocksOf(head).map((block, i) => <pre key={i}>{block}</pre>) : null}
         {head && !complete ? (
           <div class="log-gap muted" ref={marker} data-log-gap>
             {bytesText((tail?.start ?? total) - head.end)} not read yet: scroll here to read on
           </div>
         ) : null}
-        {tail ? <pre>{tail.text}</pre> : null}
+        {tail ? (
+          <div data-log-tail>
+            {blocksOf(tail).map((block, i) => (
+              <pre key={i}>{block}</pre>
+            ))}
+          </div>
+        ) : null}
       </div>
       {error ? <p class="error-text">{error}</p> : null}
     </div>
