@@ -15,7 +15,11 @@ import { addWorkflow, openSession, percentile, startTimedRun } from './session.j
  * - event → DOM: the page open on a 1,000-node run while it runs; for each node, when its
  *   `node_completed` event was written (the event's own time) against when the page showed the
  *   node completed (a MutationObserver in the page): p95 ≤ 250 ms, with the rate of node events
- *   the page kept up with.
+ *   the page kept up with;
+ * - a node that printed 100,000 lines, in the node panel: navigation → its first lines shown,
+ *   End → its last line shown, and scrolling to the bottom again and again → the whole log read,
+ *   with how many chunk requests that took and the largest asked for (the panel never asks for the
+ *   whole log at once).
  * Times in the page are `performance.now()` (ms since navigation start) and `Date.now()`; the
  * browser, the server and the bench share this machine's clock.
  */
@@ -28,7 +32,23 @@ export interface WebUiResult {
   runsPageMs: number[];
   runPageMs: number[];
   eventToDom: { p50: number; p95: number; max: number; nodes: number; nodeEventsPerSec: number };
+  logScroll: LogScrollResult;
 }
+
+export interface LogScrollResult {
+  /** Navigation → the log's first lines on screen, per load. */
+  firstScreenMs: number[];
+  /** A click on End → the last line on screen, per load. */
+  endMs: number[];
+  /** The first scroll → the whole log read by scrolling to the bottom again and again (once). */
+  scrolledMs: number;
+  /** Chunk requests the scrolling made, and the most bytes one asked for. */
+  requests: number;
+  largestLimit: number;
+}
+
+const LOG_LINES = 100_000;
+const logLine = (n: number) => `line ${String(n).padStart(6, '0')}`;
 
 /** 100 chains of 10 `true` nodes: 1,000 nodes, 900 edges, wide enough to run in parallel. */
 function thousandNodeYaml(): string {
@@ -152,10 +172,71 @@ async function runPage(): Promise<{ loads: number[]; eventToDom: WebUiResult['ev
   }
 }
 
+/** Runs in the page: ms since navigation start once the node's log shows `text` (in its first part, or its last). */
+const logShows = (want: { text: string; where: 'first' | 'last' }): number | false => {
+  const doc = (globalThis as { document?: { querySelectorAll(s: string): ArrayLike<{ textContent: string | null }> } }).document!;
+  const parts = doc.querySelectorAll('.paged-log .log-scroll pre');
+  const part = want.where === 'first' ? parts[0] : parts[parts.length - 1];
+  if (!part?.textContent?.includes(want.text)) return false;
+  return (globalThis as unknown as { performance: { now(): number } }).performance.now();
+};
+
+/** Runs in the page: whether the panel still has a part of the log not read (and scrolls to its bottom if so). */
+const scrollOn = (): boolean => {
+  const doc = (globalThis as { document?: { querySelector(s: string): { scrollTop: number; scrollHeight: number } | null } }).document!;
+  const box = doc.querySelector('.paged-log .log-scroll');
+  if (!box || doc.querySelector('[data-log-gap]') === null) return false;
+  box.scrollTop = box.scrollHeight;
+  return true;
+};
+
+export async function logScroll(): Promise<LogScrollResult> {
+  const session = await openSession();
+  try {
+    await addWorkflow(session, 'chatty', `name: chatty\ndescription: prints ${LOG_LINES} lines\nnodes:\n  - id: print\n    bash: "seq -f 'line %06g' 1 ${LOG_LINES}"\n`);
+    const run = await startTimedRun(session, 'chatty');
+    if ((await run.finished(120_000)).status !== 'completed') throw new Error('the 100,000-line run did not complete');
+    const browser = await openBrowser(session.home);
+    const page = await browser.page();
+    const url = `${session.server.url}/runs/${run.runId}?node=print`;
+    const first = { text: `${logLine(1)}\n`, where: 'first' as const };
+    const last = { text: logLine(LOG_LINES), where: 'last' as const };
+    const showsWithin = async (want: typeof first | typeof last) =>
+      (await (await page.waitForFunction(logShows, want, { polling: 'raf', timeout: 120_000 })).jsonValue()) as number;
+
+    await page.goto(url); // warm: the server's statements, the browser's cache
+    await showsWithin(first);
+    const firstScreenMs: number[] = [];
+    const endMs: number[] = [];
+    for (let i = 0; i < LOADS; i++) {
+      await page.goto(`${url}&load=${i}`);
+      firstScreenMs.push(await showsWithin(first));
+      const clickedAt = (await page.evaluate('performance.now()')) as number;
+      await page.getByRole('button', { name: 'End' }).click();
+      endMs.push((await showsWithin(last)) - clickedAt);
+    }
+
+    // Scrolled from the top: every chunk request is counted.
+    await page.goto(`${url}&scroll=1`);
+    await showsWithin(first);
+    const limits: number[] = [];
+    page.on('request', (request) => {
+      const asked = new URL(request.url());
+      if (/\/logs\/\d+\/stdout$/.test(asked.pathname)) limits.push(Number(asked.searchParams.get('limit')));
+    });
+    const startedAt = Date.now();
+    while ((await page.evaluate(scrollOn)) === true) await page.waitForTimeout(0);
+    await showsWithin(last);
+    return { firstScreenMs, endMs, scrolledMs: Date.now() - startedAt, requests: limits.length, largestLimit: Math.max(...limits) };
+  } finally {
+    await session.close();
+  }
+}
+
 export async function webUi(): Promise<WebUiResult> {
   const runsPageMs = await runsPage();
   const { loads, eventToDom } = await runPage();
-  return { runsPageMs, runPageMs: loads, eventToDom };
+  return { runsPageMs, runPageMs: loads, eventToDom, logScroll: await logScroll() };
 }
 
 export function formatWebUiTable(r: WebUiResult): string {
@@ -169,6 +250,9 @@ export function formatWebUiTable(r: WebUiResult): string {
     `| run page of a finished 1,000-node run: navigation → every node drawn with its state, ms p50 (range) | ≤ 1500 | ${range(r.runPageMs)} |`,
     `| event → DOM while a 1,000-node run runs: node_completed written → node shown completed, ms p50 / p95 / max (${r.eventToDom.nodes} nodes) | p95 ≤ 250 | ${f(r.eventToDom.p50)} / ${f(r.eventToDom.p95)} / ${f(r.eventToDom.max)} |`,
     `| node events per second the page kept up with (over the run) | ≥ 200 | ${f(r.eventToDom.nodeEventsPerSec)} |`,
+    `| a node's 100,000-line log: navigation → first lines shown, ms p50 (range) | not loaded whole | ${range(r.logScroll.firstScreenMs)} |`,
+    `| the same log: End → last line shown, ms p50 (range) | | ${range(r.logScroll.endMs)} |`,
+    `| the same log scrolled from the top to its end: ms, chunk requests, most bytes one asked for | never whole | ${f(r.logScroll.scrolledMs)}, ${r.logScroll.requests}, ${r.logScroll.largestLimit} |`,
     '',
   ].join('\n');
 }

@@ -35,6 +35,7 @@ import { runDefinitionRoutes } from './routes/run-definition.js';
 import { runDiffRoutes } from './routes/run-diff.js';
 import { streamRoutes } from './routes/streams.js';
 import { workflowEditRoutes } from './routes/workflow-edits.js';
+import { workflowFileRoutes } from './routes/workflow-file.js';
 import { workflowRunRoutes } from './routes/workflow-run.js';
 import { workflowRoutes } from './routes/workflows.js';
 import { checkJsonDepth } from './requests/json-depth.js';
@@ -132,6 +133,7 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   const catalog = deps.catalog ?? WorkflowCatalog.forHome(deps.settings.home);
   await app.register(workflowRoutes, { catalog });
   await app.register(workflowEditRoutes, { catalog });
+  await app.register(workflowFileRoutes, { catalog });
   await app.register(commandRoutes, { catalog });
   await app.register(providerRoutes);
   await app.register(providerModelRoutes, { settings: deps.settings, log });

@@ -6,6 +6,7 @@ import type { RunAttachment } from '../store/schemas/run-attachment.js';
 import type { RunOverrides } from '../store/schemas/run-overrides.js';
 import type { Store } from '../store/store.js';
 import { sealRunEnv } from './run-env.js';
+import { newRunLevelEvent } from '../store/schemas/run-level-events.js';
 import type { InstallKey } from '../shared/secrets/install-key.js';
 import type { WorkflowEntry } from '../workflow/catalog/discover-workflows.js';
 import { newConversationId, newConversationRowId, newWorkerConversationId } from '../shared/conversation-id.js';
@@ -101,6 +102,7 @@ export async function queueRun(store: Store, request: QueueRunRequest): Promise<
     definition: entry.workflow,
     userId: request.userId ?? null,
     ...(request.parent ? { parent: request.parent } : {}),
+    events: [newRunLevelEvent({ id: runId, conversation_id: conversationId }, 'workflow_queued', { workflowName: entry.workflow.name })],
     conversation: {
       id: newConversationRowId(),
       platform_type: 'web',

@@ -151,6 +151,8 @@ export interface NewRun {
    * Creating a child that exists already (same parent, node and index) returns that one instead.
    */
   parent?: { runId: string; nodeId: string; childIndex: number };
+  /** Events written with the run, in the same transaction (its `workflow_queued`); none when an existing child is returned. */
+  events?: readonly NewRunEvent[];
 }
 
 export interface RunListQuery {

@@ -171,7 +171,9 @@ function checkGapless(input: CheckInput): CheckResult {
   for (const run of input.runs) {
     const seqs = run.events.map((e) => e.seq);
     if (seqs.some((s, i) => i > 0 && s <= seqs[i - 1]!)) problems.push(`${run.id}: seqs not strictly increasing`);
-    if (run.events[0]?.type !== 'workflow_started') problems.push(`${run.id}: first event is ${run.events[0]?.type ?? 'missing'}`);
+    // A run is announced when it is queued (a history from before that starts at once), then started.
+    const opening = run.events[0]?.type === 'workflow_queued' ? run.events[1] : run.events[0];
+    if (opening?.type !== 'workflow_started') problems.push(`${run.id}: first event is ${opening?.type ?? 'missing'}`);
     const last = run.events.at(-1)?.type;
     if (run.status === 'completed' && last !== 'workflow_completed') problems.push(`${run.id}: last event is ${last}, not workflow_completed`);
   }

@@ -190,10 +190,14 @@ export const runLogChunkQuerySchema = z.object({
     .positive()
     .optional()
     .describe(`Bytes to read (default and most ${RUN_LOG_CHUNK_MAX_BYTES})`),
+  align: z
+    .enum(['line'], { error: 'align must be line (start the chunk at the first line that begins at or after offset), or be left out' })
+    .optional()
+    .describe('line: start at the first line that begins at or after offset (when none begins within limit bytes, at the first whole character)'),
 });
 export const runLogChunkResponseSchema = z.object({
   text: z.string(),
-  offset: z.number().int(),
+  offset: z.number().int().describe('The byte the text starts at: offset as asked, or with align=line the start of the line found'),
   nextOffset: z.number().int().nullable().describe('Offset of the next chunk; null at the end'),
   totalBytes: z.number().int(),
 });

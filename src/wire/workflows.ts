@@ -144,3 +144,31 @@ export const validateResponseSchema = z.union([
     errors: z.array(z.string()).describe('Every problem found, not only the first'),
   }),
 ]);
+
+/** The most a workflow file's text may hold when sent to `PUT /api/workflows/{name}/file`. */
+export const WORKFLOW_TEXT_MAX_CHARS = 2_000_000;
+
+/** `GET /api/workflows/{name}/file`: the file that declares the workflow, as its text. */
+export const workflowFileResponseSchema = z.object({
+  name: z.string().describe('The workflow’s name'),
+  source: workflowSourceSchema.describe('The scope the file is in'),
+  filename: z.string().describe('The file’s path inside its scope folder'),
+  text: z.string().describe('The file as it is on disk: comments, layout and include: as written'),
+});
+
+/** `PUT /api/workflows/{name}/file`: `{ text }`, the whole YAML file. */
+export const workflowFileBodySchema = z.strictObject(
+  {
+    text: z
+      .string({ error: 'text is required: send the workflow file’s YAML as a string' })
+      .min(1, { error: 'text is empty: send the workflow file’s YAML' })
+      .max(WORKFLOW_TEXT_MAX_CHARS, { error: `text must be at most ${WORKFLOW_TEXT_MAX_CHARS} characters` })
+      .describe('The workflow file’s YAML, written as it is'),
+  },
+  {
+    error: (iss) =>
+      iss.code === 'unrecognized_keys'
+        ? `Unknown field ${iss.keys.map((k) => `'${String(k)}'`).join(', ')}; the body has one field, text`
+        : 'Request body must be a JSON object { "text": "<the YAML file>" }',
+  },
+);

@@ -91,3 +91,13 @@ it('quotes as much of a too-long path as the error texts section says', async ()
     `A path segment of GET ${path.slice(0, Number(said![1]))}… (${path.length} characters) is longer than 1024 characters, longer than any id or name Cairn accepts; check the URL`,
   );
 });
+
+it('shows a workflow file’s answer as the route gives it: the file’s own text, comment first', async () => {
+  const { writeHomeWorkflow } = await import('../helpers/workflows.js');
+  await writeHomeWorkflow(home, 'build', '# Builds and tests.\nname: build\ndescription: b\nnodes:\n  - id: a\n    bash: echo built\n');
+  const real = (await t.app.inject({ url: '/api/workflows/build/file' })).json();
+  const { text, ...shown } = example('### `GET /api/workflows/{name}/file`');
+  const { text: realText, ...rest } = real;
+  expect(rest).toEqual(shown);
+  expect(realText.startsWith((text as string).replace(/…$/, ''))).toBe(true);
+});

@@ -76,7 +76,7 @@ it('§12 row 21: a run paused at a gate refuses a body that is not JSON, then ap
   expect(done.events.find((e) => e.event_type === 'node_completed' && e.step_name === 'work')?.data.node_output).toBe('approved with: ok');
   // paused → running in one step: no failure was ever announced.
   const runEvents = done.events.filter((e) => e.step_name === null).map((e) => e.event_type);
-  expect(runEvents).toEqual(['workflow_started', 'workflow_paused', 'workflow_resumed', 'workflow_completed']);
+  expect(runEvents).toEqual(['workflow_queued', 'workflow_started', 'workflow_paused', 'workflow_resumed', 'workflow_completed']);
 });
 
 it('§12 row 22: rejecting a plain gate with {} cancels the run and records the default reason', async () => {

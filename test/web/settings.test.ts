@@ -1,9 +1,11 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { assertBuilt } from '../cli/cli-process.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
+import { oauthConfigYaml, startOAuthServer, type OAuthServer } from '../helpers/oauth-server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { openBrowser, type Browser } from './browser.js';
 import { checkNarrowAndDark } from './page-checks.js';
 
@@ -16,6 +18,8 @@ import { checkNarrowAndDark } from './page-checks.js';
 let home: TempHome;
 let server: RunningServer;
 let browser: Browser;
+/** The local authorization server the subscription logins are configured to use. */
+let auth: OAuthServer;
 const pageErrors: string[] = [];
 /** Every answer any page read, to check that no key ever came back. */
 const bodies: string[] = [];
@@ -25,6 +29,10 @@ const ENV_KEY = 'sk-env-SERVER-SECRET-9876543210';
 beforeAll(async () => {
   assertBuilt();
   home = await makeTempHome();
+  // Device codes advertised and enforced at one second: the page polls at the interval it is given.
+  auth = await startOAuthServer({ deviceInterval: 1 });
+  home.defer(() => auth.close());
+  await writeFile(home.paths.config, oauthConfigYaml(auth));
   server = await startServer(home, { OPENAI_API_KEY: ENV_KEY });
   browser = await openBrowser(home);
 });
@@ -32,6 +40,8 @@ afterAll(async () => {
   expect(pageErrors).toEqual([]);
   expect(browser?.requests.filter((url) => !url.startsWith(`${server.url}/`))).toEqual([]);
   expect(bodies.filter((body) => body.includes(USER_KEY) || body.includes(ENV_KEY))).toEqual([]);
+  // No token a subscription login got ever reached the page either.
+  expect(bodies.filter((body) => auth.issued.some((token) => body.includes(token)))).toEqual([]);
   await home?.close();
 });
 
@@ -167,5 +177,56 @@ it('connects and removes your provider key without the key ever coming back, and
   expect(await page.locator('[data-server]').textContent()).toMatch(/^Cairn \S+ · supervisor up · 0 running/);
   expect(await page.locator('[data-section="server"] [data-provider="claude"]').count()).toBe(1);
   expect(await page.locator('[data-section="server"]').textContent()).toContain('cairn doctor');
+  await page.close();
+});
+
+it('signs in with a subscription: a device code to enter while the page waits, or a code pasted back from the sign-in page', async () => {
+  const page = await open('/settings');
+  await page.locator('input[name="user"]').fill('cy');
+  await page.locator('[data-action="use-user"]').click();
+
+  // Device login (GitHub Copilot): the page shows the code and where to enter it, and polls.
+  const copilot = page.locator('[data-vendor="github-copilot"]');
+  await copilot.locator('[data-action="subscription"]').click();
+  const userCode = copilot.locator('[data-user-code]');
+  await userCode.waitFor();
+  expect(await copilot.locator('[data-login-url]').getAttribute('href')).toMatch(new RegExp(`^${auth.url}/`));
+  expect(await copilot.locator('[data-login-waiting]').textContent()).toContain('waiting for you to approve it');
+  // The person enters the code at the vendor and approves: the page sees the login connected.
+  auth.approveDevice((await userCode.textContent())!);
+  // The page's next poll (at the interval) exchanges the device code: the server then holds the login.
+  await waitFor(async () => ((await api('/api/auth/providers', 'cy')).connections.length === 1 ? true : undefined), {
+    what: 'the page’s poll to connect the device login',
+  });
+  await expect.poll(() => page.locator('[data-credential-result]').textContent()).toBe('Connected your github-copilot subscription.');
+  await expect.poll(() => copilot.locator('[data-connection]').textContent()).toMatch(/^connected: .+ \(subscription\)$/);
+
+  // Manual login (Anthropic): the page links the sign-in page; the code it shows is pasted back once.
+  const anthropic = page.locator('[data-vendor="anthropic"]');
+  await anthropic.locator('[data-action="subscription"]').click();
+  const signIn = await anthropic.locator('[data-login-url]').getAttribute('href');
+  expect(signIn).toMatch(new RegExp(`^${auth.url}/authorize\\?`));
+  expect(await anthropic.locator('[data-login-url]').getAttribute('target')).toBe('_blank');
+  // What the person does in the other tab: sign in (consent is implied here), land on the redirect.
+  const landed = new URL((await fetch(signIn!, { redirect: 'manual' })).headers.get('location')!);
+  await anthropic.locator('input[name="code-anthropic"]').fill(`${landed.searchParams.get('code')}#${landed.searchParams.get('state')}`);
+  await anthropic.locator('[data-action="finish-login"]').click();
+  await expect.poll(() => page.locator('[data-credential-result]').textContent()).toBe('Connected your anthropic subscription.');
+  await expect.poll(() => anthropic.locator('[data-connection]').textContent()).toMatch(/^connected: .+ \(subscription\)$/);
+  expect(((await api('/api/auth/providers', 'cy')).connections as { provider: string; kind: string }[]).map((c) => [c.provider, c.kind]).sort()).toEqual([
+    ['anthropic', 'oauth'],
+    ['github-copilot', 'oauth'],
+  ]);
+
+  // A login abandoned halfway is cancelled on the page; a code the server cannot exchange is refused as it says.
+  const openai = page.locator('[data-vendor="openai"]');
+  await openai.locator('[data-action="subscription"]').click();
+  await openai.locator('input[name="code-openai"]').fill('not-a-real-code');
+  await openai.locator('[data-action="finish-login"]').click();
+  await expect.poll(() => page.locator('[data-credential-result]').textContent()).toMatch(/^The openai sign-in failed: /);
+  expect(await openai.locator('[data-connection]').textContent()).toContain('not connected');
+  await openai.locator('[data-action="subscription"]').click();
+  await openai.locator('[data-action="cancel-login"]').click();
+  expect(await openai.locator('[data-login-url]').count()).toBe(0);
   await page.close();
 });

@@ -41,6 +41,18 @@ nodes:
     colour: blue
 `,
   );
+  await writeHomeWorkflow(
+    home,
+    'commented',
+    `# Owned by the build team: ask in #build before changing it.
+name: commented
+description: a workflow whose file has comments
+nodes:
+  # The quick check first.
+  - id: check
+    bash: echo checked   # keep it quick
+`,
+  );
   await writeHomeWorkflow(home, 'hostile', `name: '${HOSTILE_NAME}'\ndescription: '${HOSTILE}'\nnodes:\n  - id: a\n    bash: echo hi\n`);
   await writeHomeWorkflow(home, 'broken', 'name: broken\ndescription: [unclosed\n');
   project = join(home.home, 'project');
@@ -183,6 +195,40 @@ it('edits a workflow: checks it as you type with the problems on their lines, ho
   await expect.poll(() => page.locator('[data-yaml]').textContent()).toContain('description: edited in the browser');
   expect(await readFile(join(home.paths.workflows, 'greet.yaml'), 'utf8')).toContain('edited in the browser');
   await page.close();
+});
+
+it('edits the workflow file’s own text: its comments and layout are there, and survive a save', async () => {
+  const file = join(home.paths.workflows, 'commented.yaml');
+  const before = await readFile(file, 'utf8');
+  const page = await open('/workflows/commented/edit');
+  const editor = page.locator('textarea[name="yaml"]');
+  await expect.poll(() => editor.inputValue()).toBe(before);
+  await expect.poll(() => page.locator('.workflow-edit-page p.muted').first().textContent()).toMatch(/^The file commented\.yaml of the home scope, as it is on disk/);
+
+  // One line changed; every other line, comments included, is written back as it was.
+  await editor.fill(before.replace('echo checked', 'echo checked twice'));
+  await expect.poll(() => page.locator('[data-check-state]').getAttribute('data-check-state')).toBe('valid');
+  expect(await page.locator('select[name="scope"]').inputValue()).toBe('global');
+  await page.locator('[data-action="save"]').click();
+  await page.waitForURL((url) => url.pathname === '/workflows/commented');
+  expect(await readFile(file, 'utf8')).toBe(before.replace('echo checked', 'echo checked twice'));
+  await expect.poll(() => page.locator('[data-yaml]').textContent()).toContain('echo checked twice');
+  await page.close();
+
+  // The route refuses a text that names another workflow, or none, and writes nothing.
+  const put = (text: unknown) =>
+    fetch(`${server.url}/api/workflows/commented/file?source=global`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text }) });
+  const other = await put('# mine\nname: other\ndescription: d\nnodes:\n  - id: a\n    bash: echo\n');
+  expect(other.status).toBe(400);
+  expect(((await other.json()) as { errors: string[] }).errors).toEqual([
+    "The text declares name 'other', which does not match the name in the path 'commented'; make the two the same",
+  ]);
+  const unnamed = await put('description: d\nnodes:\n  - id: a\n    bash: echo\n');
+  expect(((await unnamed.json()) as { errors: string[] }).errors).toEqual(["The text declares no name: add 'name: commented' to it"]);
+  const notText = await put(42);
+  expect(notText.status).toBe(400);
+  expect(((await notText.json()) as { error: string }).error).toContain('text is required: send the workflow file’s YAML as a string');
+  expect(await readFile(file, 'utf8')).toBe(before.replace('echo checked', 'echo checked twice'));
 });
 
 it('writes a new workflow into the project folder, and saves none without a folder for project scope', async () => {

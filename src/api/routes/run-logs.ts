@@ -1,4 +1,3 @@
-import { open } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { isInterrupted, readNodeEvent, readPersistedStream } from '../../records/index.js';
@@ -7,6 +6,7 @@ import { CairnError } from '../../shared/errors.js';
 import { isRunEvent, type RunEvent } from '../../store/schemas/event.js';
 import type { Store } from '../../store/store.js';
 import { errorBodySchema } from '../../wire/error-body.js';
+import { readLogChunk } from '../run-logs/log-chunk.js';
 import {
   RUN_LOG_CHUNK_MAX_BYTES,
   RUN_LOGS_DEFAULT_LIMIT,
@@ -73,31 +73,6 @@ function isSpillIn(file: string, root: string): boolean {
   return resolve(file) === file && file.startsWith(`${resolve(root)}${sep}`) && /\.(out|err)$/.test(file);
 }
 
-/** `limit` bytes from `offset`, never ending inside a UTF-8 character (a cut one starts the next chunk). */
-async function readChunk(source: Buffer | string, offset: number, limit: number) {
-  let buf: Buffer;
-  let total: number;
-  if (typeof source === 'string') {
-    const handle = await open(source, 'r').catch(() => {
-      throw new CairnError('RUN_NOT_FOUND', 'The spill file of this stream is gone (the run’s artifacts were removed)');
-    });
-    try {
-      total = (await handle.stat()).size;
-      buf = Buffer.alloc(Math.max(0, Math.min(limit + 3, total - offset)));
-      await handle.read(buf, 0, buf.length, offset);
-    } finally {
-      await handle.close();
-    }
-  } else {
-    total = source.length;
-    buf = source.subarray(offset, offset + limit + 3);
-  }
-  let end = Math.min(limit, buf.length);
-  while (end > 0 && end < buf.length && (buf[end]! & 0xc0) === 0x80) end--;
-  const next = offset + end;
-  return { text: buf.toString('utf8', 0, end), offset, nextOffset: next < total ? next : null, totalBytes: total };
-}
-
 export const runLogRoutes: FastifyPluginAsyncZod<{
   store: Store;
   requireRun(runId: string): Promise<{ id: string; codebase_id: string | null }>;
@@ -148,6 +123,8 @@ export const runLogRoutes: FastifyPluginAsyncZod<{
         summary: 'One stream of one attempt, whole, a chunk of bytes at a time',
         description:
           `At most ${RUN_LOG_CHUNK_MAX_BYTES} bytes per answer; pass nextOffset as offset until it is null. ` +
+          'With align=line the chunk starts at the first line that begins at or after offset (the answer’s ' +
+          'offset says where): a reader can open the end of a long stream (offset totalBytes - limit) without a cut line. ' +
           'Reads the spill file in the run’s artifacts when the stream was longer than its stored text.',
         params: runLogChunkParamsSchema,
         querystring: runLogChunkQuerySchema,
@@ -167,7 +144,7 @@ export const runLogRoutes: FastifyPluginAsyncZod<{
       const spill = persisted?.spillPath;
       const source = spill !== undefined && isSpillIn(spill, spillRoot(run)) ? spill : Buffer.from(stored, 'utf8');
       const limit = Math.min(req.query.limit ?? RUN_LOG_CHUNK_MAX_BYTES, RUN_LOG_CHUNK_MAX_BYTES);
-      return readChunk(source, req.query.offset ?? 0, limit);
+      return readLogChunk(source, req.query.offset ?? 0, limit, req.query.align);
     },
   );
 };

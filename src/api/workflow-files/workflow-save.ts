@@ -1,4 +1,5 @@
 import { ProblemListError } from '../errors.js';
+import { parseYamlData } from '../../workflow/loading/yaml-data.js';
 import type { SavedWorkflow, WorkflowCatalog } from '../../workflow/catalog/catalog.js';
 import { assertSafeWorkflowName, sourceFolders, type WritableSource } from '../../workflow/catalog/workflow-files.js';
 
@@ -35,10 +36,51 @@ export async function saveWorkflow(
       `definition.name '${named.name.trim()}' does not match the name in the path '${name}'; leave name out or make the two the same`,
     );
   }
-  const result = await catalog.validateAsync(named, { cwd: query.cwd });
+  return checkAndSave(catalog, name, named, query, problems);
+}
+
+/**
+ * `PUT /api/workflows/{name}/file`: the workflow as the YAML text of its file, saved as it is
+ * (comments and layout kept) once the definition it holds is valid. The text must declare the
+ * path's name itself: nothing is added to it.
+ */
+export async function saveWorkflowText(catalog: WorkflowCatalog, name: string, text: string, query: SaveQuery): Promise<SavedWorkflow> {
+  assertSafeWorkflowName(name);
+  sourceFolders(catalog.locations, query.source, query.cwd);
+  let data: unknown;
+  try {
+    data = parseYamlData(text);
+  } catch (err) {
+    throw new ProblemListError('WORKFLOW_DEFINITION_INVALID', definitionInvalidText, [`YAML parse error: ${(err as Error).message}`]);
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    throw new ProblemListError('WORKFLOW_DEFINITION_INVALID', definitionInvalidText, [
+      'The text does not hold a workflow: write it as YAML keys (name, description, nodes)',
+    ]);
+  }
+  const definition = data as Record<string, unknown>;
+  const problems: string[] = [];
+  const declared = typeof definition.name === 'string' ? definition.name.trim() : '';
+  if (declared === '') problems.push(`The text declares no name: add 'name: ${name}' to it`);
+  else if (declared !== name) {
+    problems.push(`The text declares name '${declared}', which does not match the name in the path '${name}'; make the two the same`);
+  }
+  // Checked as named, so that a missing name is reported once, as above.
+  return checkAndSave(catalog, name, withName(definition, name), query, problems, text);
+}
+
+async function checkAndSave(
+  catalog: WorkflowCatalog,
+  name: string,
+  definition: Record<string, unknown>,
+  query: SaveQuery,
+  problems: string[],
+  text?: string,
+): Promise<SavedWorkflow> {
+  const result = await catalog.validateAsync(definition, { cwd: query.cwd });
   if (!result.valid) problems.push(...result.errors);
   if (problems.length > 0) throw new ProblemListError('WORKFLOW_DEFINITION_INVALID', definitionInvalidText, problems);
-  return catalog.saveAsync(name, named, query);
+  return catalog.saveAsync(name, definition, query, text);
 }
 
 /** The definition with `name` filled from the path when it is missing, null or blank (name first, for the file's reader). */

@@ -49,7 +49,7 @@ export function pgRunStore(session: PgSession): RunStore {
   return {
     createRun: (run) =>
       session.write('create a run', async (q) => {
-        const { runs, jobs } = statements(q);
+        const { runs, jobs, events } = statements(q);
         const now = session.now();
         if (run.parent) {
           const existing = await runs.child(run.parent.runId, run.parent.nodeId, run.parent.childIndex);
@@ -58,6 +58,7 @@ export function pgRunStore(session: PgSession): RunStore {
         if (run.conversation) await conversationStatements(q).insert(run.conversation, now);
         const created = await runs.insert(run, now);
         await jobs.insert('start_run', run.id, {}, now);
+        if (run.events?.length) await events.append(run.events, now);
         return created;
       }),
 

@@ -10,6 +10,14 @@ import type { Run, RunStatus } from './run.js';
  * Data schemas are loose: a row written by another version may carry more keys, and keeps them.
  */
 
+/**
+ * Written with the pending run itself (one transaction), before any supervisor starts it: so a
+ * run is announced the moment it exists, even while no supervisor can take it yet. Announces no
+ * status (a run is never announced pending); streams carry it as a `workflow_event`.
+ */
+export const workflowQueuedDataSchema = z.looseObject({ workflowName: z.string() });
+export type WorkflowQueuedData = z.infer<typeof workflowQueuedDataSchema>;
+
 export const workflowStartedDataSchema = z.looseObject({
   workflowName: z.string(),
   supervisorId: z.string(),
@@ -49,6 +57,7 @@ export type WorkflowResumedData = z.infer<typeof workflowResumedDataSchema>;
 
 /** Each run-level event type with the schema of its `data`. */
 export const runLevelEventDataSchemas = {
+  workflow_queued: workflowQueuedDataSchema,
   workflow_started: workflowStartedDataSchema,
   workflow_parse_warnings: workflowParseWarningsDataSchema,
   workflow_completed: workflowCompletedDataSchema,
@@ -64,8 +73,9 @@ export const runLevelEventTypeSchema = z.enum(
 export type RunLevelEventType = z.infer<typeof runLevelEventTypeSchema>;
 export type RunLevelEventData<T extends RunLevelEventType> = z.infer<(typeof runLevelEventDataSchemas)[T]>;
 
-/** The run status each event announces; `workflow_parse_warnings` announces none. */
+/** The run status each event announces; `workflow_queued` and `workflow_parse_warnings` announce none. */
 export const runStatusByRunLevelEvent = {
+  workflow_queued: undefined,
   workflow_started: 'running',
   workflow_parse_warnings: undefined,
   workflow_completed: 'completed',

@@ -61,6 +61,7 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
         if (run.conversation) conversations.insert(run.conversation, now);
         const created = runs.insert(run, now);
         jobs.insert('start_run', run.id, {}, now);
+        if (run.events?.length) events.append(run.events, now);
         return created;
       }),
 

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { CairnError } from '../../shared/errors.js';
 import { listCommands, loadCommand, type CommandEntry, type CommandLoad } from './commands.js';
 import {
@@ -103,8 +104,22 @@ export class WorkflowCatalog {
   }
 
   /** `save`, off the event loop. */
-  async saveAsync(name: string, definition: unknown, query: SourceQuery): Promise<SavedWorkflow> {
-    return this.thread ? this.thread.call('save', name, definition, query) : this.save(name, definition, query);
+  async saveAsync(name: string, definition: unknown, query: SourceQuery, text?: string): Promise<SavedWorkflow> {
+    return this.thread ? this.thread.call('save', name, definition, query, text) : this.save(name, definition, query, text);
+  }
+
+  /**
+   * The text of the file that declares `name` (the one `get` answers with), as it is on disk:
+   * comments, layout and `include:` as written. The errors are `get`'s.
+   */
+  async fileTextAsync(name: string, query: CatalogQuery = {}): Promise<{ entry: WorkflowEntry; text: string }> {
+    const discovery = await this.discoverAsync(query.cwd);
+    const entry = entryOf(discovery, name);
+    const owner = discovery.owners.get(name) ?? discovery.unnamed.get(name);
+    const text = await readFile(owner!.file.path, 'utf8').catch((err: Error) => {
+      throw new CairnError('WORKFLOW_NOT_FOUND', `Workflow not found: ${name} (its file ${entry.filename} could not be read: ${err.message})`);
+    });
+    return { entry, text };
   }
 
   /** `delete`, off the event loop. */
@@ -154,8 +169,11 @@ export class WorkflowCatalog {
     });
   }
 
-  /** `PUT /api/workflows/{name}`: validates, then writes atomically. Throws CairnError on refusal. */
-  save(name: string, definition: unknown, query: SourceQuery): SavedWorkflow {
+  /**
+   * `PUT /api/workflows/{name}`: validates, then writes atomically. Throws CairnError on refusal.
+   * With `text` (the YAML `definition` was parsed from), the file gets that text as it is, comments and all.
+   */
+  save(name: string, definition: unknown, query: SourceQuery, text?: string): SavedWorkflow {
     const source = parseWritableSource(query.source);
     assertSafeWorkflowName(name);
     const folders = sourceFolders(this.locations, source, query.cwd);
@@ -171,7 +189,7 @@ export class WorkflowCatalog {
     }
     const existing = filesDeclaring(folders.readable, name, (file) => this.cachedFile(file, () => readWorkflowFile(file.path)));
     const target = chooseSavePath(folders.writeDir, name, existing);
-    writeWorkflowFile(target.path, definition);
+    writeWorkflowFile(target.path, definition, text);
     const saved: SavedWorkflow = { workflow: result.workflow, filename: target.relative, source };
     if (result.warnings.length > 0) saved.parseWarnings = result.warnings;
     return saved;

@@ -96,12 +96,12 @@ export function chooseSavePath(writeDir: string, name: string, existing: readonl
   return { path: join(writeDir, relative), relative };
 }
 
-/** Writes YAML to `path` atomically. */
-export function writeWorkflowFile(path: string, definition: unknown): void {
+/** Writes YAML to `path` atomically: `text` as it is when given (the definition's own YAML text), else the definition as YAML. */
+export function writeWorkflowFile(path: string, definition: unknown, text?: string): void {
   mkdirSync(dirname(path), { recursive: true });
   const temp = join(dirname(path), `.${randomUUID()}.tmp`);
   try {
-    writeFileSync(temp, toYaml(definition, { lineWidth: 0 }), { encoding: 'utf8', flag: 'wx' });
+    writeFileSync(temp, text ?? toYaml(definition, { lineWidth: 0 }), { encoding: 'utf8', flag: 'wx' });
     renameSync(temp, path);
   } catch (err) {
     rmSync(temp, { force: true });

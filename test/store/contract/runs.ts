@@ -25,6 +25,20 @@ export function describeRunContract(backend: StoreBackend): void {
       expect(events.map((e) => e.data.by)).toEqual(['sup-a', 'sup-b']);
     });
 
+    it('writes the events a run is created with in its transaction, and none when an existing child is returned', async () => {
+      const store = h().open();
+      const parent = await store.createRun(newRun());
+      const queued = (id: string) => [{ run_id: id, conversation_id: 'conv-child', event_type: 'workflow_queued', step_name: null, data: { workflowName: 'demo' } }];
+      const child = newRun({ conversationId: 'conv-child', parent: { runId: parent.id, nodeId: 'call', childIndex: 0 } });
+      const created = await store.createRun({ ...child, events: queued(child.id) });
+      expect((await store.listRunEvents(created.id)).map((e) => e.event_type)).toEqual(['workflow_queued']);
+      // Queued again (same parent, node and index): the run there is, and no second announcement.
+      const again = newRun({ conversationId: 'conv-child', parent: { runId: parent.id, nodeId: 'call', childIndex: 0 } });
+      expect((await store.createRun({ ...again, events: queued(again.id) })).id).toBe(created.id);
+      expect((await store.listRunEvents(created.id)).map((e) => e.event_type)).toEqual(['workflow_queued']);
+      expect(await store.listRunEvents(again.id)).toEqual([]);
+    });
+
     it('takes a run over from a named previous owner without waiting for its lease', async () => {
       const store = h().open();
       const run = await store.createRun(newRun());

@@ -6,6 +6,7 @@ import { layoutDag, NODE_HEIGHT, NODE_WIDTH } from './layout.js';
 /** Words for a node's state, as shown under its name. */
 export const stateLabel: Record<NodeView['state'], string> = {
   waiting: 'waiting',
+  queued: 'queued',
   running: 'running',
   completed: 'completed',
   failed: 'failed',
@@ -68,6 +69,7 @@ export function DagView(props: {
               </text>
               <text x={10} y={34} class="dag-state">
                 {stateLabel[state]}
+                {state === 'queued' && view?.queue ? ` #${view.queue.position}` : ''}
                 {attempts > 1 ? ` · ${attempts} attempts` : ''}
               </text>
             </g>

@@ -7,33 +7,19 @@ import { hrefWith, location, navigate } from '../router.js';
 import { BulkBar } from '../run/bulk-bar.js';
 import { StatusBadge } from '../status-badge.js';
 import { runStatuses, type DashboardPage, type DashboardRun } from '../types.js';
+import type { Codebase } from '../codebases/types.js';
+import { dashboardQuery, filtersOf } from '../runs/run-filters.js';
 
 /**
  * `/`: every run, newest first, from `GET /api/dashboard/runs`, a page at a time. The filters
- * (`status`, `workflow`, `q` for text, `page`) live in the address. Live: a run's status changes
+ * (`status`, `workflow`, `codebase`, the days `from` and `to`, `q` for text, `page`; runs/run-filters.ts)
+ * live in the address. Live: a run's status changes
  * in place as its frame arrives, and the page is read again (once, however many frames came
  * meanwhile) so that new runs appear and the counts move. No timer: the stream drives it.
  * Runs ticked on the page (or with `x`) can be cancelled, resumed or deleted at once (BulkBar).
  */
 
 export const PAGE_SIZE = 50;
-
-interface Filters {
-  status: string | undefined;
-  workflow: string | undefined;
-  q: string | undefined;
-  page: number;
-}
-
-function filtersOf(query: URLSearchParams): Filters {
-  const page = Number(query.get('page') ?? '1');
-  return {
-    status: query.get('status') ?? undefined,
-    workflow: query.get('workflow') ?? undefined,
-    q: query.get('q') ?? undefined,
-    page: Number.isInteger(page) && page > 0 ? page : 1,
-  };
-}
 
 export function RunsPage() {
   const filters = filtersOf(location.value.query);
@@ -43,6 +29,7 @@ export function RunsPage() {
   const [shownPage, setShownPage] = useState(filters.page);
   const [error, setError] = useState<string | undefined>(undefined);
   const [workflows, setWorkflows] = useState<string[]>([]);
+  const [codebases, setCodebases] = useState<string[]>([]);
   const [cursor, setCursor] = useState(0);
   const [text, setText] = useState(filters.q ?? '');
   const search = useRef<HTMLInputElement>(null);
@@ -53,13 +40,7 @@ export function RunsPage() {
     {
       load: () =>
         getJson<DashboardPage>(
-          withQuery('/api/dashboard/runs', {
-            status: filters.status,
-            workflow: filters.workflow,
-            search: filters.q,
-            limit: PAGE_SIZE,
-            offset: (filters.page - 1) * PAGE_SIZE,
-          }),
+          withQuery('/api/dashboard/runs', dashboardQuery(filters, PAGE_SIZE)),
         ),
       show: (answer) => {
         setPage(answer);
@@ -75,6 +56,21 @@ export function RunsPage() {
             },
           );
           reread();
+        } else if (frame.type === 'workflow_event' && frame.eventType === 'workflow_queued') {
+          // A new run, announced as it is queued (before any supervisor starts it).
+          reread();
+        } else if (frame.type === 'workflow_event' && frame.eventType === 'provider_queued' && frame.runId && frame.stepName) {
+          const position = frame.data?.position;
+          setPage((current) =>
+            current && {
+              ...current,
+              runs: current.runs.map((run) =>
+                run.id === frame.runId
+                  ? { ...run, current_step_name: frame.stepName ?? null, current_step_status: typeof position === 'number' ? `queued #${position}` : 'queued' }
+                  : run,
+              ),
+            },
+          );
         } else if (frame.type === 'dag_node' && frame.runId && frame.nodeId) {
           setPage((current) =>
             current && {
@@ -95,6 +91,9 @@ export function RunsPage() {
     getJson<{ workflows: { workflow: { name: string } }[] }>('/api/workflows')
       .then((answer) => setWorkflows(answer.workflows.map((w) => w.workflow.name).sort()))
       .catch(() => setWorkflows([]));
+    getJson<{ codebases: Codebase[] }>('/api/codebases')
+      .then((answer) => setCodebases(answer.codebases.map((c) => c.id).sort()))
+      .catch(() => setCodebases([]));
   }, []);
 
   // Back and forward change the address under the field.
@@ -130,6 +129,9 @@ export function RunsPage() {
   }, [cursor]);
 
   const workflowNames = [...new Set([...workflows, ...(filters.workflow ? [filters.workflow] : [])])];
+  const codebaseIds = [...new Set([...codebases, ...(filters.codebase ? [filters.codebase] : [])])];
+  const setFilter = (name: string) => (e: Event) =>
+    navigate(hrefWith({ [name]: (e.target as HTMLInputElement | HTMLSelectElement).value, page: undefined }), { replace: true });
   const total = page?.total ?? 0;
   const first = total === 0 ? 0 : (shownPage - 1) * PAGE_SIZE + 1;
   const last = Math.min(total, (shownPage - 1) * PAGE_SIZE + runs.length);
@@ -167,6 +169,25 @@ export function RunsPage() {
               </option>
             ))}
           </select>
+        </label>
+        <label>
+          Codebase
+          <select name="codebase" value={filters.codebase ?? ''} onChange={setFilter('codebase')}>
+            <option value="">all codebases</option>
+            {codebaseIds.map((id) => (
+              <option key={id} value={id}>
+                {id}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          From
+          <input type="date" name="from" value={filters.from ?? ''} max={filters.to} onChange={setFilter('from')} />
+        </label>
+        <label>
+          To
+          <input type="date" name="to" value={filters.to ?? ''} min={filters.from} onChange={setFilter('to')} />
         </label>
         <label class="grow">
           Search

@@ -39,6 +39,8 @@ export function FanOutGridView(props: { runId: string; nodeId: string; runStatus
   const { runId, nodeId } = props;
   const [offset, setOffset] = useState(0);
   const [grid, setGrid] = useState<FanOutGrid | undefined>(undefined);
+  // The offset the items on screen were read for: the pager says which items are shown, not which are asked for.
+  const [shown, setShown] = useState(0);
   const [error, setError] = useState<string | undefined>(undefined);
   const [said, setSaid] = useState<{ ok: boolean; text: string } | undefined>(undefined);
   const [busy, setBusy] = useState(false);
@@ -47,7 +49,10 @@ export function FanOutGridView(props: { runId: string; nodeId: string; runStatus
   useLiveRead<FanOutGrid>(
     {
       load: () => getJson<FanOutGrid>(withQuery(base, { limit: PAGE, offset })),
-      show: setGrid,
+      show: (answer) => {
+        setGrid(answer);
+        setShown(offset);
+      },
       showError: setError,
       onFrame(frame, reread) {
         if (frame.runId !== runId) return;
@@ -98,7 +103,7 @@ export function FanOutGridView(props: { runId: string; nodeId: string; runStatus
             {retryBlocked ? <span class="muted">{retryBlocked}</span> : null}
           </p>
           {said ? <p class={said.ok ? 'muted' : 'error-text'}>{said.text}</p> : null}
-          <ol class="fan-out-items" start={offset + 1}>
+          <ol class="fan-out-items" start={shown + 1}>
             {grid.items.map((item) => (
               <li key={item.index} class={`fan-out-item item-${item.status}`} data-item-index={item.index}>
                 <span class={`badge status-${item.status}`}>{item.status}</span> <code>{itemText(item.item)}</code>
@@ -118,11 +123,11 @@ export function FanOutGridView(props: { runId: string; nodeId: string; runStatus
           </ol>
           {grid.total > PAGE ? (
             <p class="pager">
-              <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
+              <button type="button" disabled={shown === 0} onClick={() => setOffset(Math.max(0, shown - PAGE))}>
                 Previous
               </button>{' '}
-              items {offset + 1}–{Math.min(offset + PAGE, grid.total)} of {grid.total}{' '}
-              <button type="button" disabled={grid.nextOffset === null} onClick={() => setOffset(grid.nextOffset ?? offset)}>
+              items {shown + 1}–{Math.min(shown + PAGE, grid.total)} of {grid.total}{' '}
+              <button type="button" disabled={grid.nextOffset === null} onClick={() => setOffset(grid.nextOffset ?? shown)}>
                 Next
               </button>
             </p>

@@ -6,13 +6,15 @@ import { hrefWith } from '../router.js';
 import type { AttemptLog } from '../types.js';
 import type { ActivityItem } from './activity.js';
 import { AgentActivity } from './agent-activity.js';
+import { LogStream } from './log-stream.js';
 import type { NodeView } from './node-states.js';
 import { spendOfRecord, spendText } from './spend.js';
 
 /**
  * The selected node: its state, each attempt (state, duration, tokens and cost, error, output,
  * its execution record, a link to what it changed), the agent's activity as it happens, and
- * what its finished attempts printed (`GET …/logs?node=`), read again whenever an attempt ends.
+ * what its finished attempts printed (`GET …/logs?node=`), read again whenever an attempt ends; a
+ * long stream is read a chunk at a time as it is scrolled (log-stream.tsx).
  */
 export function NodePanel(props: { runId: string; node: NodeView; activity: ActivityItem[]; hasWorktree: boolean }) {
   const { node, runId } = props;
@@ -79,11 +81,8 @@ export function NodePanel(props: { runId: string; node: NodeView; activity: Acti
           <span class="label">
             {log.path} · {log.status}
           </span>
-          {log.stdout?.text ? <pre class="stdout">{log.stdout.text}</pre> : null}
-          {log.stderr?.text ? <pre class="stderr">{log.stderr.text}</pre> : null}
-          {log.stdout?.truncated || log.stderr?.truncated ? (
-            <p class="muted">Only the first 32 KiB is shown: <code>cairn run logs {runId} --node {node.id} --full</code> prints all of it.</p>
-          ) : null}
+          <LogStream runId={runId} log={log} stream="stdout" />
+          <LogStream runId={runId} log={log} stream="stderr" />
         </div>
       ))}
     </aside>

@@ -6,11 +6,11 @@ import type { RunEvent } from '../types.js';
  * loop group or a fan-out (paths like `group/body` or `fan[2]`) count toward their top-level node.
  */
 
-export type NodeState = 'waiting' | 'running' | 'completed' | 'failed' | 'skipped' | 'cached' | 'suspended' | 'interrupted';
+export type NodeState = 'waiting' | 'queued' | 'running' | 'completed' | 'failed' | 'skipped' | 'cached' | 'suspended' | 'interrupted';
 
 export interface Attempt {
   path: string;
-  state: Exclude<NodeState, 'waiting'>;
+  state: Exclude<NodeState, 'waiting' | 'queued'>;
   startedAt?: string;
   endedAt?: string;
   durationMs?: number;
@@ -31,7 +31,15 @@ export interface NodeView {
   /** Why it was skipped, the gate's message, the error: one line for the graph's tooltip and the panel. */
   note?: string;
   attempts: Attempt[];
+  /**
+   * Where the node waits in its provider's line for a slot (the latest `provider_queued` event:
+   * recorded when it starts waiting and as it moves within the first places), until it starts.
+   */
+  queue?: { provider: string; position: number; limit: number | null };
 }
+
+/** Run-level events after which no node waits in a provider's line any more (they leave it, or the run ended). */
+const LINE_LEFT = new Set(['workflow_completed', 'workflow_failed', 'workflow_cancelled', 'workflow_paused']);
 
 /** The node a path belongs to: its first segment. */
 export function topNodeId(path: string): string {
@@ -83,10 +91,11 @@ function end(view: NodeView, event: RunEvent, state: Attempt['state']): Attempt 
   return attempt;
 }
 
-/** The state of a top-level node from its attempts: any still going wins, else the latest. */
+/** The state of a top-level node from its attempts: any still going wins, then a place in line, else the latest. */
 function stateOf(view: NodeView): NodeState {
   if (view.attempts.some((a) => a.state === 'running')) return 'running';
   if (view.attempts.some((a) => a.state === 'suspended')) return 'suspended';
+  if (view.queue) return 'queued';
   const last = view.attempts.at(-1);
   return last ? last.state : 'waiting';
 }
@@ -96,10 +105,31 @@ const approvalNote = (data: Record<string, unknown>): string => {
   return `${text(data.decision) ?? 'answered'}${said ? `: ${said}` : ''}`;
 };
 
+function queueOf(data: Record<string, unknown>): NodeView['queue'] {
+  const { provider, position, limit } = data;
+  if (typeof provider !== 'string' || typeof position !== 'number') return undefined;
+  return { provider, position, limit: typeof limit === 'number' ? limit : null };
+}
+
+/** `waiting for a slot of anthropic: 3rd in line (limit 1)`. */
+export function queueNote(queue: NonNullable<NodeView['queue']>): string {
+  return `waiting for a slot of ${queue.provider}: #${queue.position} in line${queue.limit !== null ? ` (limit ${queue.limit})` : ''}`;
+}
+
+function leaveLine(view: NodeView): void {
+  if (!view.queue) return;
+  view.queue = undefined;
+  view.note = undefined;
+  view.state = stateOf(view);
+}
+
 export function foldNodeStates(nodeIds: readonly string[], events: readonly RunEvent[]): Map<string, NodeView> {
   const views = new Map<string, NodeView>(nodeIds.map((id) => [id, { id, state: 'waiting', attempts: [] }]));
   for (const event of events) {
-    if (event.step_name === null) continue;
+    if (event.step_name === null) {
+      if (LINE_LEFT.has(event.event_type)) for (const view of views.values()) leaveLine(view);
+      continue;
+    }
     const id = topNodeId(event.step_name);
     let view = views.get(id);
     if (!view) {
@@ -107,7 +137,16 @@ export function foldNodeStates(nodeIds: readonly string[], events: readonly RunE
       views.set(id, view);
     }
     switch (event.event_type) {
+      case 'provider_queued': {
+        const queue = queueOf(event.data);
+        if (queue) {
+          view.queue = queue;
+          view.note = queueNote(queue);
+        }
+        break;
+      }
       case 'node_started': {
+        view.queue = undefined;
         const attempt: Attempt = { path: event.step_name, state: 'running', startedAt: event.created_at };
         keepRecord(attempt, event);
         view.attempts.push(attempt);

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { getJson, sendJson } from '../api.js';
 import { userHeaders } from './identity.js';
 import type { AuthProviders } from './types.js';
+import { SUBSCRIPTION_VENDORS, SubscriptionLogin } from './subscription-login.js';
 
 type Result = { ok: boolean; message: string } | undefined;
 
@@ -9,7 +10,8 @@ type Result = { ok: boolean; message: string } | undefined;
  * The user's provider credentials (`/api/auth/providers`): per vendor, whether a key of theirs
  * is connected (its label only: no route ever answers a key), whether the server's environment
  * has one, and a field to connect a key or a button to remove it. The key typed is sent once
- * (`PUT`), then the field is emptied; the page never holds it after that.
+ * (`PUT`), then the field is emptied; the page never holds it after that. A vendor with
+ * subscription logins also offers one (subscription-login.tsx).
  */
 export function Credentials(props: { readKey: string }) {
   const [state, setState] = useState<AuthProviders | undefined>(undefined);
@@ -116,6 +118,15 @@ export function Credentials(props: { readKey: string }) {
                       </button>
                     ) : null}
                   </form>
+                  {SUBSCRIPTION_VENDORS.includes(vendor) ? (
+                    <SubscriptionLogin
+                      vendor={vendor}
+                      onDone={(message) => {
+                        setResult(message);
+                        setVersion((v) => v + 1);
+                      }}
+                    />
+                  ) : null}
                 </td>
               </tr>
             );

@@ -7,7 +7,8 @@ import { scopeNames, workflowHref, type WorkflowEntry } from './types.js';
 /**
  * The YAML editor: a text area checked as you type (a moment after typing stops) through the
  * validate route, its problems listed with their lines (a click puts the cursor there), and Save,
- * which writes to the project folder's or the home's workflows (`PUT /api/workflows/{name}`).
+ * which writes the text as it is (comments kept) to the project folder's or the home's workflows
+ * (`PUT /api/workflows/{name}/file`).
  * Save stays disabled, with the reason, until the text on screen is the text found valid: the
  * editor never sends a workflow it knows is invalid (the server would refuse it too).
  */
@@ -65,8 +66,8 @@ export function WorkflowEditor({ initial, cwd, scope: initialScope }: { initial:
     try {
       const saved = await sendJson<WorkflowEntry>(
         'PUT',
-        withQuery(`/api/workflows/${encodeURIComponent(String(name))}`, { source: scope, cwd: scope === 'project' ? cwd : undefined }),
-        { definition: current.definition },
+        withQuery(`/api/workflows/${encodeURIComponent(String(name))}/file`, { source: scope, cwd: scope === 'project' ? cwd : undefined }),
+        { text },
       );
       navigate(workflowHref(saved.workflow.name, cwd));
     } catch (err) {

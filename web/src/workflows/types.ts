@@ -54,3 +54,11 @@ export function withCwd(path: string, cwd: string | undefined): string {
 export function workflowHref(name: string, cwd: string | undefined, suffix = ''): string {
   return withCwd(`/workflows/${encodeURIComponent(name)}${suffix}`, cwd);
 }
+
+/** `GET /api/workflows/{name}/file`: the file that declares the workflow, as its text. */
+export interface WorkflowFile {
+  name: string;
+  source: WorkflowEntry['source'];
+  filename: string;
+  text: string;
+}
