@@ -11,5 +11,9 @@ export default defineConfig({
     // green: three 19 min 10 s and 21 min 21 s, four 21 min 6 s and 22 min 21 s); three loads
     // the machine less.
     maxWorkers: 3,
+    // expect.poll waits on what a page or a server shows: a condition, not a time. Its default
+    // of one second is a timing on a loaded 2-core machine (the browser, the server and two more
+    // test files share it), so it waits up to 15 s, asking every 50 ms.
+    expect: { poll: { timeout: 15_000, interval: 50 } },
   },
 });
