@@ -17,6 +17,7 @@ import { describeSleepingRunContract } from './contract/sleeping-runs.js';
 import { describeRunTotalsContract } from './contract/run-totals.js';
 import { describeUserPrefsContract } from './contract/user-prefs.js';
 import { describeNodeSessionContract } from './contract/node-sessions.js';
+import { describeScheduleContract } from './contract/schedules.js';
 import { usePostgresBackend } from './postgres-backend.js';
 
 const postgres = usePostgresBackend();
@@ -42,4 +43,5 @@ describe('PostgreSQL store', () => {
   describeAvailabilityContract(postgres);
   describeUserPrefsContract(postgres);
   describeNodeSessionContract(postgres);
+  describeScheduleContract(postgres);
 });

@@ -17,6 +17,7 @@ import { describeSleepingRunContract } from './contract/sleeping-runs.js';
 import { describeRunTotalsContract } from './contract/run-totals.js';
 import { describeUserPrefsContract } from './contract/user-prefs.js';
 import { describeNodeSessionContract } from './contract/node-sessions.js';
+import { describeScheduleContract } from './contract/schedules.js';
 import { sqliteBackend } from './sqlite-backend.js';
 
 /** The SQLite store passes the whole Store contract. */
@@ -40,4 +41,5 @@ describe('SQLite store', () => {
   describeAvailabilityContract(sqliteBackend);
   describeUserPrefsContract(sqliteBackend);
   describeNodeSessionContract(sqliteBackend);
+  describeScheduleContract(sqliteBackend);
 });
