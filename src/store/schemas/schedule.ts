@@ -1,13 +1,7 @@
 import { z } from 'zod';
+import { overlapPolicySchema } from '../../shared/overlap-policy.js';
 
-/**
- * What a schedule does when it comes due while a run it started is still open:
- * `skip` the new fire; `buffer_one` keep one fire to start when the open run ends (later ones
- * are skipped); `buffer_all` keep every fire, started one after another; `cancel_other` cancel
- * the open run and start the new one; `allow_all` start it anyway.
- */
-export const overlapPolicySchema = z.enum(['skip', 'buffer_one', 'buffer_all', 'cancel_other', 'allow_all']);
-export type OverlapPolicy = z.infer<typeof overlapPolicySchema>;
+export { overlapPolicySchema, type OverlapPolicy } from '../../shared/overlap-policy.js';
 
 /** Where a schedule comes from: made over the API (or `cairn schedule add`), or declared in a workflow's `triggers:`. */
 export const scheduleOriginSchema = z.enum(['api', 'workflow']);

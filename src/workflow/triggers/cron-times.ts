@@ -44,17 +44,11 @@ export function nextFireTimes(cron: string, timezone: string, after: number, cou
  * long downtime of a once-a-second schedule does not list every second).
  */
 export function dueTimesBetween(cron: string, timezone: string, after: number, until: number, max: number): Date[] {
-  const job = compile(cron, timezone);
-  const due: Date[] = [];
-  let cursor = new Date(after);
-  for (;;) {
-    const next = job.nextRun(cursor);
-    if (next === null || next.getTime() > until) break;
-    due.push(next);
-    if (due.length > max) due.shift();
-    cursor = next;
-  }
-  return due;
+  // Counted back from `until`: a day's downtime of a once-a-second schedule costs `max` steps, not 86,400.
+  return compile(cron, timezone)
+    .previousRuns(max, new Date(until + 1))
+    .filter((due) => due.getTime() > after)
+    .reverse();
 }
 
 function compile(cron: string, timezone: string): Cron {
