@@ -29,9 +29,10 @@ export interface ScheduleStore {
    * Makes the schedules declared by one scope's workflow files (`declaredIn`: `global`, or
    * `codebase:<id>`) what `declared` lists, in one transaction: new names created, known ones
    * updated (cron, time zone, inputs, overlap, catch-up; their pause and cursor kept), and that
-   * scope's declared schedules no longer listed deleted.
+   * scope's declared schedules no longer listed deleted, unless `keepUnlisted` (a scope with a
+   * file that does not load: its schedules stay as they were until it loads again).
    */
-  syncDeclaredSchedules(declaredIn: string, declared: readonly NewSchedule[]): Promise<DeclaredSync>;
+  syncDeclaredSchedules(declaredIn: string, declared: readonly NewSchedule[], opts?: { keepUnlisted?: boolean }): Promise<DeclaredSync>;
   /**
    * Decides one due time of a schedule, once: in one transaction, under the schedule's lock, the
    * rule's decision is recorded with the key (schedule, due time), and a started run is created

@@ -49,7 +49,7 @@ export function pgScheduleStore(session: PgSession): ScheduleStore {
 
     deleteSchedule: (id) => session.write('delete a schedule', (q) => scheduleStatements(q).remove(id)),
 
-    syncDeclaredSchedules: (declaredIn, declared) =>
+    syncDeclaredSchedules: (declaredIn, declared, opts = {}) =>
       session.write('sync declared schedules', async (q) => {
         const schedules = scheduleStatements(q);
         const now = session.now();
@@ -67,7 +67,7 @@ export function pgScheduleStore(session: PgSession): ScheduleStore {
             result.created.push(schedule.name);
           }
         }
-        for (const gone of known.values()) {
+        for (const gone of opts.keepUnlisted ? [] : known.values()) {
           await schedules.remove(gone.id);
           result.removed.push(gone.name);
         }

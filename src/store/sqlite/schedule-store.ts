@@ -51,7 +51,7 @@ export function sqliteScheduleStore(session: SqliteSession): ScheduleStore {
 
     deleteSchedule: (id) => session.write('delete a schedule', () => schedules.remove(id)),
 
-    syncDeclaredSchedules: (declaredIn, declared) =>
+    syncDeclaredSchedules: (declaredIn, declared, opts = {}) =>
       session.write('sync declared schedules', () => {
         const now = session.now();
         const known = new Map(schedules.declaredIn(declaredIn).map((s) => [s.name, s]));
@@ -66,7 +66,7 @@ export function sqliteScheduleStore(session: SqliteSession): ScheduleStore {
             result.created.push(schedule.name);
           }
         }
-        for (const gone of known.values()) {
+        for (const gone of opts.keepUnlisted ? [] : known.values()) {
           schedules.remove(gone.id);
           result.removed.push(gone.name);
         }

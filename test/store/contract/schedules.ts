@@ -146,6 +146,8 @@ export function describeScheduleContract(backend: StoreBackend): void {
       await store.setSchedulePaused(first.id, true);
       expect(await store.syncDeclaredSchedules('global', [declared('0 4 * * *')[0]!])).toEqual({ created: [], updated: ['nightly#0'], removed: ['nightly#1'] });
       expect(await store.getSchedule('nightly#0')).toMatchObject({ id: first.id, cron: '0 4 * * *', paused: true });
+      // A scope whose files do not all load keeps what it declared before.
+      expect(await store.syncDeclaredSchedules('global', [], { keepUnlisted: true })).toEqual({ created: [], updated: [], removed: [] });
       // Another scope's declarations are its own.
       await store.syncDeclaredSchedules('codebase:x', []);
       expect((await store.listSchedules()).map((s) => s.name)).toEqual(['nightly#0']);
