@@ -83,6 +83,8 @@ export const errorCodes = [
   'SCHEDULE_NOT_FOUND',
   /** A schedule with that name exists already. */
   'SCHEDULE_EXISTS',
+  /** A schedule declared in a workflow file cannot be deleted over the API (the file declares it again). */
+  'SCHEDULE_DECLARED',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 
