@@ -91,3 +91,16 @@ it('quotes as much of a too-long path as the error texts section says', async ()
     `A path segment of GET ${path.slice(0, Number(said![1]))}… (${path.length} characters) is longer than 1024 characters, longer than any id or name Cairn accepts; check the URL`,
   );
 });
+
+it('shows the schedule a documented POST /api/schedules makes, with the real keys and values', async () => {
+  await import('../helpers/workflows.js').then(({ writeHomeWorkflow }) =>
+    writeHomeWorkflow(home, 'nightly-review', 'name: nightly-review\ndescription: n\ninputs:\n  days: { default: "1" }\nnodes:\n  - id: a\n    bash: "true"\n'),
+  );
+  const res = await t.app.inject({ method: 'POST', url: '/api/schedules', payload: example('### `POST /api/schedules`') });
+  expect(res.statusCode).toBe(201);
+  const shown = example('paused: true` makes it paused. The answer');
+  const real = res.json();
+  expect(Object.keys(real).sort()).toEqual(Object.keys(shown).sort());
+  const fixed = ['name', 'workflow_name', 'codebase_id', 'inputs', 'cron', 'timezone', 'overlap', 'catch_up_ms', 'paused', 'origin'];
+  for (const key of fixed) expect(real[key], key).toEqual(shown[key]);
+});
