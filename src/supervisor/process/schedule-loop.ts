@@ -124,7 +124,8 @@ export class ScheduleLoop {
     for (const scheduleId of await this.deps.store.listSchedulesReadyToStartBuffered()) {
       const schedule = await this.deps.store.getSchedule(scheduleId);
       const oldest = (await this.deps.store.listScheduleFires(scheduleId, 1_000)).filter((f) => f.outcome === 'buffered').at(-1);
-      if (!schedule || !oldest) continue;
+      // A paused schedule starts nothing, its buffered fires included, until it resumes.
+      if (!schedule || schedule.paused || !oldest) continue;
       const made = await scheduledRunOf({ ...this.deps }, schedule, oldest.due_at);
       if (!('run' in made)) {
         this.deps.log.warn({ scheduleId, dueAt: oldest.due_at, reason: made.failure }, 'schedule.buffered_start_failed');
