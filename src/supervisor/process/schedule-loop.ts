@@ -12,6 +12,11 @@ const MAX_DUE_PER_PASS = 100;
 const MAX_SLEEP_MS = 5_000;
 /** How often the workflow files' `triggers:` are read again. */
 const DECLARED_EVERY_MS = 10_000;
+/**
+ * Store changes come in bursts while runs work (every event is a commit): the loop looks at most
+ * this often because of them, so a busy engine does not pay a pass per commit.
+ */
+const MIN_PASS_GAP_MS = 250;
 
 export interface ScheduleLoopDeps {
   store: Store;
@@ -82,6 +87,7 @@ export class ScheduleLoop {
   private async run(): Promise<void> {
     while (this.running) {
       this.changed = false;
+      const startedAt = performance.now();
       let nextInMs: number | undefined;
       try {
         nextInMs = await this.pass();
@@ -89,16 +95,24 @@ export class ScheduleLoop {
         this.deps.log.warn({ err }, 'schedule.pass_failed');
       }
       if (!this.running) break;
-      if (this.changed) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.max(0, Math.min(nextInMs ?? MAX_SLEEP_MS, MAX_SLEEP_MS)));
-        this.wake = () => {
+      if (!this.changed) await this.sleep(Math.max(0, Math.min(nextInMs ?? MAX_SLEEP_MS, MAX_SLEEP_MS)), true);
+      const gap = startedAt + MIN_PASS_GAP_MS - performance.now();
+      if (this.running && gap > 0) await this.sleep(gap, false);
+    }
+  }
+
+  /** Waits `ms`; cut short by stop(), and by a store change when `byChange`. */
+  private async sleep(ms: number, byChange: boolean): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        if (byChange || !this.running) {
           clearTimeout(timer);
           resolve();
-        };
-      });
-      this.wake = undefined;
-    }
+        }
+      };
+    });
+    this.wake = undefined;
   }
 
   /** Decides the schedule's due times after its cursor, oldest first. */
