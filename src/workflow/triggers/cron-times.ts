@@ -44,8 +44,12 @@ export function nextFireTimes(cron: string, timezone: string, after: number, cou
  * long downtime of a once-a-second schedule does not list every second).
  */
 export function dueTimesBetween(cron: string, timezone: string, after: number, until: number, max: number): Date[] {
+  const job = compile(cron, timezone);
+  // The usual answer, nothing due yet, costs one step.
+  const first = job.nextRun(new Date(after));
+  if (first === null || first.getTime() > until) return [];
   // Counted back from `until`: a day's downtime of a once-a-second schedule costs `max` steps, not 86,400.
-  return compile(cron, timezone)
+  return job
     .previousRuns(max, new Date(until + 1))
     .filter((due) => due.getTime() > after)
     .reverse();
