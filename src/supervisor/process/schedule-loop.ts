@@ -95,8 +95,10 @@ export class ScheduleLoop {
         this.deps.log.warn({ err }, 'schedule.pass_failed');
       }
       if (!this.running) break;
-      if (!this.changed) await this.sleep(Math.max(0, Math.min(nextInMs ?? MAX_SLEEP_MS, MAX_SLEEP_MS)), true);
-      const gap = startedAt + MIN_PASS_GAP_MS - performance.now();
+      const nextPassAt = performance.now() + Math.max(0, Math.min(nextInMs ?? MAX_SLEEP_MS, MAX_SLEEP_MS));
+      if (!this.changed) await this.sleep(nextPassAt - performance.now(), true);
+      // Woken by a change: wait out the gap since the last pass, but never past the next due time.
+      const gap = Math.min(startedAt + MIN_PASS_GAP_MS, nextPassAt) - performance.now();
       if (this.running && gap > 0) await this.sleep(gap, false);
     }
   }
