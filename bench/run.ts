@@ -11,6 +11,7 @@ import { childRunsOverhead, fanOutMemory, formatCompositionTable, inRunVsDag } f
 import { agentActivity, formatAgentActivityTable } from './agent-activity.js';
 import { formatServerStartTable, serverStart } from './server-start.js';
 import { formatWebUiTable, webUi } from './web-ui.js';
+import { formatScheduleTicksTable, scheduleTicks } from './schedule-ticks.js';
 
 /**
  * `npm run bench`: measures the spine on this machine and prints tables (markdown, so the
@@ -56,6 +57,8 @@ async function main(): Promise<void> {
   if (want('fuzz')) console.log(formatRouteFuzzTable(await routeFuzz()));
   if (want('start')) console.log(formatServerStartTable(await serverStart()));
   if (want('web')) console.log(formatWebUiTable(await webUi()));
+  // `npm run bench -- schedule` (1,000 one-second ticks: about 17 minutes); BENCH_SCHEDULE_TICKS shortens it.
+  if (want('schedule')) console.log(formatScheduleTicksTable(await scheduleTicks(Number(process.env.BENCH_SCHEDULE_TICKS ?? 1_000))));
   const rows: string[] = [];
   if (want('chain')) {
     const c = await chain();

@@ -71,6 +71,9 @@ export const statusByCode: Record<ErrorCode, number> = {
   // Past the stream cap the server is at capacity for streams, not refusing the request's content.
   STREAM_LIMIT_REACHED: 503,
   RUNTIME_NOT_FOUND: 500,
+  SCHEDULE_NOT_FOUND: 404,
+  SCHEDULE_EXISTS: 409,
+  SCHEDULE_DECLARED: 409,
   INTERNAL: 500,
   EXECUTION_RECORD_INVALID: 500,
 };

@@ -16,6 +16,7 @@ import { systemRoutes } from './routes/system.js';
 import { CodebaseRegistry } from '../codebases/codebase-registry.js';
 import { homePaths } from '../shared/paths.js';
 import { codebaseRoutes } from './routes/codebases.js';
+import { scheduleRoutes } from './routes/schedules.js';
 import { commandRoutes } from './routes/commands.js';
 import { conversationRoutes } from './routes/conversations.js';
 import { conversationMessageRoutes } from './routes/conversation-message.js';
@@ -150,6 +151,7 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(streamRoutes, { hub, events: deps.store });
   const registry = new CodebaseRegistry({ store: deps.store, paths: homePaths(deps.settings.home), log, clock });
   await app.register(codebaseRoutes, { registry, clock });
+  await app.register(scheduleRoutes, { store: deps.store, catalog, clock });
   await app.register(conversationRoutes, { store: deps.store, clock });
   await app.register(conversationMessageRoutes, { store: deps.store, paths: homePaths(deps.settings.home), bodyLimit: limits.bodyLimit });
   await app.register(artifactRoutes, { store: deps.store, paths: homePaths(deps.settings.home) });

@@ -4,7 +4,7 @@ import type { RunMetadata } from '../store/schemas/run-metadata.js';
 import { resolveRunModelBindings } from '../store/schemas/model-bindings.js';
 import type { RunAttachment } from '../store/schemas/run-attachment.js';
 import type { RunOverrides } from '../store/schemas/run-overrides.js';
-import type { Store } from '../store/store.js';
+import type { NewRun, Store } from '../store/store.js';
 import { sealRunEnv } from './run-env.js';
 import { newRunLevelEvent } from '../store/schemas/run-level-events.js';
 import type { InstallKey } from '../shared/secrets/install-key.js';
@@ -52,6 +52,8 @@ export interface QueueRunRequest {
   parent?: { runId: string; nodeId: string; childIndex: number };
   /** A child run: the runs above it with a budget, nearest first (their budgets cover its spend). */
   budgetScope?: readonly string[];
+  /** A schedule's run: the schedule and the due time it was started for (metadata.schedule). */
+  schedule?: { id: string; name: string; due_at: string; manual: boolean };
   clock: () => number;
 }
 
@@ -61,6 +63,11 @@ export interface QueueRunRequest {
  * `/workflow run` in chat alike. The supervisor does the rest.
  */
 export async function queueRun(store: Store, request: QueueRunRequest): Promise<Run> {
+  return store.createRun(newRunOf(request));
+}
+
+/** The run `queueRun` creates, for a caller that creates it in a transaction of its own (a schedule's fire). */
+export function newRunOf(request: QueueRunRequest): NewRun {
   const { entry } = request;
   const runId = request.runId ?? randomUUID();
   const metadata: RunMetadata = { workflow_source: entry.source, workflow_filename: entry.filename };
@@ -86,11 +93,12 @@ export async function queueRun(store: Store, request: QueueRunRequest): Promise<
   if (request.inherited?.base_branch) metadata.base_branch = request.inherited.base_branch;
   if (request.inherited?.state_dir) metadata.state_dir = request.inherited.state_dir;
   if (request.parent) Object.assign(metadata, { parent_node_id: request.parent.nodeId, child_index: request.parent.childIndex });
+  if (request.schedule) Object.assign(metadata, { schedule: request.schedule });
   const attached = request.conversationId !== undefined;
   const now = request.clock();
   const conversationId =
     request.conversationId ?? (request.workerIdForm === 'web-worker' ? newWorkerConversationId(now) : newConversationId(now));
-  return store.createRun({
+  return {
     id: runId,
     workflowName: entry.workflow.name,
     conversationId,
@@ -112,5 +120,5 @@ export async function queueRun(store: Store, request: QueueRunRequest): Promise<
       hidden: !attached,
       user_id: request.userId ?? null,
     },
-  });
+  };
 }

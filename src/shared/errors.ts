@@ -79,6 +79,12 @@ export const errorCodes = [
   'CROSS_ORIGIN_REFUSED',
   /** The API serves as many SSE streams as it may (in all, or from the client's address); retry later. */
   'STREAM_LIMIT_REACHED',
+  /** No schedule has the id or name asked for. */
+  'SCHEDULE_NOT_FOUND',
+  /** A schedule with that name exists already. */
+  'SCHEDULE_EXISTS',
+  /** A schedule declared in a workflow file cannot be deleted over the API (the file declares it again). */
+  'SCHEDULE_DECLARED',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 

@@ -6,6 +6,7 @@ import type { HeartbeatStore } from './heartbeats.js';
 import type { JobStore } from './jobs.js';
 import type { NodeSessionStore } from './node-sessions.js';
 import type { RunStore } from './runs.js';
+import type { ScheduleStore } from './schedules.js';
 import type { UserPrefsStore } from './user-prefs.js';
 
 export type { Codebase, CodebaseStore, EnvScan, IdleEnvironmentRemoval, IsolationEnvironment, NewCodebase, NewIsolationEnvironment } from './codebases.js';
@@ -23,6 +24,7 @@ export type { EventFilter, EventStore } from './events.js';
 export type { HeartbeatStore } from './heartbeats.js';
 export type { JobStore } from './jobs.js';
 export type { NodeSession, NodeSessionStore } from './node-sessions.js';
+export type { DeclaredSync, FireAdmission, FireAnswer, NewSchedule, ScheduleStore } from './schedules.js';
 export type { AiPrefs, AiPrefsPatch, StoredPreset, UserPrefsStore } from './user-prefs.js';
 export type {
   AcquireRun, DashboardRunQuery, GateDecisionAnswer, GateDecisionRequest, NewRun, RunContinuationAnswer, RunContinuationRequest, RunEnding,
@@ -44,7 +46,7 @@ export type {
  */
 export interface Store
   extends RunStore, JobStore, EventStore, HeartbeatStore, CodebaseStore, ConversationStore, NodeSessionStore, UserPrefsStore,
-    CredentialStore {
+    CredentialStore, ScheduleStore {
   /**
    * Throws when the database cannot answer a trivial query or take a trivial write (a full disk:
    * a disk-full STORE_UNAVAILABLE). One try: a busy database counts as answering.

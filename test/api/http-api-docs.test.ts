@@ -101,3 +101,16 @@ it('shows a workflow file’s answer as the route gives it: the file’s own tex
   expect(rest).toEqual(shown);
   expect(realText.startsWith((text as string).replace(/…$/, ''))).toBe(true);
 });
+
+it('shows the schedule a documented POST /api/schedules makes, with the real keys and values', async () => {
+  await import('../helpers/workflows.js').then(({ writeHomeWorkflow }) =>
+    writeHomeWorkflow(home, 'nightly-review', 'name: nightly-review\ndescription: n\ninputs:\n  days: { default: "1" }\nnodes:\n  - id: a\n    bash: "true"\n'),
+  );
+  const res = await t.app.inject({ method: 'POST', url: '/api/schedules', payload: example('### `POST /api/schedules`') });
+  expect(res.statusCode).toBe(201);
+  const shown = example('paused: true` makes it paused. The answer');
+  const real = res.json();
+  expect(Object.keys(real).sort()).toEqual(Object.keys(shown).sort());
+  const fixed = ['name', 'workflow_name', 'codebase_id', 'inputs', 'cron', 'timezone', 'overlap', 'catch_up_ms', 'paused', 'origin'];
+  for (const key of fixed) expect(real[key], key).toEqual(shown[key]);
+});

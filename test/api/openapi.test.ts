@@ -35,6 +35,13 @@ it('serves a valid OpenAPI 3.0 document listing the run, health and stream route
       'POST /api/workflows/runs/{runId}/fan-out/{nodeId}/retry',
       'GET /api/stream/__dashboard__',
       'GET /api/stream/{conversationId}',
+      'GET /api/schedules',
+      'POST /api/schedules',
+      'GET /api/schedules/{id}',
+      'POST /api/schedules/{id}/pause',
+      'POST /api/schedules/{id}/resume',
+      'POST /api/schedules/{id}/run-now',
+      'DELETE /api/schedules/{id}',
     ]),
   );
   expect(operations).not.toContain('GET /api/openapi.json');

@@ -18,6 +18,7 @@ import { describeRunTotalsContract } from './contract/run-totals.js';
 import { describeUserPrefsContract } from './contract/user-prefs.js';
 import { describeNodeSessionContract } from './contract/node-sessions.js';
 import { describeWriteFenceContract } from './contract/write-fence.js';
+import { describeScheduleContract } from './contract/schedules.js';
 import { usePostgresBackend } from './postgres-backend.js';
 
 const postgres = usePostgresBackend();
@@ -44,4 +45,5 @@ describe('PostgreSQL store', () => {
   describeUserPrefsContract(postgres);
   describeNodeSessionContract(postgres);
   describeWriteFenceContract(postgres);
+  describeScheduleContract(postgres);
 });

@@ -18,6 +18,7 @@ import { describeRunTotalsContract } from './contract/run-totals.js';
 import { describeUserPrefsContract } from './contract/user-prefs.js';
 import { describeNodeSessionContract } from './contract/node-sessions.js';
 import { describeWriteFenceContract } from './contract/write-fence.js';
+import { describeScheduleContract } from './contract/schedules.js';
 import { sqliteBackend } from './sqlite-backend.js';
 
 /** The SQLite store passes the whole Store contract. */
@@ -42,4 +43,5 @@ describe('SQLite store', () => {
   describeUserPrefsContract(sqliteBackend);
   describeNodeSessionContract(sqliteBackend);
   describeWriteFenceContract(sqliteBackend);
+  describeScheduleContract(sqliteBackend);
 });

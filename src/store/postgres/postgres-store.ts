@@ -8,6 +8,7 @@ import { pgHeartbeatStore } from './heartbeat-store.js';
 import { pgJobStore } from './job-store.js';
 import { pgNodeSessionStore } from './node-session-store.js';
 import { pgRunStore } from './run-store.js';
+import { pgScheduleStore } from './schedule-store.js';
 import { PgSession, type PgSessionOptions } from './session.js';
 import { pgUserPrefsStore } from './user-prefs-store.js';
 
@@ -36,6 +37,7 @@ export function openPostgresStore(opts: PostgresStoreOptions): Store {
     ...pgNodeSessionStore(session),
     ...pgUserPrefsStore(session),
     ...pgCredentialStore(session),
+    ...pgScheduleStore(session),
 
     // One try, no retry: a health probe reports a stuck or unreachable database instead of
     // waiting. It commits a write too: a server that answers reads can still refuse writes.

@@ -157,6 +157,45 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 17,
+    name: 'schedules and the decision taken on each of their due times',
+    sql: `
+      -- A schedule: a workflow started on a cron expression read in an IANA time zone. A declared
+      -- one (a workflow's \`triggers:\`) names the scope that declared it (declared_in); one made
+      -- over the API has none. cursor_at: the newest due time decided; the fire loop looks after it.
+      CREATE TABLE schedules (
+        id            TEXT PRIMARY KEY,
+        name          TEXT NOT NULL UNIQUE,
+        workflow_name TEXT NOT NULL,
+        codebase_id   TEXT,
+        inputs        TEXT NOT NULL DEFAULT '{}',
+        cron          TEXT NOT NULL,
+        timezone      TEXT NOT NULL,
+        overlap       TEXT NOT NULL CHECK (overlap IN ('skip', 'buffer_one', 'buffer_all', 'cancel_other', 'allow_all')),
+        catch_up_ms   INTEGER NOT NULL CHECK (catch_up_ms >= 0),
+        paused        INTEGER NOT NULL DEFAULT 0,
+        declared_in   TEXT,
+        cursor_at     TEXT NOT NULL,
+        created_at    TEXT NOT NULL,
+        updated_at    TEXT NOT NULL
+      );
+      -- Each due time of a schedule is decided once: the key is the exactly-once guarantee.
+      CREATE TABLE schedule_fires (
+        schedule_id TEXT NOT NULL REFERENCES schedules (id) ON DELETE CASCADE,
+        due_at      TEXT NOT NULL,
+        outcome     TEXT NOT NULL CHECK (outcome IN ('started', 'skipped', 'buffered', 'missed', 'failed')),
+        run_id      TEXT,
+        manual      INTEGER NOT NULL DEFAULT 0,
+        reason      TEXT,
+        decided_at  TEXT NOT NULL,
+        started_at  TEXT,
+        PRIMARY KEY (schedule_id, due_at)
+      );
+      CREATE INDEX schedule_fires_runs ON schedule_fires (schedule_id, run_id) WHERE run_id IS NOT NULL;
+      CREATE INDEX schedule_fires_buffered ON schedule_fires (schedule_id, due_at) WHERE outcome = 'buffered';
+    `,
+  },
 ];
 
 /**

@@ -10,6 +10,7 @@ import { sqliteJobStore } from './job-store.js';
 import { sqliteNodeSessionStore } from './node-session-store.js';
 import { probeStatements } from './probe-sql.js';
 import { sqliteRunStore } from './run-store.js';
+import { sqliteScheduleStore } from './schedule-store.js';
 import { SqliteSession, type SqliteSessionOptions } from './session.js';
 import { sqliteUserPrefsStore } from './user-prefs-store.js';
 
@@ -38,6 +39,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     ...sqliteNodeSessionStore(session),
     ...sqliteUserPrefsStore(session),
     ...sqliteCredentialStore(session),
+    ...sqliteScheduleStore(session),
 
     // One try each, no retry: a health probe reports a stuck database instead of waiting it out.
     // A database that answers reads can still refuse every write (a full disk), so the probe

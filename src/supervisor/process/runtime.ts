@@ -16,6 +16,9 @@ import { RUN_LEASE_MS } from './run-registry.js';
 import { Supervisor } from './supervisor.js';
 import { afterHeldEnds } from './after-held-ends.js';
 import { ChildRunSignals } from '../children/child-signals.js';
+import { clockNow } from '../../shared/clock.js';
+import { DeclaredTriggers } from './declared-triggers.js';
+import { ScheduleLoop } from './schedule-loop.js';
 
 export interface SupervisorRuntime {
   supervisor: Supervisor;
@@ -75,6 +78,11 @@ export function createSupervisorRuntime(opts: {
   // supervisor keeps no catalog thread.
   const catalog = WorkflowCatalog.forHome(settings.home, { threadFile: null });
   const childSignals = new ChildRunSignals();
+  const schedules = new ScheduleLoop({
+    store, log, clock: clockNow,
+    lookup: (name, query) => catalog.getAsync(name, query),
+    declared: new DeclaredTriggers({ store, log, list: (query) => catalog.listAsync(query) }),
+  });
   const supervisor = new Supervisor({
     store,
     limiter,
@@ -87,6 +95,7 @@ export function createSupervisorRuntime(opts: {
       kinds: createNodeKinds({ children: { lookup: (name, query) => catalog.getAsync(name, query), signals: childSignals } }),
     }),
     childSignals,
+    schedules,
     // The assistant's calls run in the worker pool.
     chat: {
       catalog,

@@ -46,6 +46,8 @@ export interface SupervisorDeps {
   chat?: JobContext['chat'];
   /** Shared with the schedulers' child-run nodes: the news of `child_run_settled` jobs. */
   childSignals?: JobContext['childSignals'];
+  /** The schedules' fire loop (schedule-loop.ts), started and stopped with the supervisor. */
+  schedules?: { start(): void; stop(): Promise<void> };
 }
 
 /**
@@ -106,6 +108,7 @@ export class Supervisor {
     }, this.deps.timing?.heartbeatMs ?? HEARTBEAT_MS);
     this.heartbeat.unref();
     this.loop = this.claimLoop();
+    this.deps.schedules?.start();
     this.deps.log.info({ supervisorId: this.id, limit: this.deps.limiter.limitOf(GLOBAL_KEY) }, 'supervisor.started');
   }
 
@@ -133,6 +136,8 @@ export class Supervisor {
     this.state = 'draining';
     this.deps.log.info({ drain, runs: this.runs.size }, 'supervisor.shutdown_started');
     this.wake?.();
+    // No new fires while the runs are let go.
+    await this.deps.schedules?.stop();
     await this.loop;
     await this.runs.releaseAll(drain);
     await this.jobs.settled();

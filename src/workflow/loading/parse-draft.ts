@@ -6,6 +6,7 @@ import { parseNode } from './parse-node.js';
 import { findUnknownKeys, isPlainObject } from './unknown-keys.js';
 import { inputEnvName } from '../substitution/variables.js';
 import { knownWorkflowKeys, workflowRootSchema, type WorkflowDefinitionDraft } from '../schema/workflow-schema.js';
+import { triggerInputProblems } from '../triggers/trigger-schema.js';
 
 /**
  * The first stage of loading: schema checks of the top level and of every node, and the parse
@@ -79,7 +80,7 @@ export function parseDraft(raw: unknown): ParsedDraft {
       errors.push(describeIssue(issue));
     }
   }
-  if (root.success) errors.push(...checkInputNames(root.data.inputs ?? {}));
+  if (root.success) errors.push(...checkInputNames(root.data.inputs ?? {}), ...triggerInputProblems(root.data.triggers, root.data.inputs));
 
   const rawNodes: unknown[] = Array.isArray(raw.nodes) ? raw.nodes : [];
   const nodes: DefinitionNode[] = [];

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { permissionsSchema, sandboxSchema, thinkingSchema } from './node-blocks.js';
 import { effortSchema } from '../../models/effort.js';
 import type { DefinitionNode, WorkflowNode } from './node-schema.js';
+import { triggersSchema } from '../triggers/trigger-schema.js';
 
 /**
  * The top level of a workflow file. `nodes` is validated node by node by the loader (each with
@@ -54,6 +55,8 @@ export const workflowRootSchema = z.object({
   returns: z.string().trim().min(1).optional(),
   /** A boolean field of the `returns` node's output recorded as the run's outcome. */
   outcome_field: z.string().trim().min(1).optional(),
+  /** What starts the workflow by itself: `- schedule: { cron, timezone, inputs, overlap, catch_up }` (docs/schedules.md). */
+  triggers: triggersSchema.optional(),
 });
 type WorkflowRoot = z.infer<typeof workflowRootSchema>;
 
