@@ -1,44 +1,8 @@
 import type Database from 'better-sqlite3';
+import { toCodebase, toIsolationEnvironment } from '../rows.js';
 import type { Codebase, EnvScan, IsolationEnvironment, NewCodebase, NewIsolationEnvironment } from '../schemas/codebase.js';
 
 type Row = Record<string, unknown>;
-
-/** Row → object: JSON columns are text and booleans are 0/1. Trusted: only we write them. */
-function toCodebase(row: Row): Codebase {
-  return {
-    id: row.id as string,
-    name: row.name as string,
-    repository_url: (row.repository_url as string | null) ?? null,
-    default_cwd: row.default_cwd as string,
-    default_branch: (row.default_branch as string | null) ?? null,
-    kind: row.kind as Codebase['kind'],
-    managed: row.managed === 1,
-    allow_env_keys: row.allow_env_keys === 1,
-    env_scan: JSON.parse(row.env_scan as string) as EnvScan,
-    created_at: row.created_at as string,
-    updated_at: row.updated_at as string,
-  };
-}
-
-export function toIsolationEnvironment(row: Row): IsolationEnvironment {
-  return {
-    id: row.id as string,
-    codebase_id: row.codebase_id as string,
-    workflow_type: row.workflow_type as string,
-    workflow_id: row.workflow_id as string,
-    provider: row.provider as string,
-    working_path: row.working_path as string,
-    branch_name: (row.branch_name as string | null) ?? null,
-    created_by_platform: (row.created_by_platform as string | null) ?? null,
-    metadata: JSON.parse(row.metadata as string) as IsolationEnvironment['metadata'],
-    status: row.status as IsolationEnvironment['status'],
-    locked_by_run: (row.locked_by_run as string | null) ?? null,
-    lock_owner: (row.lock_owner as string | null) ?? null,
-    lock_expires_at: (row.lock_expires_at as string | null) ?? null,
-    created_at: row.created_at as string,
-    updated_at: row.updated_at as string,
-  };
-}
 
 export function codebaseStatements(db: Database.Database) {
   const insert = db.prepare(

@@ -1,27 +1,8 @@
 import type Database from 'better-sqlite3';
+import { toConversation } from '../rows.js';
 import type { Conversation, ConversationListQuery, ConversationPatch, NewConversation } from '../schemas/conversation.js';
 
 type Row = Record<string, unknown>;
-
-/** Row → object: `hidden` is 0/1. Trusted: only we write the rows. */
-function toConversation(row: Row): Conversation {
-  return {
-    id: row.id as string,
-    platform_type: row.platform_type as string,
-    platform_conversation_id: row.platform_conversation_id as string,
-    ai_assistant_type: row.ai_assistant_type as string,
-    codebase_id: (row.codebase_id as string | null) ?? null,
-    cwd: (row.cwd as string | null) ?? null,
-    isolation_env_id: (row.isolation_env_id as string | null) ?? null,
-    title: (row.title as string | null) ?? null,
-    hidden: row.hidden === 1,
-    deleted_at: (row.deleted_at as string | null) ?? null,
-    last_activity_at: row.last_activity_at as string,
-    user_id: (row.user_id as string | null) ?? null,
-    created_at: row.created_at as string,
-    updated_at: row.updated_at as string,
-  };
-}
 
 /** Statements for `conversations`. Values are always bound, never spliced into the SQL. */
 export function conversationStatements(db: Database.Database) {

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { ClaimRunIsolation, ClaimRunIsolationResult, IsolationEnvironment } from '../schemas/codebase.js';
 import type { IdleEnvironmentRemoval } from '../codebases.js';
-import { toIsolationEnvironment } from './codebases-sql.js';
+import { toIsolationEnvironment } from '../rows.js';
 import { decideIsolationClaim, isIdle } from '../rules/isolation-locks.js';
 
 type Row = Record<string, unknown>;
