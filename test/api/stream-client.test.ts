@@ -98,7 +98,7 @@ describe('StreamClient', () => {
       return slow.ids().length >= 8;
     }, { what: 'backlog and live frames' });
     expect(slow.ids()).toEqual([3, 4, 5, 6, 7, 8, 9, 10]);
-    expect(slow.written[0]).toMatch(/^data: \{"type":"heartbeat","timestamp":0\}\n\n$/);
+    expect(slow.written[0]).toMatch(/^retry: 250\ndata: \{"type":"heartbeat","timestamp":0\}\n\n$/);
     client.close('server_closing');
   });
 });

@@ -55,7 +55,7 @@ nodes:
 
   // One terminal event, the last one; every node has exactly one recorded success.
   const workflowEvents = events.filter((e) => e.event_type.startsWith('workflow_')).map((e) => e.event_type);
-  expect(workflowEvents.filter((t) => t !== 'workflow_started' && t !== 'workflow_resumed')).toEqual(['workflow_completed']);
+  expect(workflowEvents.filter((t) => t !== 'workflow_queued' && t !== 'workflow_started' && t !== 'workflow_resumed')).toEqual(['workflow_completed']);
   expect(events.at(-1)!.event_type).toBe('workflow_completed');
   for (const node of ['first', 'last']) {
     expect(events.filter((e) => e.step_name === node && e.event_type === 'node_completed')).toHaveLength(1);
