@@ -5,11 +5,12 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // Process-level tests start real servers, browsers, database clusters and child processes
-    // and spend most of their time waiting on them (fsyncs, timers, children): a clean-clone run
-    // with three files at a time used 43 % of the 2 cores' CPU and ran 2.4 files at once on
-    // average, 25 minutes for 420 files. Five at a time keeps the cores busy.
-    maxWorkers: 5,
+    // Process-level tests start real servers and child processes and spend much of their time
+    // waiting on them: on a 2-core machine two files at a time left a third of the CPU idle.
+    // Three or four files at a time are the same within noise (`.ci/run` on a clean clone, all
+    // green: three 19 min 10 s and 21 min 21 s, four 21 min 6 s and 22 min 21 s); three loads
+    // the machine less.
+    maxWorkers: 3,
     // expect.poll waits on what a page or a server shows: a condition, not a time. Its default
     // of one second is a timing on a loaded 2-core machine (the browser, the server and two more
     // test files share it), so it waits up to 15 s, asking every 50 ms.
