@@ -129,7 +129,15 @@ export const streamPayloadSchema = z
     chatErrorFrameSchema,
     chatRetractFrameSchema,
     workflowDispatchFrameSchema,
-    z.object({ type: z.literal('heartbeat'), timestamp: z.number() }),
+    z.object({
+      type: z.literal('heartbeat'),
+      timestamp: z.number(),
+      position: z
+        .number()
+        .int()
+        .optional()
+        .describe('First frame only: the seq the stream’s events follow. Resume after it (`?lastEventId=`) when the connection drops before any event frame'),
+    }),
   ])
   .meta({ id: 'StreamFrame' });
 export type StreamPayload = z.infer<typeof streamPayloadSchema>;

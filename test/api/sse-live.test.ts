@@ -25,7 +25,8 @@ describe('GET /api/stream/__dashboard__', () => {
 
     const stream = await openSse(`${url}/api/stream/__dashboard__`);
     await stream.until((f) => f.length >= 1);
-    expect(stream.frames[0]).toEqual({ id: undefined, data: { type: 'heartbeat', timestamp: expect.any(Number) } });
+    // Its position: the newest event when it opened (the run's workflow_queued), which it follows.
+    expect(stream.frames[0]).toEqual({ id: undefined, data: { type: 'heartbeat', timestamp: expect.any(Number), position: await store.lastEventSeq() } });
 
     const written = await writer.appendEvents([
       runEvent(run, 'workflow_started'),
@@ -104,7 +105,7 @@ describe('GET /api/stream/__dashboard__', () => {
       if (done) break;
       text += decoder.decode(value, { stream: true });
     }
-    expect(text).toMatch(/^retry: 250\ndata: \{"type":"heartbeat","timestamp":\d+\}\n\n/);
+    expect(text).toMatch(/^retry: 250\ndata: \{"type":"heartbeat","timestamp":\d+,"position":\d+\}\n\n/);
     expect(text).toContain(': heartbeat\n\n');
     abort.abort();
   });

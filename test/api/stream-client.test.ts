@@ -33,12 +33,13 @@ const frame = (seq: number): TailFrame => ({
   text: `id: ${seq}\ndata: ${JSON.stringify({ type: 'workflow_event', seq, pad: 'x'.repeat(100) })}\n\n`,
 });
 
-function makeClient(sink: Writable, opts: { maxQueuedFrames: number; backlog?: TailFrame[]; afterSeq?: number }) {
+function makeClient(sink: Writable, opts: { maxQueuedFrames: number; backlog?: TailFrame[]; afterSeq?: number; startSeq?: number }) {
   const closed: CloseReason[] = [];
   const client = new StreamClient({
     sink,
     matches: () => true,
     afterSeq: opts.afterSeq,
+    startSeq: opts.afterSeq ?? opts.startSeq ?? 0,
     readBacklog: async (afterSeq, limit) => (opts.backlog ?? []).filter((f) => f.seq > afterSeq).slice(0, limit),
     maxQueuedFrames: opts.maxQueuedFrames,
     heartbeatMs: 60_000,
@@ -98,7 +99,26 @@ describe('StreamClient', () => {
       return slow.ids().length >= 8;
     }, { what: 'backlog and live frames' });
     expect(slow.ids()).toEqual([3, 4, 5, 6, 7, 8, 9, 10]);
-    expect(slow.written[0]).toMatch(/^retry: 250\ndata: \{"type":"heartbeat","timestamp":0\}\n\n$/);
+    // The hello frame names where the stream resumed.
+    expect(slow.written[0]).toMatch(/^retry: 250\ndata: \{"type":"heartbeat","timestamp":0,"position":2\}\n\n$/);
+    client.close('server_closing');
+  });
+
+  it('opened live at the feed’s position, names it in the hello frame and sends only what follows it', async () => {
+    const slow = slowSink();
+    const { client } = makeClient(slow.sink, { maxQueuedFrames: 100, startSeq: 41 });
+    // A frame the feed had handed out before this stream subscribed is not one of its own.
+    client.receive(frame(41));
+    const running = client.run();
+    slow.readAll();
+    await running;
+    for (const seq of [42, 43]) client.receive(frame(seq));
+    await waitFor(() => {
+      slow.readAll();
+      return slow.ids().length >= 2;
+    }, { what: 'live frames' });
+    expect(slow.ids()).toEqual([42, 43]);
+    expect(slow.written[0]).toMatch(/^retry: 250\ndata: \{"type":"heartbeat","timestamp":0,"position":41\}\n\n$/);
     client.close('server_closing');
   });
 });

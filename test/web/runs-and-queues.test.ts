@@ -140,6 +140,16 @@ it('filters the runs by codebase and by days, kept in the address, counted under
   await expect.poll(messages).toEqual(['february gadget']);
   expect(await page.locator('input[name="from"]').inputValue()).toBe('2026-02-01');
   expect(await page.locator('input[name="to"]').inputValue()).toBe('2026-02-15');
+
+  // Back undoes one filter change at a time: the `to` day, then the codebase.
+  await page.goBack();
+  await expect.poll(messages).toEqual(['late february widget', 'february gadget']);
+  expect(await page.locator('input[name="to"]').inputValue()).toBe('');
+  await page.goBack();
+  await expect.poll(messages).toEqual(['late february widget']);
+  expect(await page.locator('select[name="codebase"]').inputValue()).toBe('acme/widget');
+  await page.goForward();
+  await expect.poll(messages).toEqual(['late february widget', 'february gadget']);
   await page.close();
 });
 

@@ -59,6 +59,14 @@ export class EventTailer {
     return this.started;
   }
 
+  /**
+   * The seq of the last row handed to the listeners: a listener added now receives exactly the
+   * rows after it (frames are handed out synchronously, in seq order).
+   */
+  get position(): number {
+    return this.lastSeq;
+  }
+
   /** Adds a listener; frames for rows read from now on reach it. Returns the unsubscribe. */
   subscribe(listener: FrameListener): () => void {
     this.listeners.add(listener);

@@ -49,10 +49,13 @@ export const RECONNECT_AFTER_MS = 250;
 
 /**
  * The data frame sent right after connect (no id: it is not an event and must not move the
- * cursor), with the reconnection delay.
+ * cursor), with the reconnection delay and the stream's position: the seq its first event frame
+ * will follow. A client that loses the connection before any event frame resumes after it
+ * (`?lastEventId=<position>`); an EventSource left to itself would reconnect with no id at all,
+ * and miss what was written in between.
  */
-export function formatHelloFrame(now: number): string {
-  return `retry: ${RECONNECT_AFTER_MS}\ndata: ${JSON.stringify({ type: 'heartbeat', timestamp: now })}\n\n`;
+export function formatHelloFrame(now: number, position: number): string {
+  return `retry: ${RECONNECT_AFTER_MS}\ndata: ${JSON.stringify({ type: 'heartbeat', timestamp: now, position })}\n\n`;
 }
 
 /** The periodic keep-alive: an SSE comment, ignored by EventSource. */

@@ -88,6 +88,8 @@ export class SseHub {
     const client = new StreamClient({
       sink,
       afterSeq: request.afterSeq,
+      // Read in the same turn as the subscription below: what comes live is what follows it.
+      startSeq: request.afterSeq ?? this.tailer.position,
       // The dashboard gets run events only; a conversation's stream its runs' and its chat's.
       matches: conversationId === undefined ? (f) => f.runId !== null : (f) => f.conversationId === conversationId,
       readBacklog: (afterSeq, limit) =>

@@ -17,6 +17,12 @@ export interface StreamClientOptions {
   matches: (frame: TailFrame) => boolean;
   /** Replay the matching rows after this seq before going live; undefined: live only. */
   afterSeq: number | undefined;
+  /**
+   * The seq this stream's frames follow: `afterSeq` when resuming, else the live feed's position
+   * when the stream subscribed. The hello frame names it, so a client that loses the connection
+   * before any event frame (no id to send back) can still resume exactly where it began.
+   */
+  startSeq: number;
   /** Reads matching rows after a seq, oldest first. */
   readBacklog: (afterSeq: number, limit: number) => Promise<TailFrame[]>;
   /** Frames waiting in memory past which the client is dropped (it reconnects with Last-Event-ID). */
@@ -46,7 +52,7 @@ export class StreamClient {
   private heartbeat: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: StreamClientOptions) {
-    this.sentSeq = opts.afterSeq ?? 0;
+    this.sentSeq = opts.startSeq;
   }
 
   get isClosed(): boolean {
@@ -55,7 +61,7 @@ export class StreamClient {
 
   /** Sends the hello frame, replays the backlog, then streams live frames until closed. */
   async run(): Promise<void> {
-    this.writeRaw(formatHelloFrame(this.opts.now()));
+    this.writeRaw(formatHelloFrame(this.opts.now(), this.opts.startSeq));
     this.heartbeat = setInterval(() => {
       if (!this.blocked) this.writeRaw(HEARTBEAT_COMMENT);
     }, this.opts.heartbeatMs);

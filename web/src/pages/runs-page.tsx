@@ -131,7 +131,7 @@ export function RunsPage() {
   const workflowNames = [...new Set([...workflows, ...(filters.workflow ? [filters.workflow] : [])])];
   const codebaseIds = [...new Set([...codebases, ...(filters.codebase ? [filters.codebase] : [])])];
   const setFilter = (name: string) => (e: Event) =>
-    navigate(hrefWith({ [name]: (e.target as HTMLInputElement | HTMLSelectElement).value, page: undefined }), { replace: true });
+    navigate(hrefWith({ [name]: (e.target as HTMLInputElement | HTMLSelectElement).value, page: undefined }));
   const total = page?.total ?? 0;
   const first = total === 0 ? 0 : (shownPage - 1) * PAGE_SIZE + 1;
   const last = Math.min(total, (shownPage - 1) * PAGE_SIZE + runs.length);
@@ -160,7 +160,7 @@ export function RunsPage() {
           <select
             name="workflow"
             value={filters.workflow ?? ''}
-            onChange={(e) => navigate(hrefWith({ workflow: (e.target as HTMLSelectElement).value, page: undefined }), { replace: true })}
+            onChange={(e) => navigate(hrefWith({ workflow: (e.target as HTMLSelectElement).value, page: undefined }))}
           >
             <option value="">all workflows</option>
             {workflowNames.map((name) => (
