@@ -96,7 +96,7 @@ describe('include with: inputs', () => {
     const middle = draft({ name: 'middle', description: 'd', inputs: { v: {} }, nodes: [{ id: 'in', include: 'inner', with: { v: '<$INPUTS.v>' } }] });
     const [node] = nodesOf(load([{ id: 'm', include: 'middle', with: { v: "'$(touch pwned)'" } }], { middle, inner }));
     if (!node || !('bash' in node)) throw new Error('no bash node');
-    const done = spawnSync('bash', ['-c', node.bash], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH } });
+    const done = spawnSync('bash', ['-c', node.bash], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH } });
     expect(done.stdout).toBe("[<'$(touch pwned)'>]");
     expect(existsSync(join(dir, 'pwned'))).toBe(false);
   });
@@ -164,7 +164,7 @@ function runIncluded(body: string, value: string, argumentsValue: string): strin
   if (!node || !('bash' in node)) throw new Error('no bash node');
   const result = substituteShell(node.bash, { variables: { ARGUMENTS: argumentsValue }, inputs: {}, declaredInputs: [], outputs: () => undefined }, 'sh');
   if (!result.ok) throw new Error(result.error.message);
-  const done = spawnSync('bash', ['-c', result.text], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH, ...result.env } });
+  const done = spawnSync('bash', ['-c', result.text], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH, ...result.env } });
   expect(done.status, done.stderr).toBe(0);
   expect(existsSync(join(dir, 'pwned'))).toBe(false);
   return done.stdout;

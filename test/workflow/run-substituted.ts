@@ -62,7 +62,7 @@ export function runBashJobs(jobs: readonly BashJob[]): BashRun[] {
       );
     });
     writeFileSync(join(dir, 'driver.sh'), lines.join('\n'));
-    const done = spawnSync('bash', [join(dir, 'driver.sh')], { env: { PATH: process.env.PATH, D: dir }, encoding: 'utf8', timeout: 300_000 });
+    const done = spawnSync('bash', [join(dir, 'driver.sh')], { env: { PATH: process.env.PATH, D: dir }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 });
     if (done.status !== 0) throw new Error(`driver failed: ${done.stderr}`);
     return jobs.map((_, i) => ({
       stdout: readFileSync(join(dir, `o${i}`), 'utf8'),

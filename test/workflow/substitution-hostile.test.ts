@@ -54,7 +54,7 @@ function context(value: string): SubstitutionContext {
 function run(body: string, value: string): string {
   const result = substituteShell(body, context(value), 'sh');
   if (!result.ok) throw new Error(result.error.message);
-  const done = spawnSync('bash', ['-c', result.text], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH, ...result.env } });
+  const done = spawnSync('bash', ['-c', result.text], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH, ...result.env } });
   expect(done.status, done.stderr).toBe(0);
   expect(existsSync(join(dir, 'pwned'))).toBe(false);
   return done.stdout;
