@@ -33,6 +33,7 @@ type SummarisedEvent = Pick<RunEventView, 'event_type' | 'step_name' | 'data'>;
 
 const statusByEventType: Record<string, NodeSummaryStatus> = {
   provider_queued: 'queued',
+  global_queued: 'queued',
   node_started: 'running',
   node_suspended: 'suspended',
   node_completed: 'completed',
@@ -48,10 +49,25 @@ function suspendedReason(data: Record<string, unknown>): string {
   return `waiting (${text(data.suspend_point) ?? 'suspended'})`;
 }
 
-/** Where a node waiting for its provider's slot stands: `queued (provider anthropic, position 2)`. */
-export function queuedReason(data: Record<string, unknown>): string {
+/**
+ * Run-level events after which no node waits in a line any more (its run stopped or paused: the
+ * waiters left the line unrun, or the run ended).
+ */
+const LINE_LEFT = new Set(['workflow_completed', 'workflow_failed', 'workflow_cancelled', 'workflow_paused']);
+
+/**
+ * Which line a waiting node is in and its place there, from its `provider_queued` or
+ * `global_queued` event: `provider anthropic, position 2`, `global limit, position 3`.
+ */
+export function queuedPlace(eventType: string, data: Record<string, unknown>): string {
   const position = typeof data.position === 'number' ? `, position ${data.position}` : '';
-  return `queued (provider ${text(data.provider) ?? 'unknown'}${position})`;
+  const line = eventType === 'global_queued' ? 'global limit' : `provider ${text(data.provider) ?? 'unknown'}`;
+  return `${line}${position}`;
+}
+
+/** Where a waiting node stands: `queued (provider anthropic, position 2)`, `queued (global limit, position 3)`. */
+export function queuedReason(eventType: string, data: Record<string, unknown>): string {
+  return `queued (${queuedPlace(eventType, data)})`;
 }
 
 function text(value: unknown): string | undefined {
@@ -76,9 +92,20 @@ export function createNodeSummary() {
   const byNode = new Map<string, NodeSummary>();
   // Kept apart from the summaries: a node's tool events come between its start and its end.
   const toolsByNode = new Map<string, ToolCallCounts>();
+  // Nodes waiting in a line, with what they showed before (a retry waits again after a failure):
+  // when the run stops or pauses they have left it, and show that again (or nothing).
+  const beforeQueued = new Map<string, NodeSummary | undefined>();
   return {
     add(events: readonly SummarisedEvent[]): void {
       for (const event of events) {
+        if (event.step_name === null && LINE_LEFT.has(event.event_type)) {
+          for (const [node, before] of beforeQueued) {
+            if (before) byNode.set(node, before);
+            else byNode.delete(node);
+          }
+          beforeQueued.clear();
+          continue;
+        }
         if (event.step_name && countTool(toolsByNode, event.step_name, event)) continue;
         const status = statusOf(event);
         if (!status || !event.step_name) continue;
@@ -91,7 +118,10 @@ export function createNodeSummary() {
         const reason = text(data.reason);
         if (reason && (status === 'skipped' || status === 'cached')) summary.reason = reason;
         if (status === 'suspended') summary.reason = suspendedReason(data);
-        if (status === 'queued') summary.reason = queuedReason(data);
+        if (status === 'queued') {
+          summary.reason = queuedReason(event.event_type, data);
+          if (!beforeQueued.has(event.step_name)) beforeQueued.set(event.step_name, previous);
+        } else beforeQueued.delete(event.step_name);
         const interruptions = (previous?.interruptions ?? 0) + (previous?.status === 'interrupted' ? 1 : 0);
         if (interruptions > 0) summary.interruptions = interruptions;
         // Map.set on an existing key keeps its position: a re-run node stays where it first appeared.

@@ -2,7 +2,7 @@ import { readRunLevelEventData } from '../store/schemas/run-level-events.js';
 import { terminalRunStatuses, type RunStatus } from '../store/schemas/run.js';
 import type { StreamPayload } from '../wire/stream-frames.js';
 import { writeLine, type OutputStream } from '../terminal/context.js';
-import { queuedReason } from './node-summary.js';
+import { queuedPlace } from './node-summary.js';
 import { firstLine, formatDuration, tailLines, type Style } from '../terminal/format.js';
 import { FanOutCounters, type FetchFanOutCounts } from './fan-out-counter.js';
 import { createAgentActivityLines, type ActivityDetail } from './agent-activity-lines.js';
@@ -85,8 +85,8 @@ export function createRunProgress(opts: { runId: string; out: OutputStream; styl
         return;
       }
       if (frame.type === 'workflow_event') {
-        if (frame.eventType === 'provider_queued' && frame.stepName) {
-          writeLine(out, `${style.dim(verb('queued'))} ${frame.stepName} ${style.dim(`(${queuedReason(frame.data).slice('queued ('.length, -1)})`)}`);
+        if ((frame.eventType === 'provider_queued' || frame.eventType === 'global_queued') && frame.stepName) {
+          writeLine(out, `${style.dim(verb('queued'))} ${frame.stepName} ${style.dim(`(${queuedPlace(frame.eventType, frame.data)})`)}`);
           return;
         }
         const parsed = readRunLevelEventData({ event_type: frame.eventType, data: frame.data }, 'workflow_parse_warnings');

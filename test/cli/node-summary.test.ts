@@ -116,6 +116,31 @@ describe('per-node summary of a run', () => {
     const failedAfter = summariseNodes([interrupted(), event('node_failed', 'a', { error: 'exit code 2' })]);
     expect(describeNodeDetail(failedAfter[0]!)).toBe('ran again after 1 interrupted attempt; exit code 2');
   });
+
+  it('shows a node waiting in line with its place, global or its provider’s, until it starts or its run stops', () => {
+    const nodes = summariseNodes([
+      event('global_queued', 'build', { node_id: 'build', position: 3, limit: 2 }),
+      event('global_queued', 'build', { node_id: 'build', position: 1, limit: 2 }),
+      event('provider_queued', 'ask', { node_id: 'ask', provider: 'anthropic', position: 2, limit: 1 }),
+      event('global_queued', 'lint', { node_id: 'lint', position: 2, limit: 2 }),
+      event('node_started', 'lint'),
+      event('node_completed', 'lint'),
+    ]);
+    expect(nodes).toEqual([
+      { node: 'build', status: 'queued', reason: 'queued (global limit, position 1)' },
+      { node: 'ask', status: 'queued', reason: 'queued (provider anthropic, position 2)' },
+      { node: 'lint', status: 'completed' },
+    ]);
+    // Cancelled while they waited: they left the line unrun. A retry that waited again shows its failure.
+    const left = summariseNodes([
+      event('global_queued', 'build', { node_id: 'build', position: 1, limit: 2 }),
+      event('node_started', 'flaky'),
+      event('node_failed', 'flaky', { error: 'boom' }),
+      event('global_queued', 'flaky', { node_id: 'flaky', position: 2, limit: 2 }),
+      event('workflow_cancelled', null, { reason: 'Cancelled by user' }),
+    ]);
+    expect(left).toEqual([{ node: 'flaky', status: 'failed', error: 'boom' }]);
+  });
 });
 
 /** A terminal attempt event of exec node `node`, built by the factory every writer uses. */

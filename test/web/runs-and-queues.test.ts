@@ -13,8 +13,9 @@ import { openBrowser, type Browser } from './browser.js';
 
 /**
  * What waits, and finding runs, as a person sees it on the dashboard: the runs page's codebase
- * and date filters, a run listed the moment it is queued (before any supervisor starts it), and
- * AI nodes waiting in their provider's line with their place in the graph. The real `cairn serve`
+ * and date filters, a run listed the moment it is queued (before any supervisor starts it), AI
+ * nodes waiting in their provider's line and nodes waiting for a global slot, each with its place
+ * in the graph. The real `cairn serve`
  * (one for the file, a global limit of three attempts and an `anthropic` limit of one), a local
  * Anthropic stand-in whose answers the test holds, Debian's Chromium.
  */
@@ -49,6 +50,20 @@ nodes:
     bash: 'while [ ! -e "$ARGUMENTS" ]; do sleep 0.05; done; echo released'
   - id: wait3
     bash: 'while [ ! -e "$ARGUMENTS" ]; do sleep 0.05; done; echo released'
+`,
+  );
+  await writeHomeWorkflow(
+    home,
+    'hold-each',
+    `name: hold-each
+description: three nodes, each waiting for its own file, named after the message
+nodes:
+  - id: h0
+    bash: 'while [ ! -e "$ARGUMENTS.h0" ]; do sleep 0.05; done; echo released'
+  - id: h1
+    bash: 'while [ ! -e "$ARGUMENTS.h1" ]; do sleep 0.05; done; echo released'
+  - id: h2
+    bash: 'while [ ! -e "$ARGUMENTS.h2" ]; do sleep 0.05; done; echo released'
 `,
   );
   await writeHomeWorkflow(
@@ -232,4 +247,55 @@ it('shows AI nodes waiting for their provider with their place in line, moving u
     'completed',
   ]);
   await page.close();
+});
+
+it('shows nodes waiting for a global slot with their place in line, moving up as slots free, and none left queued by a cancel', async () => {
+  // Run A's three nodes take the three global slots; B's, then C's, wait in the one global line.
+  const flag = (name: string) => join(home.home, `global-${name}`);
+  const a = await startRun(server.url, 'hold-each', { message: flag('a') });
+  await waitFor(async () => ((await (await fetch(`${server.url}/api/health`)).json()) as { concurrency: { active: number } }).concurrency.active === 3, {
+    what: 'run A to take every global slot',
+  });
+  const queuedEvents = async (runId: string) => (await getRun(server.url, runId)).events.filter((e) => e.event_type === 'global_queued');
+  const b = await startRun(server.url, 'hold-each', { message: flag('b') });
+  await waitFor(async () => ((await queuedEvents(b.runId)).length === 3 ? true : undefined), { what: "run B's nodes to wait in the global line" });
+  const c = await startRun(server.url, 'hold-each', { message: flag('c') });
+  await waitFor(async () => ((await queuedEvents(c.runId)).length === 3 ? true : undefined), { what: "run C's nodes to wait behind them" });
+
+  const ids = ['h0', 'h1', 'h2'];
+  const shown = async (page: Page) =>
+    Promise.all(ids.map(async (id) => [id, await page.locator(`[data-node="${id}"] .dag-state`).textContent()] as const));
+  const texts = async (page: Page) => (await shown(page)).map(([, text]) => text).sort();
+  const pageB = await open(`/runs/${b.runId}`);
+  const pageC = await open(`/runs/${c.runId}`);
+  // Which node is where in line is the engine's choice; the places are those of the line.
+  await expect.poll(() => texts(pageB)).toEqual(['queued #1', 'queued #2', 'queued #3']);
+  await expect.poll(() => texts(pageC)).toEqual(['queued #4', 'queued #5', 'queued #6']);
+
+  // C is cancelled while its nodes wait: they leave the line unrun, and show no place any more.
+  const cancel = await fetch(`${server.url}/api/workflows/runs/${c.runId}/cancel`, { method: 'POST' });
+  expect(cancel.status).toBe(200);
+  expect(await ended(c.runId)).toBe('cancelled');
+  await expect.poll(() => texts(pageC)).toEqual(['waiting', 'waiting', 'waiting']);
+  await pageC.close();
+
+  // A's first node ends: B's head starts (and shows running), the two behind it move up.
+  await writeFile(`${flag('a')}.h0`, '');
+  await expect.poll(() => texts(pageB)).toEqual(['queued #1', 'queued #2', 'running']);
+  const second = (await shown(pageB)).find(([, text]) => text === 'queued #2')![0];
+  expect(await pageB.locator(`[data-node="${second}"] title`).textContent()).toBe(`${second}: queued — waiting for a global slot: #2 in line (limit 3)`);
+  await pageB.locator(`[data-node="${second}"]`).click();
+  await expect.poll(() => pageB.locator('.node-panel .note').textContent()).toBe('waiting for a global slot: #2 in line (limit 3)');
+  await writeFile(`${flag('a')}.h1`, '');
+  await expect.poll(() => texts(pageB)).toEqual(['queued #1', 'running', 'running']);
+  await expect.poll(() => pageB.locator('.node-panel .note').textContent()).toBe('waiting for a global slot: #1 in line (limit 3)');
+
+  // Every slot frees: B's nodes all start, and then complete; none is left with a place.
+  await writeFile(`${flag('a')}.h2`, '');
+  await expect.poll(() => texts(pageB)).toEqual(['running', 'running', 'running']);
+  for (const id of ids) await writeFile(`${flag('b')}.${id}`, '');
+  expect(await ended(a.runId)).toBe('completed');
+  expect(await ended(b.runId)).toBe('completed');
+  await expect.poll(() => texts(pageB)).toEqual(['completed', 'completed', 'completed']);
+  await pageB.close();
 });

@@ -142,9 +142,10 @@ budget included) and its budget, and one line per node (status, duration, error 
 and for a node that called tools, an AI node, how many calls and of them how many failed or were
 refused: \`3 tool calls (1 failed, 1 refused)\`) derived from the run's event log. The log is
 read page by page, however long it is.
-A node's status is queued (waiting for a slot of its AI provider), running, suspended (at a gate
-or a wait), completed, failed, cancelled (by a cancel of the run), interrupted (cut short by a
-server stop; it runs again when the run continues), skipped or cached. <id> is
+A node's status is queued (waiting for a slot of its AI provider or of the global limit, with its
+place in line), running, suspended (at a gate or a wait), completed, failed, cancelled (by a
+cancel of the run), interrupted (cut short by a server stop; it runs again when the run
+continues), skipped or cached. <id> is
 the whole run id or its first ${MIN_RUN_ID_PREFIX} or more characters, when only one recent run starts so.
 
 Options:

@@ -16,17 +16,26 @@ export const GLOBAL_SLOT: readonly string[] = [GLOBAL_KEY];
 export const RUN_SLOT: readonly string[] = ['run'];
 
 /**
- * How many places at the head of each provider's line have their position kept current: a
- * waiter among them is woken (and its run records its new place) whenever the line moves. Those
- * further back keep the position recorded when they started waiting until they come this near,
- * so a 1000-node fan-out writes at most 1 + QUEUE_POSITIONS_SHOWN `provider_queued` events per
- * node, never one per node for every slot released.
+ * How many places at the head of each provider's line, and of the global line, have their
+ * position kept current: a waiter among them is woken (and its run records its new place)
+ * whenever the line moves. Those further back keep the position recorded when they started
+ * waiting until they come this near, so a 1000-node fan-out writes at most
+ * 1 + QUEUE_POSITIONS_SHOWN `provider_queued` (or `global_queued`) events per node, never one per
+ * node for every slot released.
  */
 export const QUEUE_POSITIONS_SHOWN = 10;
 
-/** The global limit (`concurrency.max`). */
+/**
+ * Whether a waiter's place is worth a new event: when it joins the line, and when it moved to
+ * another place within the first QUEUE_POSITIONS_SHOWN (`shown`: the place it last recorded).
+ */
+export function placeWorthRecording(position: number, newlyQueued: boolean, shown: number | undefined): boolean {
+  return newlyQueued || (position !== shown && position <= QUEUE_POSITIONS_SHOWN);
+}
+
+/** The global limit (`concurrency.max`); its line's head learns when its place moves (`global_queued`). */
 export function globalSlots(limit: number): Slots {
-  return new Slots({ limitOf: () => limit, knownKeys: GLOBAL_SLOT });
+  return new Slots({ limitOf: () => limit, knownKeys: GLOBAL_SLOT, alsoWake: QUEUE_POSITIONS_SHOWN });
 }
 
 /**

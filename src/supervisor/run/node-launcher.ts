@@ -1,6 +1,7 @@
 import type { Logger } from '../../shared/log.js';
 import type { RunBudget } from './budget.js';
-import { GLOBAL_SLOT, RUN_SLOT } from './engine-slots.js';
+import { RUN_SLOT } from './engine-slots.js';
+import type { GlobalLine } from './global-line.js';
 import type { AttemptOutcome, NodeHandlerSet } from './node-handler.js';
 import type { NodeEntry } from './node-table.js';
 import type { ProviderLine } from './provider-line.js';
@@ -9,8 +10,8 @@ import type { SlotHold, Slots } from './slots.js';
 
 export interface NodeLauncherDeps {
   handlers: NodeHandlerSet;
-  /** The global limit, the run's own, and (with `providerLine`) the line for provider slots. */
-  limiter: Slots;
+  /** The global limit (its line records each waiting node's place), the run's own, and (with `providerLine`) the line for provider slots. */
+  globalLine: GlobalLine;
   runSlots: Slots;
   providerLine: ProviderLine | undefined;
   providerOf: ((node: NodeEntry['plan']) => string | undefined) | undefined;
@@ -82,7 +83,7 @@ export class NodeLauncher {
     const task = (
       outsideLimit
         ? this.deps.runAttempt(node).then((value) => ({ dropped: false as const, value }))
-        : this.deps.limiter.run(GLOBAL_SLOT, () => this.deps.runAttempt(node), this.deps.queueSignal)
+        : this.deps.globalLine.run(node.path, node.plan.id, () => this.deps.runAttempt(node), this.deps.queueSignal)
     )
       .then((ran) => {
         // Dropped from the queue before it started (cancel, shutdown, drain): nothing ran.

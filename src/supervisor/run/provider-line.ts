@@ -1,7 +1,7 @@
 import type { Logger } from '../../shared/log.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
-import { QUEUE_POSITIONS_SHOWN } from './engine-slots.js';
+import { placeWorthRecording } from './engine-slots.js';
 import type { SlotHold, Slots } from './slots.js';
 import type { NodeEntry } from './node-table.js';
 
@@ -49,7 +49,7 @@ export class ProviderLine {
     }
     this.parked.push(entry);
     const shown = this.shownPositions.get(entry);
-    if (answer.newlyQueued || (answer.position !== shown && answer.position <= QUEUE_POSITIONS_SHOWN)) {
+    if (placeWorthRecording(answer.position, answer.newlyQueued, shown)) {
       this.shownPositions.set(entry, answer.position);
       const event = {
         run_id: this.deps.run.id,

@@ -5,6 +5,7 @@ import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
 import { runSlots } from './engine-slots.js';
 import { RunBudget } from './budget.js';
+import { GlobalLine } from './global-line.js';
 import { ProviderLine } from './provider-line.js';
 import type { SchedulerDeps } from './scheduler-deps.js';
 import { NodeLauncher } from './node-launcher.js';
@@ -116,7 +117,7 @@ export class RunScheduler {
       : undefined;
     this.launcher = new NodeLauncher({
       handlers: deps.handlers,
-      limiter: deps.limiter,
+      globalLine: new GlobalLine({ run, store: deps.store, log: deps.log, limiter: deps.limiter }),
       runSlots: slots,
       providerLine: this.providerLine,
       providerOf: deps.providerOf,

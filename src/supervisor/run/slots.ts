@@ -7,7 +7,9 @@
  * A request names a set of keys and gets a slot of every one of them at once, or none. A request
  * may take a slot of key K when fewer requests are ahead of it in K's line than K has room: those
  * ahead keep the slots they are about to take, so nobody jumps the line. Two ways to wait:
- * - `acquire` resolves when the slot is taken (a fan-out instance, an attempt's global slot);
+ * - `acquire` resolves when the slot is taken (a fan-out instance, an attempt's global slot), and
+ *   tells its `onWait` the place it waits at each time it is refused (when it joins the line,
+ *   and each time it is woken without taking the slot);
  * - `tryAcquire` with a ticket answers at once, and when it cannot take the slot leaves the
  *   ticket in line and calls its `wake` whenever a slot may have freed for it (or its place in
  *   line moved), for the caller to ask again (a scheduler's pass, which must still check its
@@ -59,6 +61,9 @@ export interface SlotStats {
 export type SlotAnswer =
   | { acquired: true; hold: SlotHold }
   | { acquired: false; position: number; newlyQueued: boolean };
+
+/** Told a waiting request's place in line (1 being next), and whether it has just joined it. */
+export type WaitListener = (position: number, newlyQueued: boolean) => void;
 
 interface Waiter {
   readonly keys: readonly string[];
@@ -185,9 +190,11 @@ export class Slots {
 
   /**
    * Takes a slot of every key, waiting in line for them; undefined when `signal` aborts first
-   * (then nothing is held and the request has left the line).
+   * (then nothing is held and the request has left the line). `onWait` hears the request's place
+   * whenever it is refused: when it joins the line (`newlyQueued`), and each time it is woken
+   * and still has to wait (the place may not have changed).
    */
-  acquire(keys: readonly string[], signal?: AbortSignal): Promise<SlotHold | undefined> {
+  acquire(keys: readonly string[], signal?: AbortSignal, onWait?: WaitListener): Promise<SlotHold | undefined> {
     if (signal?.aborted) return Promise.resolve(undefined);
     const ticket = {};
     return new Promise<SlotHold | undefined>((resolve) => {
@@ -200,7 +207,10 @@ export class Slots {
         // Woken while its signal's abort is being delivered: it leaves the line unserved.
         if (signal?.aborted) return false;
         const answer = this.tryAcquire(keys, ticket, () => void tryNow());
-        if (!answer.acquired) return false;
+        if (!answer.acquired) {
+          onWait?.(answer.position, answer.newlyQueued);
+          return false;
+        }
         if (waiting && signal) this.stopWatching(signal, onAbort);
         resolve(answer.hold);
         return true;
@@ -242,8 +252,13 @@ export class Slots {
    * aborted before the slot was taken (nothing ran). A running `fn` keeps its slot whatever the
    * signal does: its process may still be alive.
    */
-  async run<T>(keys: readonly string[], fn: () => Promise<T>, signal?: AbortSignal): Promise<{ dropped: true } | { dropped: false; value: T }> {
-    const hold = await this.acquire(keys, signal);
+  async run<T>(
+    keys: readonly string[],
+    fn: () => Promise<T>,
+    signal?: AbortSignal,
+    onWait?: WaitListener,
+  ): Promise<{ dropped: true } | { dropped: false; value: T }> {
+    const hold = await this.acquire(keys, signal, onWait);
     if (!hold) return { dropped: true };
     try {
       return { dropped: false, value: await fn() };

@@ -1,5 +1,7 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { summariseNodes } from '../../../src/cli/node-summary.js';
 import { nodeTimeline, startSupervisor } from '../../helpers/supervisor.js';
 import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';
 import { waitFor } from '../../helpers/wait-for.js';
@@ -69,4 +71,37 @@ nodes:
   expect((await readFile(persisted.spillPath, 'utf8')).length).toBe(100000);
   const reader = events.find((e) => e.event_type === 'node_completed' && e.step_name === 'reader')!;
   expect(reader.data.node_output.trim()).toBe('100000');
+});
+
+it('a node that waited for a global slot when the supervisor stopped shows its new place after the restart, never the old one', async () => {
+  const flag = join(home.home, 'release-all');
+  const hold = (name: string) => `name: ${name}\ndescription: one node that waits for a file\nnodes:\n  - id: hold\n    bash: 'while [ ! -e "$ARGUMENTS" ]; do sleep 0.05; done'\n`;
+  const first = await startSupervisor(home, { id: 'sup-first', limit: 1 });
+  // One run holds the only slot; the two others wait in the global line, at places 1 and 2.
+  const runs = [await first.createRun(hold('r0'), { message: flag })];
+  await waitFor(async () => (await first.events(runs[0]!.id)).some((e) => e.event_type === 'node_started'), { what: 'r0 to start' });
+  for (const [i, position] of [[1, 1], [2, 2]] as const) {
+    runs.push(await first.createRun(hold(`r${i}`), { message: flag }));
+    await waitFor(async () => (await first.events(runs[i]!.id)).some((e) => e.event_type === 'global_queued' && e.data.position === position), {
+      what: `r${i} to wait at place ${position}`,
+    });
+  }
+  await first.stop({ drain: false });
+  const stoppedAt = await first.store.lastEventSeq();
+
+  // The next supervisor has two slots: two of the three nodes run, the third waits first in
+  // line. Whichever it is, it says place 1, from an event of this supervisor.
+  const second = await startSupervisor(home, { id: 'sup-second', limit: 2 });
+  const shown = async () => (await Promise.all(runs.map(async (run) => summariseNodes(await second.events(run.id))[0]))).map((n) => n?.reason ?? n?.status);
+  const placed = await waitFor(async () => {
+    const now = await shown();
+    return now.filter((s) => s === 'running').length === 2 && now.some((s) => s?.startsWith('queued')) ? now : undefined;
+  }, { what: 'two nodes to run and one to wait after the restart' });
+  expect(placed.filter((s) => s !== 'running')).toEqual(['queued (global limit, position 1)']);
+  const waiting = runs[placed.findIndex((s) => s !== 'running')]!;
+  expect((await second.events(waiting.id)).filter((e) => e.event_type === 'global_queued').at(-1)!.seq).toBeGreaterThan(stoppedAt);
+
+  await writeFile(flag, '');
+  for (const run of runs) expect((await second.waitForStatus(run.id, ['completed', 'failed'])).status).toBe('completed');
+  expect(await shown()).toEqual(['completed', 'completed', 'completed']);
 });

@@ -59,7 +59,7 @@ export function RunsPage() {
         } else if (frame.type === 'workflow_event' && frame.eventType === 'workflow_queued') {
           // A new run, announced as it is queued (before any supervisor starts it).
           reread();
-        } else if (frame.type === 'workflow_event' && frame.eventType === 'provider_queued' && frame.runId && frame.stepName) {
+        } else if (frame.type === 'workflow_event' && (frame.eventType === 'provider_queued' || frame.eventType === 'global_queued') && frame.runId && frame.stepName) {
           const position = frame.data?.position;
           setPage((current) =>
             current && {

@@ -32,13 +32,15 @@ export interface NodeView {
   note?: string;
   attempts: Attempt[];
   /**
-   * Where the node waits in its provider's line for a slot (the latest `provider_queued` event:
-   * recorded when it starts waiting and as it moves within the first places), until it starts.
+   * Where the node waits in line for a slot, until it starts: of its provider (the latest
+   * `provider_queued` event) or of the global limit (`global_queued`, `provider` null), each
+   * recorded when it starts waiting and as it moves within the first places. `path`: the waiting
+   * node's own path (a fan-out's instance node counts toward its top-level node).
    */
-  queue?: { provider: string; position: number; limit: number | null };
+  queue?: { provider: string | null; position: number; limit: number | null; path: string };
 }
 
-/** Run-level events after which no node waits in a provider's line any more (they leave it, or the run ended). */
+/** Run-level events after which no node waits in a line any more (they leave it, or the run ended). */
 const LINE_LEFT = new Set(['workflow_completed', 'workflow_failed', 'workflow_cancelled', 'workflow_paused']);
 
 /** The node a path belongs to: its first segment. */
@@ -74,6 +76,11 @@ function keepRecord(attempt: Attempt, event: RunEvent): void {
 
 function end(view: NodeView, event: RunEvent, state: Attempt['state']): Attempt {
   const path = event.step_name ?? view.id;
+  // Its place in line, if one was written after its start, is over too.
+  if (view.queue?.path === path) {
+    view.queue = undefined;
+    view.note = undefined;
+  }
   const attempt = lastOpen(view, path) ?? { path, state };
   if (!view.attempts.includes(attempt)) view.attempts.push(attempt);
   attempt.state = state;
@@ -105,15 +112,18 @@ const approvalNote = (data: Record<string, unknown>): string => {
   return `${text(data.decision) ?? 'answered'}${said ? `: ${said}` : ''}`;
 };
 
-function queueOf(data: Record<string, unknown>): NodeView['queue'] {
-  const { provider, position, limit } = data;
-  if (typeof provider !== 'string' || typeof position !== 'number') return undefined;
-  return { provider, position, limit: typeof limit === 'number' ? limit : null };
+function queueOf(event: RunEvent, path: string): NodeView['queue'] {
+  const { provider, position, limit } = event.data;
+  if (typeof position !== 'number') return undefined;
+  const line = event.event_type === 'global_queued' ? null : typeof provider === 'string' ? provider : undefined;
+  if (line === undefined) return undefined;
+  return { provider: line, position, limit: typeof limit === 'number' ? limit : null, path };
 }
 
-/** `waiting for a slot of anthropic: 3rd in line (limit 1)`. */
+/** `waiting for a slot of anthropic: #3 in line (limit 1)`, `waiting for a global slot: #2 in line (limit 8)`. */
 export function queueNote(queue: NonNullable<NodeView['queue']>): string {
-  return `waiting for a slot of ${queue.provider}: #${queue.position} in line${queue.limit !== null ? ` (limit ${queue.limit})` : ''}`;
+  const slot = queue.provider === null ? 'a global slot' : `a slot of ${queue.provider}`;
+  return `waiting for ${slot}: #${queue.position} in line${queue.limit !== null ? ` (limit ${queue.limit})` : ''}`;
 }
 
 function leaveLine(view: NodeView): void {
@@ -137,8 +147,9 @@ export function foldNodeStates(nodeIds: readonly string[], events: readonly RunE
       views.set(id, view);
     }
     switch (event.event_type) {
-      case 'provider_queued': {
-        const queue = queueOf(event.data);
+      case 'provider_queued':
+      case 'global_queued': {
+        const queue = queueOf(event, event.step_name);
         if (queue) {
           view.queue = queue;
           view.note = queueNote(queue);

@@ -8,7 +8,9 @@ import type { Run } from '../../../store/schemas/run.js';
 import type { Store } from '../../../store/store.js';
 import { producerOf } from '../../../workflow/substitution/resolve-output.js';
 import type { WorkflowDefinition } from '../../../workflow/schema/workflow-schema.js';
-import { GLOBAL_SLOT, RUN_SLOT } from '../../run/engine-slots.js';
+import { RUN_SLOT } from '../../run/engine-slots.js';
+import { GlobalLine } from '../../run/global-line.js';
+import type { Logger } from '../../../shared/log.js';
 import type { CheckCondition } from '../../run/node-context.js';
 import type { NodeEventFactory } from '../../run/node-events.js';
 import type { AttemptOutcome, BodyScope, NodeAttempt, NodeHandlerSet } from '../../run/node-handler.js';
@@ -28,8 +30,9 @@ export interface InRunFanOutDeps {
   handlers: () => NodeHandlerSet;
   events: NodeEventFactory;
   checkCondition: CheckCondition;
-  /** The global limit: each instance node's attempt takes a slot, as a top-level node's does. */
-  limiter: Pick<Slots, 'run'>;
+  /** The global limit: each instance node's attempt takes a slot, as a top-level node's does (waiting in its line). */
+  limiter: Pick<Slots, 'run' | 'limitOf'>;
+  log: Logger;
   /** The run's own limit: each instance node holds one of its slots while it runs. */
   runSlots: Pick<Slots, 'run'>;
   /** Plans the child workflow with the run's node kinds. */
@@ -51,7 +54,11 @@ type ItemResult = string | { failed: true; error: string; status: string };
  * `instance`: they restate their nodes' spend (bash and script nodes have none).
  */
 export class InRunFanOut {
-  constructor(private readonly deps: InRunFanOutDeps) {}
+  private readonly globalLine: GlobalLine;
+
+  constructor(private readonly deps: InRunFanOutDeps) {
+    this.globalLine = new GlobalLine({ run: deps.run, store: deps.store, log: deps.log, limiter: deps.limiter });
+  }
 
   /** A child workflow its items can run as in-run instances: only bash and script nodes (no provider spend, nothing waits). */
   canRun(definition: WorkflowDefinition): boolean {
@@ -211,7 +218,7 @@ export class InRunFanOut {
             });
           // The run's slot first, then the global one, as the scheduler takes them.
           return this.deps.runSlots
-            .run(RUN_SLOT, () => this.deps.limiter.run(GLOBAL_SLOT, run, attempt.signal), attempt.signal)
+            .run(RUN_SLOT, () => this.globalLine.run(place(node).path, node.id, run, attempt.signal), attempt.signal)
             .then((ran): AttemptOutcome => (ran.dropped || ran.value.dropped ? { status: 'not_started' } : ran.value.value));
         }),
       );

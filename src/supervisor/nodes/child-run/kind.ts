@@ -32,7 +32,7 @@ export const childRunKind: NodeKind<ChildRunAction> = {
         env: services.runEnv, installKey: services.settings.installKey, log,
       }),
       inRun: new InRunFanOut({
-        store, run, handlers, events, checkCondition: services.context.checkCondition, limiter: services.limiter, runSlots: services.runSlots, compile,
+        store, run, handlers, events, checkCondition: services.context.checkCondition, limiter: services.limiter, runSlots: services.runSlots, compile, log,
       }),
     });
   },
