@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,6 +73,7 @@ nodes:
     depends_on: [between]
     context: shared
     prompt: "what was the word?"
+    output_type: recollection
   - id: stranger
     depends_on: [between]
     prompt: "what was the word, stranger?"
@@ -89,6 +90,13 @@ nodes:
   expect(terminal(done.events, 'stranger')[0].binding.sessionOrigin).toBe('fresh');
   // learn's own session is unchanged: a fork, so recall's session id is not learn's.
   expect(recall.sessionId).not.toBe(terminal(done.events, 'learn')[0].sessionId);
+  // Its output_type files carry the session its attempt left.
+  expect(recall.sessionId).toEqual(expect.any(String));
+  const nodes = join(home.paths.runArtifacts(done.run.id as string), 'nodes');
+  expect(await readFile(join(nodes, 'recall.md'), 'utf8')).toBe('PELICAN, as you told me');
+  expect(JSON.parse(await readFile(join(nodes, 'recall.meta.json'), 'utf8'))).toEqual({
+    outputType: 'recollection', runId: done.run.id, producedAt: expect.any(String), size: 23, sessionId: recall.sessionId,
+  });
 });
 
 it('context: { resume } continues the named node; a named node with no session fails the node, saying why', async () => {
