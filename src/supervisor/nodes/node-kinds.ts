@@ -68,7 +68,7 @@ export function createNodeKinds(supervisor: SupervisorKindDeps, extra: readonly 
       const made = new Map<string, NodeHandler>();
       const byKind = { handlerFor: (node: PlannedNode): NodeHandler => made.get(kindOf(node.action).type)! };
       // Every attempt, nested ones too, goes through this set: a node's `output_type` files are written here.
-      const handlers = withOutputTypeFiles(byKind, services);
+      const handlers = withOutputTypeFiles(byKind, { ...services, sessionSegmentOf });
       const slotProviderOf = (node: PlannedNode): string | undefined => kindOf(node.action).slotProvider?.(node, run);
       const run: KindRun = { services, supervisor, handlers: () => handlers, slotProviderOf, compile };
       // Every kind's handler is made when the run's scheduler is (what it reads of the settings is read now).

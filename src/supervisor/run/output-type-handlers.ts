@@ -3,6 +3,7 @@ import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
 import type { NodeAttempt, NodeHandler, NodeHandlerSet } from './node-handler.js';
+import type { PlannedNode } from './run-plan.js';
 import { outputFileName, writeOutputTypeFiles } from './output-type-files.js';
 
 /**
@@ -22,6 +23,8 @@ export interface OutputTypeDeps {
   artifactsDir: string;
   store: Pick<Store, 'appendEvents' | 'getNodeSession'>;
   log: Logger;
+  /** The path segment of the AI session a node leaves (its id; a loop's `<id>/body`), if it leaves one. */
+  sessionSegmentOf(node: PlannedNode): string | undefined;
 }
 
 export function withOutputTypeFiles(handlers: NodeHandlerSet, deps: OutputTypeDeps): NodeHandlerSet {
@@ -52,7 +55,7 @@ async function keepOutputFiles(attempt: NodeAttempt, output: string, deps: Outpu
   try {
     // Read through the supervisor's store, this also waits until the attempt's end is recorded
     // (process/after-held-ends.ts): the files never get ahead of the node's record.
-    const session = await deps.store.getNodeSession(deps.run.id, path).catch(() => undefined);
+    const session = await deps.store.getNodeSession(deps.run.id, sessionPathOf(node, path, deps)).catch(() => undefined);
     await writeOutputTypeFiles({
       artifactsDir: deps.artifactsDir,
       path,
@@ -69,4 +72,10 @@ async function keepOutputFiles(attempt: NodeAttempt, output: string, deps: Outpu
       .appendEvents([newRunLevelEvent(deps.run, 'workflow_parse_warnings', { warnings: [warning] })])
       .catch((appendErr: unknown) => deps.log.error({ err: appendErr, nodeId: node.id, path }, 'node.output_type_warning_failed'));
   }
+}
+
+/** Where the node's session is kept: its path, with its own id replaced by its session segment (a loop's body). */
+function sessionPathOf(node: PlannedNode, path: string, deps: OutputTypeDeps): string {
+  const segment = deps.sessionSegmentOf(node);
+  return segment === undefined || !path.endsWith(node.id) ? path : `${path.slice(0, path.length - node.id.length)}${segment}`;
 }
