@@ -53,10 +53,14 @@ async function waitForStatus(runId: string, statuses: string[]): Promise<Record<
 const BINARY = Buffer.from([...Array(512).keys()].map((i) => i % 256));
 
 const writerWorkflow = `name: writer
-description: writes a report, a nested file and a binary file into its artifacts
+description: writes a report, a nested file and a binary file into its artifacts; its verdict is kept by output_type
 nodes:
   - id: write
     bash: 'printf "# Report\\nall good\\n" > "$ARTIFACTS_DIR/report.md"; mkdir -p "$ARTIFACTS_DIR/logs"; printf "line\\n" > "$ARTIFACTS_DIR/logs/build log.txt"; head -c 512 "$BLOB" > "$ARTIFACTS_DIR/blob.bin"'
+  - id: verdict
+    depends_on: [write]
+    bash: printf approved
+    output_type: verdict
 `;
 
 it('lists a run’s artifacts by an id prefix, prints one byte for byte, and refuses names that leave the folder', async () => {
@@ -74,10 +78,16 @@ it('lists a run’s artifacts by an id prefix, prints one byte for byte, and ref
   expect(lines.slice(1).map((l) => l.split(/\s{2,}/).slice(0, 2))).toEqual([
     ['blob.bin', '512'],
     ['logs/build log.txt', '5'],
+    ['nodes/verdict.md', '8'],
+    ['nodes/verdict.meta.json', expect.stringMatching(/^\d+$/)],
     ['report.md', '18'],
   ]);
   const json = JSON.parse((await cli(['run', 'artifacts', runId, '--json'])).stdout) as { files: { path: string }[] };
-  expect(json.files.map((f) => f.path)).toEqual(['blob.bin', 'logs/build log.txt', 'report.md']);
+  expect(json.files.map((f) => f.path)).toEqual(['blob.bin', 'logs/build log.txt', 'nodes/verdict.md', 'nodes/verdict.meta.json', 'report.md']);
+  // A node's output_type files are served like any artifact.
+  const verdict = await fetch(`${server.url}/api/artifacts/${runId}/nodes/verdict.meta.json`).then((r) => r.json());
+  expect(verdict).toEqual({ outputType: 'verdict', runId, producedAt: expect.any(String), size: 8 });
+  expect(await fetch(`${server.url}/api/artifacts/${runId}/nodes/verdict.md`).then((r) => r.text())).toBe('approved');
 
   expect(await cli(['run', 'artifacts', runId, 'report.md'])).toMatchObject({ code: 0, stdout: '# Report\nall good\n', stderr: '' });
   expect(await cli(['run', 'artifacts', runId, 'logs/build log.txt'])).toMatchObject({ code: 0, stdout: 'line\n' });

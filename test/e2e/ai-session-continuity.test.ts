@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,6 +73,7 @@ nodes:
     depends_on: [between]
     context: shared
     prompt: "what was the word?"
+    output_type: recollection
   - id: stranger
     depends_on: [between]
     prompt: "what was the word, stranger?"
@@ -89,6 +90,13 @@ nodes:
   expect(terminal(done.events, 'stranger')[0].binding.sessionOrigin).toBe('fresh');
   // learn's own session is unchanged: a fork, so recall's session id is not learn's.
   expect(recall.sessionId).not.toBe(terminal(done.events, 'learn')[0].sessionId);
+  // Its output_type files carry the session its attempt left.
+  expect(recall.sessionId).toEqual(expect.any(String));
+  const nodes = join(home.paths.runArtifacts(done.run.id as string), 'nodes');
+  expect(await readFile(join(nodes, 'recall.md'), 'utf8')).toBe('PELICAN, as you told me');
+  expect(JSON.parse(await readFile(join(nodes, 'recall.meta.json'), 'utf8'))).toEqual({
+    outputType: 'recollection', runId: done.run.id, producedAt: expect.any(String), size: 23, sessionId: recall.sessionId,
+  });
 });
 
 it('context: { resume } continues the named node; a named node with no session fails the node, saying why', async () => {
@@ -133,6 +141,7 @@ description: loop sessions
 provider: claude
 nodes:
   - id: grind
+    output_type: draft
     loop:
       prompt: "polish the draft, iteration please"
       until: DONE
@@ -152,6 +161,14 @@ it('a loop with fresh_context: false continues one session across its iterations
   // The second iteration's request holds the first iteration's prompt and its own.
   expect(requestsWith('polish the draft').at(-1)!.split('polish the draft').length - 1).toBe(2);
   expect(terminal(done.events, 'grind/body').map((b: any) => b.binding.sessionOrigin)).toEqual(['fresh', 'resumed']);
+  // The loop's output_type files: its final output and the session its body left; none per iteration.
+  const nodes = join(home.paths.runArtifacts(done.run.id as string), 'nodes');
+  expect(await readdir(nodes)).toEqual(['grind.md', 'grind.meta.json']);
+  const grind = done.events.findLast((e: Record<string, any>) => e.event_type === 'node_completed' && e.step_name === 'grind')!;
+  expect(await readFile(join(nodes, 'grind.md'), 'utf8')).toBe(grind.data.node_output);
+  const lastBody = terminal(done.events, 'grind/body').at(-1);
+  expect(lastBody.sessionId).toEqual(expect.any(String));
+  expect(JSON.parse(await readFile(join(nodes, 'grind.meta.json'), 'utf8'))).toMatchObject({ outputType: 'draft', sessionId: lastBody.sessionId });
 });
 
 it('a loop with fresh_context: true starts each iteration in a new session', async () => {

@@ -57,6 +57,10 @@ it('e2e-joins ends completed: all_done and none_failed joins over a skip, always
   expect(events.filter((e) => e.step_name === 'countdown/tick' && e.event_type === 'node_completed').map((e) => e.data.execution.invocation.loopPath))
     .toEqual([1, 2, 3].map((iteration) => [{ groupId: 'countdown', iteration }]));
   expect(existsSync(join(project, '.e2e-joins-counter'))).toBe(false);
+  // Its `output_type: probe-seed` node leaves its output_type files, as the upstream writes them.
+  const nodes = join(home.paths.runArtifacts(done.id as string), 'nodes');
+  expect(readFileSync(join(nodes, 'seed.md'), 'utf8')).toBe('seed-ok');
+  expect(JSON.parse(readFileSync(join(nodes, 'seed.meta.json'), 'utf8'))).toMatchObject({ outputType: 'probe-seed', runId: done.id, size: 7 });
 });
 
 it('e2e-deterministic runs its bash, bun, condition and join nodes; without uv on this machine its python node fails, so the run fails naming it', async () => {

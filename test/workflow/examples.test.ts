@@ -43,6 +43,7 @@ describe('the documented examples', () => {
       'pi-review-and-plan',
       'read-only-report',
       'release-notes',
+      'release-summary',
       'review-files',
       'review-files-all-done',
       'review-one-file',

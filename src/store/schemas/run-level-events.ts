@@ -27,7 +27,10 @@ export const workflowStartedDataSchema = z.looseObject({
 });
 export type WorkflowStartedData = z.infer<typeof workflowStartedDataSchema>;
 
-/** Written right after `workflow_started` when the workflow file has keys the engine ignores. */
+/**
+ * Written right after `workflow_started` when the workflow file has keys the engine ignores;
+ * later in a run, for a node's `output_type` files that could not be written (best-effort).
+ */
 export const workflowParseWarningsDataSchema = z.looseObject({ warnings: z.array(z.string()).min(1) });
 export type WorkflowParseWarningsData = z.infer<typeof workflowParseWarningsDataSchema>;
 

@@ -4,6 +4,7 @@ import type { RestoreKinds } from '../run/restore-run.js';
 import type { EngineKinds, RunServices } from '../run/run-services.js';
 import type { WorkflowDefinition } from '../../workflow/schema/workflow-schema.js';
 import { compileRunPlan } from '../run/run-plan.js';
+import { withOutputTypeFiles } from '../run/output-type-handlers.js';
 import { agentKind } from './agent/kind.js';
 import { childRunKind } from './child-run/kind.js';
 import { execKind } from './exec/kind.js';
@@ -65,7 +66,9 @@ export function createNodeKinds(supervisor: SupervisorKindDeps, extra: readonly 
     restore,
     forRun(services: RunServices) {
       const made = new Map<string, NodeHandler>();
-      const handlers = { handlerFor: (node: PlannedNode): NodeHandler => made.get(kindOf(node.action).type)! };
+      const byKind = { handlerFor: (node: PlannedNode): NodeHandler => made.get(kindOf(node.action).type)! };
+      // Every attempt, nested ones too, goes through this set: a node's `output_type` files are written here.
+      const handlers = withOutputTypeFiles(byKind, { ...services, sessionSegmentOf });
       const slotProviderOf = (node: PlannedNode): string | undefined => kindOf(node.action).slotProvider?.(node, run);
       const run: KindRun = { services, supervisor, handlers: () => handlers, slotProviderOf, compile };
       // Every kind's handler is made when the run's scheduler is (what it reads of the settings is read now).

@@ -36,6 +36,8 @@ export interface PlannedNode<A extends PlannedAction = PlannedAction> {
    * fan-out instance) and after a resume.
    */
   outputFormat?: Record<string, unknown>;
+  /** The node's `output_type`: its output is also written to `$ARTIFACTS_DIR/nodes/` (output-type-handlers.ts). */
+  outputType?: string;
 }
 
 export interface RetryPolicy {
@@ -116,6 +118,7 @@ class PlanCompiler implements NodePlanner {
           : this.kinds.defaultRetryOf(action),
       alwaysRun: 'always_run' in node && node.always_run === true,
       ...('output_format' in node && node.output_format !== undefined ? { outputFormat: node.output_format } : {}),
+      ...('output_type' in node && node.output_type !== undefined ? { outputType: node.output_type } : {}),
     };
   }
 }

@@ -11,8 +11,9 @@ export const loopKind: NodeKind<LoopAction> = {
   plan(node: WorkflowNode, planner) {
     if (!('loop' in node)) return undefined;
     const { loop } = node;
-    // The body is planned as the node it stands for, so an AI body runs the way an AI node does.
-    const { loop: _loop, ...keys } = node;
+    // The body is planned as the node it stands for, so an AI body runs the way an AI node does;
+    // its output_type files are the loop's, written once the loop is done, not per iteration.
+    const { loop: _loop, output_type: _outputType, ...keys } = node;
     const bodyNode = (
       loop.bash !== undefined
         ? { id: LOOP_BODY_ID, bash: loop.bash }
