@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { pgDriver } from './pg-driver.js';
 import { CHANGE_CHANNEL, type PgSession } from './session.js';
 
 /**
@@ -56,7 +57,7 @@ export class ChangeListen {
   private async listen(): Promise<void> {
     if (this.client || this.connecting || this.stopped || this.listeners.size === 0) return;
     this.connecting = true;
-    const client = new pg.Client({ connectionString: this.session.url, application_name: 'cairn-listen' });
+    const client = new (pgDriver().Client)({ connectionString: this.session.url, application_name: 'cairn-listen' });
     client.on('error', () => {
       if (this.client === client) this.client = undefined;
       client.end().catch(() => {});

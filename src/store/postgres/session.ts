@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
+import type pg from 'pg';
+import { pgDriver } from './pg-driver.js';
 import { CairnError } from '../../shared/errors.js';
 import { clockNow } from '../../shared/clock.js';
 import { redactDatabaseUrl } from '../store-config.js';
@@ -38,7 +39,7 @@ const LOCK_TIMEOUT_MS = 500;
 /** bigint (int8) columns as JavaScript numbers: ids and seqs stay far below 2^53. */
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    oid === 20 ? (value: string) => Number(value) : pgDriver().types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
 /** SQLSTATEs of a try worth repeating: a lock wait past lock_timeout, a deadlock, a serialization failure, a server going away. */
@@ -77,7 +78,7 @@ export class PgSession {
     this.url = opts.url;
     this.clock = opts.clock ?? clockNow;
     this.budgetMs = opts.busyBudgetMs ?? defaultBusyBudgetMs;
-    this.pool = new pg.Pool({
+    this.pool = new (pgDriver().Pool)({
       connectionString: opts.url,
       max: opts.maxConnections ?? 4,
       connectionTimeoutMillis: 5_000,

@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { pgDriver } from './pg-driver.js';
 import type { ClusterSlots } from '../cluster-slots.js';
 
 /** How often a wait for a place looks again. */
@@ -27,7 +28,7 @@ export function openPgClusterSlots(url: string): ClusterSlots {
   const connection = (): Promise<pg.Client> => {
     if (client) return Promise.resolve(client);
     connecting ??= (async () => {
-      const c = new pg.Client({ connectionString: url, application_name: 'cairn-slots' });
+      const c = new (pgDriver().Client)({ connectionString: url, application_name: 'cairn-slots' });
       // A lost connection lost its locks too: what it held is forgotten, and the next wait reconnects.
       c.on('error', () => undefined);
       c.on('end', () => {
