@@ -41,12 +41,14 @@ const layers = {
   worker: ['credentials', 'models', 'codebases', 'workflow', 'records', 'store', 'shared'],
   // The supervisor drives runs through the worker pool.
   supervisor: ['worker', 'conversations', 'runs', 'credentials', 'models', 'codebases', 'workflow', 'records', 'store', 'shared'],
-  // The API process never executes a node: no worker, no supervisor.
-  api: ['wire', 'conversations', 'runs', 'credentials', 'models', 'codebases', 'workflow', 'records', 'store', 'shared'],
+  // `cairn doctor`: checks the install, the provider CLIs (through their adapters) and the config.
+  // Below the API, which runs the same checks on request (GET /api/system/doctor, loaded lazily).
+  doctor: ['terminal', 'worker', 'credentials', 'models', 'workflow', 'store', 'shared'],
+  // The API process never executes a node: no worker, no supervisor. It may use the doctor, which
+  // only looks at the worker's adapters (where an executable is, its `--version`) and runs nothing else.
+  api: ['doctor', 'wire', 'conversations', 'runs', 'credentials', 'models', 'codebases', 'workflow', 'records', 'store', 'shared'],
   // `cairn serve`: starts and watches the API and the supervisor as child processes (by file, not by import).
   launcher: ['terminal', 'shared'],
-  // `cairn doctor`: checks the install, the provider CLIs (through their adapters) and the config.
-  doctor: ['terminal', 'worker', 'credentials', 'models', 'workflow', 'store', 'shared'],
   // `cairn stress`: runs a server under faults and reports.
   stress: ['terminal', 'wire', 'store', 'shared'],
   // The `cairn` command: an HTTP client of the API. It may use the server-side folders below only

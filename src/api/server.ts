@@ -13,6 +13,7 @@ import { DEFAULT_NPM_REGISTRY, isPackagedBuild, UpdateChecker } from './update-c
 import { artifactRoutes } from './routes/artifacts.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { systemRoutes } from './routes/system.js';
+import { doctorRoutes } from './routes/doctor.js';
 import { CodebaseRegistry } from '../codebases/codebase-registry.js';
 import { homePaths } from '../shared/paths.js';
 import { codebaseRoutes } from './routes/codebases.js';
@@ -167,6 +168,7 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   });
   await app.register(systemRoutes, { updates });
   const env = deps.env ?? process.env;
+  await app.register(doctorRoutes, { paths: homePaths(deps.settings.home), env });
   await app.register(authProviderRoutes, { store: deps.store, installKey: deps.settings.installKey, providers: deps.settings.providers, env, log });
   const logins = new SubscriptionLogin({
     store: deps.store,

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -229,5 +229,38 @@ it('changes the bound codebase, renames and deletes a conversation, and opens on
   // A conversation that does not exist says so and where to go.
   await page.goto(`${server.url}/chat/web-0-nosuch`);
   expect(await page.locator('[data-error="conversation"]').textContent()).toBe('Conversation not found');
+  await page.close();
+});
+
+it('sends files with a message: refuses past the API’s limits with its words, shows its refusal, and stores them', async () => {
+  const page = await open('/chat');
+  await page.locator('[data-action="new-conversation"]').click();
+  await page.waitForURL(/\/chat\/web-/);
+  await conversationReady(page);
+  const id = conversationIdOf(page);
+  const files = page.locator('.composer input[type="file"]');
+  await files.setInputFiles(Array.from({ length: 6 }, (_, i) => ({ name: `n${i}.txt`, mimeType: 'text/plain', buffer: Buffer.from('x') })));
+  expect(await page.locator('[data-attachment-refusal]').textContent()).toBe('Too many files: a message takes at most 5 attachments');
+  const notes = Buffer.from('line one\nline two\n');
+  await files.setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: notes });
+  expect(await page.locator('[data-attachment]').evaluateAll((items) => items.map((i) => i.getAttribute('data-attachment')))).toEqual(['notes.txt']);
+
+  // A message the server refuses (longer than a body may be): its words, and the files stay chosen.
+  await page.locator('textarea[name="message"]').fill('x'.repeat(1024 * 1024 + 1));
+  await page.locator('[data-action="send"]').click();
+  await expect.poll(() => page.locator('[data-send-error]').textContent()).toBe("Field 'message' is larger than the 1048576-byte limit");
+  expect(await page.locator('[data-attachment="notes.txt"]').count()).toBe(1);
+
+  await page.locator('textarea[name="message"]').fill('Read the attached notes');
+  await page.keyboard.press('Enter');
+  const mine = page.locator('[data-message-role="user"]', { hasText: 'Read the attached notes' });
+  await mine.waitFor();
+  expect(await mine.locator('[data-message-file="notes.txt"]').textContent()).toBe('notes.txt 18 B');
+  expect(await page.locator('[data-attachment]').count()).toBe(0);
+  // Stored with the message, and on disk under the conversation's files, byte for byte.
+  const stored = (await storedMessages(id)) as { role: string; content: string; metadata: string }[];
+  expect(JSON.parse(stored.find((m) => m.role === 'user')!.metadata).files).toEqual([{ name: 'notes.txt', mimeType: 'text/plain', size: notes.length }]);
+  const [upload] = await readdir(home.paths.conversationFiles(id));
+  expect(await readFile(join(home.paths.conversationFiles(id), upload!, 'notes.txt'))).toEqual(notes);
   await page.close();
 });

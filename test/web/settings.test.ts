@@ -5,6 +5,7 @@ import { assertBuilt } from '../cli/cli-process.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { oauthConfigYaml, startOAuthServer, type OAuthServer } from '../helpers/oauth-server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
+import { versionOnlyCliEnv } from '../helpers/version-only-clis.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { openBrowser, type Browser } from './browser.js';
 import { checkNarrowAndDark } from './page-checks.js';
@@ -33,7 +34,8 @@ beforeAll(async () => {
   auth = await startOAuthServer({ deviceInterval: 1 });
   home.defer(() => auth.close());
   await writeFile(home.paths.config, oauthConfigYaml(auth));
-  server = await startServer(home, { OPENAI_API_KEY: ENV_KEY });
+  // The doctor's checks ask every provider CLI for its version: scripts that answer at once.
+  server = await startServer(home, { OPENAI_API_KEY: ENV_KEY, ...(await versionOnlyCliEnv(home.home)) });
   browser = await openBrowser(home);
 });
 afterAll(async () => {
@@ -173,10 +175,59 @@ it('connects and removes your provider key without the key ever coming back, and
   await expect.poll(() => page.locator('[data-vendor="anthropic"] [data-connection]').textContent()).toBe('not connected');
   expect((await api('/api/auth/providers', 'ada')).connections).toEqual([]);
 
-  // What the server says about itself; doctor has no route, and the page says where to run it.
+  // What the server says about itself.
   expect(await page.locator('[data-server]').textContent()).toMatch(/^Cairn \S+ · supervisor up · 0 running/);
   expect(await page.locator('[data-section="server"] [data-provider="claude"]').count()).toBe(1);
-  expect(await page.locator('[data-section="server"]').textContent()).toContain('cairn doctor');
+  await page.close();
+});
+
+it('runs `cairn doctor`’s checks on the server when asked, shows each with what to do, and never a key', async () => {
+  // A key stored for a user, beside the one in the server's environment: both named, neither shown.
+  const stored = await fetch(`${server.url}/api/auth/providers/anthropic`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json', 'x-service-user': 'dee' },
+    body: JSON.stringify({ apiKey: USER_KEY, label: 'dee’s key' }),
+  });
+  expect(stored.status).toBe(200);
+  const page = await open('/settings');
+  const doctor = page.locator('[data-section="doctor"]');
+  // Nothing runs until asked (each run asks every provider CLI for its --version).
+  expect(await doctor.locator('[data-doctor]').getAttribute('data-doctor')).toBe('idle');
+  const answered = page.waitForResponse((res) => res.url() === `${server.url}/api/system/doctor`);
+  await doctor.locator('[data-action="run-doctor"]').click();
+  const report = (await (await answered).json()) as { home: string; ok: boolean; checks: { id: string; status: string; detail: string; next: string | null }[] };
+  await doctor.locator('[data-doctor="done"]').waitFor();
+
+  // The server checked itself, at its own address, and its database through it.
+  expect(report.home).toBe(home.home);
+  const check = (id: string) => doctor.locator(`[data-check="${id}"]`);
+  expect(await check('server').getAttribute('data-check-status')).toBe('ok');
+  expect(await check('server').locator('[data-check-detail]').textContent()).toMatch(new RegExp(`^${server.url} \\(from this server\\) answers: Cairn \\S+, supervisor up`));
+  expect(await check('database').locator('[data-check-detail]').textContent()).toContain(`the server at ${server.url} says, GET /health/db`);
+  // The executables the server's own environment names.
+  expect(await check('provider.codex.executable').locator('[data-check-detail]').textContent()).toContain('(from CODEX_BIN_PATH), version-only-cli 1.0');
+  // Where each credential comes from, as the server sees it: its environment, a stored key.
+  expect(await check('provider.codex.credential').locator('[data-check-detail]').textContent()).toContain('OPENAI_API_KEY');
+  expect(await check('provider.anthropic.credential').locator('[data-check-detail]').textContent()).toMatch(/a stored anthropic credential \(\d+ users?\)/);
+  // Every check the server answered is on the page, in its order, with its status, and what to do for any not ok.
+  expect(await doctor.locator('[data-check]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-check')))).toEqual(report.checks.map((c) => c.id));
+  for (const c of report.checks) {
+    expect(await check(c.id).locator('.badge').textContent()).toBe({ ok: 'ok', warn: 'warn', failed: 'FAILED' }[c.status]);
+    expect(await check(c.id).locator('[data-check-next]').textContent()).toBe(c.next ?? '');
+    expect(c.next === null, c.id).toBe(c.status === 'ok');
+  }
+  const counts = (s: string) => report.checks.filter((c) => c.status === s).length;
+  expect(await doctor.locator('[data-doctor-summary]').textContent()).toContain(`${counts('ok')} ok, ${counts('warn')} warn, ${counts('failed')} FAILED`);
+  const body = JSON.stringify(report);
+  expect(body).not.toContain(USER_KEY);
+  expect(body).not.toContain(ENV_KEY);
+
+  // docs/http-api.md shows this answer's shape.
+  const doc = await readFile(new URL('../../docs/http-api.md', import.meta.url), 'utf8');
+  const shown = JSON.parse(/```json\n([\s\S]*?)\n```/.exec(doc.slice(doc.indexOf('### `GET /api/system/doctor`')))![1]!) as typeof report;
+  expect(Object.keys(shown)).toEqual(Object.keys(report));
+  for (const c of shown.checks) expect(Object.keys(c)).toEqual(Object.keys(report.checks[0]!));
+  expect(report.checks.map((c) => c.id)).toEqual(expect.arrayContaining(shown.checks.map((c) => c.id)));
   await page.close();
 });
 

@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -140,6 +140,51 @@ it('shows a workflow as YAML and starts a run from the form built from its input
   });
   const output = run.events.find((e) => e.event_type === 'node_completed')?.data?.node_output;
   expect(output ?? JSON.stringify(run.events)).toContain('hello Ada, cheerful (from the form)');
+  await page.close();
+});
+
+it('attaches files to a run from the form: refuses past the API’s limits with its words, shows its refusal, and the run gets them', async () => {
+  // A project folder that is gone by the time the form is sent: the server's refusal, shown as it says it.
+  const gone = join(home.home, 'gone-project');
+  await mkdir(gone);
+  let page = await open(`/workflows/greet?cwd=${encodeURIComponent(gone)}`);
+  const files = page.locator('.run-form input[type="file"]');
+  await files.waitFor();
+  await page.locator('[data-input="who"] input').fill('Ada');
+  // More than 5, or one over 10 MB: refused in the page with the API's text, nothing added.
+  await files.setInputFiles(Array.from({ length: 6 }, (_, i) => ({ name: `n${i}.txt`, mimeType: 'text/plain', buffer: Buffer.from('x') })));
+  expect(await page.locator('[data-attachment-refusal]').textContent()).toBe('Too many files: a run request takes at most 5 attachments');
+  await files.setInputFiles({ name: 'big.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(10 * 1024 * 1024 + 1) });
+  expect(await page.locator('[data-attachment-refusal]').textContent()).toBe("Attachment 'big.bin' is larger than the 10485760-byte (10 MB) limit per file");
+  expect(await page.locator('[data-attachment]').count()).toBe(0);
+  // Chosen in two goes, two removed: the names listed are what will be sent.
+  const notes = Buffer.from('# Notes\nship on Friday\n');
+  const listed = () => page.locator('[data-attachment]').evaluateAll((items) => items.map((i) => i.getAttribute('data-attachment')));
+  await files.setInputFiles([{ name: 'notes.md', mimeType: 'text/markdown', buffer: notes }, { name: 'data.json', mimeType: 'application/json', buffer: Buffer.from('{}') }]);
+  await files.setInputFiles({ name: 'extra.txt', mimeType: 'text/plain', buffer: Buffer.from('extra') });
+  expect(await listed()).toEqual(['notes.md', 'data.json', 'extra.txt']);
+  await page.locator('[data-attachment="data.json"] [data-action="remove-attachment"]').click();
+  await page.locator('[data-attachment="extra.txt"] [data-action="remove-attachment"]').click();
+  expect(await listed()).toEqual(['notes.md']);
+  expect(await page.locator('[data-attachment-refusal]').count()).toBe(0);
+  await rm(gone, { recursive: true });
+  await page.locator('[data-action="start-run"]').click();
+  await expect.poll(() => page.locator('[data-run-error]').textContent()).toContain(gone);
+  expect(await listed()).toEqual(['notes.md']);
+  await page.close();
+
+  page = await open('/workflows/greet');
+  await page.locator('[data-input="who"] input').fill('Ada');
+  await page.locator('.run-form input[type="file"]').setInputFiles({ name: 'notes.md', mimeType: 'text/markdown', buffer: notes });
+  await page.locator('[data-action="start-run"]').click();
+  await page.waitForURL(/\/runs\/[0-9a-f-]{36}$/);
+  const runId = new URL(page.url()).pathname.split('/').pop()!;
+  // On the run's page by the name Cairn gave it; on disk in its $ATTACHMENTS_DIR, byte for byte.
+  await expect.poll(() => page.locator('[data-run-attachment="notes.md"]').textContent()).toBe('notes.md 23 B');
+  expect(await readFile(join(home.paths.runArtifacts(runId), 'attachments', 'notes.md'))).toEqual(notes);
+  expect((await getRun(server.url, runId)).run.metadata.attachments).toEqual([
+    { name: 'notes.md', original_name: 'notes.md', path: 'attachments/notes.md', size: notes.length, mime_type: 'text/markdown' },
+  ]);
   await page.close();
 });
 

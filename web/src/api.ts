@@ -48,3 +48,18 @@ export function withQuery(path: string, query: Record<string, string | number | 
   const text = params.toString();
   return text ? `${path}?${text}` : path;
 }
+
+/** A multipart POST (a message or a run request with its files): the browser sets the content type and its boundary. */
+export async function sendForm<T>(path: string, form: FormData): Promise<T> {
+  return answer<T>(await fetch(path, { method: 'POST', headers: { accept: 'application/json' }, body: form }));
+}
+
+/** The form of a request with files: each field as text (objects JSON-encoded), each file as a `files` part. */
+export function formWithFiles(fields: Record<string, unknown>, files: readonly File[]): FormData {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) {
+    if (value !== undefined) form.append(name, typeof value === 'string' ? value : JSON.stringify(value));
+  }
+  for (const file of files) form.append('files', file, file.name);
+  return form;
+}

@@ -20,3 +20,10 @@ export function duration(ms: number | undefined): string {
 export function shortId(id: string): string {
   return id.length > 12 ? id.slice(0, 12) : id;
 }
+
+/** A file's size: bytes, KB or MB, one decimal. */
+export function size(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}

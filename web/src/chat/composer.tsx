@@ -1,9 +1,10 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
+import { AttachmentPicker } from '../attachments/attachment-picker.js';
 import { suggestionsFor } from './slash-commands.js';
 
 export interface ComposerProps {
-  /** Sends the text; a refusal throws, and the text stays in the box. */
-  send(text: string): Promise<void>;
+  /** Sends the text and the files chosen; a refusal throws, and the text and files stay. */
+  send(text: string, files: readonly File[]): Promise<void>;
   /** Why nothing can be sent right now (the stream is not open yet), or undefined. */
   blocked?: string | undefined;
   names: { codebases: readonly string[]; workflows: readonly string[] };
@@ -12,22 +13,29 @@ export interface ComposerProps {
 /**
  * The message box. Enter sends, Shift+Enter starts a new line. A `/` at the start offers the
  * slash commands (and after `/setproject ` or `/workflow run `, the names to complete): ↑ and ↓
- * choose, Tab or Enter takes the one chosen, Escape closes the list.
+ * choose, Tab or Enter takes the one chosen, Escape closes the list. Files may go with the
+ * message (the picker below the box, held to the API's limits).
  */
 export function Composer(props: ComposerProps) {
   const [text, setText] = useState('');
+  const [files, setFiles] = useState<File[]>([]);
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<string | undefined>(undefined);
   const [chosen, setChosen] = useState(0);
   const [closed, setClosed] = useState(false);
   const box = useRef<HTMLTextAreaElement>(null);
   const suggestions = closed ? [] : suggestionsFor(text, props.names);
-  useEffect(() => setChosen(0), [text]);
+  // The first suggestion is chosen again whenever the text changes, in the same update: an effect
+  // would run after the next key (↓ typed fast after a letter would be undone).
+  const edit = (next: string) => {
+    setText(next);
+    setChosen(0);
+  };
 
   const take = (index: number) => {
     const suggestion = suggestions[index];
     if (!suggestion) return;
-    setText(suggestion.text);
+    edit(suggestion.text);
     box.current?.focus();
   };
   const submit = async () => {
@@ -36,8 +44,9 @@ export function Composer(props: ComposerProps) {
     setSending(true);
     setError(undefined);
     try {
-      await props.send(message);
+      await props.send(message, files);
       setText('');
+      setFiles([]);
     } catch (err) {
       setError((err as Error).message);
     } finally {
@@ -107,7 +116,7 @@ export function Composer(props: ComposerProps) {
           placeholder="A message, or / for the commands (Enter sends, Shift+Enter for a new line)"
           value={text}
           onInput={(e) => {
-            setText((e.target as HTMLTextAreaElement).value);
+            edit((e.target as HTMLTextAreaElement).value);
             setClosed(false);
           }}
           onKeyDown={onKeyDown}
@@ -116,6 +125,7 @@ export function Composer(props: ComposerProps) {
           Send
         </button>
       </div>
+      <AttachmentPicker files={files} onChange={setFiles} kind="message" disabled={sending} />
       {props.blocked ? <p class="muted">{props.blocked}</p> : null}
       {error ? (
         <p class="error-text" data-send-error>

@@ -1,9 +1,10 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { getJson, sendJson, withQuery } from '../api.js';
+import { formWithFiles, getJson, sendForm, sendJson, withQuery } from '../api.js';
 import { ago } from '../format.js';
 import { Markdown } from '../markdown.js';
 import { navigate } from '../router.js';
 import { Composer } from './composer.js';
+import { MessageFiles } from './message-files.js';
 import { useConversationStream } from './conversation-stream.js';
 import type { Codebase } from '../codebases/types.js';
 import type { WorkflowList } from '../workflows/types.js';
@@ -112,8 +113,9 @@ export function ConversationView(props: ConversationViewProps) {
     end.current?.scrollIntoView({ block: 'nearest' });
   }, [messages?.length, partial]);
 
-  const send = async (message: string) => {
-    await sendJson(`POST`, `${path}/message`, { message });
+  const send = async (message: string, files: readonly File[] = []) => {
+    if (files.length > 0) await sendForm(`${path}/message`, formWithFiles({ message }, files));
+    else await sendJson(`POST`, `${path}/message`, { message });
     setTurnError(undefined);
     void read();
   };
@@ -246,6 +248,7 @@ export function ConversationView(props: ConversationViewProps) {
                 {m.role === 'user' ? 'You' : 'Assistant'} · {ago(m.created_at)}
               </span>
               {m.role === 'user' ? <p class="user-text">{m.content}</p> : <Markdown text={m.content} htmlAsText />}
+              <MessageFiles message={m} />
               {runId ? <a href={`/runs/${encodeURIComponent(runId)}`}>Open the run</a> : null}
             </li>
           );

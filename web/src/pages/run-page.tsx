@@ -13,6 +13,7 @@ import { FanOutGridView } from '../run/fan-out-grid.js';
 import { foldNodeStates } from '../run/node-states.js';
 import { NodePanel } from '../run/node-panel.js';
 import { loadRunData } from '../run/run-data.js';
+import { RunAttachments } from '../run/run-attachments.js';
 import { RunLinks } from '../run/run-links.js';
 import { runTotals, spendText } from '../run/spend.js';
 import { StatusBadge } from '../status-badge.js';
@@ -79,6 +80,7 @@ export function RunPage(props: { runId: string; selected: string | undefined }) 
         ) : null}
         <RunLinks run={run} events={data.events.value} />
         {run.user_message ? <p class="message">{run.user_message}</p> : null}
+        <RunAttachments run={run} />
         {run.error ? <pre class="error-text run-error">{run.error}</pre> : null}
         {data.error.value ? <p class="error-text">{data.error.value}</p> : null}
       </header>

@@ -4,6 +4,7 @@ import { Credentials } from '../settings/credentials.js';
 import { setUser, user, userHeaders } from '../settings/identity.js';
 import { installScope, userScope } from '../settings/model-scopes.js';
 import { ModelSettings } from '../settings/model-settings.js';
+import { DoctorChecks } from '../settings/doctor-checks.js';
 import { ServerFacts } from '../settings/server-facts.js';
 import type { ProviderInfo } from '../settings/types.js';
 
@@ -91,6 +92,11 @@ export function SettingsPage() {
       <section class="settings-section" data-section="server">
         <h3>The server</h3>
         <ServerFacts providers={providers} />
+      </section>
+
+      <section class="settings-section" data-section="doctor">
+        <h3>Checks</h3>
+        <DoctorChecks />
       </section>
     </main>
   );

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, getJson } from '../api.js';
-import { ago } from '../format.js';
+import { ago, size } from '../format.js';
 
 /** `GET /api/runs/{runId}/artifacts` (docs/http-api.md). */
 interface ArtifactFile {
@@ -14,12 +14,6 @@ const SHOW_MAX = 512 * 1024;
 const textTypes = /^(text\/|application\/(json|x-ndjson|yaml|x-yaml|xml|javascript)\b)/;
 
 const fileUrl = (runId: string, path: string) => `/api/artifacts/${encodeURIComponent(runId)}/${path.split('/').map(encodeURIComponent).join('/')}`;
-
-function size(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
 
 /**
  * The files the run wrote under its `$ARTIFACTS_DIR`, read again when `version` changes (a node

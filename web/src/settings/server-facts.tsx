@@ -5,8 +5,8 @@ import type { ProviderInfo } from './types.js';
 
 /**
  * What the server says about itself over HTTP: its version and supervisor (`GET /api/health`)
- * and the AI providers a workflow may name (`GET /api/providers`). `cairn doctor`'s checks
- * (credentials, executables, disk, database) have no route: the page says to run it.
+ * and the AI providers a workflow may name (`GET /api/providers`). `cairn doctor`'s checks are
+ * the settings page's next part (doctor-checks.tsx).
  */
 export function ServerFacts(props: { providers: readonly ProviderInfo[] }) {
   const [health, setHealth] = useState<Health | undefined>(undefined);
@@ -25,10 +25,6 @@ export function ServerFacts(props: { providers: readonly ProviderInfo[] }) {
           <a href="/status">health</a>
         </p>
       ) : null}
-      <p class="muted">
-        The full check of this install (credentials, executables, database, disk) is <code>cairn doctor</code>, run in a terminal on the
-        server’s machine: it has no HTTP route, so this page cannot show it.
-      </p>
       <table class="settings-table">
         <thead>
           <tr>

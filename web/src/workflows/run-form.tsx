@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { sendJson, withQuery } from '../api.js';
+import { formWithFiles, sendForm, sendJson, withQuery } from '../api.js';
+import { AttachmentPicker } from '../attachments/attachment-picker.js';
 import { navigate } from '../router.js';
 import type { WorkflowDefinition } from './types.js';
 
@@ -7,12 +8,15 @@ import type { WorkflowDefinition } from './types.js';
  * Starts a run of a workflow: a field for the message ($ARGUMENTS) and one per input the
  * workflow declares (required ones marked, defaults shown), sent as the API takes it,
  * `POST /api/workflows/{name}/run` with `{ message, inputs }` (and `?cwd=` when the page looks
- * from a project). Then the page goes to the new run. A refusal is shown as the server says it.
+ * from a project); with files attached, the same fields as multipart with the files (they land
+ * in the run's `$ATTACHMENTS_DIR`). Then the page goes to the new run. A refusal is shown as the
+ * server says it.
  */
 export function RunForm({ workflow, cwd }: { workflow: WorkflowDefinition; cwd: string | undefined }) {
   const declared = Object.entries(workflow.inputs ?? {});
   const [message, setMessage] = useState('');
   const [values, setValues] = useState<Record<string, string>>({});
+  const [files, setFiles] = useState<File[]>([]);
   const [error, setError] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
 
@@ -31,7 +35,9 @@ export function RunForm({ workflow, cwd }: { workflow: WorkflowDefinition; cwd: 
     setBusy(true);
     setError(undefined);
     try {
-      const answer = await sendJson<{ runId: string }>('POST', withQuery(`/api/workflows/${encodeURIComponent(workflow.name)}/run`, { cwd }), body);
+      const path = withQuery(`/api/workflows/${encodeURIComponent(workflow.name)}/run`, { cwd });
+      const answer =
+        files.length > 0 ? await sendForm<{ runId: string }>(path, formWithFiles(body, files)) : await sendJson<{ runId: string }>('POST', path, body);
       navigate(`/runs/${answer.runId}`);
     } catch (err) {
       setError((err as Error).message);
@@ -68,6 +74,7 @@ export function RunForm({ workflow, cwd }: { workflow: WorkflowDefinition; cwd: 
           />
         </label>
       ))}
+      <AttachmentPicker files={files} onChange={setFiles} kind="run request" disabled={busy} />
       <p>
         <button type="submit" class="btn btn-approve" data-action="start-run" disabled={busy}>
           {busy ? 'Starting…' : 'Start the run'}
