@@ -1,20 +1,23 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { assertBuilt, runCli, userCliEnv } from './cli-process.js';
 
 /** `cairn config get|set|unset` through the built CLI against the real server: the install's layer and a user's. */
 
+// One server for the file. Only the first test changes the install's layer (and it starts from
+// the defaults: the others only change alice's layer or are refused); the second keeps to users
+// of its own.
 let home: TempHome;
 let server: RunningServer;
-beforeEach(async () => {
+beforeAll(async () => {
   assertBuilt();
   home = await makeTempHome();
   server = await startServer(home);
 });
-afterEach(async () => {
+afterAll(async () => {
   await home.close();
 });
 

@@ -1,20 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { getRun, writeHomeWorkflow } from '../helpers/workflows.js';
 import { assertBuilt, runUserCli } from './cli-process.js';
 
+// One server for the file: each test answers only the run it started.
 let home: TempHome;
 let server: RunningServer;
-beforeAll(assertBuilt);
-beforeEach(async () => {
+beforeAll(async () => {
+  assertBuilt();
   home = await makeTempHome();
   server = await startServer(home);
 });
-afterEach(async () => {
+afterAll(async () => {
   await home.close();
 });
 

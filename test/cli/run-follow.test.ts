@@ -3,7 +3,7 @@ import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -12,24 +12,26 @@ import { assertBuilt, runUserCli, startCli, userCliEnv } from './cli-process.js'
 import { docLines, docTranscript, normalise } from './doc-transcripts.js';
 import { sh } from './shell-line.js';
 
+// One server and home for the file: each test follows runs it started itself, of its own
+// workflows, released by its own gate file in the scratch directory.
 let home: TempHome;
 let server: RunningServer;
 let scratch: string;
-beforeAll(assertBuilt);
-beforeEach(async () => {
+beforeAll(async () => {
+  assertBuilt();
   home = await makeTempHome();
   server = await startServer(home);
   scratch = await mkdtemp(join(tmpdir(), 'cairn-follow-'));
 });
-afterEach(async () => {
+afterAll(async () => {
   await home.close();
   await rm(scratch, { recursive: true, force: true });
 });
 
 const cli = (...argv: string[]) => runUserCli(home.home, argv);
 
-/** A node, a gate, then a node that waits until the test creates `open`. */
-const reviewed = (open: string) => `name: reviewed
+/** `name`: a node, a gate, then a node that waits until the test creates `open`. */
+const reviewed = (name: string, open: string) => `name: ${name}
 description: builds, asks, then ships once the test says so
 nodes:
   - id: build
@@ -52,14 +54,14 @@ function progressLines(stdout: string): string[] {
 }
 
 it('follows a run started elsewhere to its gate, prints the approve command, and after the answer follows it to the end, each event once', async () => {
-  const open = join(scratch, 'open');
-  await writeHomeWorkflow(home, 'reviewed', reviewed(open));
-  const { runId } = await startRun(server.url, 'reviewed');
+  const open = join(scratch, 'open-followed');
+  await writeHomeWorkflow(home, 'followed', reviewed('followed', open));
+  const { runId } = await startRun(server.url, 'followed');
 
   const first = await cli('run', 'follow', runId);
   expect(first.stderr).toBe('');
   expect(first.code).toBe(3);
-  expect(first.stdout).toContain(`Run ${runId} of workflow reviewed (`);
+  expect(first.stdout).toContain(`Run ${runId} of workflow followed (`);
   expect(progressLines(first.stdout)).toEqual(['started  build', 'done     build', 'started  review', 'paused   waiting: Approval required at \'review\': Ship it?']);
   expect(first.stdout).toContain(`Run ${runId} is paused: Approval required at 'review': Ship it?`);
   expect(first.stdout).toContain(`Approve it with:  cairn run approve ${runId} --comment "<your comment>"`);
@@ -95,8 +97,8 @@ it('follows a run started elsewhere to its gate, prints the approve command, and
 });
 
 it('docs/cli.md\'s run follow transcript, run as written: the gate, the answer, the end', async () => {
-  const open = join(scratch, 'open');
-  await writeHomeWorkflow(home, 'reviewed', reviewed(open));
+  const open = join(scratch, 'open-reviewed');
+  await writeHomeWorkflow(home, 'reviewed', reviewed('reviewed', open));
   const { runId } = await startRun(server.url, 'reviewed');
   await waitFor(async () => (await getRun(server.url, runId)).run.status === 'paused', { what: 'the run to pause at its gate' });
   const [atGate, approve, toEnd] = docTranscript('cairn run follow', 'cairn run follow');
@@ -131,7 +133,7 @@ it('exits 1 with the failure for a run that failed, and 2 naming the problem for
 });
 
 it('a run paused on a child run\'s gate prints the command that answers it on the child; run as printed, it approves and both complete', async () => {
-  const open = join(scratch, 'open');
+  const open = join(scratch, 'open-gated-child');
   await writeHomeWorkflow(home, 'gated-child', `name: gated-child\ndescription: asks, then waits for the test\nnodes:\n  - id: ask\n    approval:\n      message: "ok to go?"\n  - id: go\n    depends_on: [ask]\n    bash: "while [ ! -f '${open}' ]; do sleep 0.05; done; echo went"\n`);
   await writeHomeWorkflow(home, 'blocked-parent', `name: blocked-parent\ndescription: waits on a gated child\nnodes:\n  - id: call\n    workflow: gated-child\n  - id: after\n    depends_on: [call]\n    bash: echo after\n`);
   const started = await cli('workflow', 'run', 'blocked-parent');
@@ -172,7 +174,7 @@ it('a run paused on a child run\'s gate prints the command that answers it on th
 });
 
 it('Ctrl-C stops following and leaves the run going (exit 130); --json prints each event once, recorded ones as the stream sends them', async () => {
-  const open = join(scratch, 'open');
+  const open = join(scratch, 'open-waits');
   await writeHomeWorkflow(home, 'waits', `name: waits\ndescription: waits for the test\nnodes:\n  - id: hold\n    bash: "while [ ! -f '${open}' ]; do sleep 0.05; done; echo held"\n`);
   const { runId } = await startRun(server.url, 'waits');
   const follow = startCli(['run', 'follow', runId], { env: userCliEnv(home.home), cwd: home.home });

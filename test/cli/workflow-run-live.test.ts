@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readPidFile } from '../../src/launcher/run-dir.js';
 import { isProcessAlive } from '../../src/shared/process-group.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
@@ -9,16 +9,16 @@ import { waitFor } from '../helpers/wait-for.js';
 import { getRun, writeHomeWorkflow } from '../helpers/workflows.js';
 import { assertBuilt, runUserCli, startCli, userCliEnv } from './cli-process.js';
 
+// The home and server of the describe block running: one shared by the tests that only write
+// their own workflows and start their own runs, a fresh one for the test that kills the API.
 let home: TempHome;
 let server: RunningServer;
 beforeAll(assertBuilt);
-beforeEach(async () => {
+
+async function startHome(): Promise<void> {
   home = await makeTempHome();
   server = await startServer(home);
-});
-afterEach(async () => {
-  await home.close();
-});
+}
 
 const cliEnv = () => userCliEnv(home.home);
 const cli = (...argv: string[]) => runUserCli(home.home, argv);
@@ -66,6 +66,9 @@ function runIdOf(stdout: string): string {
 }
 
 describe('cairn workflow run against the real server', () => {
+  beforeAll(startHome);
+  afterAll(() => home.close());
+
   it('shows each node starting and finishing and exits 0 when the run completes', async () => {
     await writeHomeWorkflow(home, 'passing', passing);
     const { code, stdout, stderr } = await cli('workflow', 'run', 'passing', '--input', 'who=cairn');
@@ -145,6 +148,8 @@ describe('cairn workflow run against the real server', () => {
     expect(detail.stdout).toMatch(/^after\s+skipped\s+\S*\s*\S+/m);
     expect(detail.stdout).toMatch(/^fine\s+completed\s/m);
 
+    // This is the only test of the shared server whose run fails: the others' runs (completed,
+    // cancelled) must not be listed.
     const list = await cli('run', 'list', '--status', 'failed', '--json');
     expect((JSON.parse(list.stdout) as { runs: { id: string }[] }).runs.map((r) => r.id)).toEqual([runId]);
   });
@@ -166,6 +171,12 @@ describe('cairn workflow run against the real server', () => {
     expect(follow.stderr()).toContain(`Interrupted: cancelling run ${runId}`);
     await waitFor(async () => (await getRun(server.url, runId)).run.status === 'cancelled', { what: 'the run to be cancelled' });
   });
+
+});
+
+describe('cairn workflow run across a restart of the API process (own server: the test kills the API)', () => {
+  beforeEach(startHome);
+  afterEach(() => home.close());
 
   it('keeps following across a restart of the API process, missing and repeating nothing', async () => {
     const gate = join(home.home, 'gate');

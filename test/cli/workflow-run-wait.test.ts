@@ -1,13 +1,14 @@
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { writeHomeWorkflow } from '../helpers/workflows.js';
 import { capture, runCliInProcess } from './cli-harness.js';
 
+// One server for the file: each test starts its own run of the same gated workflow.
 let home: TempHome;
 let server: RunningServer;
-beforeEach(async () => {
+beforeAll(async () => {
   home = await makeTempHome();
   server = await startServer(home);
   await writeHomeWorkflow(home, 'gated', `name: gated
@@ -22,7 +23,7 @@ nodes:
     bash: 'printf "shipped: %s" "$review.output"'
 `);
 });
-afterEach(async () => {
+afterAll(async () => {
   await home.close();
 });
 
