@@ -21,20 +21,19 @@ function testClock(opts: { real?: boolean } = {}) {
   };
 }
 
-/** A wake callback that counts its calls and can be awaited. */
+/** A wake callback that counts its calls; `next()` resolves at the next call. */
 function wakeCounter() {
   let calls = 0;
-  let resolveFirst!: () => void;
-  const first = new Promise<void>((resolve) => (resolveFirst = resolve));
+  let waiting: (() => void)[] = [];
   return {
     wake: () => {
       calls++;
-      resolveFirst();
+      for (const resolve of waiting.splice(0)) resolve();
     },
     get calls() {
       return calls;
     },
-    first,
+    next: () => new Promise<void>((resolve) => waiting.push(resolve)),
   };
 }
 
@@ -79,9 +78,18 @@ describe('requests per minute', () => {
     const held = wakeCounter();
     expect(slots.tryAcquire('anthropic', waiter, held.wake)).toMatchObject({ acquired: false, position: 1 });
     expect(held.calls).toBe(0);
-    await held.first;
-    expect(held.calls).toBe(1);
-    expect(slots.tryAcquire('anthropic', waiter, held.wake)).toEqual({ acquired: true });
+    // Only a wake prompts another try. A timer may fire a millisecond before the wall clock says
+    // the minute has freed (the two round differently); the refusal then arms it again, and the
+    // next wake brings the slot. Never more than a couple of tries.
+    let answer: ReturnType<typeof slots.tryAcquire>;
+    let tries = 0;
+    do {
+      await held.next();
+      tries++;
+      answer = slots.tryAcquire('anthropic', waiter, held.wake);
+    } while (!answer.acquired && tries < 5);
+    expect(answer).toEqual({ acquired: true });
+    expect(tries).toBeLessThanOrEqual(2);
   });
 
   it('keeps both limits: a free slot is not enough when the minute is spent, and the reverse', () => {
