@@ -73,8 +73,10 @@ function checkNode(
     }
   }
   if ('loop_group' in node) {
+    // The group's provider is its body's default, as the workflow's is the group's.
+    const inner = node.provider !== undefined ? { ...workflow, provider: node.provider } : workflow;
     node.loop_group.nodes.forEach((body) => {
-      errors.push(...checkNode(body, `${name} → loop_group node '${body.id}'`, workflow, lookups));
+      errors.push(...checkNode(body, `${name} → loop_group node '${body.id}'`, inner, lookups));
     });
   }
   return errors;
