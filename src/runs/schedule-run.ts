@@ -3,13 +3,17 @@ import type { Schedule } from '../store/schemas/schedule.js';
 import type { NewRun, Store } from '../store/store.js';
 import type { WorkflowEntry } from '../workflow/catalog/discover-workflows.js';
 import { resolveRunInputs } from '../workflow/schema/run-inputs.js';
+import { isInteractive, scheduleRefusal } from '../workflow/schema/interactive.js';
 import { newRunOf } from './queue-run.js';
 
 /** Finds a workflow by name as a run request would: the project under `cwd` first, then home, then bundled. */
 export type WorkflowLookup = (name: string, query: { cwd?: string | undefined }) => Promise<WorkflowEntry>;
 
-/** The run one fire of a schedule starts, or why it cannot be made (recorded as a `failed` fire). */
-export type ScheduledRun = { run: NewRun } | { failure: string };
+/**
+ * The run one fire of a schedule starts; or why it cannot be made (recorded as a `failed` fire);
+ * or why it must not be (the workflow became interactive: recorded as a `skipped` fire).
+ */
+export type ScheduledRun = { run: NewRun } | { failure: string } | { skip: string };
 
 /**
  * Makes the run of a schedule's due time the way the run route would: the workflow as its file
@@ -27,6 +31,7 @@ export async function scheduledRunOf(
     const codebase = schedule.codebase_id ? await deps.store.getCodebase(schedule.codebase_id) : undefined;
     if (schedule.codebase_id && !codebase) return { failure: `codebase '${schedule.codebase_id}' is no longer registered` };
     const entry = await deps.lookup(schedule.workflow_name, { cwd: codebase?.default_cwd });
+    if (isInteractive(entry.workflow)) return { skip: scheduleRefusal(entry.workflow.name) };
     const inputs = resolveRunInputs(entry.workflow.name, entry.workflow.inputs, schedule.inputs);
     return {
       run: newRunOf({

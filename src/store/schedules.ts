@@ -85,6 +85,8 @@ export interface FireAdmission {
   run?: NewRun;
   /** Why no run could be made (the workflow is gone, its inputs no longer fit): recorded `failed` unless missed. */
   failure?: string;
+  /** Why no run may be made (the workflow is interactive): recorded `skipped` unless missed. */
+  skip?: string;
 }
 
 export type FireAnswer =

@@ -51,8 +51,11 @@ export const workflowViewSchema = z
       .describe('Nodes, each with an id and exactly one mode key (prompt, command, bash, script, loop, approval, ...)'),
     provider: z.string().optional().describe('Default provider declared by the author'),
     model: z.string().optional().describe('Default model, tier or @alias declared by the author'),
-    interactive: z.boolean().optional().describe('True when a run needs a person in the loop'),
-    tags: z.array(z.string()).optional(),
+    interactive: z
+      .boolean()
+      .optional()
+      .describe('True when a person drives the workflow: no schedule and no other workflow (workflow: node, fan_out) starts it'),
+    tags: z.array(z.string()).optional().describe('The author’s tags; the dashboard’s Workflows page shows them and filters by one'),
     inputs: z.record(z.string(), workflowInputViewSchema).optional().describe('Declared run inputs'),
   })
   .describe('A workflow definition as loaded: validated, with include: expanded')

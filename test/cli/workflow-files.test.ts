@@ -157,19 +157,22 @@ describe('cairn workflow validate', () => {
     expect(stdout).toMatch(/unnamed\.yaml:2:3: error: YAML parse error: /);
   });
 
-  it('--strict turns every warning into an error and exits 1', async () => {
-    await writeFile(join(project, 'loose.yaml'), 'name: loose\ndescription: d\nnodes:\n  - id: a\n    bash: echo a\n    colour: blue\n');
+  it('--strict turns every warning into an error and exits 1, a key accepted but not acted on yet included', async () => {
+    await writeFile(join(project, 'loose.yaml'), 'name: loose\ndescription: d\nrequires: [github]\nnodes:\n  - id: a\n    bash: echo a\n    colour: blue\n');
     expect((await cli('workflow', 'validate', 'loose.yaml')).code).toBe(0);
+    const requires =
+      "Workflow 'loose': 'requires' is accepted but not acted on yet: a run does not check for a connected GitHub identity first; a node that needs one fails when it reaches GitHub.";
     const { code, stdout } = await cli('workflow', 'validate', 'loose.yaml', '--strict');
     expect(code).toBe(1);
     expect(stdout.split('\n')).toEqual([
-      "loose.yaml:4: error: Node 'a': unknown key 'colour' will be ignored.",
-      'loose.yaml is invalid: 1 error(s) (warnings count as errors with --strict).',
+      `loose.yaml: error: ${requires}`,
+      "loose.yaml:5: error: Node 'a': unknown key 'colour' will be ignored.",
+      'loose.yaml is invalid: 2 error(s) (warnings count as errors with --strict).',
       '',
     ]);
     const json = await cli('workflow', 'validate', 'loose.yaml', '--strict', '--json');
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.stdout)).toMatchObject({ valid: false, errors: ["Node 'a': unknown key 'colour' will be ignored."], warnings: [] });
+    expect(JSON.parse(json.stdout)).toMatchObject({ valid: false, errors: [requires, "Node 'a': unknown key 'colour' will be ignored."], warnings: [] });
   });
 
   it('prints the project config’s keys Cairn does not read as warnings of that file (errors with --strict)', async () => {

@@ -55,6 +55,8 @@ nodes:
   );
   await writeHomeWorkflow(home, 'hostile', `name: '${HOSTILE_NAME}'\ndescription: '${HOSTILE}'\nnodes:\n  - id: a\n    bash: echo hi\n`);
   await writeHomeWorkflow(home, 'broken', 'name: broken\ndescription: [unclosed\n');
+  await writeHomeWorkflow(home, 'tagged-nightly', 'name: tagged-nightly\ndescription: t\ntags: [nightly, review]\nnodes:\n  - id: a\n    bash: echo a\n');
+  await writeHomeWorkflow(home, 'tagged-review', 'name: tagged-review\ndescription: t\ntags: [review]\nnodes:\n  - id: a\n    bash: echo a\n');
   project = join(home.home, 'project');
   await mkdir(join(project, '.cairn', 'workflows'), { recursive: true });
   await writeFile(
@@ -110,6 +112,34 @@ it('lists the workflows by scope with their warnings and load errors, hostile na
   await page.keyboard.press('Enter');
   await page.locator('[data-workflow-name]').waitFor();
   expect(new URL(page.url()).pathname).toBe('/workflows/greet');
+  await page.close();
+});
+
+it('shows each workflow’s tags (from GET /api/workflows) and filters by one, chosen from the list or a row, kept in the address', async () => {
+  const listed = (await (await fetch(`${server.url}/api/workflows`)).json()) as { workflows: { workflow: { name: string; tags?: string[] } }[] };
+  expect(listed.workflows.find((e) => e.workflow.name === 'tagged-nightly')?.workflow.tags).toEqual(['nightly', 'review']);
+
+  const page = await open('/workflows');
+  const rows = () => page.locator('tr[data-workflow]').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-workflow')));
+  await page.locator('[data-workflow="tagged-nightly"]').waitFor();
+  expect(await page.locator('[data-workflow="tagged-nightly"] .tag').allTextContents()).toEqual(['nightly', 'review']);
+  expect(await page.locator('select[name="tag"] option').allTextContents()).toEqual(['all tags', 'nightly', 'review']);
+
+  await page.selectOption('select[name="tag"]', 'review');
+  await expect.poll(rows).toEqual(['tagged-nightly', 'tagged-review']);
+  expect(new URL(page.url()).searchParams.get('tag')).toBe('review');
+
+  await page.locator('[data-workflow="tagged-nightly"] .tag[data-tag="nightly"]').click();
+  await expect.poll(rows).toEqual(['tagged-nightly']);
+  expect(new URL(page.url()).searchParams.get('tag')).toBe('nightly');
+
+  // The filter is in the address: opened again from it, the page filters the same way.
+  await page.reload();
+  await expect.poll(rows).toEqual(['tagged-nightly']);
+  expect(await page.locator('select[name="tag"]').inputValue()).toBe('nightly');
+  await page.selectOption('select[name="tag"]', '');
+  await expect.poll(async () => (await rows()).length).toBeGreaterThan(2);
+  expect(new URL(page.url()).searchParams.has('tag')).toBe(false);
   await page.close();
 });
 

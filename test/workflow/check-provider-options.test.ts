@@ -80,6 +80,24 @@ describe('provider options validation', () => {
     ]);
   });
 
+  it('judges a loop_group body node by the provider it runs on: its own, else the group’s, else the workflow’s', () => {
+    const warnings = warningsOf({
+      provider: 'claude',
+      nodes: [
+        {
+          id: 'g',
+          provider: 'gemini',
+          loop_group: {
+            max_iterations: 2,
+            until_bash: 'true',
+            nodes: [{ id: 'in', prompt: 'p', fallbackModel: 'm' }, { id: 'own', prompt: 'p', provider: 'claude', fallbackModel: 'm' }],
+          },
+        },
+      ],
+    });
+    expect(warnings).toEqual([expect.stringMatching(/^Node 'g' → loop_group node 'in': provider 'gemini' cannot honour 'fallbackModel'/)]);
+  });
+
   it('refuses a permission level that does not exist, naming the three', () => {
     const result = validateWorkflowDefinition({ name: 'w', description: 'd', nodes: [{ id: 'a', prompt: 'x', permissions: 'root' }] });
     expect(result.valid).toBe(false);

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { nodeDescriptorSchema } from '../../src/records/schemas/node-descriptor.js';
 import { describeNode } from '../../src/workflow/schema/describe-node.js';
-import { interactivityOf } from '../../src/workflow/schema/interactive.js';
 import { validateWorkflowDefinition } from '../../src/workflow/checks/validate-definition.js';
 
 describe('describeNode', () => {
@@ -69,35 +68,5 @@ describe('the wait node', () => {
       ],
     });
     expect(result.valid).toBe(true);
-  });
-});
-
-describe('interactivityOf', () => {
-  const load = (definition: Record<string, unknown>) => {
-    const result = validateWorkflowDefinition({ name: 'w', description: 'd', ...definition });
-    if (!result.valid) throw new Error(result.errors.join('; '));
-    return result.workflow;
-  };
-
-  it('takes the declared value, and infers foreground runs for workflows that gate', () => {
-    expect(interactivityOf(load({ interactive: false, nodes: [{ id: 'g', approval: { message: 'ok?' } }] }))).toEqual({
-      interactive: false,
-      inferred: false,
-    });
-    expect(interactivityOf(load({ nodes: [{ id: 'g', approval: { message: 'ok?' } }] }))).toEqual({ interactive: true, inferred: true });
-    const nestedGate = {
-      nodes: [
-        {
-          id: 'grp',
-          loop_group: {
-            max_iterations: 2,
-            until_bash: 'true',
-            nodes: [{ id: 'l', loop: { prompt: 'p', max_iterations: 2, until: 'DONE', interactive: true, gate_message: 'more?' } }],
-          },
-        },
-      ],
-    };
-    expect(interactivityOf(load(nestedGate))).toEqual({ interactive: true, inferred: true });
-    expect(interactivityOf(load({ nodes: [{ id: 'a', bash: 'echo' }] }))).toEqual({ interactive: false, inferred: false });
   });
 });

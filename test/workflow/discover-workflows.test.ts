@@ -223,3 +223,40 @@ describe('get by name', () => {
     }));
   });
 });
+
+describe('interactive workflows (interactive: true) are started by nothing in the background', () => {
+  const childRefusal = (name: string) =>
+    `workflow '${name}' is interactive ('interactive: true'), so no workflow starts it as a child run or fan-out in the background; ` +
+    "run it on its own, or remove 'interactive: true' from its file";
+
+  it('refuses a parent whose workflow: node, fanned out or not, names one; and sees the child become interactive later', () => {
+    t.write('project:.cairn/workflows/pairing.yaml', workflowYaml('pairing', 'interactive: true\n'));
+    t.write('project:.cairn/workflows/helper.yaml', workflowYaml('helper'));
+    t.write('project:.cairn/workflows/one.yaml', workflowYaml('one', '', 'workflow: pairing'));
+    t.write('project:.cairn/workflows/many.yaml', workflowYaml('many', '', 'workflow: pairing\n    fan_out: { items: "[1, 2]" }'));
+    t.write('project:.cairn/workflows/fine.yaml', workflowYaml('fine', '', 'workflow: helper'));
+    const list = t.catalog.list({ cwd: t.cwd });
+    expect(list.errors.map((e) => [e.filename, e.error])).toEqual([
+      ['many.yaml', `Node 'a': ${childRefusal('pairing')}`],
+      ['one.yaml', `Node 'a': ${childRefusal('pairing')}`],
+    ]);
+    expect(list.workflows.map((w) => w.workflow.name)).toEqual(['fine', 'helper', 'pairing']);
+    // What `cairn workflow validate` and PUT /api/workflows check says the same.
+    const checked = t.catalog.validate({ name: 'x', description: 'd', nodes: [{ id: 'a', workflow: 'pairing' }] }, { cwd: t.cwd });
+    expect(checked.valid ? [] : checked.errors).toEqual([`Node 'a': ${childRefusal('pairing')}`]);
+
+    t.write('project:.cairn/workflows/helper.yaml', workflowYaml('helper', 'interactive: true\n'));
+    expect(t.catalog.list({ cwd: t.cwd }).errors.map((e) => e.filename)).toEqual(['fine.yaml', 'many.yaml', 'one.yaml']);
+  });
+
+  it('refuses triggers: on an interactive workflow', () => {
+    t.write(
+      'project:.cairn/workflows/nightly.yaml',
+      workflowYaml('nightly', 'interactive: true\ntriggers:\n  - schedule: { cron: "0 3 * * *", timezone: UTC }\n', 'bash: "true"'),
+    );
+    expect(t.catalog.list({ cwd: t.cwd }).errors.map((e) => e.error)).toEqual([
+      "'triggers': workflow 'nightly' is interactive ('interactive: true'), and a schedule starts runs with no one there to drive them; " +
+        "run it yourself (cairn workflow run nightly), or remove 'interactive: true' from its file",
+    ]);
+  });
+});

@@ -46,6 +46,7 @@ describe('the documented examples', () => {
       'release-summary',
       'review-files',
       'review-files-all-done',
+      'review-fix-group',
       'review-one-file',
       'shell-review',
       'shell-warnings',

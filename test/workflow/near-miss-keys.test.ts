@@ -71,6 +71,31 @@ describe('unknown keys that look like known keys', () => {
   });
 });
 
+describe('keys accepted but not acted on yet', () => {
+  it('load with a warning naming each key and what happens instead; on a mode they do not apply to, the usual drop warning', () => {
+    const result = check({
+      requires: ['github'],
+      persist_sessions: true,
+      returns: 'a',
+      outcome_field: 'ok',
+      nodes: [
+        { id: 'a', prompt: 'hi', persist_session: true },
+        { id: 'g', loop_group: { nodes: [{ id: 'b', command: 'c', persist_session: false }], until_bash: 'true', max_iterations: 1 } },
+        { id: 'sh', bash: 'x', persist_session: true },
+      ],
+    });
+    expect(result.valid).toBe(true);
+    expect(result.warnings).toEqual([
+      "Workflow 'w': 'requires' is accepted but not acted on yet: a run does not check for a connected GitHub identity first; a node that needs one fails when it reaches GitHub.",
+      "Workflow 'w': 'persist_sessions' is accepted but not acted on yet: every run starts fresh provider sessions (a session is continued only within a run, with context: shared or { resume }).",
+      "Workflow 'w': 'outcome_field' is accepted but not acted on yet: no outcome is recorded for the run; read the field where you need it as $<returns node>.output.<field>.",
+      "Node 'a': 'persist_session' is accepted but not acted on yet: every run starts a fresh provider session for this node (a session is continued only within a run, with context: shared or { resume }).",
+      "Node 'g' → loop_group node 'b': 'persist_session' is accepted but not acted on yet: every run starts a fresh provider session for this node (a session is continued only within a run, with context: shared or { resume }).",
+      "Node 'sh': key 'persist_session' will be ignored. ('persist_session' applies to command and prompt nodes, not to bash nodes.)",
+    ]);
+  });
+});
+
 describe('references to unknown nodes get the same hint', () => {
   it('hints at the closest id for an unknown depends_on entry', () => {
     expect(errorsOf({ nodes: [{ id: 'build', bash: 'x' }, { id: 'deploy', bash: 'y', depends_on: ['biuld'] }] })).toEqual([

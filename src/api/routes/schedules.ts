@@ -8,6 +8,7 @@ import type { WorkflowCatalog } from '../../workflow/catalog/catalog.js';
 import { catchUpMsOf, catchUpText, DEFAULT_CATCH_UP } from '../../workflow/triggers/catch-up.js';
 import { cronProblem, nextFireTimes } from '../../workflow/triggers/cron-times.js';
 import { resolveRunInputs } from '../../workflow/schema/run-inputs.js';
+import { isInteractive, scheduleRefusal } from '../../workflow/schema/interactive.js';
 import { errorBodySchema } from '../../wire/error-body.js';
 import {
   createScheduleBodySchema, runNowResponseSchema, scheduleDeleteResponseSchema, scheduleDetailSchema, scheduleListResponseSchema,
@@ -57,7 +58,7 @@ export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRoutesOptions> = asyn
         summary: 'Create a schedule',
         description:
           'Checks the cron expression and time zone (croner, IANA names), the catch-up window, the codebase, the workflow ' +
-          '(found as a run request finds it) and the inputs, then stores the schedule; its first due time is the first ' +
+          '(found as a run request finds it; an interactive one is refused) and the inputs, then stores the schedule; its first due time is the first ' +
           'after now. The supervisor starts its runs. docs/schedules.md says what overlap and catch-up do.',
         body: createScheduleBodySchema,
         response: { 201: scheduleViewSchema, ...refusals, 409: errorBodySchema },
@@ -73,6 +74,7 @@ export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRoutesOptions> = asyn
       if (catchUpMs === undefined) throw new CairnError('VALIDATION_FAILED', catchUpText(catchUp).replace(/^catch_up/, 'catchUp'));
       const codebase = body.codebaseId !== undefined ? await bindRunToCodebase(store, body.codebaseId) : undefined;
       const entry = await lookup(body.workflow, { cwd: codebase?.checkout });
+      if (isInteractive(entry.workflow)) throw new CairnError('VALIDATION_FAILED', `Cannot schedule: ${scheduleRefusal(entry.workflow.name)}`);
       resolveRunInputs(entry.workflow.name, entry.workflow.inputs, body.inputs);
       const schedule = await store.createSchedule({
         id: randomUUID(), name: body.name, workflowName: entry.workflow.name, codebaseId: codebase?.codebaseId ?? null,
@@ -134,7 +136,9 @@ export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRoutesOptions> = asyn
       const schedule = await requireSchedule(req.params.id);
       const now = new Date(clock()).toISOString();
       const made = await scheduledRunOf({ store, lookup, clock }, schedule, now, true);
-      if ('failure' in made) throw new CairnError('VALIDATION_FAILED', `Schedule '${schedule.name}' cannot start a run: ${made.failure}`);
+      if (!('run' in made)) {
+        throw new CairnError('VALIDATION_FAILED', `Schedule '${schedule.name}' cannot start a run: ${'failure' in made ? made.failure : made.skip}`);
+      }
       const answer = await store.admitScheduleFire({ scheduleId: schedule.id, dueAt: now, now, manual: true, run: made.run });
       if (!answer.decided) {
         if (answer.why === 'not_found') throw new CairnError('SCHEDULE_NOT_FOUND', `Schedule '${req.params.id}' was deleted meanwhile`);

@@ -89,7 +89,8 @@ export function pgScheduleStore(session: PgSession): ScheduleStore {
         const decision = decideFire({
           overlap: schedule.overlap, dueAt: Date.parse(admission.dueAt), now: Date.parse(admission.now), catchUpMs: schedule.catch_up_ms,
           manual, openRunIds, buffered: await schedules.bufferedCount(schedule.id),
-          failure: admission.run ? admission.failure : (admission.failure ?? 'no run was given to start'),
+          failure: admission.run || admission.skip !== undefined ? admission.failure : (admission.failure ?? 'no run was given to start'),
+          skip: admission.skip,
         });
         let run: Run | undefined;
         if (decision.outcome === 'started') {

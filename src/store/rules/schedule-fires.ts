@@ -20,6 +20,8 @@ export interface FireFacts {
   buffered: number;
   /** The run could not be made, and why. */
   failure?: string | undefined;
+  /** The run must not be made (its workflow is interactive), and why. */
+  skip?: string | undefined;
 }
 
 export type FireDecision =
@@ -39,6 +41,7 @@ export function decideFire(facts: FireFacts): FireDecision {
     return { outcome: 'missed', reason: `found ${facts.now - facts.dueAt} ms after it was due, past the ${facts.catchUpMs} ms catch-up window` };
   }
   if (facts.failure !== undefined) return { outcome: 'failed', reason: facts.failure };
+  if (facts.skip !== undefined) return { outcome: 'skipped', reason: facts.skip };
   const busy = facts.openRunIds.length > 0;
   // Buffered fires keep their order: a new one never starts ahead of them.
   const waiting = facts.buffered > 0;

@@ -7,6 +7,7 @@ import { terminalRunStatuses, type Run, type RunStatus } from '../../store/schem
 import type { Store } from '../../store/store.js';
 import type { WorkflowEntry } from '../../workflow/catalog/discover-workflows.js';
 import { resolveRunInputs } from '../../workflow/schema/run-inputs.js';
+import { childRefusal, isInteractive } from '../../workflow/schema/interactive.js';
 import { childRunOutput } from '../../runs/child-output.js';
 import type { ChildRunSignals } from './child-signals.js';
 import { budgetReachedOf, type BudgetReached } from '../run/budget.js';
@@ -78,13 +79,19 @@ export class ChildRuns {
     return this.deps.store.listChildRuns(this.deps.parent.id, nodePath);
   }
 
-  /** The child workflow, looked up once per name where the parent's project is. */
+  /**
+   * The child workflow, looked up once per name where the parent's project is. An interactive one
+   * is refused (a CairnError the node fails with): the parent loaded before it became interactive,
+   * or in another project.
+   */
   workflow(name: string): Promise<WorkflowEntry> {
     let entry = this.entries.get(name);
     if (!entry) {
       entry = (async () => {
         const cwd = await runProjectDir(this.deps.store, this.deps.parent);
-        return this.deps.lookup(name, cwd ? { cwd } : {});
+        const found = await this.deps.lookup(name, cwd ? { cwd } : {});
+        if (isInteractive(found.workflow)) throw new CairnError('WORKFLOW_INVALID', childRefusal(found.workflow.name));
+        return found;
       })();
       this.entries.set(name, entry);
       entry.catch(() => this.entries.delete(name));

@@ -144,7 +144,7 @@ export class ScheduleLoop {
       if (!schedule || schedule.paused || !oldest) continue;
       const made = await scheduledRunOf({ ...this.deps }, schedule, oldest.due_at);
       if (!('run' in made)) {
-        this.deps.log.warn({ scheduleId, dueAt: oldest.due_at, reason: made.failure }, 'schedule.buffered_start_failed');
+        this.deps.log.warn({ scheduleId, dueAt: oldest.due_at, reason: 'failure' in made ? made.failure : made.skip }, 'schedule.buffered_start_failed');
         continue;
       }
       const started = await this.deps.store.startBufferedFire(scheduleId, made.run);

@@ -166,6 +166,8 @@ export class WorkflowCatalog {
       resolveInclude: (n) => discovery.drafts.get(n),
       commandExists: (n) => commands.has(n),
       workflowExists: (n) => workflows.has(n) || n === ownName,
+      workflowIsInteractive: (n) =>
+        n === ownName ? (definition as { interactive?: unknown }).interactive === true : discovery.drafts.get(n)?.interactive === true,
     });
   }
 

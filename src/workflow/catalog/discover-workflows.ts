@@ -184,7 +184,7 @@ export function discoverWorkflows(
 
 /**
  * Finished loads by parsed file. A load depends only on the parsed file and the drafts its
- * includes resolved to (drafts are cached per file too, so an unchanged one is the same
+ * includes and its child workflows resolved to (drafts are cached per file too, so an unchanged one is the same
  * object): while those are the same, the result is, and editing one small file does not
  * re-validate every large workflow beside it.
  */
@@ -199,7 +199,10 @@ function finishCached(parsed: ParsedDraft, drafts: ReadonlyMap<string, WorkflowD
     includes.push([name, draft]);
     return draft;
   };
-  const loaded = finishLoading(parsed, { resolveInclude });
+  // A `workflow:` node naming an interactive workflow is refused when the parent loads; what it
+  // read is kept with the includes, so a child that becomes interactive reloads the parent.
+  const workflowIsInteractive = (name: string) => resolveInclude(name)?.interactive === true;
+  const loaded = finishLoading(parsed, { resolveInclude, workflowIsInteractive });
   finished.set(parsed, { includes, loaded });
   return loaded;
 }

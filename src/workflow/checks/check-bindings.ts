@@ -2,20 +2,24 @@ import { describeUnknownProvider, getProvider, isRegisteredProvider } from '../.
 import type { WorkflowNode } from '../schema/node-schema.js';
 import { isPlainObject } from '../loading/unknown-keys.js';
 import type { WorkflowDefinitionDraft } from '../schema/workflow-schema.js';
+import { childRefusal, isInteractive, scheduleRefusal } from '../schema/interactive.js';
 
 /**
  * Checks what a workflow binds to outside itself: providers (against the registry), command
  * files and child workflows (when the caller can look them up), plus the settings that name
- * nodes (`returns`, `loop.until_field`).
+ * nodes (`returns`, `loop.until_field`), and the workflow classes: an interactive workflow is
+ * started by no schedule and by no other workflow (schema/interactive.ts).
  */
 
-type BindingSettings = Partial<Pick<WorkflowDefinitionDraft, 'provider' | 'returns' | 'outcome_field' | 'persist_sessions'>>;
+type BindingSettings = Partial<Pick<WorkflowDefinitionDraft, 'name' | 'provider' | 'returns' | 'outcome_field' | 'persist_sessions' | 'interactive' | 'triggers'>>;
 
 export interface BindingLookups {
   /** Whether a command named this exists for the workflow's project. Omitted: not checked. */
   commandExists?: ((name: string) => boolean) | undefined;
   /** Whether a workflow named this can be found. Omitted: not checked. */
   workflowExists?: ((name: string) => boolean) | undefined;
+  /** Whether the workflow named this declares `interactive: true`. Omitted: not checked (the run checks). */
+  workflowIsInteractive?: ((name: string) => boolean) | undefined;
 }
 
 export function checkBindings(
@@ -30,6 +34,9 @@ export function checkBindings(
   const topIds = new Set(nodes.map((n) => n.id));
   if (workflow.returns !== undefined && !topIds.has(workflow.returns)) {
     errors.push(`'returns' names unknown node '${workflow.returns}'`);
+  }
+  if (isInteractive(workflow) && (workflow.triggers ?? []).length > 0) {
+    errors.push(`'triggers': ${scheduleRefusal(workflow.name ?? '(unnamed)')}`);
   }
   if (workflow.outcome_field !== undefined && workflow.returns === undefined) {
     errors.push("'outcome_field' needs 'returns' (the node whose output holds the field)");
@@ -56,6 +63,9 @@ function checkNode(
   if ('workflow' in node && lookups.workflowExists && !lookups.workflowExists(node.workflow)) {
     errors.push(`${name}: workflow '${node.workflow}' not found`);
   }
+  if ('workflow' in node && lookups.workflowIsInteractive?.(node.workflow)) {
+    errors.push(`${name}: ${childRefusal(node.workflow)}`);
+  }
   if ('loop' in node && node.loop.until_field !== undefined) {
     const field = node.loop.until_field;
     const schema = node.output_format;
@@ -73,8 +83,10 @@ function checkNode(
     }
   }
   if ('loop_group' in node) {
+    // The group's provider is its body's default, as the workflow's is the group's.
+    const inner = node.provider !== undefined ? { ...workflow, provider: node.provider } : workflow;
     node.loop_group.nodes.forEach((body) => {
-      errors.push(...checkNode(body, `${name} → loop_group node '${body.id}'`, workflow, lookups));
+      errors.push(...checkNode(body, `${name} → loop_group node '${body.id}'`, inner, lookups));
     });
   }
   return errors;

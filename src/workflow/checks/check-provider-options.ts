@@ -2,6 +2,7 @@ import { DEFAULT_PERMISSION_LEVEL, type PermissionLevel } from '../../shared/pro
 import { getProvider, isRegisteredProvider } from '../../shared/providers/registry.js';
 import { providerOptionKeys, unsupportedOptionTexts, type ProviderOptionKey } from '../../shared/providers/option-support.js';
 import type { WorkflowNode } from '../schema/node-schema.js';
+import { bodyWithGroupDefaults } from '../schema/loop-group-defaults.js';
 import type { WorkflowDefinitionDraft } from '../schema/workflow-schema.js';
 
 /**
@@ -66,7 +67,7 @@ export function aiCallSites(nodes: readonly WorkflowNode[], prefix = ''): AiCall
       const continuesSession = context === 'shared' ? 'shared' : typeof context === 'object' ? 'resume' : undefined;
       sites.push({ label, provider: node.provider, model: node.model, keys: keysOf(node), permissions: node.permissions, continuesSession });
     } else if ('loop_group' in node) {
-      sites.push(...aiCallSites(node.loop_group.nodes, `${label} → loop_group `));
+      sites.push(...aiCallSites(bodyWithGroupDefaults(node), `${label} → loop_group `));
     } else if ('approval' in node && node.approval.on_reject?.prompt !== undefined) {
       sites.push({ label: `${label} (its on_reject prompt)`, provider: undefined, model: undefined, keys: [], permissions: undefined });
     }

@@ -12,7 +12,7 @@ const interactiveOnNodeHint =
   " Nothing on this node gates. For a human gate, use an 'approval:' node; to gate each" +
   " iteration of a loop, set BOTH 'loop.interactive: true' and 'loop.gate_message'" +
   " ('gate_message' on its own does not gate). Workflow-level 'interactive:' is a" +
-  ' different setting: it keeps a web run in the foreground.';
+  ' different setting: it marks a workflow a person drives, which no schedule and no other workflow starts.';
 
 /** Upstream keys Cairn deliberately does not implement, with what to know instead. */
 const unsupportedWorkflowKeys: Record<string, string> = {

@@ -4,6 +4,7 @@ import { hintForUnknownWorkflowKey, nearMissKey, reportNearMiss } from './key-hi
 import type { DefinitionNode } from '../schema/node-schema.js';
 import { parseNode } from './parse-node.js';
 import { findUnknownKeys, isPlainObject } from './unknown-keys.js';
+import { inertWorkflowKeyWarnings } from './inert-keys.js';
 import { inputEnvName } from '../substitution/variables.js';
 import { knownWorkflowKeys, workflowRootSchema, type WorkflowDefinitionDraft } from '../schema/workflow-schema.js';
 import { triggerInputProblems } from '../triggers/trigger-schema.js';
@@ -72,6 +73,8 @@ export function parseDraft(raw: unknown): ParsedDraft {
       }
     }
   }
+
+  warnings.push(...inertWorkflowKeyWarnings(raw, label));
 
   const root = workflowRootSchema.safeParse(raw);
   if (!root.success) {

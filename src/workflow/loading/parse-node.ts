@@ -10,6 +10,7 @@ import {
 } from '../schema/node-schema.js';
 import { describeIgnoredNodeKey, hintForUnknownNodeKey, nearMissKey, reportNearMiss } from './key-hints.js';
 import { declaredKeys, findUnknownKeys, isPlainObject } from './unknown-keys.js';
+import { inertNodeKeyWarnings } from './inert-keys.js';
 
 /**
  * Parses one raw node with the schema of its mode. Returns the parsed node (keys that do not
@@ -86,6 +87,9 @@ export function parseNode(raw: unknown, index: number, label?: string): ParsedNo
       }
     }
   }
+
+  // Only where the key applies: on another mode it was dropped with its own warning above.
+  warnings.push(...inertNodeKeyWarnings(Object.fromEntries(Object.entries(raw).filter(([key]) => modeKeys.has(key))), name));
 
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {

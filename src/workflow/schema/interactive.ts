@@ -1,26 +1,29 @@
-import type { WorkflowNode } from './node-schema.js';
-import type { WorkflowDefinition } from './workflow-schema.js';
+import type { WorkflowDefinitionDraft } from './workflow-schema.js';
 
 /**
- * Whether a run of this workflow needs a person in the loop, and so should run in the
- * foreground. Upstream infers it for workflows that gate (an `approval:` node or an interactive
- * loop) without declaring `interactive: true`; `inferred` says that happened, so the caller can
- * tell the author to declare it.
+ * Workflow classes. A workflow that declares `interactive: true` is driven by a person (it asks,
+ * and waits for answers, as it goes), so nothing starts it in the background: a schedule (an API
+ * one or a declared `triggers:`) does not fire it, and another workflow does not start it as a
+ * child run or a fan-out. Every other workflow is unattended and may be started by anything. Only
+ * the declaration counts: a workflow with an `approval:` node but no `interactive: true` can be
+ * scheduled, and its gate waits for whoever answers it.
  */
-export function interactivityOf(workflow: Pick<WorkflowDefinition, 'interactive' | 'nodes'>): {
-  interactive: boolean;
-  inferred: boolean;
-} {
-  if (workflow.interactive !== undefined) return { interactive: workflow.interactive, inferred: false };
-  const gates = hasGate(workflow.nodes);
-  return { interactive: gates, inferred: gates };
+export function isInteractive(workflow: Pick<WorkflowDefinitionDraft, 'interactive'>): boolean {
+  return workflow.interactive === true;
 }
 
-function hasGate(nodes: readonly WorkflowNode[]): boolean {
-  return nodes.some(
-    (n) =>
-      'approval' in n ||
-      ('loop' in n && n.loop.interactive === true) ||
-      ('loop_group' in n && (n.loop_group.interactive === true || hasGate(n.loop_group.nodes))),
+/** Why a schedule does not start interactive workflow `name`, and what to do instead. */
+export function scheduleRefusal(name: string): string {
+  return (
+    `workflow '${name}' is interactive ('interactive: true'), and a schedule starts runs with no one there to drive them; ` +
+    `run it yourself (cairn workflow run ${name}), or remove 'interactive: true' from its file`
+  );
+}
+
+/** Why another workflow does not start interactive workflow `name` as a child run or fan-out. */
+export function childRefusal(name: string): string {
+  return (
+    `workflow '${name}' is interactive ('interactive: true'), so no workflow starts it as a child run or fan-out in the background; ` +
+    `run it on its own, or remove 'interactive: true' from its file`
   );
 }

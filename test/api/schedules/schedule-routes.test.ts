@@ -2,15 +2,19 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../../helpers/app.js';
 import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';
 import { writeHomeWorkflow } from '../../helpers/workflows.js';
+import { silentLogger } from '../../../src/shared/log.js';
+import { ScheduleLoop } from '../../../src/supervisor/process/schedule-loop.js';
+import { WorkflowCatalog } from '../../../src/workflow/catalog/catalog.js';
 
 let home: TempHome;
 let t: TestApp;
+let clock: () => number;
 beforeEach(async () => {
   home = await makeTempHome();
   await writeHomeWorkflow(home, 'review', 'name: review\ndescription: r\ninputs:\n  depth: { default: "1" }\nnodes:\n  - id: a\n    bash: "true"\n');
   // The API and its store on one clock that moves a second each time it is read.
   let now = Date.parse('2026-06-01T12:00:00Z');
-  const clock = () => (now += 1_000);
+  clock = () => (now += 1_000);
   t = await makeTestApp(home, { clock, store: home.openStore({ clock }) });
 });
 afterEach(async () => {
@@ -71,6 +75,29 @@ describe('/api/schedules', () => {
     const second = (await t.app.inject({ method: 'POST', url: '/api/schedules/nightly/run-now' })).json();
     expect(second).toMatchObject({ fire: { outcome: 'skipped', manual: true }, runId: null });
     expect(second.fire.reason).toMatch(/still open.*overlap: skip/);
+  });
+
+  it('refuses to schedule an interactive workflow; one that became interactive after is not started: run-now is refused, a due time is recorded skipped with the reason', async () => {
+    await writeHomeWorkflow(home, 'pairing', 'name: pairing\ndescription: p\ninteractive: true\nnodes:\n  - id: a\n    bash: "true"\n');
+    const refused = await create({ ...nightly, name: 'pair', workflow: 'pairing', inputs: {} });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error).toBe(
+      "Cannot schedule: workflow 'pairing' is interactive ('interactive: true'), and a schedule starts runs with no one there to drive them; " +
+        "run it yourself (cairn workflow run pairing), or remove 'interactive: true' from its file",
+    );
+
+    const made = (await create({ ...nightly, name: 'every-second', cron: '* * * * * *' })).json();
+    await writeHomeWorkflow(home, 'review', 'name: review\ndescription: r\ninteractive: true\ninputs:\n  depth: { default: "1" }\nnodes:\n  - id: a\n    bash: "true"\n');
+    const runNow = await t.app.inject({ method: 'POST', url: '/api/schedules/every-second/run-now' });
+    expect(runNow.statusCode).toBe(400);
+    expect(runNow.json().error).toMatch(/^Schedule 'every-second' cannot start a run: workflow 'review' is interactive/);
+    const catalog = WorkflowCatalog.forHome(home.home, { threadFile: null });
+    const loop = new ScheduleLoop({ store: t.store, clock, log: silentLogger(), lookup: (name, query) => catalog.getAsync(name, query) });
+    await loop.pass();
+    const fires = await t.store.listScheduleFires(made.id, 100);
+    expect(fires.length).toBeGreaterThan(0);
+    for (const fire of fires) expect(fire).toMatchObject({ outcome: 'skipped', run_id: null, reason: expect.stringMatching(/^workflow 'review' is interactive/) });
+    expect(await t.store.listRuns({ workflowName: 'review', limit: 10 })).toEqual([]);
   });
 
   it('refuses to delete a schedule a workflow file declares', async () => {

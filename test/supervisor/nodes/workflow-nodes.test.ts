@@ -162,6 +162,36 @@ nodes:
   });
 });
 
+describe('workflow: an interactive child', () => {
+  it('one that became interactive after the parent loaded fails each node that would start it, one child, fanned out or in the run, and no child starts', async () => {
+    await room.workflow('pairing', 'name: pairing\ndescription: x\ninteractive: true\nnodes:\n  - id: hello\n    bash: printf hi\n');
+    const run = await room.start(`name: parent
+description: x
+nodes:
+  - id: one
+    workflow: pairing
+  - id: many
+    workflow: pairing
+    fan_out: { items: '["a","b"]', mode: child_runs }
+  - id: inside
+    workflow: pairing
+    fan_out: { items: '["a","b"]' }
+`);
+    expect((await room.settle(run.id)).status).toBe('failed');
+    const failed = (await room.events(run.id)).filter((e) => e.event_type === 'node_failed');
+    const refusal =
+      "cannot start child workflow 'pairing': workflow 'pairing' is interactive ('interactive: true'), so no workflow starts it as a child run or fan-out in the background; " +
+      "run it on its own, or remove 'interactive: true' from its file";
+    expect(Object.fromEntries(failed.map((e) => [e.step_name, e.data.execution.lifecycle.error]))).toEqual({
+      one: `Node 'one': ${refusal}`,
+      many: `Node 'many': ${refusal}`,
+      inside: `Node 'inside': ${refusal}`,
+    });
+    expect(await room.sup.store.listChildRuns(run.id, 'one')).toEqual([]);
+    expect(await room.sup.store.listChildRuns(run.id, 'many')).toEqual([]);
+  });
+});
+
 describe('workflow: with fan_out in the run', () => {
   it('runs each item as an instance at <node>[<i>]/<id>, starts no child run, and joins the outputs in item order', async () => {
     await room.workflow('shout', 'name: shout\ndescription: x\nnodes:\n  - id: up\n    bash: printf "$ARGUMENTS!"\n');

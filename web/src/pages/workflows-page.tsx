@@ -7,12 +7,15 @@ import { scopeNames, scopeOrder, withCwd, workflowHref, type WorkflowEntry, type
 /**
  * `/workflows`: every workflow the server lists (`GET /api/workflows`), by scope (project, home,
  * bundled), each with the warnings its file gave; then the files that did not load, with why.
- * `?cwd=` is the project folder whose `.cairn/workflows` is listed too; `?q=` filters by name.
+ * `?cwd=` is the project folder whose `.cairn/workflows` is listed too; `?q=` filters by name;
+ * `?tag=` keeps the workflows whose `tags:` hold that tag (each row shows its tags: one is a link to
+ * that filter).
  */
 export function WorkflowsPage() {
   const query = location.value.query;
   const cwd = query.get('cwd') ?? undefined;
   const q = query.get('q') ?? '';
+  const tag = query.get('tag') ?? '';
   const [list, setList] = useState<WorkflowList | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const [folder, setFolder] = useState(cwd ?? '');
@@ -36,7 +39,11 @@ export function WorkflowsPage() {
   useEffect(() => setFolder(cwd ?? ''), [cwd]);
 
   const needle = q.toLowerCase();
-  const shown = (list?.workflows ?? []).filter((entry) => entry.workflow.name.toLowerCase().includes(needle));
+  const tagsOf = (entry: WorkflowEntry): string[] => (Array.isArray(entry.workflow.tags) ? (entry.workflow.tags as string[]) : []);
+  const allTags = [...new Set((list?.workflows ?? []).flatMap(tagsOf))].sort();
+  const shown = (list?.workflows ?? []).filter(
+    (entry) => entry.workflow.name.toLowerCase().includes(needle) && (tag === '' || tagsOf(entry).includes(tag)),
+  );
   const ordered = scopeOrder.flatMap((scope) => shown.filter((entry) => entry.source === scope));
   const open = (entry: WorkflowEntry | undefined) => entry && navigate(workflowHref(entry.workflow.name, cwd));
   useKeys({
@@ -85,6 +92,18 @@ export function WorkflowsPage() {
             onInput={(e) => navigate(hrefWith({ q: (e.target as HTMLInputElement).value }), { replace: true })}
           />
         </label>
+        <label>
+          Tag
+          <select name="tag" value={tag} onChange={(e) => navigate(hrefWith({ tag: (e.target as HTMLSelectElement).value }))}>
+            <option value="">all tags</option>
+            {/* A tag in the address that no workflow has (any more) still shows, so the filter can be seen and cleared. */}
+            {(tag !== '' && !allTags.includes(tag) ? [...allTags, tag] : allTags).map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </label>
       </form>
       {error ? <p class="error-text" data-error="list">{error}</p> : null}
       {list?.configWarnings?.map((warning) => (
@@ -110,6 +129,13 @@ export function WorkflowsPage() {
                         <a href={workflowHref(entry.workflow.name, cwd)}>{entry.workflow.name}</a>
                       </td>
                       <td class="clip">{entry.workflow.description}</td>
+                      <td class="tags">
+                        {tagsOf(entry).map((name) => (
+                          <a key={name} class="tag" data-tag={name} href={hrefWith({ tag: name })}>
+                            {name}
+                          </a>
+                        ))}
+                      </td>
                       <td>
                         <code>{entry.filename}</code>
                       </td>
