@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { scriptedMessages, startAnthropicServer, type AnthropicServer, type Block } from '../helpers/anthropic-server.js';
 import { claudeCliEnv, pinnedClaudeCli } from '../helpers/claude-cli.js';
 import { allEvents } from '../helpers/claude-workflow-run.js';
@@ -24,16 +24,16 @@ import { getRun, writeHomeWorkflow } from '../helpers/workflows.js';
 let home: TempHome;
 let root: string;
 let messages: AnthropicServer | undefined;
-beforeEach(async () => {
+async function openHome(): Promise<void> {
   home = await makeTempHome();
   root = await realpath(await mkdtemp(join(tmpdir(), 'cairn-activity-')));
   home.defer(() => rm(root, { recursive: true, force: true }));
-});
-afterEach(async () => {
+}
+async function closeHome(): Promise<void> {
   await home.close();
   await messages?.close();
   messages = undefined;
-});
+}
 
 async function runToEnd(url: string, name: string, cwd: string) {
   const res = await fetch(`${url}/api/workflows/${name}/run?cwd=${encodeURIComponent(cwd)}`, {
@@ -55,17 +55,28 @@ const keysOf = (value: object) => Object.keys(value).sort();
 
 const textOf = (events: Record<string, any>[], type: string) => events.filter((e) => e.event_type === type).map((e) => e.data.text as string);
 
+// One Messages server and one `cairn serve` for both tests: each sets what the model streams and
+// runs a workflow (and so a conversation) of its own name.
 describe('anthropic: text and thinking', () => {
-  async function serve(blocks: Block[]): Promise<RunningServer> {
+  let blocks: Block[] = [];
+  let shared: RunningServer;
+  beforeAll(async () => {
+    await openHome();
     messages = await startAnthropicServer(() => ({ kind: 'stream', blocks }));
-    const server = await startServer(home, { ANTHROPIC_BASE_URL: messages.url, ANTHROPIC_API_KEY: 'sk-ant-test' });
-    await writeHomeWorkflow(home, 'says', 'name: says\ndescription: one answer\nprovider: anthropic\nmodel: claude-test\nnodes:\n  - id: answer\n    prompt: "say it"\n');
-    return server;
+    shared = await startServer(home, { ANTHROPIC_BASE_URL: messages.url, ANTHROPIC_API_KEY: 'sk-ant-test' });
+  });
+  afterAll(closeHome);
+
+  /** The model streams `answer` from now on; the `name` workflow asks it once. */
+  async function serve(name: string, answer: Block[]): Promise<RunningServer> {
+    blocks = answer;
+    await writeHomeWorkflow(home, name, `name: ${name}\ndescription: one answer\nprovider: anthropic\nmodel: claude-test\nnodes:\n  - id: answer\n    prompt: "say it"\n`);
+    return shared;
   }
 
   it('writes the thinking and the text, coalesced into a few events rather than one per delta', async () => {
     const pieces = Array.from({ length: 60 }, (_, i) => `word${i} `);
-    const server = await serve([{ type: 'thinking', thinking: 'Let me think.' }, ...pieces.map((text): Block => ({ type: 'text', text }))]);
+    const server = await serve('says', [{ type: 'thinking', thinking: 'Let me think.' }, ...pieces.map((text): Block => ({ type: 'text', text }))]);
     const { events } = await runToEnd(server.url, 'says', root);
     expect(textOf(events, 'agent_thinking')).toEqual(['Let me think.']);
     const texts = textOf(events, 'agent_text');
@@ -82,8 +93,8 @@ describe('anthropic: text and thinking', () => {
   it('caps each event at 4 KB and the node at 256 KB of text; the rest is in the activity file the event names', async () => {
     const pieces = Array.from({ length: 100 }, (_, i) => `${String(i).padStart(3, '0')}${'x'.repeat(2_997)}`);
     const full = pieces.join('');
-    const server = await serve(pieces.map((text): Block => ({ type: 'text', text })));
-    const { events } = await runToEnd(server.url, 'says', root);
+    const server = await serve('says-capped', pieces.map((text): Block => ({ type: 'text', text })));
+    const { events } = await runToEnd(server.url, 'says-capped', root);
     const textEvents = events.filter((e) => e.event_type === 'agent_text');
     for (const event of textEvents) expect(event.data.text.length).toBeLessThanOrEqual(4 * 1024);
     const carried = textEvents.map((e) => e.data.text as string).join('');
@@ -107,6 +118,10 @@ describe('anthropic: text and thinking', () => {
 });
 
 describe('claude CLI: tool calls', () => {
+  // Its server runs the Claude Code CLI against a Messages server of its own.
+  beforeEach(openHome);
+  afterEach(closeHome);
+
   it('records each call with its tool, summary, result and duration, streams them before the node ends, and flags a node whose every call was refused', async () => {
     const scripted = scriptedMessages([
       { match: /WORK-TASK/, steps: [{ tool: 'write', path: 'notes.txt', content: 'from the agent\n' }, { tool: 'run', command: 'cat notes.txt' }, { tool: 'run', command: 'node -e "process.stdout.write(\\"y\\".repeat(5000))"' }, { say: 'worked' }] },

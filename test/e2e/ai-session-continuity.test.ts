@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startAnthropicServer, type AnthropicServer, type MessagesReply } from '../helpers/anthropic-server.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -21,16 +21,15 @@ const cli = createRequire(import.meta.url).resolve('@anthropic-ai/claude-code/cl
 let home: TempHome;
 let messages: AnthropicServer;
 let cairn: RunningServer;
+/** How the Messages server answers the current test, the workflow it runs, and where its requests begin. */
+let reply: (text: string) => string;
+let workflowName: string;
+let firstRequest = 0;
 
-beforeEach(async () => {
+// One Messages server and one `cairn serve` for the file: each test sets how the model answers,
+// runs a workflow of its own name to its end, and looks only at the requests made since it began.
+beforeAll(async () => {
   home = await makeTempHome();
-});
-afterEach(async () => {
-  await home.close();
-  await messages?.close();
-});
-
-async function start(reply: (text: string) => string, workflow: string): Promise<void> {
   messages = await startAnthropicServer((req): MessagesReply => {
     const text = JSON.stringify(req.body.messages);
     return { kind: 'stream', blocks: [{ type: 'text', text: reply(text) }], usage: { input_tokens: 3, output_tokens: 1 } };
@@ -41,26 +40,37 @@ async function start(reply: (text: string) => string, workflow: string): Promise
     ANTHROPIC_BASE_URL: messages.url, ANTHROPIC_API_KEY: 'sk-ant-sessions', CLAUDE_BIN_PATH: cli, HOME: cliHome,
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1',
   });
-  await writeHomeWorkflow(home, 'sessions', workflow);
+});
+afterAll(async () => {
+  await home.close();
+  await messages?.close();
+});
+
+/** The model answers with `answer` from now on; `workflow` is written under the name it gives itself. */
+async function start(answer: (text: string) => string, workflow: string): Promise<void> {
+  reply = answer;
+  firstRequest = messages.requests.length;
+  workflowName = /^name: (\S+)$/m.exec(workflow)![1]!;
+  await writeHomeWorkflow(home, workflowName, workflow);
 }
 
 async function runToEnd() {
-  const { runId } = await startRun(cairn.url, 'sessions');
+  const { runId } = await startRun(cairn.url, workflowName);
   return waitFor(async () => {
     const detail = await getRun(cairn.url, runId);
     return ['completed', 'failed'].includes(detail.run.status) ? detail : undefined;
   }, { what: 'the run to end', timeoutMs: 90_000 });
 }
 
-/** The Messages requests whose conversation holds `marker`, as JSON text. */
-const requestsWith = (marker: string) => messages.requests.map((r) => JSON.stringify(r.body.messages)).filter((t) => t.includes(marker));
+/** The Messages requests of the current test whose conversation holds `marker`, as JSON text. */
+const requestsWith = (marker: string) => messages.requests.slice(firstRequest).map((r) => JSON.stringify(r.body.messages)).filter((t) => t.includes(marker));
 const terminal = (events: Record<string, any>[], step: string) =>
   events.filter((e) => e.step_name === step && ['node_completed', 'node_failed'].includes(e.event_type)).map((e) => e.data.execution);
 
 it('context: shared continues the closest AI node upstream (through a bash node); a node without context starts fresh', async () => {
   await start(
     (text) => (text.includes('what was the word') ? 'PELICAN, as you told me' : 'noted'),
-    `name: sessions
+    `name: sessions-shared
 description: shared context
 provider: claude
 nodes:
@@ -102,7 +112,7 @@ nodes:
 it('context: { resume } continues the named node; a named node with no session fails the node, saying why', async () => {
   await start(
     () => 'ok',
-    `name: sessions
+    `name: sessions-named
 description: named resume
 provider: claude
 nodes:
@@ -136,7 +146,7 @@ nodes:
   );
 });
 
-const loopWorkflow = (fresh: boolean) => `name: sessions
+const loopWorkflow = (fresh: boolean) => `name: sessions-loop-${fresh ? 'fresh' : 'kept'}
 description: loop sessions
 provider: claude
 nodes:

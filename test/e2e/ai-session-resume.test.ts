@@ -3,11 +3,11 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isProcessGroupAlive } from '../../src/shared/process-group.js';
 import { startAnthropicServer, type AnthropicServer, type MessagesReply } from '../helpers/anthropic-server.js';
 import { startOpenAiServer, type ChatReply, type OpenAiServer } from '../helpers/openai-server.js';
-import { startServer } from '../helpers/server.js';
+import { startServer, type RunningServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
@@ -29,19 +29,23 @@ import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 const cli = createRequire(import.meta.url).resolve('@anthropic-ai/claude-code/cli.js');
 let home: TempHome;
 let server: AnthropicServer | OpenAiServer;
-beforeEach(async () => {
-  home = await makeTempHome();
-});
-afterEach(async () => {
+/** The `cairn serve` the tests of a group share, and where the current test's provider requests begin. */
+let shared: RunningServer;
+let firstRequest = 0;
+async function closeHome(): Promise<void> {
   await home.close();
   await server?.close();
-});
+}
 
 const userTurns = (body: any) => (body.messages as { role: string }[]).filter((m) => m.role === 'user').length;
 
-async function runStallingThenAnswering(context: string) {
-  // The first Messages request stalls after its first event; every later one answers.
-  let stalled = false;
+/** Whether the current test's first Messages request for the ticket has stalled yet. */
+let stalled = false;
+
+/** A Messages server and a `cairn serve` running the Claude Code CLI against it, shared by the tests of a group. */
+async function startClaudeGroup(): Promise<void> {
+  home = await makeTempHome();
+  // The first Messages request of each test stalls after its first event; every later one answers.
   server = await startAnthropicServer((req): MessagesReply => {
     if (!stalled && JSON.stringify(req.body.messages).includes('summarise the ticket')) {
       stalled = true;
@@ -51,11 +55,21 @@ async function runStallingThenAnswering(context: string) {
   });
   const cliHome = await mkdtemp(join(tmpdir(), 'cairn-claude-home-'));
   home.defer(() => rm(cliHome, { recursive: true, force: true }));
-  const api = await startServer(home, {
+  shared = await startServer(home, {
     ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-resume', CLAUDE_BIN_PATH: cli, HOME: cliHome,
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1',
   });
-  await writeHomeWorkflow(home, 'resumable', `name: resumable
+}
+
+/** The provider requests the current test made. */
+const requestsOfTest = () => server.requests.slice(firstRequest);
+
+async function runStallingThenAnswering(context: string) {
+  stalled = false;
+  firstRequest = server.requests.length;
+  // A workflow of the test's own name: the two tests' workflows differ.
+  const name = context ? 'resumable-fresh' : 'resumable';
+  await writeHomeWorkflow(home, name, `name: ${name}
 description: one AI step that stalls once
 provider: claude
 nodes:
@@ -64,12 +78,12 @@ nodes:
     idle_timeout: 3000
     retry: { max_attempts: 2, delay_ms: 1000, on_error: all }
 ${context}`);
-  return runToItsEnd(api.url);
+  return runToItsEnd(shared.url, name);
 }
 
-/** Runs the `resumable` workflow to its end; its node's terminal records, in order, and the session origin each start record gave. */
-async function runToItsEnd(url: string) {
-  const { runId } = await startRun(url, 'resumable');
+/** Runs the `name` workflow to its end; its node's terminal records, in order, and the session origin each start record gave. */
+async function runToItsEnd(url: string, name = 'resumable') {
+  const { runId } = await startRun(url, name);
   const done = await waitFor(async () => {
     const detail = await getRun(url, runId);
     return ['completed', 'failed'].includes(detail.run.status) ? detail : undefined;
@@ -83,31 +97,7 @@ async function runToItsEnd(url: string) {
   return { done, records, startOrigins };
 }
 
-it('resumes the failed attempt\'s session on the retry, then keeps it only as a completed session (no retry of its own continues it)', async () => {
-  const { done, records, startOrigins } = await runStallingThenAnswering('');
-  expect(done.run.status).toBe('completed');
-  expect(records.map((r) => [r.lifecycle.status, r.lifecycle.failureKind, r.binding.sessionOrigin])).toEqual([
-    ['failed', 'timeout', 'fresh'],
-    ['completed', undefined, 'resumed'],
-  ]);
-  // The retry's start record already says it continues a session (the intent).
-  expect(startOrigins).toEqual(['fresh', 'resumed']);
-  // The retry's request carries the first attempt's turn, then its own.
-  const answered = server.requests.filter((r) => JSON.stringify(r.body.messages).includes('summarise the ticket'));
-  expect(userTurns(answered.at(-1)!.body)).toBeGreaterThan(userTurns(answered[0]!.body));
-  const db = new Database(home.paths.database, { readonly: true });
-  // Kept for nodes that continue it (context: shared / resume); a re-run of this node starts fresh (agent-session.test.ts).
-  expect(db.prepare('SELECT completed FROM run_node_sessions').all()).toEqual([{ completed: 1 }]);
-  db.close();
-});
 
-it('starts the retry in a new session when the node asks for a fresh context', async () => {
-  const { done, records } = await runStallingThenAnswering('    context: fresh\n');
-  expect(done.run.status).toBe('completed');
-  expect(records.map((r) => r.binding.sessionOrigin)).toEqual(['fresh', 'fresh']);
-  const answered = server.requests.filter((r) => JSON.stringify(r.body.messages).includes('summarise the ticket'));
-  expect(userTurns(answered.at(-1)!.body)).toBe(userTurns(answered[0]!.body));
-});
 
 /**
  * A server answering `first` in order, then 'summary' to every call, and `cairn serve` with the
@@ -117,7 +107,24 @@ async function startPi(first: ChatReply[], maxAttempts: number) {
   const chat = await startOpenAiServer((_req, i): ChatReply => first[i] ?? { kind: 'stream', deltas: ['summary'] });
   server = chat;
   const api = await startServer(home, { OPENAI_BASE_URL: chat.url });
-  await writeHomeWorkflow(home, 'resumable', `name: resumable
+  await writePiWorkflow(maxAttempts);
+  return { chat, api };
+}
+
+/** The replies the shared Chat Completions server gives first in the current test, in order. */
+let piFirst: ChatReply[] = [];
+
+/** A Chat Completions server and a `cairn serve` on it, shared by the tests of a group. */
+async function startPiGroup(): Promise<void> {
+  home = await makeTempHome();
+  const chat = await startOpenAiServer((_req, i): ChatReply => piFirst[i - firstRequest] ?? { kind: 'stream', deltas: ['summary'] });
+  server = chat;
+  shared = await startServer(home, { OPENAI_BASE_URL: chat.url });
+  await writePiWorkflow(2);
+}
+
+function writePiWorkflow(maxAttempts: number): Promise<void> {
+  return writeHomeWorkflow(home, 'resumable', `name: resumable
 description: one Pi step that stalls once
 provider: pi
 model: pi-test
@@ -127,84 +134,134 @@ nodes:
     idle_timeout: 3000
     retry: { max_attempts: ${maxAttempts}, delay_ms: 1000, on_error: all }
 `);
-  return { chat, api };
 }
 
+/** Runs `resumable` (two attempts) on the shared server, answering `first` first; `chat` holds the requests of this run only. */
 async function runPiStallingOnce(first: ChatReply[]) {
-  const { chat, api } = await startPi(first, 2);
-  const { done, records, startOrigins } = await runToItsEnd(api.url);
+  piFirst = first;
+  firstRequest = server.requests.length;
+  const { done, records, startOrigins } = await runToItsEnd(shared.url);
   expect(done.run.status).toBe('completed');
+  const chat = { requests: (server as OpenAiServer).requests.slice(firstRequest) };
   return { chat, startOrigins, outcomes: records.map((r) => [r.lifecycle.status, r.lifecycle.failureKind, r.binding.sessionOrigin]) };
 }
 
-it("continues the failed attempt's Pi session on the retry", async () => {
-  const { chat, outcomes, startOrigins } = await runPiStallingOnce([
-    { kind: 'stream', deltas: [], toolCalls: [{ id: 'call_1', name: 'bash', arguments: JSON.stringify({ command: 'echo looked-at-the-ticket' }) }] },
-    { kind: 'stream', deltas: ['partial'], stallAfterFirst: true },
-  ]);
-  expect(outcomes).toEqual([
-    ['failed', 'timeout', 'fresh'],
-    ['completed', undefined, 'resumed'],
-  ]);
-  // The retry's start record already says it continues a session (the intent).
-  expect(startOrigins).toEqual(['fresh', 'resumed']);
-  // The retry's call carries the first attempt's turns: the prompt, the tool call and its output.
-  const retried = JSON.stringify(chat.requests.at(-1)!.body.messages);
-  expect(retried).toContain('summarise the ticket');
-  expect(retried).toContain('call_1');
-  expect(retried).toContain('looked-at-the-ticket');
-  expect(userTurns(chat.requests.at(-1)!.body)).toBeGreaterThan(userTurns(chat.requests[0]!.body));
+// One Messages server and one `cairn serve` for both Claude tests: each runs a workflow of its own
+// name and looks only at the requests and the session row of its own run.
+describe('claude CLI', () => {
+  beforeAll(startClaudeGroup);
+  afterAll(closeHome);
+
+  it('resumes the failed attempt\'s session on the retry, then keeps it only as a completed session (no retry of its own continues it)', async () => {
+    const { done, records, startOrigins } = await runStallingThenAnswering('');
+    expect(done.run.status).toBe('completed');
+    expect(records.map((r) => [r.lifecycle.status, r.lifecycle.failureKind, r.binding.sessionOrigin])).toEqual([
+      ['failed', 'timeout', 'fresh'],
+      ['completed', undefined, 'resumed'],
+    ]);
+    // The retry's start record already says it continues a session (the intent).
+    expect(startOrigins).toEqual(['fresh', 'resumed']);
+    // The retry's request carries the first attempt's turn, then its own.
+    const answered = requestsOfTest().filter((r) => JSON.stringify(r.body.messages).includes('summarise the ticket'));
+    expect(userTurns(answered.at(-1)!.body)).toBeGreaterThan(userTurns(answered[0]!.body));
+    const db = new Database(home.paths.database, { readonly: true });
+    // Kept for nodes that continue it (context: shared / resume); a re-run of this node starts fresh (agent-session.test.ts).
+    expect(db.prepare('SELECT completed FROM run_node_sessions WHERE run_id = ?').all(done.run.id)).toEqual([{ completed: 1 }]);
+    db.close();
+  });
+
+  it('starts the retry in a new session when the node asks for a fresh context', async () => {
+    const { done, records } = await runStallingThenAnswering('    context: fresh\n');
+    expect(done.run.status).toBe('completed');
+    expect(records.map((r) => r.binding.sessionOrigin)).toEqual(['fresh', 'fresh']);
+    const answered = requestsOfTest().filter((r) => JSON.stringify(r.body.messages).includes('summarise the ticket'));
+    expect(userTurns(answered.at(-1)!.body)).toBe(userTurns(answered[0]!.body));
+  });
 });
 
-it('retries cold when the failed attempt was stopped before Pi saved its session', async () => {
-  const { chat, outcomes, startOrigins } = await runPiStallingOnce([{ kind: 'stream', deltas: ['partial'], stallAfterFirst: true }]);
-  expect(outcomes).toEqual([
-    ['failed', 'timeout', 'fresh'],
-    ['completed', undefined, 'resume-failed-cold'],
-  ]);
-  // The retry starts as resuming; Pi refuses the session and is run again cold, with a start
-  // record of its own for the new process that says so.
-  expect(startOrigins).toEqual(['fresh', 'resumed', 'resume-failed-cold']);
-  expect(userTurns(chat.requests.at(-1)!.body)).toBe(userTurns(chat.requests[0]!.body));
+// One Chat Completions server and one `cairn serve` for both Pi tests: each scripts the replies
+// its own run gets first and looks only at the requests of that run.
+describe('pi', () => {
+  beforeAll(startPiGroup);
+  afterAll(closeHome);
+
+  it("continues the failed attempt's Pi session on the retry", async () => {
+    const { chat, outcomes, startOrigins } = await runPiStallingOnce([
+      { kind: 'stream', deltas: [], toolCalls: [{ id: 'call_1', name: 'bash', arguments: JSON.stringify({ command: 'echo looked-at-the-ticket' }) }] },
+      { kind: 'stream', deltas: ['partial'], stallAfterFirst: true },
+    ]);
+    expect(outcomes).toEqual([
+      ['failed', 'timeout', 'fresh'],
+      ['completed', undefined, 'resumed'],
+    ]);
+    // The retry's start record already says it continues a session (the intent).
+    expect(startOrigins).toEqual(['fresh', 'resumed']);
+    // The retry's call carries the first attempt's turns: the prompt, the tool call and its output.
+    const retried = JSON.stringify(chat.requests.at(-1)!.body.messages);
+    expect(retried).toContain('summarise the ticket');
+    expect(retried).toContain('call_1');
+    expect(retried).toContain('looked-at-the-ticket');
+    expect(userTurns(chat.requests.at(-1)!.body)).toBeGreaterThan(userTurns(chat.requests[0]!.body));
+  });
+
+  it('retries cold when the failed attempt was stopped before Pi saved its session', async () => {
+    const { chat, outcomes, startOrigins } = await runPiStallingOnce([{ kind: 'stream', deltas: ['partial'], stallAfterFirst: true }]);
+    expect(outcomes).toEqual([
+      ['failed', 'timeout', 'fresh'],
+      ['completed', undefined, 'resume-failed-cold'],
+    ]);
+    // The retry starts as resuming; Pi refuses the session and is run again cold, with a start
+    // record of its own for the new process that says so.
+    expect(startOrigins).toEqual(['fresh', 'resumed', 'resume-failed-cold']);
+    expect(userTurns(chat.requests.at(-1)!.body)).toBe(userTurns(chat.requests[0]!.body));
+  });
 });
 
-it('kill -9 of the supervisor while a resuming Pi attempt waits on the model: the take-over kills it, resumes the same session once more and completes the node once', async () => {
-  const { chat, api } = await startPi([
-    { kind: 'stream', deltas: [], toolCalls: [{ id: 'call_1', name: 'bash', arguments: JSON.stringify({ command: 'echo looked-at-the-ticket' }) }] },
-    { kind: 'stream', deltas: ['partial'], stallAfterFirst: true },
-    { kind: 'hang' },
-  ], 3);
-  const { runId } = await startRun(api.url, 'resumable');
-  // The retry, resuming attempt 1's session, is waiting on the model's answer (request 3).
-  await waitFor(() => (chat.requests.length >= 3 ? true : undefined), { what: 'the resuming attempt to call the model', timeoutMs: 60_000 });
-  const store = home.openStore();
-  const started = await waitFor(async () => {
-    const rows = (await store.listRunEvents(runId)).filter((e) => e.event_type === 'node_started' && e.step_name === 'summarise');
-    return rows.length >= 2 && typeof rows.at(-1)!.data.pid === 'number' ? rows : undefined;
-  }, { what: 'the resuming attempt to record its process group' });
-  const orphan = started.at(-1)!.data.pid as number;
-  const killed = await api.pid('supervisor');
-  process.kill(killed, 'SIGKILL');
+// Killing the supervisor leaves a server in take-over: the test gets a home and servers of its own.
+describe('pi, on a server of its own', () => {
+  beforeEach(async () => {
+    home = await makeTempHome();
+  });
+  afterEach(closeHome);
 
-  const run = await waitFor(async () => {
-    const r = await store.getRun(runId);
-    return r && ['completed', 'failed', 'cancelled'].includes(r.status) ? r : undefined;
-  }, { what: 'the run to end after the take-over', timeoutMs: 90_000 });
-  expect(run.status).toBe('completed');
-  expect(await api.pid('supervisor')).not.toBe(killed);
-  expect(isProcessGroupAlive(orphan)).toBe(false);
+  it('kill -9 of the supervisor while a resuming Pi attempt waits on the model: the take-over kills it, resumes the same session once more and completes the node once', async () => {
+    const { chat, api } = await startPi([
+      { kind: 'stream', deltas: [], toolCalls: [{ id: 'call_1', name: 'bash', arguments: JSON.stringify({ command: 'echo looked-at-the-ticket' }) }] },
+      { kind: 'stream', deltas: ['partial'], stallAfterFirst: true },
+      { kind: 'hang' },
+    ], 3);
+    const { runId } = await startRun(api.url, 'resumable');
+    // The retry, resuming attempt 1's session, is waiting on the model's answer (request 3).
+    await waitFor(() => (chat.requests.length >= 3 ? true : undefined), { what: 'the resuming attempt to call the model', timeoutMs: 60_000 });
+    const store = home.openStore();
+    const started = await waitFor(async () => {
+      const rows = (await store.listRunEvents(runId)).filter((e) => e.event_type === 'node_started' && e.step_name === 'summarise');
+      return rows.length >= 2 && typeof rows.at(-1)!.data.pid === 'number' ? rows : undefined;
+    }, { what: 'the resuming attempt to record its process group' });
+    const orphan = started.at(-1)!.data.pid as number;
+    const killed = await api.pid('supervisor');
+    process.kill(killed, 'SIGKILL');
 
-  const events = (await store.listRunEvents(runId)).filter((e) => e.step_name === 'summarise');
-  expect(events.filter((e) => e.event_type === 'node_completed')).toHaveLength(1);
-  // One node_started per attempt, with its process group.
-  const startedIds = events.filter((e) => e.event_type === 'node_started').map((e) => (e.data.execution as { attempt: { id: string } }).attempt.id);
-  expect(new Set(startedIds).size).toBe(startedIds.length);
-  const last = events.find((e) => e.event_type === 'node_completed')!.data.execution as { binding: { sessionOrigin: string } };
-  expect(last.binding.sessionOrigin).toBe('resumed');
-  // The last call still carries attempt 1's turns, and no two model calls were ever open at once.
-  const retried = JSON.stringify(chat.requests.at(-1)!.body.messages);
-  expect(retried).toContain('call_1');
-  expect(retried).toContain('looked-at-the-ticket');
-  const spans = chat.requests.map((r) => [r.openedAt!, r.closedAt ?? Infinity]).sort((a, b) => a[0]! - b[0]!);
-  for (let i = 1; i < spans.length; i++) expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1]!);
+    const run = await waitFor(async () => {
+      const r = await store.getRun(runId);
+      return r && ['completed', 'failed', 'cancelled'].includes(r.status) ? r : undefined;
+    }, { what: 'the run to end after the take-over', timeoutMs: 90_000 });
+    expect(run.status).toBe('completed');
+    expect(await api.pid('supervisor')).not.toBe(killed);
+    expect(isProcessGroupAlive(orphan)).toBe(false);
+
+    const events = (await store.listRunEvents(runId)).filter((e) => e.step_name === 'summarise');
+    expect(events.filter((e) => e.event_type === 'node_completed')).toHaveLength(1);
+    // One node_started per attempt, with its process group.
+    const startedIds = events.filter((e) => e.event_type === 'node_started').map((e) => (e.data.execution as { attempt: { id: string } }).attempt.id);
+    expect(new Set(startedIds).size).toBe(startedIds.length);
+    const last = events.find((e) => e.event_type === 'node_completed')!.data.execution as { binding: { sessionOrigin: string } };
+    expect(last.binding.sessionOrigin).toBe('resumed');
+    // The last call still carries attempt 1's turns, and no two model calls were ever open at once.
+    const retried = JSON.stringify(chat.requests.at(-1)!.body.messages);
+    expect(retried).toContain('call_1');
+    expect(retried).toContain('looked-at-the-ticket');
+    const spans = chat.requests.map((r) => [r.openedAt!, r.closedAt ?? Infinity]).sort((a, b) => a[0]! - b[0]!);
+    for (let i = 1; i < spans.length; i++) expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1]!);
+  });
 });

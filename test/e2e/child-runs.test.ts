@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { isProcessGroupAlive } from '../../src/shared/process-group.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
@@ -10,11 +10,13 @@ import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
 
 let home: TempHome;
 let server: RunningServer;
-beforeEach(async () => {
+// One server for the file: each test writes workflows of its own names, starts its own runs and
+// asks about those runs and their children only.
+beforeAll(async () => {
   home = await makeTempHome();
   server = await startServer(home);
 });
-afterEach(async () => {
+afterAll(async () => {
   await home.close();
 });
 

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -20,8 +20,16 @@ const e2e = fileURLToPath(new URL('../fixtures/corpus/upstream-e2e/', import.met
 let home: TempHome;
 let server: RunningServer;
 let project: string;
-beforeEach(async () => {
+// One server for the file; each test gets a project folder of its own (one of them makes it a git
+// repository), and asks about its own runs only.
+beforeAll(async () => {
   home = await makeTempHome();
+  server = await startServer(home);
+});
+afterAll(async () => {
+  await home.close();
+});
+beforeEach(async () => {
   project = await mkdtemp(join(tmpdir(), 'cairn-project-'));
   home.defer(() => rm(project, { recursive: true, force: true }));
   cpSync(join(e2e, 'scripts'), join(project, '.archon', 'scripts'), { recursive: true });
@@ -29,10 +37,6 @@ beforeEach(async () => {
   for (const name of ['e2e-deterministic', 'e2e-joins', 'e2e-worktree-disabled', 'e2e-echo-child', 'e2e-fanout-alldone', 'e2e-fanout-allsuccess']) {
     cpSync(join(e2e, 'workflows', `${name}.yaml`), join(project, '.archon', 'workflows', `${name}.yaml`));
   }
-  server = await startServer(home);
-});
-afterEach(async () => {
-  await home.close();
 });
 
 async function run(name: string, message = '') {

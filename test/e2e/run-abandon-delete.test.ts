@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { isProcessGroupAlive } from '../../src/shared/process-group.js';
 import { childrenOf } from '../helpers/processes.js';
 import { waitForRunFile } from '../helpers/run-files.js';
@@ -11,10 +11,14 @@ import { waitFor } from '../helpers/wait-for.js';
 import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
 
 let home: TempHome;
-beforeEach(async () => {
+let server: RunningServer;
+// One server for the file: each test asks about the runs it started itself (or about ids no run
+// has), and every run a test leaves is ended (cancelled, failed or completed).
+beforeAll(async () => {
   home = await makeTempHome();
+  server = await startServer(home);
 });
-afterEach(async () => {
+afterAll(async () => {
   await home.close();
 });
 
@@ -40,7 +44,6 @@ const until = (server: RunningServer, id: string, status: string) =>
   waitFor(async () => (await statusOf(server, id)) === status, { what: `run ${id} to be ${status}`, timeoutMs: 30_000 });
 
 it('abandon while a node runs: its processes are gone, the run is cancelled, and it cannot be resumed', async () => {
-  const server = await startServer(home);
   await writeHomeWorkflow(home, 'slow', slow);
   const { runId } = await startRun(server.url, 'slow');
   await waitForRunFile(home, { id: runId }, 'started');
@@ -76,7 +79,6 @@ it('abandon while a node runs: its processes are gone, the run is cancelled, and
 });
 
 it('abandon a failed run: it becomes cancelled and is no longer resumable', async () => {
-  const server = await startServer(home);
   await writeHomeWorkflow(home, 'failing', failing);
   const { runId } = await startRun(server.url, 'failing');
   await until(server, runId, 'failed');
@@ -86,7 +88,6 @@ it('abandon a failed run: it becomes cancelled and is no longer resumable', asyn
 });
 
 it('§12 rows 19-20: delete is refused while running, allowed after cancel; then the run, its events and its folder are gone', async () => {
-  const server = await startServer(home);
   await writeHomeWorkflow(home, 'slow', slow);
   const { runId } = await startRun(server.url, 'slow');
   await waitForRunFile(home, { id: runId }, 'started');
@@ -119,7 +120,6 @@ it('§12 rows 19-20: delete is refused while running, allowed after cancel; then
 });
 
 it('§12 row 18: every operation on an unknown run id is 404 Workflow run not found', async () => {
-  const server = await startServer(home);
   for (const [method, suffix] of [['GET', ''], ['POST', '/cancel'], ['POST', '/resume'], ['POST', '/abandon'], ['DELETE', '']] as const) {
     expect(await call(server, method, `${runPath('does-not-exist')}${suffix}`), `${method} ${suffix}`).toMatchObject({
       status: 404, body: { error: 'Workflow run not found' },
@@ -128,7 +128,6 @@ it('§12 row 18: every operation on an unknown run id is 404 Workflow run not fo
 });
 
 it('hostile run ids get a 4xx and touch no file', async () => {
-  const server = await startServer(home);
   // What a path escape from the runs folder would reach.
   const bait = join(home.paths.workspaces, 'bait');
   await mkdir(bait, { recursive: true });

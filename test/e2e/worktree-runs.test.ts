@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { cloneLocally, git, makeBareRemote } from '../api/codebases/git-fixtures.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
@@ -19,21 +19,31 @@ let home: TempHome;
 let root: string;
 let clone: string;
 let server: RunningServer;
-const codebaseId = 'acme/widget';
+let repo: string;
+let codebaseId: string;
+let codebases = 0;
 
-beforeEach(async () => {
+// One server for the file: each test writes its own workflows and gets a codebase of its own
+// below, so the environments, worktrees and artifacts it looks at are its own.
+beforeAll(async () => {
   home = await makeTempHome();
+  server = await startServer(home);
+});
+afterAll(async () => {
+  await home.close();
+});
+
+/** A codebase of the test's own: a fresh remote `acme/widget-<n>`, the user's clone of it, registered. */
+beforeEach(async () => {
   root = await realpath(await mkdtemp(join(tmpdir(), 'cairn-wt-')));
   home.defer(() => rm(root, { recursive: true, force: true }));
-  clone = cloneLocally(root, makeBareRemote(root, 'acme', 'widget'), 'widget');
-  server = await startServer(home);
+  repo = `widget-${++codebases}`;
+  codebaseId = `acme/${repo}`;
+  clone = cloneLocally(root, makeBareRemote(root, 'acme', repo), 'widget');
   const res = await fetch(`${server.url}/api/codebases`, {
     method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path: clone }),
   });
   expect(res.status).toBeLessThan(300);
-});
-afterEach(async () => {
-  await home.close();
 });
 
 /** A workflow whose one node records where it ran, then waits for `gate` to exist. */
@@ -82,7 +92,7 @@ it('gives two concurrent runs on one codebase two worktrees on two branches, eac
   }).then((r) => r.json() as Promise<{ runId: string }>);
   const [runA, runB] = [await waitUntilHolding(a.runId), await waitUntilHolding(bByCwd.runId)];
 
-  const worktrees = join(home.paths.workspaces, 'acme', 'widget', 'worktrees');
+  const worktrees = join(home.paths.workspaces, 'acme', repo, 'worktrees');
   expect(runA.working_path).toBe(join(worktrees, a.runId));
   expect(runB.working_path).toBe(join(worktrees, bByCwd.runId));
   expect(runA.codebase_id).toBe(codebaseId);
@@ -108,7 +118,7 @@ it('gives two concurrent runs on one codebase two worktrees on two branches, eac
   expect(after.every((e) => e.status === 'active' && e.locked_by_run === null && e.lock_owner === null)).toBe(true);
   // The worktrees stay for the user to inspect; $ARTIFACTS_DIR was the codebase's artifacts folder.
   expect(existsSync(join(runA.working_path as string, 'here.txt'))).toBe(true);
-  const artifacts = join(home.paths.workspaces, 'acme', 'widget', 'artifacts', 'runs', a.runId);
+  const artifacts = join(home.paths.workspaces, 'acme', repo, 'artifacts', 'runs', a.runId);
   expect(await readFile(join(artifacts, 'where.txt'), 'utf8')).toBe(`${artifacts}\n`);
   // The user's checkout saw none of it.
   expect(git(clone, 'status', '--porcelain')).toBe('');
@@ -123,17 +133,17 @@ it('gives two concurrent runs on one codebase two worktrees on two branches, eac
 
 it('refuses the same branch asked for twice: the second run fails with a message, never shares the directory', async () => {
   const gate = join(root, 'gate');
-  await writeHomeWorkflow(home, 'hold', holdingWorkflow('hold', gate));
-  const first = await startRun(server.url, 'hold', { codebaseId, branch: 'feature/login' });
+  await writeHomeWorkflow(home, 'hold-branch', holdingWorkflow('hold-branch', gate));
+  const first = await startRun(server.url, 'hold-branch', { codebaseId, branch: 'feature/login' });
   const run = await waitUntilHolding(first.runId);
   expect(git(run.working_path as string, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('feature/login');
 
-  const second = await startRun(server.url, 'hold', { codebaseId, branch: 'feature/login' });
+  const second = await startRun(server.url, 'hold-branch', { codebaseId, branch: 'feature/login' });
   const failed = await waitForStatus(second.runId, ['failed', 'completed']);
   expect(failed.status).toBe('failed');
   expect(failed.error).toContain(`Branch 'feature/login' is already used by the worktree ${run.working_path} (run ${first.runId})`);
   // A branch checked out in the user's own checkout is refused too, naming where.
-  const onMain = await startRun(server.url, 'hold', { codebaseId, branch: 'main' });
+  const onMain = await startRun(server.url, 'hold-branch', { codebaseId, branch: 'main' });
   expect((await waitForStatus(onMain.runId, ['failed', 'completed'])).error).toContain(`Branch 'main' is already checked out at ${clone}`);
   // Deleting the codebase while a run holds a worktree is refused.
   const busy = await fetch(`${server.url}/api/codebases/${codebaseId}`, { method: 'DELETE' });
@@ -147,25 +157,26 @@ it('refuses the same branch asked for twice: the second run fails with a message
 });
 
 it('answers 400 for hostile branch names, a branch without a codebase and an unknown codebaseId, before queueing anything', async () => {
-  await writeHomeWorkflow(home, 'hold', holdingWorkflow('hold', join(root, 'gate')));
+  await writeHomeWorkflow(home, 'hold-refused', holdingWorkflow('hold-refused', join(root, 'gate')));
   const hostile = ['-x', '..', 'a..b', 'has space', '$(touch pwned)', 'a\nb', '../../etc/passwd', '`id`', 'x;rm -rf ~', 'refs/heads/../x', 'ok.lock', 'x@{1}'];
   for (const branch of hostile) {
-    const res = await post('/api/workflows/hold/run', { codebaseId, branch });
+    const res = await post('/api/workflows/hold-refused/run', { codebaseId, branch });
     expect(res.status, branch).toBe(400);
     const body = (await res.json()) as { error: string; code: string };
     expect(body.code, branch).toBe('BRANCH_NAME_INVALID');
     expect(body.error, branch).toContain(`Invalid branch ${JSON.stringify(branch)}`);
   }
   expect(existsSync(join(clone, 'pwned'))).toBe(false);
-  const noCodebase = await post('/api/workflows/hold/run', { branch: 'fine' });
+  const noCodebase = await post('/api/workflows/hold-refused/run', { branch: 'fine' });
   expect(noCodebase.status).toBe(400);
   expect(((await noCodebase.json()) as { error: string }).error).toContain('branch applies only to a run on a registered codebase');
-  const unknown = await post('/api/workflows/hold/run', { codebaseId: 'nobody/nothing' });
+  const unknown = await post('/api/workflows/hold-refused/run', { codebaseId: 'nobody/nothing' });
   expect(unknown.status).toBe(400);
   expect(((await unknown.json()) as { error: string }).error).toContain("Unknown codebaseId 'nobody/nothing'");
-  const traversal = await post('/api/workflows/hold/run', { codebaseId: '../../etc' });
+  const traversal = await post('/api/workflows/hold-refused/run', { codebaseId: '../../etc' });
   expect(traversal.status).toBe(400);
-  const runs = await fetch(`${server.url}/api/workflows/runs`).then((r) => r.json() as Promise<{ runs: unknown[] }>);
+  // Every request above was for this workflow, which no other test runs: none of them queued a run.
+  const runs = await fetch(`${server.url}/api/workflows/runs?workflow=hold-refused`).then((r) => r.json() as Promise<{ runs: unknown[] }>);
   expect(runs.runs).toHaveLength(0);
 });
 
@@ -182,7 +193,7 @@ it('runs the documented opt-outs in the checkout itself: worktree.enabled false 
     expect(run.status, name).toBe('completed');
     expect(run.working_path).toBe(clone);
   }
-  const reports = join(home.paths.workspaces, 'acme', 'widget', 'artifacts', 'runs');
+  const reports = join(home.paths.workspaces, 'acme', repo, 'artifacts', 'runs');
   const [reportRun] = (await (await import('node:fs/promises')).readdir(reports)).filter((d) => existsSync(join(reports, d, 'file-count.txt')));
   expect((await readFile(join(reports, reportRun!, 'file-count.txt'), 'utf8')).trim()).toBe('1');
   // Neither left an environment: the checkout use is dropped at the end, a shared run takes none.
@@ -202,7 +213,7 @@ it("binds a run attached to a project conversation to that conversation's codeba
   const started = await startRun(server.url, 'quick', { conversationId });
   const run = await waitForStatus(started.runId, ['completed', 'failed']);
   expect(run).toMatchObject({ status: 'completed', codebase_id: codebaseId, conversation_id: conversationId });
-  expect(run.working_path).toBe(join(home.paths.workspaces, 'acme', 'widget', 'worktrees', started.runId));
+  expect(run.working_path).toBe(join(home.paths.workspaces, 'acme', repo, 'worktrees', started.runId));
 });
 
 it("deleting a finished run on a codebase removes its artifacts folder and keeps its worktree and branch", async () => {
@@ -210,7 +221,7 @@ it("deleting a finished run on a codebase removes its artifacts folder and keeps
   const started = await startRun(server.url, 'mark', { codebaseId });
   const run = await waitForStatus(started.runId, ['completed', 'failed']);
   expect(run.status).toBe('completed');
-  const artifacts = join(home.paths.workspaces, 'acme', 'widget', 'artifacts', 'runs', started.runId);
+  const artifacts = join(home.paths.workspaces, 'acme', repo, 'artifacts', 'runs', started.runId);
   expect(existsSync(join(artifacts, 'out.txt'))).toBe(true);
   const res = await fetch(`${server.url}/api/workflows/runs/${started.runId}`, { method: 'DELETE' });
   expect(res.status).toBe(200);
