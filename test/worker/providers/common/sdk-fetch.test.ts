@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../../../helpers/wait-for.js';
 import { sdkFetch } from '../../../../src/worker/providers/common/sdk-fetch.js';
 
 /** The vendor SDKs' fetch (undici's request under a WHATWG Response) against a real local HTTP server. */
@@ -73,7 +74,10 @@ describe('sdkFetch', () => {
     });
     const early = new AbortController();
     const silent = sdkFetch(`${url}/silent`, { method: 'POST', body: '{}', signal: early.signal });
-    setTimeout(() => early.abort(), 50);
+    // Aborted once the server holds the request (on a busy machine a fixed delay could abort it
+    // before it was even sent, and there would be no connection to see closed).
+    await waitFor(() => seen.length > 0, { what: 'the silent request to reach the server' });
+    early.abort();
     await expect(silent).rejects.toThrow();
     await seen[0]!.closed; // the connection was closed, not left hanging on the server
 
