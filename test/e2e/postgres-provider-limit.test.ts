@@ -77,4 +77,4 @@ it('a per-provider limit of 2 with 3 supervisors × 10 ready AI nodes: never a t
     for (const home of homes.reverse()) await home.close();
     await provider.close();
   }
-});
+}, 180_000); // the runs may take up to 120 s on a loaded machine (the wait above)

@@ -216,4 +216,4 @@ it('3 supervisors on one database, two killed with -9 at seeded moments: every n
   } finally {
     for (const home of homes.reverse()) await home.close();
   }
-});
+}, 300_000); // the waits inside allow up to 240 s for every run to end on a loaded machine

@@ -146,5 +146,5 @@ nodes:
     const artifacts = join(home.home, 'workspaces', 'acme', 'widget', 'artifacts', 'runs', runId);
     expect(await readFile(join(artifacts, 'report.md'), 'utf8')).toBe('reported\n');
     expect(existsSync(join(worktree, 'report.md'))).toBe(false);
-  });
+  }, 180_000); // the run may take up to 150 s on a loaded machine (the wait above)
 });

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 
 /**
  * Keyboard first: the page on screen registers its keys (j/k to move, Enter to open, a/r to
@@ -14,10 +14,15 @@ function typing(target: EventTarget | null): boolean {
   return element.tagName === 'INPUT' || element.tagName === 'TEXTAREA' || element.tagName === 'SELECT' || element.isContentEditable;
 }
 
+/**
+ * Registers the page's keys. A layout effect: the listener is in place in the same commit that
+ * puts the page on screen; a plain effect runs after the browser paints (a frame later, more on a
+ * busy machine), and a key pressed as soon as the page shows was lost.
+ */
 export function useKeys(handlers: KeyHandlers): void {
   const current = useRef(handlers);
   current.current = handlers;
-  useEffect(() => {
+  useLayoutEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (event.ctrlKey || event.metaKey || event.altKey) return;
       if (typing(event.target)) {
