@@ -5,8 +5,9 @@
  * opens the stream again itself, resuming after the last seq it knows (`?lastEventId=`): the
  * last event's, or the position when none came yet. Left to itself, an EventSource that lost its
  * connection before the first event would reconnect with no id and skip what was written
- * meanwhile. A connection that was open is reopened after RECONNECT_MS; one that never opened (the
- * server down, or refusing the stream at its cap) a little later each time.
+ * meanwhile. A dropped or failed connection (the server restarting) is tried again every
+ * RECONNECT_MS, as the browser itself would; a stream the server refuses (a 503 at its cap), a
+ * little later each time.
  */
 
 export type StreamState = 'connecting' | 'live' | 'reconnecting';
@@ -37,11 +38,9 @@ export function openResumingStream<F extends Frame>(path: string, handlers: Stre
   let closed = false;
 
   const open = (): void => {
-    let opened = false;
     const current = new EventSource(lastSeq === undefined ? path : `${path}?lastEventId=${lastSeq}`);
     source = current;
     current.onopen = () => {
-      opened = true;
       retryMs = FIRST_RETRY_MS;
       handlers.onState('live');
       handlers.onOpen();
@@ -64,11 +63,14 @@ export function openResumingStream<F extends Frame>(path: string, handlers: Stre
       handlers.onFrame(frame);
     };
     current.onerror = () => {
+      // CLOSED: the server answered, and refused the stream (a 503 at the stream cap). Otherwise
+      // the connection failed or dropped, and the browser would try again itself.
+      const refused = current.readyState === EventSource.CLOSED;
       current.close();
       if (closed || source !== current) return;
       handlers.onState('reconnecting');
-      const delay = opened ? RECONNECT_MS : retryMs;
-      if (!opened) retryMs = Math.min(MAX_RETRY_MS, retryMs * 2);
+      const delay = refused ? retryMs : RECONNECT_MS;
+      if (refused) retryMs = Math.min(MAX_RETRY_MS, retryMs * 2);
       timer = setTimeout(open, delay);
     };
   };
