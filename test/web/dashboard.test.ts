@@ -10,6 +10,7 @@ import { waitFor } from '../helpers/wait-for.js';
 import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
 import { newRun } from '../store/fixtures.js';
 import { openBrowser, type Browser } from './browser.js';
+import { checkNarrowAndDark } from './page-checks.js';
 
 /**
  * The dashboard as a person uses it: the real `cairn serve` (one for the whole file), real
@@ -374,6 +375,48 @@ it('cancels, resumes and deletes several runs at once, each action disabled with
   await waitFor(async () => ((await (await fetch(`${server.url}/api/health`)).json()) as { concurrency: { active: number } }).concurrency.active === 0, {
     what: 'no node attempt in flight',
   });
+});
+
+it('lists a user schedule with its next due time, runs it now with a link to the run, pauses, resumes and removes it', async () => {
+  await writeHomeWorkflow(home, 'tick', 'name: tick\ndescription: ends at once\nnodes:\n  - id: a\n    bash: echo tick\n');
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${server.url}/api/schedules${path}`, {
+      method, ...(body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
+    });
+    return { status: res.status, body: (await res.json()) as { paused: boolean; next_fire_times: string[] } };
+  };
+  // Once a day, so that no due time comes during the test: every fire seen is the run-now.
+  const made = await api('POST', '', { name: 'daily-tick', workflow: 'tick', cron: '0 3 * * *', timezone: 'Europe/Berlin' });
+  expect(made.status).toBe(201);
+
+  const page = await open('/schedules');
+  expect(await page.locator('nav a[href="/schedules"]').getAttribute('aria-current')).toBe('page');
+  const item = page.locator('[data-schedule="daily-tick"]');
+  await item.waitFor();
+  const text = await item.textContent();
+  for (const part of ['tick', '0 3 * * *', 'Europe/Berlin', 'added by a user', 'No fire yet.']) expect(text).toContain(part);
+  expect(await item.locator('time.next-due').getAttribute('datetime')).toBe(made.body.next_fire_times[0]);
+  await checkNarrowAndDark(page);
+
+  await item.locator('button[data-action="run-now"]').click();
+  const link = item.locator('[data-fire="started"] a[href^="/runs/"]');
+  await link.waitFor();
+  const runId = (await link.getAttribute('href'))!.slice('/runs/'.length);
+  await waitFor(async () => (await statusOf(runId)) === 'completed', { what: 'the run-now run to complete' });
+
+  await item.locator('button[data-action="pause"]').click();
+  await waitFor(async () => (await api('GET', '/daily-tick')).body.paused, { what: 'the schedule paused' });
+  await item.locator('[data-paused]').waitFor();
+  expect(await item.locator('time.next-due').count()).toBe(0);
+  await item.locator('button[data-action="resume"]').click();
+  await waitFor(async () => !(await api('GET', '/daily-tick')).body.paused, { what: 'the schedule resumed' });
+  await item.locator('time.next-due').waitFor();
+
+  page.once('dialog', (dialog) => void dialog.accept());
+  await item.locator('button[data-action="remove"]').click();
+  await item.waitFor({ state: 'detached' });
+  expect((await api('GET', '/daily-tick')).status).toBe(404);
+  await page.close();
 });
 
 it('shows the supervisor and the live concurrency on the health page', async () => {

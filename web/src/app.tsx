@@ -2,6 +2,7 @@ import { ApprovalsPage } from './pages/approvals-page.js';
 import { CodebasesPage } from './pages/codebases-page.js';
 import { RunPage } from './pages/run-page.js';
 import { RunsPage } from './pages/runs-page.js';
+import { SchedulesPage } from './pages/schedules-page.js';
 import { SettingsPage } from './pages/settings-page.js';
 import { StatusPage } from './pages/status-page.js';
 import { WorkflowEditPage } from './pages/workflow-edit-page.js';
@@ -15,6 +16,7 @@ const sections = [
   { href: '/', label: 'Runs', match: (path: string) => path === '/' || path.startsWith('/runs/') },
   { href: '/workflows', label: 'Workflows', match: (path: string) => path === '/workflows' || path.startsWith('/workflows/') || path === '/new-workflow' },
   { href: '/approvals', label: 'Approvals', match: (path: string) => path === '/approvals' },
+  { href: '/schedules', label: 'Schedules', match: (path: string) => path === '/schedules' },
   { href: '/status', label: 'Health', match: (path: string) => path === '/status' },
   { href: '/chat', label: 'Chat', match: (path: string) => path === '/chat' || path.startsWith('/chat/') },
   { href: '/codebases', label: 'Codebases', match: (path: string) => path === '/codebases' },
@@ -46,6 +48,7 @@ function Page() {
   if (path === '/new-workflow') return <WorkflowEditPage key="new" name={undefined} />;
   if (path === '/workflows') return <WorkflowsPage />;
   if (path === '/approvals') return <ApprovalsPage />;
+  if (path === '/schedules') return <SchedulesPage />;
   if (path === '/status') return <StatusPage />;
   if (path === '/') return <RunsPage />;
   if (path === '/codebases') return <CodebasesPage />;

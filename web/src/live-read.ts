@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect } from 'preact/hooks';
 import { epoch, onFrame } from './live-stream.js';
 import type { StreamFrame } from './types.js';
 
@@ -20,11 +20,11 @@ export interface LiveRead<T> {
  * older than the last frame that asked. Read afresh when `deps` change.
  */
 export function useLiveRead<T>(read: LiveRead<T>, deps: readonly unknown[]): void {
-  const reading = useRef({ busy: false, again: false });
   useEffect(() => {
     let live = true;
+    // This effect's own: a read still on its way for earlier deps must not swallow the first read for the new ones.
+    const state = { busy: false, again: false };
     const run = async () => {
-      const state = reading.current;
       if (state.busy) {
         state.again = true;
         return;
