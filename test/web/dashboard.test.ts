@@ -65,7 +65,7 @@ nodes:
       capture_response: true
   - id: work
     depends_on: [review]
-    bash: 'printf "%s" "approved with: $review.output"'
+    bash: 'sleep 0.3; printf "%s" "approved with: $review.output"'
 `,
   );
   server = await startServer(home, { CAIRN_ALLOWED_HOSTS: PROXY_NAME });
@@ -274,6 +274,7 @@ it('approves a gate from the page: sampled every 50 ms, the page never shows the
   await expect.poll(() => page.locator('[data-node="work"]').getAttribute('data-state')).toBe('completed');
   const samples = (await page.evaluate('clearInterval(window.__sampler), window.__samples')) as string[];
 
+  // The work after the gate takes 0.3 s (its sleep), so the page is sampled while the run goes on.
   expect(samples.length).toBeGreaterThan(2);
   expect(samples.filter((s) => s.split(' ').includes('failed'))).toEqual([]);
   expect(samples[0]!.split(' ')).toContain('paused');

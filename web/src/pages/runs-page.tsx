@@ -21,6 +21,17 @@ import { dashboardQuery, filtersOf } from '../runs/run-filters.js';
 
 export const PAGE_SIZE = 50;
 
+interface StepPatch {
+  /** The number of the frame that said it (counted by the page). */
+  at: number;
+  current_step_name: string | null;
+  current_step_status: string | null;
+}
+
+function withStepPatch(run: DashboardRun, patch: StepPatch | undefined): DashboardRun {
+  return patch ? { ...run, current_step_name: patch.current_step_name, current_step_status: patch.current_step_status } : run;
+}
+
 export function RunsPage() {
   const filters = filtersOf(location.value.query);
   const key = JSON.stringify(filters);
@@ -36,14 +47,24 @@ export function RunsPage() {
   const [selection, setSelection] = useState<ReadonlySet<string>>(new Set());
   // Bumped after an operation on the selected runs: a deleted run sends no event to read again on.
   const [reads, setReads] = useState(0);
+  // Each run's current step as the last stream frame said, with the frame's number. A list read
+  // that began before that frame may not hold it yet (node frames ask for no read): its answer
+  // gets the step laid over it, until a read that began after the frame answers.
+  const stepPatches = useRef(new Map<string, StepPatch>());
+  const frames = useRef(0);
+  const patchStep = (runId: string, step: Pick<DashboardRun, 'current_step_name' | 'current_step_status'>) => {
+    stepPatches.current.set(runId, { at: ++frames.current, ...step });
+    setPage((current) => current && { ...current, runs: current.runs.map((run) => (run.id === runId ? { ...run, ...step } : run)) });
+  };
   useLiveRead(
     {
-      load: () =>
-        getJson<DashboardPage>(
-          withQuery('/api/dashboard/runs', dashboardQuery(filters, PAGE_SIZE)),
-        ),
-      show: (answer) => {
-        setPage(answer);
+      load: () => {
+        const at = frames.current;
+        return getJson<DashboardPage>(withQuery('/api/dashboard/runs', dashboardQuery(filters, PAGE_SIZE))).then((answer) => ({ answer, at }));
+      },
+      show: ({ answer, at }) => {
+        for (const [runId, patch] of stepPatches.current) if (patch.at <= at) stepPatches.current.delete(runId);
+        setPage({ ...answer, runs: answer.runs.map((run) => withStepPatch(run, stepPatches.current.get(run.id))) });
         setShownPage(filters.page);
       },
       showError: setError,
@@ -61,25 +82,9 @@ export function RunsPage() {
           reread();
         } else if (frame.type === 'workflow_event' && (frame.eventType === 'provider_queued' || frame.eventType === 'global_queued') && frame.runId && frame.stepName) {
           const position = frame.data?.position;
-          setPage((current) =>
-            current && {
-              ...current,
-              runs: current.runs.map((run) =>
-                run.id === frame.runId
-                  ? { ...run, current_step_name: frame.stepName ?? null, current_step_status: typeof position === 'number' ? `queued #${position}` : 'queued' }
-                  : run,
-              ),
-            },
-          );
+          patchStep(frame.runId, { current_step_name: frame.stepName ?? null, current_step_status: typeof position === 'number' ? `queued #${position}` : 'queued' });
         } else if (frame.type === 'dag_node' && frame.runId && frame.nodeId) {
-          setPage((current) =>
-            current && {
-              ...current,
-              runs: current.runs.map((run) =>
-                run.id === frame.runId ? { ...run, current_step_name: frame.nodeId ?? null, current_step_status: frame.status ?? null } : run,
-              ),
-            },
-          );
+          patchStep(frame.runId, { current_step_name: frame.nodeId ?? null, current_step_status: frame.status ?? null });
         }
       },
     },
