@@ -55,7 +55,7 @@ describe.skipIf(!smallDisksAvailable)('a full disk under the server’s log file
     await disk.fill({ topUp: [logFile] });
 
     const { runId } = await startRun(server.url, 'plain', { message: 'while the log disk is full' });
-    await waitFor(async () => (await statusOf(server, runId)) === 'completed', { what: 'the run to complete while the log disk is full' });
+    await waitFor(async () => (await statusOf(server, runId)) === 'completed', { what: 'the run to complete while the log disk is full', timeoutMs: 60_000 });
     expect((await fetch(`${server.url}/health`, { signal: AbortSignal.timeout(2_000) })).status).toBe(200);
     expect(await processesLogging(logFile, runId)).toEqual(new Set());
 
