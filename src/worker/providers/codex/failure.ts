@@ -1,4 +1,4 @@
-import { adapterFailure, classifyFailure, retryFacts } from '../common/failure-class.js';
+import { adapterFailure, bodyResetFacts, classifyFailure, retryFacts } from '../common/failure-class.js';
 import type { CodexStreamState } from './stream.js';
 import type { RelayedAnswer } from '../common/http-relay.js';
 import type { AdapterFailure } from '../provider-adapter.js';
@@ -15,7 +15,7 @@ export function codexFailure(state: CodexStreamState, answers: readonly RelayedA
     const error = errorOf(refused.errorBody);
     const type = error.code ?? error.type;
     const evidence = [`HTTP ${refused.status}`, type, error.message ?? state.errorMessage].filter(Boolean).join(' ');
-    return adapterFailure(classifyFailure(refused.status, type), evidence, retryFacts(refused.headers));
+    return adapterFailure(classifyFailure(refused.status, type), evidence, { ...retryFacts(refused.headers), ...error.resets });
   }
   if (state.errorMessage !== undefined) return fromMessage(state.errorMessage);
   const tail = stderr.trim().slice(-500);
@@ -27,10 +27,11 @@ export function codexFailure(state: CodexStreamState, answers: readonly RelayedA
   return adapterFailure(state.sawLine ? 'transient' : 'unknown', `Codex ${how} before the turn completed${tail ? `: ${tail}` : ''}`);
 }
 
-function errorOf(body: string | undefined): { type?: string; code?: string; message?: string } {
+function errorOf(body: string | undefined): { type?: string; code?: string; message?: string; resets?: ReturnType<typeof bodyResetFacts> } {
   try {
     const error = JSON.parse(body ?? '')?.error;
     return {
+      resets: bodyResetFacts(error),
       ...(typeof error?.type === 'string' ? { type: error.type } : {}),
       ...(typeof error?.code === 'string' ? { code: error.code } : {}),
       ...(typeof error?.message === 'string' ? { message: error.message } : {}),

@@ -1,6 +1,7 @@
 import type { ProviderFailure, ProviderFailureClass } from '../../../records/schemas/node-lifecycle.js';
 import type { AdapterFailure } from '../provider-adapter.js';
 import { socketCodeOf } from '../../../shared/socket-error.js';
+import { usageLimitOf } from './usage-limit.js';
 
 /**
  * Classifies a provider's failure from what it said: the HTTP status, the error type of its
@@ -16,6 +17,8 @@ const classByErrorType: Readonly<Record<string, ProviderFailureClass>> = {
   authentication_failed: 'auth',
   billing_error: 'quota_exhausted',
   insufficient_quota: 'quota_exhausted',
+  // The ChatGPT backend (Codex signed in with a plan): the plan's usage limit, with its reset.
+  usage_limit_reached: 'quota_exhausted',
   rate_limit_error: 'rate_limited',
   rate_limit_exceeded: 'rate_limited',
   rate_limit: 'rate_limited',
@@ -79,6 +82,17 @@ export function retryFacts(headers: Headers | Record<string, string | undefined>
   return facts;
 }
 
+/**
+ * The reset instant an error body states (the ChatGPT backend's `resets_at`, epoch seconds, or
+ * `resets_in_seconds`), as a fact of the failure; nothing when it states none.
+ */
+export function bodyResetFacts(error: unknown, now = Date.now()): Pick<ProviderFailure, 'resetAt'> {
+  const body = error as { resets_at?: unknown; resets_in_seconds?: unknown } | null | undefined;
+  if (typeof body?.resets_at === 'number' && body.resets_at > 0) return { resetAt: new Date(body.resets_at * 1000).toISOString() };
+  if (typeof body?.resets_in_seconds === 'number' && body.resets_in_seconds >= 0) return { resetAt: new Date(now + body.resets_in_seconds * 1000).toISOString() };
+  return {};
+}
+
 /** A call that got no HTTP answer (refused, reset, no route): transient, naming the address tried. */
 export function connectionFailure(address: string, err: unknown): AdapterFailure {
   const why = socketCodeOf(err) ?? (err as Error)?.message ?? String(err);
@@ -92,13 +106,22 @@ export function adapterFailure(
   facts: Pick<ProviderFailure, 'retryAfterMs' | 'resetAt'> = {},
 ): AdapterFailure {
   const trimmed = evidence.length > 500 ? `${evidence.slice(0, 500)}…` : evidence;
+  // A plan's usage limit ("5-hour limit reached ∙ resets 3pm"), whatever status carried it, is a
+  // quota until its reset: no retry inside the node helps; the run may be resumed then.
+  const limit = cls === 'auth' || cls === 'misconfigured' ? undefined : usageLimitOf(evidence);
+  if (limit) {
+    const resetAt = limit.resetAt ?? facts.resetAt;
+    const { retryAfterMs: _dropped, resetAt: _replaced, ...rest } = facts;
+    cls = 'quota_exhausted';
+    facts = { ...rest, ...(resetAt !== undefined ? { resetAt } : {}) };
+  }
   return { message: describeClass(cls, trimmed), provider: { class: cls, ...facts, evidence: trimmed } };
 }
 
 function describeClass(cls: ProviderFailureClass, evidence: string): string {
   const what: Record<ProviderFailureClass, string> = {
     auth: 'the provider refused the credentials (check the API key or login)',
-    quota_exhausted: 'the provider says the account has no quota or credit left',
+    quota_exhausted: 'the provider says the account has no quota or credit left (or its usage limit is reached until its reset)',
     budget_exceeded: 'the node went over its budget',
     misconfigured: 'the provider refused the request as invalid (check the model and settings)',
     rate_limited: 'the provider is rate limiting requests',

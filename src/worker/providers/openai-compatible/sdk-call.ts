@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import OpenAI from 'openai';
 import type { SpendObservations } from '../../../records/spend.js';
-import { adapterFailure, classifyFailure, connectionFailure, retryFacts } from '../common/failure-class.js';
+import { adapterFailure, bodyResetFacts, classifyFailure, connectionFailure, retryFacts } from '../common/failure-class.js';
 import { sdkFetch } from '../common/sdk-fetch.js';
 import type { AdapterContext, AdapterFailure, ProviderChunk, ProviderRequest } from '../provider-adapter.js';
 
@@ -111,7 +111,7 @@ function failureOf(err: unknown, signal: AbortSignal, address: string): AdapterF
     const evidence = [err.status !== undefined ? `HTTP ${err.status}` : undefined, code ?? err.type, err.message]
       .filter(Boolean)
       .join(' ');
-    return adapterFailure(classifyFailure(err.status, code ?? err.type), evidence, retryFacts(err.headers));
+    return adapterFailure(classifyFailure(err.status, code ?? err.type), evidence, { ...retryFacts(err.headers), ...bodyResetFacts(err.error) });
   }
   return adapterFailure('transient', (err as Error).message ?? String(err));
 }
