@@ -21,7 +21,7 @@ export type ChatReply =
       /** Tool calls the answer ends with (`finish_reason: tool_calls` unless `finishReason` says otherwise). */
       toolCalls?: { id: string; name: string; arguments: string }[];
     }
-  | { kind: 'error'; status: number; type?: string; code?: string; message: string; headers?: Record<string, string> }
+  | { kind: 'error'; status: number; type?: string; code?: string; message: string; headers?: Record<string, string>; /** More keys of the body's `error` (the ChatGPT backend's `resets_in_seconds`). */ fields?: Record<string, unknown> }
   | { kind: 'hang' }
   | { kind: 'empty' };
 
@@ -80,7 +80,7 @@ export async function startOpenAiServer(
 function answer(res: ServerResponse, reply: ChatReply, requestedModel: string): void {
   if (reply.kind === 'error') {
     res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
-    res.end(JSON.stringify({ error: { message: reply.message, type: reply.type ?? 'invalid_request_error', param: null, code: reply.code ?? null } }));
+    res.end(JSON.stringify({ error: { message: reply.message, type: reply.type ?? 'invalid_request_error', param: null, code: reply.code ?? null, ...reply.fields } }));
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });

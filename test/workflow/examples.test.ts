@@ -38,6 +38,7 @@ describe('the documented examples', () => {
       'hello',
       'in-checkout',
       'model-tiers',
+      'nightly-notes',
       'nightly-review',
       'nightly-window',
       'pi-review-and-plan',

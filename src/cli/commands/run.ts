@@ -82,6 +82,7 @@ function printRun(ctx: CliContext, run: WorkflowRun, style: Style): void {
     ['Message', run.user_message ? firstLine(run.user_message, 100) : undefined],
     ['Paused', run.status === 'paused' ? style.yellow(pausedReason(run)) : undefined],
     ['Error', run.error ? style.red(run.error) : undefined],
+    ['Resumes', run.status === 'failed' ? autoResumeLine(run) : undefined],
     ['Cost', costLine(run)],
     ['Budget', run.metadata.budget ? usd(run.metadata.budget.usd) : undefined],
     ['Tokens', run.metadata.total_tokens_in !== undefined ? `${run.metadata.total_tokens_in} in, ${run.metadata.total_tokens_out ?? 0} out` : undefined],
@@ -102,6 +103,13 @@ function baseLine(run: WorkflowRun): string | undefined {
     master: 'the repository’s master',
   };
   return `${base.name} (from ${from[base.source] ?? base.source})`;
+}
+
+/** A failed run waiting out a provider's usage limit: when it resumes by itself. */
+function autoResumeLine(run: WorkflowRun): string | undefined {
+  const auto = run.metadata.auto_resume;
+  if (!auto) return undefined;
+  return `by itself at ${formatTimestamp(auto.at)}, once the usage limit of ${auto.nodes.join(', ')} resets (automatic resume ${auto.resume} of ${auto.of}; cairn run resume ${run.id} goes on now)`;
 }
 
 function usd(value: number): string {
@@ -137,7 +145,8 @@ export const runGetCommand: Command = {
   summary: 'show one run and what each of its nodes did',
   help: `Usage: cairn run get <id> [--events] [--json] [--url <url>]
 
-Show a run: its status, timing, error or why it is paused, what it cost (its child runs under its
+Show a run: its status, timing, error or why it is paused (or, failed on a provider's usage
+limit, when it resumes by itself), what it cost (its child runs under its
 budget included) and its budget, and one line per node (status, duration, error or skip reason,
 and for a node that called tools, an AI node, how many calls and of them how many failed or were
 refused: \`3 tool calls (1 failed, 1 refused)\`) derived from the run's event log. The log is

@@ -45,6 +45,12 @@ export function followUpsOf(change: RunChange): RunFollowUp[] {
   if (change.status !== undefined && run.parent_run_id !== null && (run.status === 'paused' || ended)) {
     followUps.push({ kind: 'queue_job', job: 'child_run_settled', runId: run.parent_run_id, payload: { childRunId: run.id, status: run.status } });
   }
+  // resumeAtReset: a run that failed on a provider's usage limit, with `auto_resume`, is resumed
+  // once the limit resets (supervisor/run/quota-resume.ts put when in its metadata).
+  const autoResumeAt = (run.metadata.auto_resume as { at?: unknown } | null | undefined)?.at;
+  if (change.by === 'transition' && change.status === 'failed' && typeof autoResumeAt === 'string') {
+    followUps.push({ kind: 'queue_job', job: 'resume_run', runId: run.id, payload: { auto: { at: autoResumeAt } }, notBefore: autoResumeAt });
+  }
   // A run its owner ends holds no environment any more.
   if (change.by === 'transition' && change.status !== undefined && isTerminal(change.status)) {
     followUps.push({ kind: 'release_isolation', runId: run.id });

@@ -37,10 +37,23 @@ export type WorkflowParseWarningsData = z.infer<typeof workflowParseWarningsData
 export const workflowCompletedDataSchema = z.looseObject({ duration_ms: z.number().nonnegative() });
 export type WorkflowCompletedData = z.infer<typeof workflowCompletedDataSchema>;
 
+/**
+ * When a run waits out a provider's usage limit (`auto_resume` of the workflow): when it resumes
+ * by itself, the nodes whose limit it waits for, and which of its automatic resumes that is.
+ */
+export const autoResumeDataSchema = z.looseObject({
+  at: z.string(),
+  nodes: z.array(z.string()),
+  resume: z.number().int().positive(),
+  of: z.number().int().positive(),
+});
+export type AutoResumeData = z.infer<typeof autoResumeDataSchema>;
+
 /** `duration_ms` is absent when the run failed before its nodes ran (it could not be started). */
 export const workflowFailedDataSchema = z.looseObject({
   error: z.string(),
   duration_ms: z.number().nonnegative().optional(),
+  auto_resume: autoResumeDataSchema.optional(),
 });
 export type WorkflowFailedData = z.infer<typeof workflowFailedDataSchema>;
 
@@ -55,6 +68,8 @@ export const workflowResumedDataSchema = z.looseObject({
   error: z.string().optional(),
   resumedFrom: z.string().optional(),
   supervisorId: z.string().optional(),
+  /** Resumed by itself after a provider's usage limit reset (`auto_resume`), not by a person. */
+  auto: z.boolean().optional(),
 });
 export type WorkflowResumedData = z.infer<typeof workflowResumedDataSchema>;
 

@@ -113,6 +113,14 @@ export const runMetadataSchema = z.looseObject({
       'While the run is paused by a budget: why (the tree spend and the budget, USD), whose budget it was (budget_run_id: ' +
         'this run or one above it) and when; cleared by the resume',
     ),
+  auto_resume: z
+    .looseObject({ at: z.string(), nodes: z.array(z.string()), resume: z.number(), of: z.number() })
+    .optional()
+    .describe(
+      'While a failed run waits for a provider’s usage limit to reset (the workflow’s auto_resume): when it resumes by ' +
+        'itself, the nodes that hit the limit, and which of its automatic resumes that is (resume of of); cleared by any resume',
+    ),
+  auto_resumes: z.number().int().nonnegative().optional().describe('How many automatic resumes after a usage limit the run has had'),
   totals: runTotalsStateSchema
     .optional()
     .describe(

@@ -26,11 +26,19 @@ export const resumeRunJob: JobHandler = {
     const rerunNodes = Array.isArray(job.payload.rerunNodes) ? job.payload.rerunNodes.filter((n): n is string => typeof n === 'string') : [];
     const retrying = rerunNodes.length > 0 && run.status === 'completed';
     if (!resumableRunStatuses.includes(run.status) && !retrying) return `ignored: run is ${run.status}`;
+    // An automatic resume (quota-resume.ts) applies only to the failure that queued it: a person
+    // resumed the run first, or it failed again since, and the run's metadata names no such resume.
+    const auto = autoResumeOf(job.payload);
+    if (auto !== undefined && (run.status !== 'failed' || scheduledAutoResumeAt(run) !== auto)) {
+      return 'ignored: the automatic resume it was queued for is no longer due';
+    }
     const definition = job.payload.definition;
     const budgetUsd = job.payload.budgetUsd;
     // A budget pause is over once resumed; a raised budget (asked with the resume) is the run's now.
     const metadataPatch: Record<string, unknown> = {
       ...(run.metadata.budget_pause ? { budget_pause: null } : {}),
+      // Any resume ends a wait for a usage limit: its queued job finds nothing to do.
+      ...(run.metadata.auto_resume ? { auto_resume: null } : {}),
       ...(typeof budgetUsd === 'number' && budgetUsd > 0 ? { budget: { usd: budgetUsd } } : {}),
     };
     const resumed = await store.acquireRun({
@@ -38,18 +46,31 @@ export const resumeRunJob: JobHandler = {
       resume: true,
       ...(definition !== undefined ? { definition } : {}),
       ...(Object.keys(metadataPatch).length ? { metadataPatch } : {}),
-      events: [resumedEvent(run, supervisorId, rerunNodes)],
+      events: [resumedEvent(run, supervisorId, rerunNodes, auto !== undefined)],
     });
     if (!resumed) return 'ignored: run changed state';
     return (await runs.resume(resumed)) ? 'resumed' : 'failed to resume';
   },
 };
 
-function resumedEvent(run: Run, supervisorId: string, rerunNodes: readonly string[]): NewRunEvent {
+function resumedEvent(run: Run, supervisorId: string, rerunNodes: readonly string[], auto: boolean): NewRunEvent {
   return newRunLevelEvent(run, 'workflow_resumed', {
     resumedFrom: run.status,
     supervisorId,
+    ...(auto ? { auto: true } : {}),
     ...(rerunNodes.length ? { rerunNodes: [...rerunNodes] } : {}),
     ...(run.error !== null ? { error: run.error } : {}),
   });
+}
+
+/** The reset moment an automatic resume job was queued for (its payload's `auto.at`). */
+function autoResumeOf(payload: Record<string, unknown>): string | undefined {
+  const at = (payload.auto as { at?: unknown } | undefined)?.at;
+  return typeof at === 'string' ? at : undefined;
+}
+
+/** The automatic resume the run's metadata says is queued, if any. */
+function scheduledAutoResumeAt(run: Run): string | undefined {
+  const at = (run.metadata.auto_resume as { at?: unknown } | null | undefined)?.at;
+  return typeof at === 'string' ? at : undefined;
 }

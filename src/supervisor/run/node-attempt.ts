@@ -161,7 +161,8 @@ export function applyOutcome(entry: NodeEntry, outcome: AttemptOutcome, target: 
     case 'failed': {
       const decision = decideRetry(entry.plan.retry, outcome, entry.attempts);
       if (!decision.retry) {
-        target.candidates.push(...target.table.settle(entry, 'failed', { error: outcome.error }));
+        const resumeAt = outcome.resumeAt !== undefined ? { resumeAt: outcome.resumeAt } : {};
+        target.candidates.push(...target.table.settle(entry, 'failed', { error: outcome.error, ...resumeAt }));
       } else if (target.stopping()) {
         entry.status = 'pending';
       } else {

@@ -87,6 +87,8 @@ export type AttemptOutcome =
       retryable?: boolean;
       /** The provider asked to wait this long before trying again. */
       retryAfterMs?: number;
+      /** A provider's usage limit that resets at this moment (epoch ms): the run may resume then (quota-resume.ts). */
+      resumeAt?: number;
     }
   | { status: 'cancelled' }
   | { status: 'not_started' }

@@ -34,6 +34,8 @@ export interface NodeEntry {
   output?: string;
   /** Epoch ms when a node restored in the middle of its retry delay may run again. */
   retryAt?: number;
+  /** A failed node whose provider's usage limit resets then (epoch ms): see quota-resume.ts. */
+  resumeAt?: number;
   /**
    * A resumed run: the node's prior success, reused (`replayed`) when it is decided unless it is
    * `always_run` (`reset`) or a dependency ran again with another output (`invalidated`).
@@ -62,6 +64,8 @@ export interface RestoredNode {
   output?: string;
   /** Set when the node was waiting out a retry delay: epoch ms when it may run again. */
   retryAt?: number;
+  /** A failed node whose provider's usage limit resets then (epoch ms). */
+  resumeAt?: number;
   /** A resumed run: the prior success of a node that is pending again (see NodeEntry.prior). */
   prior?: ReusableOutput;
   /** Set when its last attempt was suspended (a gate, a wait): that attempt is continued, not a new one started. */
@@ -101,6 +105,7 @@ export class NodeTable {
         ...(prior?.invocation ? { invocation: prior.invocation } : {}),
         ...(prior?.error !== undefined ? { error: prior.error } : {}),
         ...(prior?.retryAt !== undefined ? { retryAt: prior.retryAt } : {}),
+        ...(prior?.resumeAt !== undefined ? { resumeAt: prior.resumeAt } : {}),
         ...(prior?.prior !== undefined ? { prior: prior.prior } : {}),
         ...(prior?.heldAttempt !== undefined ? { heldAttempt: prior.heldAttempt } : {}),
         ...(prior?.output !== undefined && plan.referencedOutputs.has(node.id) ? { output: prior.output } : {}),
@@ -158,13 +163,14 @@ export class NodeTable {
   settle(
     entry: NodeEntry,
     status: TerminalStatus,
-    detail: { error?: string; output?: string; changed?: boolean } = {},
+    detail: { error?: string; output?: string; changed?: boolean; resumeAt?: number } = {},
   ): NodeEntry[] {
     if (isTerminal(entry.status)) throw new Error(`node '${entry.path}' is already ${entry.status}`);
     entry.status = status;
     entry.changed = detail.changed ?? true;
     delete entry.prior;
     if (detail.error !== undefined) entry.error = detail.error;
+    if (detail.resumeAt !== undefined) entry.resumeAt = detail.resumeAt;
     // Only outputs a later node references stay in memory; the rest live in the event log.
     if (detail.output !== undefined && this.referenced.has(entry.path)) entry.output = detail.output;
     this.terminalCount++;

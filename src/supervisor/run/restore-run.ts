@@ -149,6 +149,9 @@ export async function restoreRun(
       } else {
         state.status = 'failed';
         state.error = failure?.error ?? 'failed';
+        const provider = failure?.providerFailure;
+        const resumeAt = provider?.class === 'quota_exhausted' && provider.resetAt !== undefined ? Date.parse(provider.resetAt) : NaN;
+        if (!Number.isNaN(resumeAt)) state.resumeAt = resumeAt;
       }
     }
     nodes.set(node.id, state);

@@ -9,6 +9,7 @@ import type { ProviderLine } from './provider-line.js';
 import type { ReadyQueue } from './ready-queue.js';
 import type { RunEnd } from './run-end.js';
 import { runEnding } from './run-outcome.js';
+import { quotaResumeOf, type AutoResumePolicy } from './quota-resume.js';
 import { budgetPause, gatePause, type RunPause } from './run-pause.js';
 import type { RunPlan } from './run-plan.js';
 
@@ -26,6 +27,7 @@ export interface RunFinishState {
   providerLine: ProviderLine | undefined;
   launcher: Pick<NodeLauncher, 'size'>;
   sleepAfterMs: number | undefined;
+  autoResume: AutoResumePolicy | undefined;
   stopping(): boolean;
   /** Stopping, and every in-flight attempt has settled. */
   settled(): boolean;
@@ -60,7 +62,10 @@ export class RunFinish {
       return;
     }
     const { status, error, event } = runEnding(this.s.run, this.s.plan.workflowName, this.s.table.values());
-    await this.s.end.finish(status, error, [event]);
+    const resume = status === 'failed' ? quotaResumeOf(this.s.run, this.s.autoResume, this.s.table.values()) : undefined;
+    if (!resume) return this.s.end.finish(status, error, [event]);
+    // Failed on usage limits only: the store queues the resume from the metadata, with the failure.
+    await this.s.end.finish(status, error, [{ ...event, data: { ...event.data, auto_resume: resume.data } }], resume.metadataPatch);
   }
 
   /**

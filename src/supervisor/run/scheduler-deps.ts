@@ -1,3 +1,4 @@
+import type { AutoResumePolicy } from './quota-resume.js';
 import type { Logger } from '../../shared/log.js';
 import type { Store } from '../../store/store.js';
 import type { CheckCondition } from './node-context.js';
@@ -28,4 +29,6 @@ export interface SchedulerDeps {
    * go to sleep (RunStore.sleepRun) instead of keeping its timers here; undefined: never.
    */
   sleepAfterMs?: number;
+  /** The workflow's `auto_resume` after a provider's usage limit (quota-resume.ts); undefined: none. */
+  autoResume?: AutoResumePolicy;
 }

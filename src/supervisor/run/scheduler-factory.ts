@@ -1,3 +1,4 @@
+import { autoResumePolicyOf } from './quota-resume.js';
 import type { Settings } from '../../shared/config.js';
 import type { Logger } from '../../shared/log.js';
 import type { Run } from '../../store/schemas/run.js';
@@ -109,6 +110,7 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
       if (warned) await deps.store.appendEvents([warned]);
     }
     const runSlots = runSlotsOf(deps.settings.perRunConcurrency);
+    const autoResume = autoResumePolicyOf(definition);
     // Each node kind makes its handler from what the run offers; none of this names a kind.
     const { handlers, providerOf } = deps.kinds.forRun({
       store: deps.store,
@@ -142,6 +144,7 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
       perRunLimit: deps.settings.perRunConcurrency,
       runSlots,
       sleepAfterMs: deps.settings.waitSleepAfterMs,
+      ...(autoResume ? { autoResume } : {}),
       log,
     });
     await scheduler.start(restored?.events, { cancelling: takeover?.cancelling ?? false });

@@ -51,6 +51,13 @@ export const workflowRootSchema = z.object({
   inputs: z.record(inputNameSchema, inputSpecSchema).optional(),
   /** Cairn extension: the run pauses before an AI attempt once its engine-counted cost reached `usd`. */
   budget: z.strictObject({ usd: z.number().positive() }).optional(),
+  /**
+   * ✚ A run that fails only on a provider's usage limit resumes by itself once the limit resets
+   * (the reset the provider states); at most `max_resumes` times (default 3). docs/runs.md.
+   */
+  auto_resume: z
+    .strictObject({ on_quota: z.boolean(), max_resumes: z.number().int().positive().max(100).optional() })
+    .optional(),
   /** The node whose output is the workflow's result (for `include:` and child runs). */
   returns: z.string().trim().min(1).optional(),
   /** A boolean field of the `returns` node's output recorded as the run's outcome. */

@@ -35,6 +35,18 @@ describe('what a run’s change brings with it', () => {
     expect(followUpsOf({ run: { ...child, status: 'running' }, by: 'acquire', status: 'running', now })).toEqual([]);
   });
 
+  it('a run its owner fails while it waits out a usage limit gets its resume queued for then; nothing else does', () => {
+    const at = '2026-01-01T15:00:05.000Z';
+    const waiting = runOf('failed', { metadata: { auto_resume: { at, nodes: ['ask'], resume: 1, of: 3 } } });
+    expect(followUpsOf({ run: waiting, by: 'transition', status: 'failed', now })).toContainEqual({
+      kind: 'queue_job', job: 'resume_run', runId: 'run-1', payload: { auto: { at } }, notBefore: at,
+    });
+    // A metadata-only change, an acquire, or a failure without the wait queue none.
+    expect(kinds(followUpsOf({ run: waiting, by: 'transition', status: undefined, now }))).not.toContain('queue_job:resume_run');
+    expect(kinds(followUpsOf({ run: waiting, by: 'acquire', status: 'failed', now }))).not.toContain('queue_job:resume_run');
+    expect(kinds(followUpsOf({ run: runOf('failed'), by: 'transition', status: 'failed', now }))).not.toContain('queue_job:resume_run');
+  });
+
   it('property: every change that leaves a run ended closes its wake-up; none that leaves it open does', () => {
     fc.assert(
       fc.property(statusArb, fc.constantFrom('acquire' as const, 'transition' as const), fc.boolean(), fc.boolean(), (status, by, child, chat) => {

@@ -7,6 +7,7 @@ import type { StoreConfig } from '../../../store/store-config.js';
 import type { Run } from '../../../store/schemas/run.js';
 import type { Store } from '../../../store/store.js';
 import type { AttemptResult } from '../../../worker/attempt-protocol.js';
+import type { ProviderFailure } from '../../../records/schemas/node-lifecycle.js';
 import type { AgentAttemptTask } from '../../../worker/nodes/agent/agent-task.js';
 import { providersWithAdapter } from '../../../shared/providers/available.js';
 import type { ProviderConnection } from '../../../worker/providers/provider-adapter.js';
@@ -213,10 +214,18 @@ function outcomeOf(result: AttemptResult): AttemptOutcome {
         failureKind: result.failureKind ?? 'unknown',
         ...(result.retryable !== undefined ? { retryable: result.retryable } : {}),
         ...(result.providerFailure?.retryAfterMs !== undefined ? { retryAfterMs: result.providerFailure.retryAfterMs } : {}),
+        ...resumeAtOf(result.providerFailure),
         ...(result.tokens !== undefined ? { tokens: result.tokens } : {}),
       };
     case 'cancelled':
     case 'not_started':
       return { status: result.status };
   }
+}
+
+/** A usage limit that states its reset: the run may resume then (`auto_resume`, supervisor/run/quota-resume.ts). */
+function resumeAtOf(failure: ProviderFailure | undefined): { resumeAt?: number } {
+  if (failure?.class !== 'quota_exhausted' || failure.resetAt === undefined) return {};
+  const at = Date.parse(failure.resetAt);
+  return Number.isNaN(at) ? {} : { resumeAt: at };
 }
