@@ -31,11 +31,12 @@ const releases: (() => void)[] = [];
 beforeAll(async () => {
   assertBuilt();
   home = await makeTempHome();
-  anthropic = await startAnthropicServer(() => ({
-    kind: 'stream',
-    blocks: [{ type: 'text', text: 'ok' }],
-    heldUntil: new Promise<void>((resolve) => releases.push(resolve)),
-  }));
+  anthropic = await startAnthropicServer((req) =>
+    // The `limited` workflow's prompt meets a plan's usage limit; every other answer is held.
+    JSON.stringify(req.body.messages).includes('over-the-limit')
+      ? { kind: 'error', status: 429, type: 'rate_limit_error', message: '5-hour limit reached ∙ resets 3am (UTC)' }
+      : { kind: 'stream', blocks: [{ type: 'text', text: 'ok' }], heldUntil: new Promise<void>((resolve) => releases.push(resolve)) },
+  );
   home.defer(() => anthropic.close());
   await writeFile(home.paths.config, 'concurrency:\n  providers:\n    anthropic: 1\n');
   await writeHomeWorkflow(
@@ -80,6 +81,20 @@ nodes:
     prompt: second
   - id: a2
     prompt: third
+`,
+  );
+  await writeHomeWorkflow(
+    home,
+    'limited',
+    `name: limited
+description: one AI node whose provider's usage limit is reached; the run resumes at its reset
+provider: anthropic
+model: claude-sonnet-4-5
+auto_resume:
+  on_quota: true
+nodes:
+  - id: ask
+    prompt: over-the-limit
 `,
   );
   server = await startServer(home, { CAIRN_MAX_CONCURRENCY: '3', ANTHROPIC_BASE_URL: anthropic.url, ANTHROPIC_API_KEY: 'sk-ant-test' });
@@ -298,4 +313,20 @@ it('shows nodes waiting for a global slot with their place in line, moving up as
   expect(await ended(b.runId)).toBe('completed');
   await expect.poll(() => texts(pageB)).toEqual(['completed', 'completed', 'completed']);
   await pageB.close();
+});
+
+it('says when a run failed on its provider’s usage limit resumes by itself; Resume goes on at once', async () => {
+  const { runId } = await startRun(server.url, 'limited');
+  expect(await ended(runId)).toBe('failed');
+  const page = await open(`/runs/${runId}`);
+  const note = page.locator('[data-auto-resume]');
+  await expect.poll(() => note.textContent()).toMatch(/^Resumes by itself in \d+h, once the usage limit of ask resets \(automatic resume 1 of 3\)/);
+  const at = (await getRun(server.url, runId)).run.metadata.auto_resume.at as string;
+  expect(await note.locator('time').getAttribute('datetime')).toBe(at);
+  // Resume now: the node meets the limit again, and the run waits for its second automatic resume.
+  await page.locator('button[data-action="resume"]').click();
+  await expect.poll(() => note.textContent(), { timeout: 30_000 }).toMatch(/\(automatic resume 2 of 3\)/);
+  const events = (await getRun(server.url, runId)).events as { event_type: string; data: { auto?: boolean } }[];
+  expect(events.filter((e) => e.event_type === 'workflow_resumed').map((e) => e.data.auto ?? false)).toEqual([false]);
+  await page.close();
 });

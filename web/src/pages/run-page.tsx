@@ -14,6 +14,7 @@ import { foldNodeStates } from '../run/node-states.js';
 import { NodePanel } from '../run/node-panel.js';
 import { loadRunData } from '../run/run-data.js';
 import { RunAttachments } from '../run/run-attachments.js';
+import { AutoResumeNote } from '../run/auto-resume-note.js';
 import { RunLinks } from '../run/run-links.js';
 import { runTotals, spendText } from '../run/spend.js';
 import { StatusBadge } from '../status-badge.js';
@@ -82,6 +83,7 @@ export function RunPage(props: { runId: string; selected: string | undefined }) 
         {run.user_message ? <p class="message">{run.user_message}</p> : null}
         <RunAttachments run={run} />
         {run.error ? <pre class="error-text run-error">{run.error}</pre> : null}
+        <AutoResumeNote run={run} />
         {data.error.value ? <p class="error-text">{data.error.value}</p> : null}
       </header>
       <ActionBar
