@@ -50,7 +50,9 @@ export async function runMigrate(opts: MigrateOptions): Promise<number> {
       const code = err.reason === 'source_missing' ? EXIT_USAGE : EXIT_FAILURE;
       throw new CliError(code === EXIT_USAGE ? 'USAGE' : 'MIGRATE_REFUSED', `${err.message}: ${nextSteps[err.reason]}. Nothing was copied.`, code);
     }
-    throw err;
+    throw new CliError('MIGRATE_FAILED', `the copy failed and was rolled back (${where} holds none of it): ${(err as Error).message}`, EXIT_FAILURE, {
+      cause: err,
+    });
   }
   for (const line of countTableLines(result.counts)) writeLine(opts.stdout, line);
   if (!result.committed) {

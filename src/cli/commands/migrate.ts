@@ -19,9 +19,9 @@ error, or when a table's count in PostgreSQL differs from SQLite's, nothing is k
 print each table's rows in both and exit 0 only when every count matches. The SQLite file is
 left as it was; start \`cairn serve\` with the same CAIRN_HOME and DATABASE_URL to use the copy.
 
-Refused (exit 1, nothing copied) while a server uses the SQLite file (its supervisor's heartbeat
-is fresh, or the home's run/server.json names a live launcher) or the PostgreSQL database, and
-when the database already holds Cairn data, unless --replace. Progress goes to stderr (a line per
+Refused (exit 1, nothing copied) while a server uses the SQLite file (the home's run/server.json
+names a live launcher, or a supervisor's heartbeat in the file is fresh) or the PostgreSQL
+database, and when the database already holds Cairn data, unless --replace. Progress goes to stderr (a line per
 table, and one per 50000 rows of a big one); the password of the URL is never printed.
 
 Options:
@@ -52,7 +52,9 @@ Exit status: 0 when every count matches, 1 when refused or a count differs (roll
     const url = databaseUrlOf(values['database-url'], ctx.env.DATABASE_URL, this.name);
     const paths = homePaths(resolveHome(ctx.env));
     const sqlitePath = values.sqlite !== undefined ? resolve(ctx.cwd, values.sqlite) : paths.database;
-    const running = sqlitePath === paths.database ? readLiveServerFile(paths) : undefined;
+    // The home's own file: its launcher says so first. A file named with --sqlite is judged by
+    // the heartbeats inside it (and its write lock), whoever started the server.
+    const running = values.sqlite === undefined ? readLiveServerFile(paths) : undefined;
     if (running) {
       throw new CliError(
         'MIGRATE_REFUSED',

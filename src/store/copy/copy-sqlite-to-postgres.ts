@@ -82,8 +82,12 @@ export async function copySqliteToPostgres(opts: CopyOptions): Promise<CopyResul
       if (table === 'events') await target.numberEventsAtCommit(false);
       let copied = 0;
       let reported = 0;
-      for (const batch of source.batches(table, expressions, BATCH_ROWS, BATCH_CHARS)) {
-        await target.insert(table, columns, batch);
+      for (const batch of source.batches(table, expressions, Math.min(BATCH_ROWS, opts.progressEvery ?? BATCH_ROWS), BATCH_CHARS)) {
+        try {
+          await target.insert(table, columns, batch);
+        } catch (err) {
+          throw new Error(`PostgreSQL refused a row of ${table} (after ${copied} copied): ${(err as Error).message}`, { cause: err });
+        }
         copied += batch.length;
         if (opts.progressEvery !== undefined && copied - reported >= opts.progressEvery && copied < total) {
           opts.onProgress({ table, copied, total });
