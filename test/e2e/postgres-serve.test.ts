@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { isLiveSupervisor } from '../../src/migrate/live-supervisor.js';
 import { copySqliteToPostgres, type CopyProgress } from '../../src/store/copy/copy-sqlite-to-postgres.js';
 import { openStore, postgresStoreConfig } from '../../src/store/open-store.js';
+import { runCliInProcess } from '../cli/cli-harness.js';
 import { runCli, userCliEnv } from '../cli/cli-process.js';
 import { startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster.js';
 import { startServer } from '../helpers/server.js';
@@ -133,6 +134,9 @@ function documentedMigrate(): { args: string[]; header: string; tables: string[]
   const line = section.match(/```\nDATABASE_URL=\S+ cairn (migrate [^\n]*)\n```/)?.[1];
   const sample = section.match(/```\n(table [^`]*)```/)?.[1];
   if (!line || !sample) throw new Error('docs/postgres.md lost its `cairn migrate` example or its sample output');
+  // docs/cli.md's section shows the same example.
+  const cli = readFileSync(fileURLToPath(new URL('../../docs/cli.md', import.meta.url)), 'utf8').split('\n## cairn migrate\n')[1]?.split('\n## ')[0];
+  expect(cli?.match(/```sh\nDATABASE_URL=\S+ cairn (migrate [^\n]*)\n```/)?.[1]).toBe(line);
   const [header, ...rows] = sample.split('\n\n')[0]!.split('\n');
   return { args: line.split(' '), header: header!.trim(), tables: rows.map((r) => r.split(/\s+/)[0]!) };
 }
@@ -285,6 +289,28 @@ it('cairn migrate moves an install from SQLite to PostgreSQL: runs, events, code
     const after = (await check.query(`SELECT (SELECT COUNT(*) FROM workflow_runs)::int AS runs, (SELECT COUNT(*) FROM events)::int AS events, (SELECT catch_up_ms FROM schedules)::text AS catch_up`)).rows[0];
     await check.end();
     expect(after).toEqual({ runs: 2, events, catch_up: expect.stringMatching(/^\d+$/) });
+  } finally {
+    await home.close();
+  }
+});
+
+it('cairn migrate refuses a bad command line with exit 2, naming what is missing and never quoting a URL', async () => {
+  const home = await makeTempHome();
+  try {
+    const env = { CAIRN_HOME: home.home };
+    const url = cluster.urlOf('postgres');
+    const cases: [string[], NodeJS.ProcessEnv, RegExp][] = [
+      [['--from', 'mysql', '--to', 'postgres'], { ...env, DATABASE_URL: url }, /--from must be sqlite, got 'mysql'\./],
+      [['--from', 'sqlite'], { ...env, DATABASE_URL: url }, /--to must be postgres\./],
+      [['--from', 'sqlite', '--to', 'postgres'], env, /Name the PostgreSQL database to copy into: --database-url <url> or DATABASE_URL/],
+      [['--from', 'sqlite', '--to', 'postgres', '--database-url', 'mysql://u:secret-pw@db/x'], env, /--database-url must be a PostgreSQL URL such as postgres:\/\//],
+      [['--from', 'sqlite', '--to', 'postgres'], { ...env, DATABASE_URL: url }, /there is no SQLite database at .*cairn\.sqlite: name the install's database with --sqlite <file>, or set CAIRN_HOME/],
+    ];
+    for (const [args, caseEnv, message] of cases) {
+      const result = await runCliInProcess(['migrate', ...args], { env: caseEnv, cwd: home.home });
+      expect([result.code, result.stderr], args.join(' ')).toEqual([2, expect.stringMatching(message)]);
+      expect(result.stderr).not.toContain('secret-pw');
+    }
   } finally {
     await home.close();
   }
