@@ -52,10 +52,12 @@ const BATCH_CHARS = 8_000_000;
  */
 export async function copySqliteToPostgres(opts: CopyOptions): Promise<CopyResult> {
   const source = SqliteCopySource.look(opts.sqlitePath);
+  const sourceInUse = (who: string) => new CopyRefusedError('source_in_use', `${who} is using ${opts.sqlitePath}`);
+  refuseLive(source.heartbeatsAtLook, opts.isLive, sourceInUse);
   let target: PgCopyTarget | undefined;
   try {
     source.lock();
-    refuseLive(source.heartbeats(), opts.isLive, (who) => new CopyRefusedError('source_in_use', `${who} is using ${opts.sqlitePath}`));
+    refuseLive(source.heartbeats(), opts.isLive, sourceInUse);
     const unknown = source.tables().filter((t) => !isDerivedSqliteTable(t) && !(copiedTables as readonly string[]).includes(t));
     if (unknown.length > 0) {
       throw new CopyRefusedError('schema_mismatch', `${opts.sqlitePath} has tables this Cairn does not know how to copy: ${unknown.join(', ')}`);

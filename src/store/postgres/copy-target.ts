@@ -53,7 +53,12 @@ export class PgCopyTarget {
     await this.query('BEGIN');
     this.inTransaction = true;
     await this.query(`SET LOCAL lock_timeout = '10s'`);
-    await this.query(`LOCK TABLE ${tables.map(quote).join(', ')} IN ACCESS EXCLUSIVE MODE`);
+    try {
+      await this.query(`LOCK TABLE ${tables.map(quote).join(', ')} IN ACCESS EXCLUSIVE MODE`);
+    } catch (err) {
+      if ((err as { code?: string }).code !== '55P03') throw err;
+      throw new CopyRefusedError('target_in_use', `another session kept the tables of ${redactDatabaseUrl(this.url)} locked for 10 s`, { cause: err });
+    }
   }
 
   async heartbeats(): Promise<{ id: string; pid: number; hostname: string; heartbeat_at: string; state: string }[]> {

@@ -27,7 +27,11 @@ const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 export class SqliteCopySource {
   private db: Database.Database | undefined;
 
-  private constructor(readonly path: string) {}
+  private constructor(
+    readonly path: string,
+    /** The heartbeats as the read-only look found them. */
+    readonly heartbeatsAtLook: readonly HeartbeatRow[],
+  ) {}
 
   /** Looks at the file; refuses a missing file, one that is not a Cairn database, or one newer than this build. */
   static look(path: string): SqliteCopySource {
@@ -46,7 +50,11 @@ export class SqliteCopySource {
           `${path} holds schema version ${version}, newer than this Cairn's ${latest}: run \`cairn migrate\` of the Cairn version that wrote it`,
         );
       }
-      return new SqliteCopySource(path);
+      // A server still running shows here before the file is opened for writing (which may bring
+      // its schema up to date: not under a server of another version).
+      const hasBeats = look.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'supervisor_heartbeats'`).get() !== undefined;
+      const beats = hasBeats ? (look.prepare('SELECT id, pid, hostname, heartbeat_at, state FROM supervisor_heartbeats').all() as HeartbeatRow[]) : [];
+      return new SqliteCopySource(path, beats);
     } catch (err) {
       if (err instanceof CopyRefusedError) throw err;
       throw new CopyRefusedError('source_unreadable', `${path} does not open as a SQLite database: ${(err as Error).message}`, { cause: err });
@@ -76,7 +84,7 @@ export class SqliteCopySource {
     return this.db;
   }
 
-  /** The supervisors' heartbeats, read under the lock: a server that wrote one before the lock was taken shows here. */
+  /** The supervisors' heartbeats, read under the lock: a server started since the look shows here. */
   heartbeats(): HeartbeatRow[] {
     return this.open.prepare('SELECT id, pid, hostname, heartbeat_at, state FROM supervisor_heartbeats').all() as HeartbeatRow[];
   }
