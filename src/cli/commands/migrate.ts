@@ -21,8 +21,9 @@ left as it was; start \`cairn serve\` with the same CAIRN_HOME and DATABASE_URL 
 
 Refused (exit 1, nothing copied) while a server uses the SQLite file (the home's run/server.json
 names a live launcher, or a supervisor's heartbeat in the file is fresh) or the PostgreSQL
-database, and when the database already holds Cairn data, unless --replace. Progress goes to stderr (a line per
-table, and one per 50000 rows of a big one); the password of the URL is never printed.
+database, and when the database already holds Cairn data, unless --replace. Progress goes to
+stderr (a line per table, and one per 50000 rows of a big one); the password of the URL is
+never printed. See docs/postgres.md, "Moving an install to PostgreSQL".
 
 Options:
   --from sqlite         where the data is (only sqlite)
