@@ -51,12 +51,14 @@ const layers = {
   launcher: ['terminal', 'shared'],
   // `cairn stress`: runs a server under faults and reports.
   stress: ['terminal', 'wire', 'store', 'shared'],
+  // `cairn migrate`: copies an install's SQLite store into PostgreSQL (the copy itself is the store's, store/copy/).
+  migrate: ['terminal', 'store', 'shared'],
   // The `cairn` command: an HTTP client of the API. It may use the server-side folders below only
   // from the commands cli.ts lazy-loads (see "cli-startup-is-light"): the launcher (`serve`),
-  // the doctor, the stress tool, and the workflow language (`workflow list|get|validate` read
+  // the doctor, the stress tool, the migration tool, and the workflow language (`workflow list|get|validate` read
   // workflow files locally). From the store only its row schemas (see "cli-store-schemas-only").
   // Never api, supervisor, worker, codebases, credentials or conversations.
-  cli: ['terminal', 'launcher', 'doctor', 'stress', 'wire', 'runs', 'models', 'workflow', 'records', 'store', 'shared'],
+  cli: ['terminal', 'launcher', 'doctor', 'stress', 'migrate', 'wire', 'runs', 'models', 'workflow', 'records', 'store', 'shared'],
 };
 
 const folders = Object.keys(layers);
@@ -144,7 +146,7 @@ module.exports = {
         'The one exception is launcher/run-dir.ts, the small reader of the live server file every command needs for the address.',
       severity: 'error',
       from: { path: '^src/cli/', pathNot: '^src/cli/(commands/|workflow-check\\.ts$)' },
-      to: { path: '^src/(launcher|doctor|stress|workflow|models)/', pathNot: '^src/launcher/run-dir\\.ts$' },
+      to: { path: '^src/(launcher|doctor|stress|migrate|workflow|models)/', pathNot: '^src/launcher/run-dir\\.ts$' },
     },
     ...supervisorRules,
   ],

@@ -49,6 +49,7 @@ const registry: readonly { name: string; load: () => Promise<Command> }[] = [
   { name: 'auth remove', load: async () => (await import('./commands/auth.js')).authRemoveCommand },
   { name: 'auth login', load: async () => (await import('./commands/auth.js')).authLoginCommand },
   { name: 'stress', load: async () => (await import('./commands/stress.js')).stressCommand },
+  { name: 'migrate', load: async () => (await import('./commands/migrate.js')).migrateCommand },
   { name: 'doctor', load: async () => (await import('./commands/doctor.js')).doctorCommand },
 ];
 

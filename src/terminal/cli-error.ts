@@ -25,6 +25,10 @@ export const cliErrorCodes = [
   'CONFIG_KEY_UNSET',
   /** `cairn auth login`: the subscription login ended without a connection (refused, expired, interrupted). */
   'LOGIN_FAILED',
+  /** `cairn migrate` refused a database in use, or a target that holds data, before copying anything. */
+  'MIGRATE_REFUSED',
+  /** `cairn migrate` failed while copying: its transaction was rolled back. */
+  'MIGRATE_FAILED',
   /** A run id prefix matches several runs. Exit 2, like any argument that does not say enough. */
   'RUN_ID_AMBIGUOUS',
 ] as const;

@@ -1,7 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { isLiveSupervisor } from '../../src/migrate/live-supervisor.js';
+import { copySqliteToPostgres, type CopyProgress } from '../../src/store/copy/copy-sqlite-to-postgres.js';
 import { openStore, postgresStoreConfig } from '../../src/store/open-store.js';
+import { runCliInProcess } from '../cli/cli-harness.js';
+import { runCli, userCliEnv } from '../cli/cli-process.js';
 import { startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster.js';
 import { startServer } from '../helpers/server.js';
 import { openSse } from '../helpers/sse.js';
@@ -88,6 +96,221 @@ it('serves on PostgreSQL when DATABASE_URL names it: a run with a fan-out and a 
 
     expect(await server.stop()).toBe(0);
     expect(server.output()).not.toContain('pw-never-printed');
+  } finally {
+    await home.close();
+  }
+});
+
+const steps = `name: steps
+description: three steps in a row
+nodes:
+  - id: one
+    bash: 'printf one'
+  - id: two
+    depends_on: [one]
+    bash: 'printf two'
+  - id: three
+    depends_on: [two]
+    bash: 'printf three'
+`;
+const gated = `name: gated
+description: a step, a gate, a step
+nodes:
+  - id: build
+    bash: 'printf built'
+  - id: review
+    depends_on: [build]
+    approval:
+      message: "Ship it?"
+  - id: ship
+    depends_on: [review]
+    bash: 'printf shipped'
+`;
+
+/** docs/postgres.md's `cairn migrate` example: its arguments, and the table names of its sample output in order. */
+function documentedMigrate(): { args: string[]; header: string; tables: string[] } {
+  const doc = readFileSync(fileURLToPath(new URL('../../docs/postgres.md', import.meta.url)), 'utf8');
+  const section = doc.split('## Moving an install to PostgreSQL')[1]?.split('\n## ')[0] ?? '';
+  const line = section.match(/```\nDATABASE_URL=\S+ cairn (migrate [^\n]*)\n```/)?.[1];
+  const sample = section.match(/```\n(table [^`]*)```/)?.[1];
+  if (!line || !sample) throw new Error('docs/postgres.md lost its `cairn migrate` example or its sample output');
+  // docs/cli.md's section shows the same example.
+  const cli = readFileSync(fileURLToPath(new URL('../../docs/cli.md', import.meta.url)), 'utf8').split('\n## cairn migrate\n')[1]?.split('\n## ')[0];
+  expect(cli?.match(/```sh\nDATABASE_URL=\S+ cairn (migrate [^\n]*)\n```/)?.[1]).toBe(line);
+  const [header, ...rows] = sample.split('\n\n')[0]!.split('\n');
+  return { args: line.split(' '), header: header!.trim(), tables: rows.map((r) => r.split(/\s+/)[0]!) };
+}
+
+const json = { 'content-type': 'application/json' };
+const ann = { 'x-service-user': 'ann' };
+
+it('cairn migrate moves an install from SQLite to PostgreSQL: runs, events, codebases, conversations, schedules and sealed credentials are served the same, the paused run completes, new ids do not collide; a database in use or a target holding data is refused', async () => {
+  const home = await makeTempHome();
+  try {
+    await writeHomeWorkflow(home, 'steps', steps);
+    await writeHomeWorkflow(home, 'gated', gated);
+    const database = 'migrated';
+    await cluster.createDatabase(database);
+    const url = `postgres://cairn:pw-never-printed@127.0.0.1:${cluster.port}/${database}`;
+    const documented = documentedMigrate();
+    const migrate = (extra: string[] = []) =>
+      runCli([...documented.args, ...extra], { env: userCliEnv(home.home, { DATABASE_URL: url }), cwd: home.home });
+    const read = async (server: { url: string }, path: string, headers: Record<string, string> = {}) => {
+      const res = await fetch(`${server.url}${path}`, { headers });
+      expect(res.status, path).toBe(200);
+      return (await res.json()) as any;
+    };
+    const waitStatus = async (server: { url: string }, runId: string, statuses: string[]) => {
+      await waitFor(async () => statuses.includes((await getRun(server.url, runId)).run.status as string), { what: `run ${runId} to be ${statuses.join('|')}` });
+      return (await getRun(server.url, runId)).run.status as string;
+    };
+
+    // Phase 1: an install on SQLite, filled through the real server.
+    const sqlite = await startServer(home);
+    const done = await startRun(sqlite.url, 'steps');
+    const paused = await startRun(sqlite.url, 'gated');
+    expect(await waitStatus(sqlite, done.runId, ['completed', 'failed'])).toBe('completed');
+    expect(await waitStatus(sqlite, paused.runId, ['paused', 'failed', 'completed'])).toBe('paused');
+    const project = join(home.home, 'project');
+    await mkdir(project);
+    const added = await fetch(`${sqlite.url}/api/codebases`, { method: 'POST', headers: json, body: JSON.stringify({ path: project }) });
+    expect(added.status).toBeLessThan(300);
+    const conversation = (await (await fetch(`${sqlite.url}/api/conversations`, { method: 'POST', headers: json, body: '{}' })).json()) as { conversationId: string };
+    const sent = await fetch(`${sqlite.url}/api/conversations/${conversation.conversationId}/message`, { method: 'POST', headers: json, body: JSON.stringify({ message: '/help' }) });
+    expect(sent.status).toBe(200);
+    await waitFor(async () => (await read(sqlite, `/api/conversations/${conversation.conversationId}/messages`)).length === 2, { what: 'the /help answer' });
+    const secret = 'sk-ant-migrated-secret-0123456789';
+    const stored = await fetch(`${sqlite.url}/api/auth/providers/anthropic`, { method: 'PUT', headers: { ...json, ...ann }, body: JSON.stringify({ apiKey: secret, label: 'work' }) });
+    expect(stored.status).toBe(200);
+    const scheduled = await fetch(`${sqlite.url}/api/schedules`, {
+      method: 'POST', headers: json, body: JSON.stringify({ name: 'nightly', workflow: 'steps', cron: '30 2 * * *', timezone: 'UTC', paused: true }),
+    });
+    expect(scheduled.status).toBe(201);
+
+    // Refused while the server uses the file: found by its launcher (the home's run/server.json), and
+    // with the file named, by its supervisor's heartbeat in it.
+    const inUse = await migrate();
+    expect(inUse.code).toBe(1);
+    expect(inUse.stderr).toMatch(/a Cairn server \(launcher pid \d+, .*\) is running for .* stop that server .* Nothing was copied\./);
+    const beating = await migrate(['--sqlite', home.paths.database]);
+    expect(beating.code).toBe(1);
+    expect(beating.stderr).toMatch(/a Cairn supervisor \(pid \d+ on .*\) is using .*cairn\.sqlite: stop that server .* Nothing was copied\./);
+
+    const paths = ['/api/workflows/runs', `/api/workflows/runs/${done.runId}`, `/api/workflows/runs/${paused.runId}`, '/api/codebases',
+      '/api/conversations', `/api/conversations/${conversation.conversationId}/messages`, '/api/schedules'];
+    const before = new Map<string, unknown>();
+    for (const path of paths) before.set(path, await read(sqlite, path));
+    const credentialsBefore = (await read(sqlite, '/api/auth/providers', ann)).connections;
+    expect(credentialsBefore).toEqual([expect.objectContaining({ provider: 'anthropic', label: 'work' })]);
+    expect(await sqlite.stop()).toBe(0);
+
+    // The copy: every table counted in both, all ok, the password never printed.
+    const copied = await migrate();
+    expect(copied.stderr).not.toContain('pw-never-printed');
+    expect(copied.stdout).not.toContain('pw-never-printed');
+    expect(copied.code, copied.stderr).toBe(0);
+    expect(copied.stderr).toMatch(/^events: \d+ rows copied$/m);
+    const table = copied.stdout.split('\n');
+    expect(table[0]!.trim().split(/\s+/)).toEqual(documented.header.split(/\s+/));
+    const rows = table.slice(1, 1 + documented.tables.length).map((r) => r.trim().split(/\s+/));
+    expect(rows.map((r) => r[0])).toEqual(documented.tables);
+    for (const [name, inSqlite, inPostgres, verdict] of rows) expect([name, inPostgres, verdict]).toEqual([name, inSqlite, 'ok']);
+    expect(Number(rows.find((r) => r[0] === 'events')![1])).toBeGreaterThan(10);
+    expect(copied.stdout).toMatch(/\nCopied \d+ rows; every count matches\. Start the server on PostgreSQL with the same CAIRN_HOME and DATABASE_URL=postgres:\/\/cairn:\*\*\*@127\.0\.0\.1:\d+\/migrated \(the SQLite file is left as it was\)\.\n$/);
+
+    // The credential crossed sealed, as it was: the same sealed text, never the key.
+    const fileDb = new Database(home.paths.database, { readonly: true });
+    const sealedInFile = fileDb.prepare('SELECT sealed_secret FROM provider_credentials').all();
+    fileDb.close();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const sealedInPg = (await client.query('SELECT sealed_secret FROM provider_credentials')).rows;
+    await client.end();
+    expect(sealedInPg).toEqual(sealedInFile);
+    expect(JSON.stringify(sealedInPg)).not.toContain(secret);
+    expect(sealedInPg[0].sealed_secret).toMatch(/^cairn:/);
+
+    // A second copy into the now filled database is refused, naming what it holds and the way out.
+    const again = await migrate();
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already holds Cairn data \(codebases: 1, .*workflow_runs: 2.*\): .*--replace .* Nothing was copied\./);
+    expect(again.stderr).not.toContain('pw-never-printed');
+
+    // Phase 2: the same home on PostgreSQL serves the same install.
+    const postgres = await startServer(home, { DATABASE_URL: url });
+    for (const path of paths) expect(await read(postgres, path), path).toEqual(before.get(path));
+    expect((await read(postgres, '/api/auth/providers', ann)).connections).toEqual(credentialsBefore);
+
+    const approve = await fetch(`${postgres.url}/api/workflows/runs/${paused.runId}/approve`, { method: 'POST' });
+    expect(approve.status).toBe(200);
+    expect(await waitStatus(postgres, paused.runId, ['completed', 'failed', 'cancelled'])).toBe('completed');
+    const resumed = await getRun(postgres.url, paused.runId);
+    expect(resumed.events.find((e) => e.event_type === 'node_completed' && e.step_name === 'ship')?.data.node_output).toBe('shipped');
+
+    const copiedSeqs = (before.get(`/api/workflows/runs/${paused.runId}`) as { events: { seq: number }[] }).events.map((e) => e.seq);
+    expect(copiedSeqs.every((seq) => Number.isInteger(seq))).toBe(true);
+    const lastCopied = Math.max(...copiedSeqs, ...(before.get(`/api/workflows/runs/${done.runId}`) as { events: { seq: number }[] }).events.map((e) => e.seq));
+    const fresh = await startRun(postgres.url, 'steps');
+    expect([done.runId, paused.runId]).not.toContain(fresh.runId);
+    expect(await waitStatus(postgres, fresh.runId, ['completed', 'failed'])).toBe('completed');
+    const freshSeqs = (await getRun(postgres.url, fresh.runId)).events.map((e) => e.seq as number);
+    expect(freshSeqs.length).toBeGreaterThan(0);
+    expect(Math.min(...freshSeqs)).toBeGreaterThan(lastCopied);
+    // The resumed run's events went on after its copied ones, in order.
+    const resumedSeqs = resumed.events.map((e) => e.seq as number);
+    expect(resumedSeqs.slice(0, copiedSeqs.length)).toEqual(copiedSeqs);
+    expect(resumedSeqs).toEqual([...resumedSeqs].sort((a, b) => a - b));
+    expect(await postgres.stop()).toBe(0);
+    expect(postgres.output()).not.toContain('pw-never-printed');
+
+    // --replace (the same copy, in-process): the PostgreSQL install is put back to the SQLite
+    // file's, the fresh run gone, with progress reported along a big table (here every 5 rows).
+    const progress: CopyProgress[] = [];
+    const copyAgain = () => copySqliteToPostgres({ sqlitePath: home.paths.database, url, replace: true, isLive: (b) => isLiveSupervisor(b), onProgress: (p) => progress.push(p), progressEvery: 5 });
+    const replaced = await copyAgain();
+    expect(replaced.committed).toBe(true);
+    expect(replaced.counts.find((c) => c.table === 'workflow_runs')).toEqual({ table: 'workflow_runs', source: 2, target: 2 });
+    const events = Number(rows.find((r) => r[0] === 'events')![1]);
+    expect(progress.filter((p) => p.table === 'events')).toEqual([
+      ...Array.from({ length: Math.ceil(events / 5) - 1 }, (_, i) => ({ table: 'events', copied: (i + 1) * 5, total: events })),
+      { table: 'events', copied: events, total: events },
+    ]);
+    // A row PostgreSQL refuses (SQLite keeps text in an integer column) fails the copy as a whole,
+    // --replace included: what the database held before is still there, untouched.
+    const writable = new Database(home.paths.database);
+    writable.prepare(`UPDATE schedules SET catch_up_ms = 'soon'`).run();
+    writable.close();
+    const failed = await migrate(['--replace']);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/cairn: the copy failed and was rolled back \(postgres:\/\/cairn:\*\*\*@.* holds none of it\): PostgreSQL refused a row of schedules \(after 0 copied\): .*bigint/);
+    expect(failed.stderr).not.toContain('pw-never-printed');
+    const check = new pg.Client({ connectionString: url });
+    await check.connect();
+    const after = (await check.query(`SELECT (SELECT COUNT(*) FROM workflow_runs)::int AS runs, (SELECT COUNT(*) FROM events)::int AS events, (SELECT catch_up_ms FROM schedules)::text AS catch_up`)).rows[0];
+    await check.end();
+    expect(after).toEqual({ runs: 2, events, catch_up: expect.stringMatching(/^\d+$/) });
+  } finally {
+    await home.close();
+  }
+});
+
+it('cairn migrate refuses a bad command line with exit 2, naming what is missing and never quoting a URL', async () => {
+  const home = await makeTempHome();
+  try {
+    const env = { CAIRN_HOME: home.home };
+    const url = cluster.urlOf('postgres');
+    const cases: [string[], NodeJS.ProcessEnv, RegExp][] = [
+      [['--from', 'mysql', '--to', 'postgres'], { ...env, DATABASE_URL: url }, /--from must be sqlite, got 'mysql'\./],
+      [['--from', 'sqlite'], { ...env, DATABASE_URL: url }, /--to must be postgres\./],
+      [['--from', 'sqlite', '--to', 'postgres'], env, /Name the PostgreSQL database to copy into: --database-url <url> or DATABASE_URL/],
+      [['--from', 'sqlite', '--to', 'postgres', '--database-url', 'mysql://u:secret-pw@db/x'], env, /--database-url must be a PostgreSQL URL such as postgres:\/\//],
+      [['--from', 'sqlite', '--to', 'postgres'], { ...env, DATABASE_URL: url }, /there is no SQLite database at .*cairn\.sqlite: name the install's database with --sqlite <file>, or set CAIRN_HOME/],
+    ];
+    for (const [args, caseEnv, message] of cases) {
+      const result = await runCliInProcess(['migrate', ...args], { env: caseEnv, cwd: home.home });
+      expect([result.code, result.stderr], args.join(' ')).toEqual([2, expect.stringMatching(message)]);
+      expect(result.stderr).not.toContain('secret-pw');
+    }
   } finally {
     await home.close();
   }
