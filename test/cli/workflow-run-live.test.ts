@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readdir, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readPidFile } from '../../src/launcher/run-dir.js';
@@ -81,8 +81,8 @@ describe('cairn workflow run against the real server', () => {
   });
 
   describe('--dry-run', () => {
-    /** Every node kind a dry run stands in for; `fetch` would create `touched` if it ran. */
-    const dryRunYaml = (touched: string) => `name: dryrun
+    /** The node kinds a dry run stands in for; `fetch` would write a file into the run's artifacts if it ran. */
+    const dryRunYaml = `name: triage
 description: a bash node, AI nodes, when conditions, an approval, a loop and a fan-out
 provider: anthropic
 model: claude-test
@@ -91,7 +91,7 @@ inputs:
   mode: { default: safe }
 nodes:
   - id: fetch
-    bash: "touch '${touched}'; echo '[\\"a\\"]'; echo $INPUTS.target"
+    bash: "touch $ARTIFACTS_DIR/fetched; echo $INPUTS.target"
   - id: classify
     depends_on: [fetch]
     prompt: "Classify $fetch.output for $INPUTS.target"
@@ -117,11 +117,11 @@ nodes:
       max_iterations: 3
   - id: each
     depends_on: [fetch]
-    workflow: dry-child
+    workflow: triage-item
     fan_out:
       items: $fetch.output
 `;
-    const child = 'name: dry-child\ndescription: one item\nnodes:\n  - id: one\n    bash: echo "$ARGUMENTS"\n';
+    const child = 'name: triage-item\ndescription: one item\nnodes:\n  - id: one\n    bash: echo "$ARGUMENTS"\n';
     const hostile = (dir: string) => `$(touch '${join(dir, 'injected')}')`;
 
     /** Every path under the home: a dry run adds none (no run folder, no worktree, no artifact). */
@@ -133,13 +133,12 @@ nodes:
       fetch(`${server.url}/api/workflows/${name}/dry-run`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
     it('answers the trace of what a run would do, in order, and creates, runs and calls nothing', async () => {
-      const touched = join(home.home, 'touched');
-      await writeHomeWorkflow(home, 'dryrun', dryRunYaml(touched));
-      await writeHomeWorkflow(home, 'dry-child', child);
+      await writeHomeWorkflow(home, 'triage', dryRunYaml);
+      await writeHomeWorkflow(home, 'triage-item', child);
       const runsBefore = await (await fetch(`${server.url}/api/workflows/runs`)).json();
       const filesBefore = await filesUnder(home.home);
 
-      const res = await dryRun('dryrun', {
+      const res = await dryRun('triage', {
         inputs: { target: hostile(home.home) },
         tiers: { large: { provider: 'anthropic', model: 'claude-big' } },
       });
@@ -169,40 +168,43 @@ nodes:
       expect(byId.get('fetch')!.text).toContain(`echo ${hostile(home.home)}`);
       expect(byId.get('review')).toMatchObject({ text: `Ship the fix for ${hostile(home.home)}?`, detail: expect.stringContaining('a dry run takes it as approved') });
       expect(byId.get('polish')!.detail).toContain('one iteration; a real run repeats it up to 3 times');
-      expect(byId.get('each')!.detail).toContain("fans out over the items of $fetch.output (a JSON array known only at run time): each item runs workflow 'dry-child'");
+      expect(byId.get('each')!.detail).toContain("fans out over the items of $fetch.output (a JSON array known only at run time): each item runs workflow 'triage-item'");
 
-      // Nothing was created, run, spawned or called.
+      // Nothing was created, run, spawned or called: no run, no file under the home (a run's
+      // artifacts, worktrees and logs are there), not the one `fetch` writes, not the input's.
       expect(await (await fetch(`${server.url}/api/workflows/runs`)).json()).toEqual(runsBefore);
       expect(await filesUnder(home.home)).toEqual(filesBefore);
-      expect(existsSync(touched)).toBe(false);
       expect(existsSync(join(home.home, 'injected'))).toBe(false);
       expect(messages.requests).toHaveLength(0);
     });
 
     it('refuses a missing required input with the error a run gets', async () => {
-      await writeHomeWorkflow(home, 'dryrun', dryRunYaml(join(home.home, 'touched')));
-      const dry = await dryRun('dryrun', {});
-      const real = await fetch(`${server.url}/api/workflows/dryrun/run`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      await writeHomeWorkflow(home, 'triage', dryRunYaml);
+      const dry = await dryRun('triage', {});
+      const real = await fetch(`${server.url}/api/workflows/triage/run`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
       expect(dry.status).toBe(400);
       expect(await dry.json()).toEqual(await real.json());
     });
 
     it('prints the trace with --dry-run, and as one JSON object with --dry-run --json', async () => {
-      await writeHomeWorkflow(home, 'dryrun', dryRunYaml(join(home.home, 'touched')));
-      await writeHomeWorkflow(home, 'dry-child', child);
-      const text = await cli('workflow', 'run', 'dryrun', '--dry-run', '--input', 'target=web', '--input', 'mode=prod');
+      await writeHomeWorkflow(home, 'triage', dryRunYaml);
+      await writeHomeWorkflow(home, 'triage-item', child);
+      const text = await cli('workflow', 'run', 'triage', '--dry-run', '--input', 'target=web', '--input', 'mode=prod');
       expect(text.code, text.stderr).toBe(0);
+      // The example in docs/cli.md is this dry run, line for line.
+      const cliDoc = await readFile(new URL('../../docs/cli.md', import.meta.url), 'utf8');
+      expect(/```\n(Dry run of workflow triage:[\s\S]*?)```/.exec(cliDoc)?.[1]).toBe(text.stdout);
       const lines = text.stdout.split('\n');
-      expect(lines[0]).toBe('Dry run of workflow dryrun: nothing was run, spent or created.');
+      expect(lines[0]).toBe('Dry run of workflow triage: nothing was run, spent or created.');
       expect(lines.filter((l) => /^\S/.test(l)).slice(2, -1).map((l) => l.split(/\s+/).slice(0, 2).join(' '))).toEqual([
         'run fetch', 'run classify', 'run deploy', 'maybe fix', 'maybe review', 'maybe polish', 'run each',
       ]);
       expect(text.stdout).toContain('    model: anthropic claude-test (from the workflow)\n    does: an AI call; a dry run calls no provider\n    text: Classify <dry-run output of fetch> for web\n');
       expect(text.stdout).toContain('4 would run, 0 skipped, 3 depend on runtime values, 0 would fail, 0 not reached.');
 
-      const json = await cli('workflow', 'run', 'dryrun', '--dry-run', '--json', '--input', 'target=web');
+      const json = await cli('workflow', 'run', 'triage', '--dry-run', '--json', '--input', 'target=web');
       expect(json.code, json.stderr).toBe(0);
-      expect(JSON.parse(json.stdout)).toMatchObject({ dryRun: true, workflow: 'dryrun', counts: { run: 3, skip: 1 } });
+      expect(JSON.parse(json.stdout)).toMatchObject({ dryRun: true, workflow: 'triage', counts: { run: 3, skip: 1 } });
       expect(messages.requests).toHaveLength(0);
     });
   });
