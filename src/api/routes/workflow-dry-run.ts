@@ -1,11 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { checkRunBaseBranch } from '../../codebases/base-branch.js';
-import { checkBranchName } from '../../codebases/branch-name.js';
 import { resolveModelBinding } from '../../models/model-binding.js';
 import { newRunOf } from '../../runs/queue-run.js';
 import { readRunModelLayers } from '../../runs/run-model-layers.js';
 import type { Settings } from '../../shared/config.js';
-import { CairnError } from '../../shared/errors.js';
 import { pickRunOverrides } from '../../store/schemas/run-overrides.js';
 import type { Store } from '../../store/store.js';
 import { dryRunTraceSchema } from '../../wire/dry-run.js';
@@ -14,11 +11,8 @@ import { runQuerySchema, runRequestBodySchema, workflowNameParamsSchema } from '
 import type { WorkflowCatalog } from '../../workflow/catalog/catalog.js';
 import { loadCommand } from '../../workflow/catalog/commands.js';
 import { walkDryRun } from '../../workflow/dry-run/dry-run-walk.js';
-import { resolveRunInputs } from '../../workflow/schema/run-inputs.js';
 import { requestUser } from '../callers/identity.js';
-import { resolveRunCodebase, runCodebaseText } from '../run-target/run-codebase.js';
-import { resolveRunCwd } from '../run-target/run-cwd.js';
-import { lookupWorkflow } from '../workflow-files/workflow-lookup.js';
+import { checkRunRequest } from '../run-target/run-request-check.js';
 
 export interface WorkflowDryRunRoutesOptions {
   store: Store;
@@ -29,7 +23,7 @@ export interface WorkflowDryRunRoutesOptions {
 
 /**
  * `POST /api/workflows/{name}/dry-run`: the run request of `POST /api/workflows/{name}/run`,
- * checked the same way (cwd, codebase, workflow, inputs, branch, base), answered with the trace
+ * checked by the same code (run-request-check.ts), answered with the trace
  * of a walk over the workflow's graph with stubs (workflow/dry-run/). The run a request would
  * create is built (never stored) so that the models bind through the very layers a run binds
  * through. Nothing is written: no run, job, conversation, worktree or file.
@@ -59,17 +53,8 @@ export const workflowDryRunRoutes: FastifyPluginAsyncZod<WorkflowDryRunRoutesOpt
     },
     async (req) => {
       const body = req.body ?? {};
-      const cwd = await resolveRunCwd(req.query.cwd);
-      const codebase = await resolveRunCodebase(opts.store, { cwd, codebaseId: body.codebaseId, conversationId: body.conversationId });
-      const projectDir = cwd ?? codebase?.checkout;
-      const entry = await lookupWorkflow(opts.catalog, req.params.name, { cwd: projectDir });
+      const { projectDir, entry, inputs } = await checkRunRequest(opts, req.params.name, req.query, body);
       const workflow = entry.workflow;
-      const inputs = resolveRunInputs(workflow.name, workflow.inputs, body.inputs);
-      if (body.branch !== undefined) {
-        if (!codebase) throw new CairnError('BRANCH_NAME_INVALID', runCodebaseText.branchWithoutCodebase);
-        await checkBranchName(body.branch);
-      }
-      if (body.baseBranch !== undefined) await checkRunBaseBranch(body.baseBranch, projectDir);
       const userId = requestUser(req);
       // The run the request would queue, built and never stored: its metadata holds the run's own model layer.
       const run = newRunOf({

@@ -109,6 +109,12 @@ function fanOutDetail(items: string, scope: StubScope): string {
     : `the items of ${trimmed}`;
 }
 
+/** A node's written mode. */
+export function dryRunKindOf(node: WorkflowNode): DryRunNodeKind {
+  const kinds: readonly DryRunNodeKind[] = ['prompt', 'command', 'bash', 'script', 'loop', 'loop_group', 'approval', 'cancel', 'wait'];
+  return kinds.find((kind) => kind in node) ?? 'workflow';
+}
+
 /** Describes one node as it would run; `path` names it in stub outputs. */
 export function describeStubNode(node: WorkflowNode, path: string, scope: StubScope, deps: DryRunKindDeps): DescribedNode {
   const stub = stubOutputOf(path);

@@ -5,7 +5,7 @@ import { bodyWithGroupDefaults } from '../schema/loop-group-defaults.js';
 import type { LoopGroupNode, WorkflowNode } from '../schema/node-schema.js';
 import type { WorkflowDefinition } from '../schema/workflow-schema.js';
 import type { VariableValues } from '../substitution/variables.js';
-import { describeStubNode, type DescribedNode, type DryRunKindDeps } from './dry-run-kinds.js';
+import { describeStubNode, dryRunKindOf, type DescribedNode, type DryRunKindDeps } from './dry-run-kinds.js';
 import { decideStubWhen, dryRunVariables, type StubLookup, type StubProducer, type StubScope } from './stub-values.js';
 
 /**
@@ -81,19 +81,19 @@ class DryRunWalk {
         triggerRule: node.trigger_rule ?? 'all_success',
         ...(node.when !== undefined ? { when: node.when } : {}),
       };
-      const described = describeStubNode(node, path, scope, this.deps);
       const decided = this.decide(node, walked, scope);
-      // A node that would run (or may) but could not start fails, as its first attempt would.
-      const fails = described.fail !== undefined && (decided.decision === 'run' || decided.decision === 'conditional');
-      const decision: DryRunDecision = fails ? 'fail' : decided.decision;
-      const reason = fails ? described.fail : decided.reason;
+      // Only a node that would (or may) run is described: its command file read, its model bound.
+      const described = decided.decision === 'run' || decided.decision === 'conditional' ? describeStubNode(node, path, scope, this.deps) : undefined;
+      // One that could not start fails, as its first attempt would.
+      const decision: DryRunDecision = described?.fail !== undefined ? 'fail' : decided.decision;
+      const reason = described?.fail ?? decided.reason;
       const entry: DryRunNode = {
         ...base,
-        kind: described.kind,
+        kind: described?.kind ?? dryRunKindOf(node),
         decision,
         ...(reason !== undefined ? { reason } : {}),
-        ...(decision === 'skip' || decision === 'not_reached' ? {} : described.shown),
-        ...(decision === 'run' || decision === 'conditional' ? { output: described.output } : {}),
+        ...(described?.shown ?? {}),
+        ...(described && decision !== 'fail' ? { output: described.output } : {}),
       };
       this.nodes.push(entry);
       walked.set(id, this.settle(decision, described, reason));
@@ -139,8 +139,9 @@ class DryRunWalk {
     }
   }
 
-  private settle(decision: DryRunDecision, described: DescribedNode, reason: string | undefined): Walked {
-    const { output, known } = described;
+  private settle(decision: DryRunDecision, described: DescribedNode | undefined, reason: string | undefined): Walked {
+    const output = described?.output ?? '';
+    const known = described?.known ?? false;
     switch (decision) {
       case 'run':
         return { outcome: 'completed', producer: known ? { state: 'known', output } : { state: 'stub', output } };
