@@ -38,6 +38,7 @@ import { runDiffRoutes } from './routes/run-diff.js';
 import { streamRoutes } from './routes/streams.js';
 import { workflowEditRoutes } from './routes/workflow-edits.js';
 import { workflowFileRoutes } from './routes/workflow-file.js';
+import { workflowDryRunRoutes } from './routes/workflow-dry-run.js';
 import { workflowRunRoutes } from './routes/workflow-run.js';
 import { workflowRoutes } from './routes/workflows.js';
 import { checkJsonDepth } from './requests/json-depth.js';
@@ -144,6 +145,7 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(workflowRunRoutes, {
     store: deps.store, catalog, clock, paths: homePaths(deps.settings.home), bodyLimit: limits.bodyLimit, installKey: deps.settings.installKey,
   });
+  await app.register(workflowDryRunRoutes, { store: deps.store, catalog, settings: deps.settings, clock });
   await app.register(runOperationRoutes, { store: deps.store, catalog });
   await app.register(fanOutRoutes, { store: deps.store });
   await app.register(runRoutes, { store: deps.store, paths: homePaths(deps.settings.home) });

@@ -50,6 +50,23 @@ it('shows the artifacts listing and the run-start answer with the real keys', as
   expect(Object.keys(example('Answer (every field always present):')).sort()).toEqual(Object.keys(started).sort());
 });
 
+it('shows the dry-run answer of the documented request as the server gives it', async () => {
+  const { writeHomeWorkflow } = await import('../helpers/workflows.js');
+  await writeHomeWorkflow(home, 'triage', [
+    'name: triage', 'description: t', 'provider: anthropic', 'model: claude-test',
+    'inputs:', '  target: { required: true }', '  mode: { default: safe }',
+    'nodes:',
+    '  - id: fetch', '    bash: "touch $ARTIFACTS_DIR/fetched; echo $INPUTS.target"',
+    '  - id: classify', '    depends_on: [fetch]', '    prompt: "Classify $fetch.output for $INPUTS.target"',
+    '  - id: deploy', '    depends_on: [classify]', '    when: "$INPUTS.mode == \'prod\'"', '    bash: echo deploying',
+  ].join('\n'));
+  const curl = /-d '(\{.*?\})' \\\n\s+http:\/\/127\.0\.0\.1:3090(\/api\/workflows\/triage\/dry-run)/.exec(doc);
+  expect(curl, 'the documented curl request').not.toBeNull();
+  const real = (await t.app.inject({ method: 'POST', url: curl![2]!, payload: JSON.parse(curl![1]!) as object })).json();
+  const shown = example('### `POST /api/workflows/{name}/dry-run`');
+  expect({ ...real, notes: real.notes.slice(0, shown.notes.length) }).toEqual(shown);
+});
+
 it('shows the config answer of a fresh install exactly, and a catalog entry the bundled catalog holds', async () => {
   expect((await t.app.inject({ url: '/api/config' })).json()).toEqual(example('### `GET /api/config`'));
   const shown = JSON.parse(/```json\n([\s\S]*?)\n```/.exec(doc.slice(doc.indexOf('### `GET /api/providers/{vendor}/models`')))![1]!) as unknown[];

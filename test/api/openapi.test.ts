@@ -28,6 +28,7 @@ it('serves a valid OpenAPI 3.0 document listing the run, health and stream route
       'GET /health/db',
       'GET /api/health',
       'POST /api/workflows/{name}/run',
+      'POST /api/workflows/{name}/dry-run',
       'GET /api/workflows/runs',
       'GET /api/workflows/runs/{runId}',
       'POST /api/workflows/runs/{runId}/cancel',

@@ -88,6 +88,12 @@ describe('cairn usage errors', () => {
     expect(result.stderr).toContain('cairn --help');
   });
 
+  it('exits 2 for --dry-run with a flag that follows a run, before contacting any server', async () => {
+    const result = await runCliInProcess(['workflow', 'run', 'hello', '--dry-run', '--quiet'], { env: { CAIRN_URL: 'http://127.0.0.1:9' } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--dry-run follows no run: drop --output, --quiet and --verbose');
+  });
+
   it('exits 2 for a bad --input before contacting any server', async () => {
     const result = await runCliInProcess(['workflow', 'run', 'hello', '--input', 'nokey'], {
       env: { CAIRN_URL: 'http://127.0.0.1:9' },

@@ -8,19 +8,14 @@ import type { Store } from '../../store/store.js';
 import type { WorkflowCatalog } from '../../workflow/catalog/catalog.js';
 import { queueRun } from '../../runs/queue-run.js';
 import { errorBodySchema } from '../../wire/error-body.js';
-import { checkRunBaseBranch } from '../../codebases/base-branch.js';
-import { checkBranchName } from '../../codebases/branch-name.js';
 import { runArtifactsDir } from '../../codebases/workspace-paths.js';
 import { CairnError } from '../../shared/errors.js';
 import type { HomePaths } from '../../shared/paths.js';
 import type { InstallKey } from '../../shared/secrets/install-key.js';
 import { formatValidationIssues } from '../errors.js';
-import { resolveRunCodebase, runCodebaseText } from '../run-target/run-codebase.js';
-import { resolveRunCwd } from '../run-target/run-cwd.js';
 import { placeAttachments } from '../run-files/run-attachments.js';
+import { checkRunRequest } from '../run-target/run-request-check.js';
 import { discardUpload, receiveUpload, uploadLimits } from '../run-files/run-upload.js';
-import { lookupWorkflow } from '../workflow-files/workflow-lookup.js';
-import { resolveRunInputs } from '../../workflow/schema/run-inputs.js';
 import {
   runQuerySchema,
   runRequestBodySchema,
@@ -110,20 +105,8 @@ export const workflowRunRoutes: FastifyPluginAsyncZod<WorkflowRunRoutesOptions> 
       try {
         const body = upload ? parseBody(upload.body) : (req.body ?? {});
         const userId = requestUser(req);
-        const cwd = await resolveRunCwd(req.query.cwd);
-        const codebase = await resolveRunCodebase(opts.store, { cwd, codebaseId: body.codebaseId, conversationId: body.conversationId });
-        // A run named by codebaseId alone finds the codebase's project workflows, as with its cwd.
-        const projectDir = cwd ?? codebase?.checkout;
-        const entry = await lookupWorkflow(opts.catalog, req.params.name, { cwd: projectDir });
+        const { cwd, codebase, projectDir, entry, inputs } = await checkRunRequest(opts, req.params.name, req.query, body);
         const workflow = entry.workflow;
-        const inputs = resolveRunInputs(workflow.name, workflow.inputs, body.inputs);
-        if (body.branch !== undefined) {
-          if (!codebase) throw new CairnError('BRANCH_NAME_INVALID', runCodebaseText.branchWithoutCodebase);
-          await checkBranchName(body.branch);
-        }
-        // A base that is not a branch of the run's repository is the caller's mistake: answered now
-        // (a few git reads of refs), rather than as a run that fails when it starts.
-        if (body.baseBranch !== undefined) await checkRunBaseBranch(body.baseBranch, projectDir);
         const { configWarnings } = await opts.catalog.listAsync({ cwd: projectDir });
         const runId = randomUUID();
         const codebaseId = codebase?.codebaseId ?? null;

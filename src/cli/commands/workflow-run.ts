@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { ApiClient } from '../api-client.js';
+import { dryRunTraceSchema } from '../../wire/dry-run.js';
 import { runStartResponseSchema } from '../../wire/run-request.js';
 import { runOperationResponseSchema } from '../../wire/runs.js';
 import { expectPositionals, parseCommandArgs, parseInputs } from '../args.js';
@@ -8,6 +9,7 @@ import { CliError, EXIT_INTERRUPTED, usageError } from '../../terminal/cli-error
 import { isColorWanted, writeLine, type CliContext } from '../../terminal/context.js';
 import { createStyle } from '../../terminal/format.js';
 import type { ActivityDetail } from '../agent-activity-lines.js';
+import { dryRunLines } from '../dry-run-lines.js';
 import { followRun, reportFollowEnd } from '../run-follow.js';
 import { outputModes, type OutputMode } from '../run-output.js';
 import { printHelp, serverOptionsHelp, type Command } from './command.js';
@@ -44,7 +46,7 @@ function parseOutputMode(command: string, raw: string | undefined): OutputMode {
 export const workflowRunCommand: Command = {
   name: 'workflow run',
   summary: 'run a workflow and follow its nodes live',
-  help: `Usage: cairn workflow run <name> [--input key=value ...] [--message <text>] [--cwd <dir> | --codebase <id>] [--branch <name>] [--base <branch>] [--output last|all|none] [--quiet | --verbose] [--json] [--url <url>]
+  help: `Usage: cairn workflow run <name> [--input key=value ...] [--message <text>] [--cwd <dir> | --codebase <id>] [--branch <name>] [--base <branch>] [--output last|all|none] [--quiet | --verbose] [--dry-run] [--json] [--url <url>]
 
 Start a run of a workflow on the server and show its nodes as they start and finish. The
 workflow is looked up in the project (<cwd>/.cairn/workflows), then $CAIRN_HOME/workflows, then
@@ -65,7 +67,11 @@ Options:
                      (last, the default), of every completed node (all), or nothing (none)
   --quiet            show the nodes only, not what their agents do
   --verbose          show the agents' full text and thinking, not one shortened line
+  --dry-run          start nothing: walk the workflow with stubs and print what a run would do
+                     with each node (run, skip and why, the provider and model it would call,
+                     its text with the inputs filled in); nothing runs, is spent or is created
   --json             print the server's JSON: the start response, then one stream event per line
+                     (with --dry-run: the trace, one JSON object)
 ${serverOptionsHelp}
 
 While an AI node works, its agent's tool calls are shown one line each when they finish (tool,
@@ -81,9 +87,13 @@ following the run; otherwise it exits (the run stays paused, costing nothing, un
 When the run pauses on its USD budget, it prints the \`cairn run resume <id> --budget-usd <usd>\`
 that raises the budget (naming the run whose budget it is) in place of the answers.
 
+With --dry-run, the inputs, codebase and branches are checked as for a run. AI nodes yield
+<dry-run output of ID>, approvals are taken as approved, loops walk one iteration, and a when:
+that reads such an output is reported as depending on a runtime value (maybe).
+
 Exit status: 0 when the run completes, 1 when it fails or is cancelled, 2 on a usage error,
 3 when the run paused (at a gate, or on its budget; stdin not a terminal), 130 when interrupted
-with Ctrl-C (the run is cancelled).`,
+with Ctrl-C (the run is cancelled). With --dry-run: 0, or 1 when a node would fail.`,
   async run(argv, ctx) {
     const { values, positionals } = parseCommandArgs(this.name, argv, {
       input: { type: 'string', multiple: true },
@@ -96,6 +106,7 @@ with Ctrl-C (the run is cancelled).`,
       output: { type: 'string' },
       quiet: { type: 'boolean' },
       verbose: { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
       ...urlOption,
     });
     if (values.help) return printHelp(ctx, this.help);
@@ -109,9 +120,12 @@ with Ctrl-C (the run is cancelled).`,
     const style = createStyle(isColorWanted(ctx.stdout, ctx.env));
     const client = clientFor(ctx, values.url);
 
-    const conversationId = newConversationId();
+    const dryRun = values['dry-run'] === true;
+    if (dryRun && (values.output !== undefined || values.quiet === true || values.verbose === true)) {
+      throw usageError('--dry-run follows no run: drop --output, --quiet and --verbose', this.name);
+    }
     const body = {
-      conversationId,
+      ...(dryRun ? {} : { conversationId: newConversationId() }),
       inputs,
       ...(values.message !== undefined ? { message: values.message } : {}),
       ...(values.codebase !== undefined ? { codebaseId: values.codebase } : {}),
@@ -120,6 +134,13 @@ with Ctrl-C (the run is cancelled).`,
     };
     // --codebase alone runs on the codebase from anywhere: the current directory is not sent.
     const query = values.codebase !== undefined && values.cwd === undefined ? '' : `?cwd=${encodeURIComponent(cwd)}`;
+    if (dryRun) {
+      const path = `/api/workflows/${encodeURIComponent(name)}/dry-run${query}`;
+      const { body: trace, raw } = await client.request('POST', path, dryRunTraceSchema, { body, subject: { workflow: name, isRunStart: true } });
+      if (json) writeLine(ctx.stdout, JSON.stringify(raw));
+      else for (const line of dryRunLines(trace, style)) writeLine(ctx.stdout, line);
+      return trace.counts.fail > 0 ? 1 : 0;
+    }
     const path = `/api/workflows/${encodeURIComponent(name)}/run${query}`;
     const started = await client.request('POST', path, runStartResponseSchema, { body, subject: { workflow: name, isRunStart: true } });
     const { runId } = started.body;

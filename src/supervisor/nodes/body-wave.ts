@@ -3,7 +3,7 @@ import type { CheckCondition } from '../run/node-context.js';
 import type { NodeEventFactory, NodePlace } from '../run/node-events.js';
 import type { BodyScope } from '../run/node-handler.js';
 import type { PlannedNode } from '../run/run-plan.js';
-import { evaluateTriggerRule, type TerminalOutcome } from '../run/trigger-rule.js';
+import { evaluateTriggerRule, type TerminalOutcome } from '../../workflow/graph/trigger-rule.js';
 
 /** A body node's state while its body runs (a loop_group iteration, an in-run fan-out instance). */
 export interface BodyNodeState {

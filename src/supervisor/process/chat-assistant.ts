@@ -12,7 +12,7 @@ import type { WorkerPool } from '../../worker/pool/pool.js';
 import type { ProviderConnection } from '../../worker/providers/provider-adapter.js';
 import { providersWithAdapter } from '../../shared/providers/available.js';
 import { resolveModelBinding, type ModelBinding } from '../../models/model-binding.js';
-import { readRunModelLayers } from '../run/run-model-layers.js';
+import { readRunModelLayers } from '../../runs/run-model-layers.js';
 import { withCredential } from '../nodes/agent/agent-credential.js';
 
 /** Text is streamed to the conversation in batches: at this many characters, or this long after the first waits. */

@@ -4,7 +4,7 @@ import type { NodeEventFactory } from './node-events.js';
 import type { NodeEntry, NodeTable } from './node-table.js';
 import { fingerprintOfPrior } from './output-fingerprint.js';
 import type { ReadyQueue } from './ready-queue.js';
-import { evaluateTriggerRule, type TerminalOutcome } from './trigger-rule.js';
+import { evaluateTriggerRule, type TerminalOutcome } from '../../workflow/graph/trigger-rule.js';
 
 /**
  * The scheduler's decision for each node whose dependencies have all ended: run it (to the ready

@@ -18,7 +18,7 @@ import { compileRunPlan } from './run-plan.js';
 import { RunScheduler } from './scheduler.js';
 import { optionWarningsEvent } from './option-warnings.js';
 import { openRunEnv } from '../../runs/run-env.js';
-import { readRunModelLayers } from './run-model-layers.js';
+import { readRunModelLayers } from '../../runs/run-model-layers.js';
 import { runSlots as runSlotsOf } from './engine-slots.js';
 import type { AttemptRunner, EngineKinds } from './run-services.js';
 

@@ -1,8 +1,8 @@
-import type { TriggerRule } from '../../workflow/schema/node-blocks.js';
+import type { TriggerRule } from '../schema/node-blocks.js';
 
 /**
  * Pure graph functions the scheduler uses on every turn: what a node's trigger rule says given
- * its dependencies' outcomes. No I/O, no state. (Graph checks live with the language, in
+ * its dependencies' outcomes. No I/O, no state. (The graph checks are beside it, in
  * workflow/graph/graph.ts.)
  */
 

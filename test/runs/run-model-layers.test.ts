@@ -1,10 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { loadSettings } from '../../../src/shared/config.js';
-import { readRunModelLayers } from '../../../src/supervisor/run/run-model-layers.js';
-import { resolveModelBinding } from '../../../src/models/model-binding.js';
-import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';
+import { loadSettings } from '../../src/shared/config.js';
+import { readRunModelLayers } from '../../src/runs/run-model-layers.js';
+import { resolveModelBinding } from '../../src/models/model-binding.js';
+import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 
 let home: TempHome;
 beforeEach(async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateTriggerRule, type DependencyOutcome } from '../../../src/supervisor/run/trigger-rule.js';
+import { evaluateTriggerRule, type DependencyOutcome } from '../../src/workflow/graph/trigger-rule.js';
 
 const deps = (...outcomes: DependencyOutcome['outcome'][]): DependencyOutcome[] =>
   outcomes.map((outcome, i) => ({ id: `d${i}`, outcome }));

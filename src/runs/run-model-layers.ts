@@ -1,9 +1,9 @@
-import type { Settings } from '../../shared/config.js';
-import { CairnError } from '../../shared/errors.js';
-import type { Run } from '../../store/schemas/run.js';
-import type { Store } from '../../store/store.js';
-import { envDefaultAssistantOf, modelLayerOfPrefs, modelLayerOfRunBindings, type ModelLayer, type ModelLayers } from '../../models/model-layers.js';
-import { readInstallModelLayer, readRepositoryModelLayer } from '../../workflow/project/model-layer-files.js';
+import type { Settings } from '../shared/config.js';
+import { CairnError } from '../shared/errors.js';
+import type { Run } from '../store/schemas/run.js';
+import type { Store } from '../store/store.js';
+import { envDefaultAssistantOf, modelLayerOfPrefs, modelLayerOfRunBindings, type ModelLayer, type ModelLayers } from '../models/model-layers.js';
+import { readInstallModelLayer, readRepositoryModelLayer } from '../workflow/project/model-layer-files.js';
 
 /**
  * The model settings a run's AI nodes bind with, read when its scheduler is built: the install
