@@ -1,7 +1,7 @@
 import type { Effort } from '../../models/effort.js';
 import type { ModelBinding } from '../../models/model-binding.js';
 import { providersWithAdapter } from '../../shared/providers/available.js';
-import type { DryRunModel, DryRunNode, DryRunNodeKind } from '../../wire/dry-run.js';
+import type { DryRunModel, DryRunNode, DryRunNodeKind } from './trace.js';
 import { DEFAULT_FAN_OUT_MAX_PARALLEL } from '../schema/node-blocks.js';
 import type { WorkflowNode } from '../schema/node-schema.js';
 import { fillText, stubOutputOf, type StubScope } from './stub-values.js';

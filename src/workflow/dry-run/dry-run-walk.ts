@@ -1,4 +1,4 @@
-import type { DryRunDecision, DryRunNode, DryRunTrace } from '../../wire/dry-run.js';
+import type { DryRunDecision, DryRunNode, DryRunTrace } from './trace.js';
 import { topologicalOrder } from '../graph/graph.js';
 import { evaluateTriggerRule, type DependencyOutcome } from '../graph/trigger-rule.js';
 import { bodyWithGroupDefaults } from '../schema/loop-group-defaults.js';
