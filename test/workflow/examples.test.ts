@@ -49,6 +49,7 @@ describe('the documented examples', () => {
       'review-files-all-done',
       'review-fix-group',
       'review-one-file',
+      'reviewed-change',
       'shell-review',
       'shell-warnings',
       'shout-all',

@@ -73,6 +73,16 @@ export const workflowResumedDataSchema = z.looseObject({
 });
 export type WorkflowResumedData = z.infer<typeof workflowResumedDataSchema>;
 
+/**
+ * Written before `workflow_failed` when every node ended well but a file the workflow's
+ * `evidence_policy` requires is not under `$ARTIFACTS_DIR`: which, and why each does not count.
+ */
+export const evidenceValidationFailedDataSchema = z.looseObject({
+  required: z.array(z.string()),
+  missing: z.array(z.looseObject({ path: z.string(), why: z.string() })),
+});
+export type EvidenceValidationFailedData = z.infer<typeof evidenceValidationFailedDataSchema>;
+
 /** Each run-level event type with the schema of its `data`. */
 export const runLevelEventDataSchemas = {
   workflow_queued: workflowQueuedDataSchema,
@@ -83,6 +93,7 @@ export const runLevelEventDataSchemas = {
   workflow_cancelled: workflowCancelledDataSchema,
   workflow_paused: workflowPausedDataSchema,
   workflow_resumed: workflowResumedDataSchema,
+  evidence_validation_failed: evidenceValidationFailedDataSchema,
 } as const;
 
 export const runLevelEventTypeSchema = z.enum(
@@ -101,6 +112,7 @@ export const runStatusByRunLevelEvent = {
   workflow_cancelled: 'cancelled',
   workflow_paused: 'paused',
   workflow_resumed: 'running',
+  evidence_validation_failed: undefined,
 } as const satisfies Record<RunLevelEventType, RunStatus | undefined>;
 
 export function isRunLevelEventType(eventType: string): eventType is RunLevelEventType {

@@ -10,6 +10,9 @@ import type { ReadyQueue } from './ready-queue.js';
 import type { RunEnd } from './run-end.js';
 import { runEnding } from './run-outcome.js';
 import { quotaResumeOf, type AutoResumePolicy } from './quota-resume.js';
+import { evidenceError, missingEvidence, type EvidencePolicy, type MissingEvidence } from './evidence-check.js';
+import type { NewRunEvent } from '../../store/schemas/event.js';
+import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
 import { budgetPause, gatePause, type RunPause } from './run-pause.js';
 import type { RunPlan } from './run-plan.js';
 
@@ -28,6 +31,8 @@ export interface RunFinishState {
   launcher: Pick<NodeLauncher, 'size'>;
   sleepAfterMs: number | undefined;
   autoResume: AutoResumePolicy | undefined;
+  /** The workflow's `evidence_policy` for this run's artifacts; undefined: none. */
+  evidence: EvidencePolicy | undefined;
   stopping(): boolean;
   /** Stopping, and every in-flight attempt has settled. */
   settled(): boolean;
@@ -61,7 +66,12 @@ export class RunFinish {
       } else await this.maybeSleep();
       return;
     }
-    const { status, error, event } = runEnding(this.s.run, this.s.plan.workflowName, this.s.table.values());
+    const ending = runEnding(this.s.run, this.s.plan.workflowName, this.s.table.values());
+    if (ending.status === 'completed' && this.s.evidence) {
+      const missing = await missingEvidence(this.s.evidence);
+      if (missing.length) return this.failForEvidence(this.s.evidence, missing, ending.event);
+    }
+    const { status, error, event } = ending;
     const resume = status === 'failed' ? quotaResumeOf(this.s.run, this.s.autoResume, this.s.table.values()) : undefined;
     if (!resume) return this.s.end.finish(status, error, [event]);
     // Failed on usage limits only: the store queues the resume from the metadata, with the failure.
@@ -84,6 +94,19 @@ export class RunFinish {
     if (wakeAt - clockNow() <= after) return;
     this.sleeping = this.s.end.sleep(wakeAt, () => this.s.timers.letGo()).finally(() => (this.sleeping = undefined));
     await this.sleeping;
+  }
+
+  /**
+   * Every node ended well, but files the workflow's `evidence_policy` requires are not under
+   * `$ARTIFACTS_DIR`: the run fails instead of completing, saying which (evidence-check.ts).
+   */
+  private failForEvidence(policy: EvidencePolicy, missing: MissingEvidence[], completed: NewRunEvent): Promise<void> {
+    const error = evidenceError(this.s.plan.workflowName, missing);
+    const durationMs = (completed.data as { duration_ms: number }).duration_ms;
+    return this.s.end.finish('failed', error, [
+      newRunLevelEvent(this.s.run, 'evidence_validation_failed', { required: [...policy.required], missing }),
+      newRunLevelEvent(this.s.run, 'workflow_failed', { error, duration_ms: durationMs }),
+    ]);
   }
 
   private paused({ event, patch }: RunPause): Promise<void> {

@@ -1,3 +1,4 @@
+import type { EvidencePolicy } from './evidence-check.js';
 import type { AutoResumePolicy } from './quota-resume.js';
 import type { Logger } from '../../shared/log.js';
 import type { Store } from '../../store/store.js';
@@ -31,4 +32,6 @@ export interface SchedulerDeps {
   sleepAfterMs?: number;
   /** The workflow's `auto_resume` after a provider's usage limit (quota-resume.ts); undefined: none. */
   autoResume?: AutoResumePolicy;
+  /** The workflow's `evidence_policy` (evidence-check.ts); undefined: none. */
+  evidence?: EvidencePolicy;
 }

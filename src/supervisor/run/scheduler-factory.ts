@@ -1,4 +1,5 @@
 import { autoResumePolicyOf } from './quota-resume.js';
+import { evidencePolicyOf } from './evidence-check.js';
 import type { Settings } from '../../shared/config.js';
 import type { Logger } from '../../shared/log.js';
 import type { Run } from '../../store/schemas/run.js';
@@ -111,6 +112,7 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
     }
     const runSlots = runSlotsOf(deps.settings.perRunConcurrency);
     const autoResume = autoResumePolicyOf(definition);
+    const evidence = evidencePolicyOf(definition, artifactsDir);
     // Each node kind makes its handler from what the run offers; none of this names a kind.
     const { handlers, providerOf } = deps.kinds.forRun({
       store: deps.store,
@@ -145,6 +147,7 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
       runSlots,
       sleepAfterMs: deps.settings.waitSleepAfterMs,
       ...(autoResume ? { autoResume } : {}),
+      ...(evidence ? { evidence } : {}),
       log,
     });
     await scheduler.start(restored?.events, { cancelling: takeover?.cancelling ?? false });

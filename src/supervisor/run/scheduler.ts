@@ -137,7 +137,7 @@ export class RunScheduler {
     });
     this.finish = new RunFinish({
       run, plan, table, end: this.end, budget: this.budget, suspended: this.suspended, ready: this.ready, timers: this.timers,
-      providerLine: this.providerLine, launcher: this.launcher, sleepAfterMs: deps.sleepAfterMs, autoResume: deps.autoResume,
+      providerLine: this.providerLine, launcher: this.launcher, sleepAfterMs: deps.sleepAfterMs, autoResume: deps.autoResume, evidence: deps.evidence,
       stopping: () => this.stopping !== undefined,
       settled: () => this.settled,
       letGoOfWaiting: () => this.letGoOfWaiting(),

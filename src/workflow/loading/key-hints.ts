@@ -17,7 +17,6 @@ const interactiveOnNodeHint =
 /** Upstream keys Cairn deliberately does not implement, with what to know instead. */
 const unsupportedWorkflowKeys: Record<string, string> = {
   container: ' (Cairn does not run nodes in containers; nodes run on the host in the run\'s checkout.)',
-  evidence_policy: ' (Cairn does not enforce evidence policies.)',
 };
 
 /**

@@ -55,6 +55,27 @@ export const workflowRootSchema = z.object({
    * ✚ A run that fails only on a provider's usage limit resumes by itself once the limit resets
    * (the reset the provider states); at most `max_resumes` times (default 3). docs/runs.md.
    */
+  /**
+   * ✚ Files a run must leave under `$ARTIFACTS_DIR` (present and not empty) for it to complete:
+   * a run whose nodes all succeeded without them ends `failed` (docs/runs.md, "Evidence").
+   */
+  evidence_policy: z
+    .strictObject({
+      required: z
+        .array(
+          z
+            .string()
+            .trim()
+            .min(1)
+            .max(500)
+            .refine((p) => isPlainRelativePath(p), {
+              message: 'must be a path inside $ARTIFACTS_DIR: relative, with no `..`, `.` or empty segment, no backslash or NUL',
+            }),
+        )
+        .min(1)
+        .max(50),
+    })
+    .optional(),
   auto_resume: z
     .strictObject({ on_quota: z.boolean(), max_resumes: z.number().int().positive().max(100).optional() })
     .optional(),
@@ -77,3 +98,9 @@ export type WorkflowDefinition = Omit<WorkflowRoot, 'nodes' | 'modelReasoningEff
 
 /** Keys valid at the top level of a workflow. */
 export const knownWorkflowKeys: ReadonlySet<string> = new Set(Object.keys(workflowRootSchema.shape));
+
+/** A path under a folder, written plainly: `a/b.md`, never `/a`, `../a`, `a/./b`, `a//b` or `a\\b`. */
+function isPlainRelativePath(path: string): boolean {
+  if (path.includes('\\') || path.includes('\0') || path.startsWith('/')) return false;
+  return path.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
+}
