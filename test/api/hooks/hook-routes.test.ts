@@ -65,13 +65,16 @@ const generic = (hook: string, body: string, delivery: string, ageS = 0) => {
 const push = (sha: string, extra: Record<string, unknown> = {}) => JSON.stringify({ head_commit: { id: sha }, check: { conclusion: 'success' }, ...extra });
 const runsOf = async (hookName: string) =>
   (await t.store.listRuns({ workflowName: 'ci-report', limit: 1_000 })).filter((r) => (r.metadata.hook as { name?: string } | undefined)?.name === hookName);
+/** A JSON answer, read as the test reads it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const json = async (res: Response): Promise<any> => res.json();
 const dataVersion = () => probe.pragma('data_version', { simple: true });
 
 describe('configuring webhooks', () => {
   it('creates a hook, lists and shows it without its secret, which is stored sealed, and deletes it', async () => {
     const res = await addHook('listed', 'github');
     expect(res.status).toBe(201);
-    const made = await res.json();
+    const made = await json(res);
     expect(made).toEqual({
       id: expect.any(String), name: 'listed', workflow_name: 'ci-report', codebase_id: null, signature: 'github',
       inputs: { sha: '$.head_commit.id', status: '$.check.conclusion' }, created_at: expect.any(String),
@@ -79,11 +82,11 @@ describe('configuring webhooks', () => {
     const list = await (await fetch(`${url}/api/hooks`)).text();
     expect(JSON.parse(list).hooks.map((h: { name: string }) => h.name)).toContain('listed');
     expect(list).not.toContain(SECRET);
-    expect(await (await fetch(`${url}/api/hooks/listed`)).json()).toEqual(made);
+    expect(await json(await fetch(`${url}/api/hooks/listed`))).toEqual(made);
     const row = probe.prepare('SELECT sealed_secret FROM hooks WHERE name = ?').get('listed') as { sealed_secret: string };
     expect(row.sealed_secret).not.toContain(SECRET);
     expect((await addHook('listed', 'generic')).status).toBe(409);
-    expect(await (await fetch(`${url}/api/hooks/listed`, { method: 'DELETE' })).json()).toEqual({ deleted: true, name: 'listed' });
+    expect(await json(await fetch(`${url}/api/hooks/listed`, { method: 'DELETE' }))).toEqual({ deleted: true, name: 'listed' });
     expect((await fetch(`${url}/api/hooks/listed`)).status).toBe(404);
   });
 
@@ -101,7 +104,7 @@ describe('configuring webhooks', () => {
     for (const [extra, status, text] of refusals) {
       const res = await addHook('refused', 'github', extra);
       expect(res.status, JSON.stringify(extra)).toBe(status);
-      expect((await res.json()).error).toMatch(text);
+      expect((await json(res)).error).toMatch(text);
     }
     expect(dataVersion()).toBe(before);
   });
@@ -117,11 +120,11 @@ describe('deliveries', () => {
     const body = push('abc123');
     const first = await github('gh', body, 'd-1');
     expect(first.status).toBe(202);
-    const { runId } = await first.json();
+    const { runId } = await json(first);
     const again = await github('gh', body, 'd-1');
     expect(again.status).toBe(200);
-    expect(await again.json()).toEqual({ runId, deliveryId: 'd-1', duplicate: true });
-    const listed = (await (await fetch(`${url}/api/workflows/runs?workflow=ci-report`)).json()).runs.find((r: { id: string }) => r.id === runId);
+    expect(await json(again)).toEqual({ runId, deliveryId: 'd-1', duplicate: true });
+    const listed = (await json(await fetch(`${url}/api/workflows/runs?workflow=ci-report`))).runs.find((r: { id: string }) => r.id === runId);
     expect(listed).toMatchObject({ id: runId, inputs: { sha: 'abc123', status: 'success' }, metadata: { hook: { name: 'gh', delivery_id: 'd-1' } } });
     expect((await runsOf('gh')).map((r) => r.id)).toEqual([runId]);
   });
@@ -144,11 +147,11 @@ describe('deliveries', () => {
     ];
     for (const res of refused) {
       expect(res.status).toBe(401);
-      expect(await res.json()).toMatchObject({ code: 'HOOK_SIGNATURE_INVALID', error: expect.stringMatching(/^The delivery's signature was refused: .+\. Nothing was started\.$/) });
+      expect(await json(res)).toMatchObject({ code: 'HOOK_SIGNATURE_INVALID', error: expect.stringMatching(/^The delivery's signature was refused: .+\. Nothing was started\.$/) });
     }
     const unknown = await github('nope', body, 'x-5');
     expect(unknown.status).toBe(404);
-    expect((await unknown.json()).error).toMatch(/No webhook is named 'nope'/);
+    expect((await json(unknown)).error).toMatch(/No webhook is named 'nope'/);
     expect(dataVersion()).toBe(before);
   });
 
@@ -157,7 +160,7 @@ describe('deliveries', () => {
     expect(fresh.status).toBe(202);
     const old = await generic('ci', push('old'), 'g-2', 301);
     expect(old.status).toBe(401);
-    expect((await old.json()).error).toMatch(/X-Cairn-Timestamp is 30\d s old; at most 300 s is accepted/);
+    expect((await json(old)).error).toMatch(/X-Cairn-Timestamp is 30\d s old; at most 300 s is accepted/);
     expect((await runsOf('ci')).map((r) => r.inputs.sha)).toEqual(['fff']);
   });
 
@@ -165,18 +168,18 @@ describe('deliveries', () => {
     const before = dataVersion();
     const missing = await github('gh', JSON.stringify({ check: { conclusion: 'success' } }), 'p-1');
     expect(missing.status).toBe(422);
-    expect((await missing.json()).error).toBe("Input 'sha' maps to $.head_commit.id, which the payload does not hold (or holds null), and workflow 'ci-report' requires it");
+    expect((await json(missing)).error).toBe("Input 'sha' maps to $.head_commit.id, which the payload does not hold (or holds null), and workflow 'ci-report' requires it");
     const object = await github('gh', JSON.stringify({ head_commit: { id: { full: 'x' } } }), 'p-1');
     expect(object.status).toBe(422);
-    expect((await object.json()).error).toMatch(/^Input 'sha' maps to \$.head_commit.id, which is an object in the payload/);
+    expect((await json(object)).error).toMatch(/^Input 'sha' maps to \$.head_commit.id, which is an object in the payload/);
     const notJson = await github('gh', 'payload=%7B%7D', 'p-1', SECRET, { 'content-type': 'application/x-www-form-urlencoded' });
     expect(notJson.status).toBe(400);
-    expect((await notJson.json()).error).toMatch(/the body is not JSON/);
+    expect((await json(notJson)).error).toMatch(/the body is not JSON/);
     expect(dataVersion()).toBe(before);
     // A number maps to its text; a missing optional input takes its default.
     const fixed = await github('gh', JSON.stringify({ head_commit: { id: 42 } }), 'p-1');
     expect(fixed.status).toBe(202);
-    const run = await t.store.getRun((await fixed.json()).runId);
+    const run = await t.store.getRun((await json(fixed)).runId);
     expect(run?.inputs).toEqual({ sha: '42', status: 'unknown' });
   });
 
@@ -184,7 +187,7 @@ describe('deliveries', () => {
     const body = push('race');
     const answers = await Promise.all(Array.from({ length: 10 }, () => github('gh', body, 'r-1')));
     expect(answers.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 202]);
-    const ids = new Set(await Promise.all(answers.map(async (r) => (await r.json()).runId)));
+    const ids = new Set(await Promise.all(answers.map(async (r) => (await json(r)).runId)));
     expect(ids.size).toBe(1);
     expect((await runsOf('gh')).filter((r) => r.inputs.sha === 'race').map((r) => r.id)).toEqual([...ids]);
   });
@@ -193,14 +196,14 @@ describe('deliveries', () => {
     const body = push('restart');
     const first = await github('gh', body, 'rs-1');
     expect(first.status).toBe(202);
-    const { runId } = await first.json();
+    const { runId } = await json(first);
     await t.app.close();
     await t.store.close();
     t = await makeTestApp(home);
     url = await listen(t.app);
     const again = await github('gh', body, 'rs-1');
     expect(again.status).toBe(200);
-    expect((await again.json()).runId).toBe(runId);
+    expect((await json(again)).runId).toBe(runId);
     expect((await runsOf('gh')).filter((r) => r.inputs.sha === 'restart')).toHaveLength(1);
   });
 });
