@@ -81,7 +81,7 @@ ${jsonOption}`,
     }
     const inputs = parseInputs(this.name, values.input ?? []);
     const problem = mappingProblem(inputs);
-    if (problem) throw usageError(`--input ${problem}`, this.name);
+    if (problem) throw usageError(problem.replace(/^input /, '--input '), this.name);
     const secret = await readSecret(
       { stdin: ctx.stdin, stderr: ctx.stderr, fromStdin: values.stdin === true, prompt: `Secret for webhook ${name} (not shown): `, what: 'the secret' },
       (message) => usageError(message, this.name),
