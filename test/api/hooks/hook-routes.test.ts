@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen, makeTestApp, type TestApp } from '../../helpers/app.js';
@@ -20,7 +21,7 @@ beforeAll(async () => {
   await writeHomeWorkflow(
     home,
     'ci-report',
-    'name: ci-report\ndescription: r\ninputs:\n  sha: { required: true }\n  status: { default: unknown }\nnodes:\n  - id: a\n    bash: "true"\n',
+    'name: ci-report\ndescription: r\ninputs:\n  sha: { required: true }\n  branch: { default: main }\n  status: { default: unknown }\nnodes:\n  - id: a\n    bash: "true"\n',
   );
   t = await makeTestApp(home);
   url = await listen(t.app);
@@ -95,7 +96,7 @@ describe('configuring webhooks', () => {
       [{ secret: 'short' }, 400, /secret: at least 16 characters/],
       [{ inputs: { sha: 'head_commit.id' } }, 400, /input 'sha': path 'head_commit.id' must start with '\$'/],
       [{ inputs: { sha: '$.commits[*].id' } }, 400, /path '\$.commits\[\*\].id' is not supported at '\[\*\].id'/],
-      [{ inputs: { sha: '$.a', shaa: '$.b' } }, 400, /'shaa' is not an input of workflow 'ci-report'; declared inputs: sha, status/],
+      [{ inputs: { sha: '$.a', shaa: '$.b' } }, 400, /'shaa' is not an input of workflow 'ci-report'; declared inputs: sha, branch, status/],
       [{ inputs: { status: '$.check.conclusion' } }, 400, /requires input 'sha' \(no default\): map it/],
       [{ workflow: 'nope' }, 404, /nope/],
       [{ signature: 'gitlab' }, 400, /signature/],
@@ -107,6 +108,18 @@ describe('configuring webhooks', () => {
       expect((await json(res)).error).toMatch(text);
     }
     expect(dataVersion()).toBe(before);
+  });
+
+  it('makes the hook docs/http-api.md shows from its documented request, with the real keys and values', async () => {
+    const doc = readFileSync(new URL('../../../docs/http-api.md', import.meta.url), 'utf8');
+    const example = (heading: string) => JSON.parse(/```json\n([\s\S]*?)\n```/.exec(doc.slice(doc.indexOf(heading)))![1]!);
+    const res = await fetch(`${url}/api/hooks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(example('### `POST /api/hooks`')) });
+    expect(res.status).toBe(201);
+    const real = await json(res);
+    const shown = example('required; `codebaseId` runs it on a registered codebase. The answer');
+    expect(Object.keys(real)).toEqual(Object.keys(shown));
+    for (const key of ['name', 'workflow_name', 'codebase_id', 'signature', 'inputs']) expect(real[key], key).toEqual(shown[key]);
+    await fetch(`${url}/api/hooks/ci-build`, { method: 'DELETE' });
   });
 });
 
@@ -176,11 +189,11 @@ describe('deliveries', () => {
     expect(notJson.status).toBe(400);
     expect((await json(notJson)).error).toMatch(/the body is not JSON/);
     expect(dataVersion()).toBe(before);
-    // A number maps to its text; a missing optional input takes its default.
+    // A number maps to its text; optional inputs the payload does not hold, or the mapping does not name, take their defaults.
     const fixed = await github('gh', JSON.stringify({ head_commit: { id: 42 } }), 'p-1');
     expect(fixed.status).toBe(202);
     const run = await t.store.getRun((await json(fixed)).runId);
-    expect(run?.inputs).toEqual({ sha: '42', status: 'unknown' });
+    expect(run?.inputs).toEqual({ sha: '42', branch: 'main', status: 'unknown' });
   });
 
   it('the same delivery sent ten times at once starts one run; all answers name it', async () => {
