@@ -1,6 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { createHmac } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/store.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
@@ -9,7 +12,12 @@ import { writeHomeWorkflow } from '../helpers/workflows.js';
 import { assertBuilt, userCliEnv } from './cli-process.js';
 import { sh } from './shell-line.js';
 
-/** docs/schedules.md's worked example, run as written: the nightly review's file, its schedule, run-now, and the same schedule from the CLI. */
+/**
+ * The worked examples of the runs that start themselves, run as written on one server:
+ * docs/schedules.md's (the nightly review's file, its schedule, run-now, and the same schedule
+ * from the CLI) and docs/webhooks.md's (a CI system's signed delivery, sent twice), with a
+ * hostile payload value that a bash node must print, not run.
+ */
 
 const doc = readFileSync(fileURLToPath(new URL('../../docs/schedules.md', import.meta.url)), 'utf8');
 const example = doc.split('\n## A worked example: a nightly review\n')[1]!.split('\n## ')[0]!;
@@ -28,6 +36,7 @@ const step = (start: string) => steps.find((s) => s.command.startsWith(start))!;
 
 // One server for the file: no test restarts it, and each leaves no schedule the others would
 // list (the docs example's come first; the refused ones create none; the last removes its own).
+// The webhook tests make hooks of their own, which no schedule test lists.
 let home: TempHome;
 let server: RunningServer;
 let store: Store;
@@ -106,4 +115,76 @@ it('pauses, resumes, lists and removes a schedule; a missing workflow or schedul
   const missing = await cairn("cairn schedule add later --workflow nope --cron '0 3 * * *'");
   expect(missing.code).toBe(1);
   expect(missing.stderr).toMatch(/nope/);
+});
+
+describe("docs/webhooks.md's worked example: a webhook from a CI system", () => {
+  const hooksDoc = readFileSync(fileURLToPath(new URL('../../docs/webhooks.md', import.meta.url)), 'utf8');
+  const hookExample = hooksDoc.split('\n## A worked example: a webhook from a CI system\n')[1]!.split('\n## ')[0]!;
+  const block = (lang: string) => [...hookExample.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].filter((b) => b[1] === lang).map((b) => b[2]!);
+  const SECRET = '3f9a1c07d2b84e65a0f1c2d3e4f50617';
+  const ci = (script: string) => sh(script, home.home, userCliEnv(home.home, { CAIRN_URL: server.url, CI_HOOK_SECRET: SECRET }));
+  const endOf = (runId: string) =>
+    waitFor(async () => {
+      const r = await store.getRun(runId);
+      return r && ['completed', 'failed', 'cancelled'].includes(r.status) ? r : undefined;
+    }, { what: `run ${runId} to end` });
+
+  it('the hook made as shown, the CI step run as written starts one run that completes; sent again it answers the same run', async () => {
+    await writeHomeWorkflow(home, 'ci-report', block('yaml')[0]!);
+    const transcript = block('')[0]!.replace(/\n$/, '').split('\n');
+    // `$ ` lines and the lines shown after each.
+    const steps: { command: string; output: string[] }[] = [];
+    for (const line of transcript) {
+      if (line.startsWith('$ ')) steps.push({ command: line.slice(2), output: [] });
+      else steps.at(-1)!.output.push(line);
+    }
+    for (const s of steps) {
+      const res = await ci(s.command.replace(/\bcairn /, `"${process.execPath}" "${bin}" `));
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stdout.trimEnd().split('\n')).toEqual(s.output);
+    }
+    const send = block('sh')[0]!;
+    const first = await ci(send);
+    expect(first.code, first.stderr).toBe(0);
+    const shown = JSON.parse(block('json')[0]!.replace('<run id>', 'x'));
+    const answer = JSON.parse(first.stdout);
+    expect(Object.keys(answer)).toEqual(Object.keys(shown));
+    expect(answer).toMatchObject({ deliveryId: shown.deliveryId, duplicate: false });
+    const run = await endOf(answer.runId);
+    expect(run).toMatchObject({
+      status: 'completed', workflow_name: 'ci-report', inputs: { sha: '9f2c1e0', branch: 'main', status: 'passed' },
+      metadata: { hook: { name: 'ci-build', delivery_id: 'build-1234' } },
+    });
+    const again = await ci(send);
+    expect(JSON.parse(again.stdout)).toEqual({ runId: answer.runId, deliveryId: 'build-1234', duplicate: true });
+    expect((await store.listRuns({ workflowName: 'ci-report', limit: 10 })).map((r) => r.id)).toEqual([answer.runId]);
+  });
+
+  it('a hostile payload value mapped into an input reaches the bash node as text: nothing in it is run', async () => {
+    const seen = join(home.home, 'seen.txt');
+    const pwned = join(home.home, 'pwned');
+    await writeHomeWorkflow(
+      home,
+      'echo-branch',
+      `name: echo-branch\ndescription: writes its input\ninputs:\n  branch: { required: true }\nnodes:\n  - id: a\n    bash: 'printf "%s" "$INPUTS.branch" > "${seen}"; echo $INPUTS.branch'\n`,
+    );
+    const add = await fetch(`${server.url}/api/hooks`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'hostile', workflow: 'echo-branch', signature: 'github', secret: SECRET, inputs: { branch: '$.ref' } }),
+    });
+    expect(add.status).toBe(201);
+    const hostile = `main$(touch ${pwned})\`touch ${pwned}\`"; touch ${pwned}; echo '\n$HOME \${IFS}`;
+    const body = JSON.stringify({ ref: hostile });
+    const res = await fetch(`${server.url}/api/hooks/hostile`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-github-delivery': 'h-1', 'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}` },
+      body,
+    });
+    expect(res.status).toBe(202);
+    const run = await endOf(((await res.json()) as { runId: string }).runId);
+    expect(run.status).toBe('completed');
+    expect(run.inputs.branch).toBe(hostile);
+    expect(await readFile(seen, 'utf8')).toBe(hostile);
+    expect(existsSync(pwned)).toBe(false);
+  });
 });
