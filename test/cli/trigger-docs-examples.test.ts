@@ -187,4 +187,23 @@ describe("docs/webhooks.md's worked example: a webhook from a CI system", () => 
     expect(await readFile(seen, 'utf8')).toBe(hostile);
     expect(existsSync(pwned)).toBe(false);
   });
+
+  it('cairn hooks add refuses a bad signature form, path or secret with a usage error (exit 2) naming it; remove removes a hook', async () => {
+    const before = (await store.listHooks()).map((h) => h.name);
+    const refusals: [string, RegExp][] = [
+      ['cairn hooks add x --workflow ci-report --signature gitlab --stdin', /--signature 'gitlab' is not a form: use github or generic/],
+      ["cairn hooks add x --workflow ci-report --signature github --input sha='$.commits[*].id' --stdin", /--input 'sha': path '\$.commits\[\*\].id' is not supported at '\[\*\].id'/],
+      ["printf short | cairn hooks add x --workflow ci-report --signature github --input sha='$.after' --stdin", /the secret must be at least 16 characters \(got 5\)/],
+    ];
+    for (const [line, text] of refusals) {
+      const res = await ci(line.replace(/\bcairn /, `"${process.execPath}" "${bin}" `));
+      expect(res.code, line).toBe(2);
+      expect(res.stderr).toMatch(text);
+    }
+    expect((await store.listHooks()).map((h) => h.name)).toEqual(before);
+    const removed = await ci(`"${process.execPath}" "${bin}" hooks remove ci-build && "${process.execPath}" "${bin}" hooks remove ci-build`);
+    expect(removed.stdout).toBe('Removed webhook ci-build.\n');
+    expect(removed.code).toBe(1);
+    expect(removed.stderr).toMatch(/No webhook is named 'ci-build'/);
+  });
 });
