@@ -25,9 +25,11 @@ const layers = {
   codebases: ['workflow', 'records', 'store', 'shared'],
   // Per-user provider credentials.
   credentials: ['store', 'shared'],
+  // Webhooks: signatures over a delivery's raw body, paths into its payload, the sealed secret.
+  hooks: ['store', 'shared'],
   // Runs as a domain: creating one (queue-run.ts: the run route, the chat's `/workflow run` and a
   // parent's child runs all queue through it) and the rules of operations on a run.
-  runs: ['models', 'codebases', 'workflow', 'records', 'store', 'shared'],
+  runs: ['hooks', 'models', 'codebases', 'workflow', 'records', 'store', 'shared'],
   // Conversations and the chat turn's answers.
   conversations: ['runs', 'models', 'codebases', 'workflow', 'records', 'store', 'shared'],
   // HTTP wire schemas, shared by the API and the CLI.
@@ -46,7 +48,7 @@ const layers = {
   doctor: ['terminal', 'worker', 'credentials', 'models', 'workflow', 'store', 'shared'],
   // The API process never executes a node: no worker, no supervisor. It may use the doctor, which
   // only looks at the worker's adapters (where an executable is, its `--version`) and runs nothing else.
-  api: ['doctor', 'wire', 'conversations', 'runs', 'credentials', 'models', 'codebases', 'workflow', 'records', 'store', 'shared'],
+  api: ['doctor', 'wire', 'conversations', 'runs', 'hooks', 'credentials', 'models', 'codebases', 'workflow', 'records', 'store', 'shared'],
   // `cairn serve`: starts and watches the API and the supervisor as child processes (by file, not by import).
   launcher: ['terminal', 'shared'],
   // `cairn stress`: runs a server under faults and reports.
@@ -58,7 +60,7 @@ const layers = {
   // the doctor, the stress tool, the migration tool, and the workflow language (`workflow list|get|validate` read
   // workflow files locally). From the store only its row schemas (see "cli-store-schemas-only").
   // Never api, supervisor, worker, codebases, credentials or conversations.
-  cli: ['terminal', 'launcher', 'doctor', 'stress', 'migrate', 'wire', 'runs', 'models', 'workflow', 'records', 'store', 'shared'],
+  cli: ['terminal', 'launcher', 'doctor', 'stress', 'migrate', 'wire', 'runs', 'hooks', 'models', 'workflow', 'records', 'store', 'shared'],
 };
 
 const folders = Object.keys(layers);

@@ -12,6 +12,7 @@ import { agentActivity, formatAgentActivityTable } from './agent-activity.js';
 import { formatServerStartTable, serverStart } from './server-start.js';
 import { formatWebUiTable, webUi } from './web-ui.js';
 import { formatScheduleTicksTable, scheduleTicks } from './schedule-ticks.js';
+import { formatWebhookAcksTable, webhookAcks } from './webhook-acks.js';
 
 /**
  * `npm run bench`: measures the spine on this machine and prints tables (markdown, so the
@@ -59,6 +60,8 @@ async function main(): Promise<void> {
   if (want('web')) console.log(formatWebUiTable(await webUi()));
   // `npm run bench -- schedule` (1,000 one-second ticks: about 17 minutes); BENCH_SCHEDULE_TICKS shortens it.
   if (want('schedule')) console.log(formatScheduleTicksTable(await scheduleTicks(Number(process.env.BENCH_SCHEDULE_TICKS ?? 1_000))));
+  // `npm run bench -- webhooks`: 100 signed deliveries per second (BENCH_WEBHOOK_RATE) for 10 s.
+  if (want('webhooks')) console.log(formatWebhookAcksTable(await webhookAcks(Number(process.env.BENCH_WEBHOOK_RATE ?? 100))));
   const rows: string[] = [];
   if (want('chain')) {
     const c = await chain();

@@ -18,6 +18,8 @@ import { CodebaseRegistry } from '../codebases/codebase-registry.js';
 import { homePaths } from '../shared/paths.js';
 import { codebaseRoutes } from './routes/codebases.js';
 import { scheduleRoutes } from './routes/schedules.js';
+import { hookRoutes } from './routes/hooks.js';
+import { hookDeliveryRoutes } from './routes/hook-deliveries.js';
 import { commandRoutes } from './routes/commands.js';
 import { conversationRoutes } from './routes/conversations.js';
 import { conversationMessageRoutes } from './routes/conversation-message.js';
@@ -155,6 +157,8 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   const registry = new CodebaseRegistry({ store: deps.store, paths: homePaths(deps.settings.home), log, clock });
   await app.register(codebaseRoutes, { registry, clock });
   await app.register(scheduleRoutes, { store: deps.store, catalog, clock });
+  await app.register(hookRoutes, { store: deps.store, catalog, installKey: deps.settings.installKey });
+  await app.register(hookDeliveryRoutes, { store: deps.store, catalog, installKey: deps.settings.installKey, clock });
   await app.register(conversationRoutes, { store: deps.store, clock });
   await app.register(conversationMessageRoutes, { store: deps.store, paths: homePaths(deps.settings.home), bodyLimit: limits.bodyLimit });
   await app.register(artifactRoutes, { store: deps.store, paths: homePaths(deps.settings.home) });

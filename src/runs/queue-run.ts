@@ -54,6 +54,8 @@ export interface QueueRunRequest {
   budgetScope?: readonly string[];
   /** A schedule's run: the schedule and the due time it was started for (metadata.schedule). */
   schedule?: { id: string; name: string; due_at: string; manual: boolean };
+  /** A webhook's run: the hook and the delivery that started it (metadata.hook). */
+  hook?: { id: string; name: string; delivery_id: string };
   clock: () => number;
 }
 
@@ -94,6 +96,7 @@ export function newRunOf(request: QueueRunRequest): NewRun {
   if (request.inherited?.state_dir) metadata.state_dir = request.inherited.state_dir;
   if (request.parent) Object.assign(metadata, { parent_node_id: request.parent.nodeId, child_index: request.parent.childIndex });
   if (request.schedule) Object.assign(metadata, { schedule: request.schedule });
+  if (request.hook) Object.assign(metadata, { hook: request.hook });
   const attached = request.conversationId !== undefined;
   const now = request.clock();
   const conversationId =

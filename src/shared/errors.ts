@@ -85,6 +85,14 @@ export const errorCodes = [
   'SCHEDULE_EXISTS',
   /** A schedule declared in a workflow file cannot be deleted over the API (the file declares it again). */
   'SCHEDULE_DECLARED',
+  /** No webhook has the name asked for. */
+  'HOOK_NOT_FOUND',
+  /** A webhook with that name exists already. */
+  'HOOK_EXISTS',
+  /** A delivery's signature is missing, wrong, or (generic form) its timestamp is too old. */
+  'HOOK_SIGNATURE_INVALID',
+  /** A signed delivery's payload does not map onto the workflow's inputs (a path finds nothing, or an object). */
+  'HOOK_PAYLOAD_UNFIT',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 

@@ -3,6 +3,7 @@ import type { ConversationStore } from './conversations.js';
 import type { CredentialStore } from './credentials.js';
 import type { EventStore } from './events.js';
 import type { HeartbeatStore } from './heartbeats.js';
+import type { HookStore } from './hooks.js';
 import type { JobStore } from './jobs.js';
 import type { NodeSessionStore } from './node-sessions.js';
 import type { RunStore } from './runs.js';
@@ -22,6 +23,7 @@ export type {
 export type { CredentialKind, CredentialStore, CredentialWrite, StoredCredential } from './credentials.js';
 export type { EventFilter, EventStore } from './events.js';
 export type { HeartbeatStore } from './heartbeats.js';
+export type { DeliveryAnswer, Hook, HookDelivery, HookStore, NewHook, StoredHook } from './hooks.js';
 export type { JobStore } from './jobs.js';
 export type { NodeSession, NodeSessionStore } from './node-sessions.js';
 export type { DeclaredSync, FireAdmission, FireAnswer, NewSchedule, ScheduleStore } from './schedules.js';
@@ -46,7 +48,7 @@ export type {
  */
 export interface Store
   extends RunStore, JobStore, EventStore, HeartbeatStore, CodebaseStore, ConversationStore, NodeSessionStore, UserPrefsStore,
-    CredentialStore, ScheduleStore {
+    CredentialStore, ScheduleStore, HookStore {
   /**
    * Throws when the database cannot answer a trivial query or take a trivial write (a full disk:
    * a disk-full STORE_UNAVAILABLE). One try: a busy database counts as answering.

@@ -43,6 +43,11 @@ it('serves a valid OpenAPI 3.0 document listing the run, health and stream route
       'POST /api/schedules/{id}/resume',
       'POST /api/schedules/{id}/run-now',
       'DELETE /api/schedules/{id}',
+      'GET /api/hooks',
+      'POST /api/hooks',
+      'GET /api/hooks/{name}',
+      'DELETE /api/hooks/{name}',
+      'POST /api/hooks/{name}',
     ]),
   );
   expect(operations).not.toContain('GET /api/openapi.json');
@@ -106,7 +111,7 @@ it('describes the run list query and the run detail events from the schemas that
   const metadata = doc.components.schemas.WorkflowRun.properties.metadata;
   expect(Object.keys(metadata.properties)).toEqual([
     'workflow_source', 'workflow_filename', 'parse_warnings', 'isolation', 'base_branch', 'state_dir', 'overrides', 'sealed_env', 'model_bindings', 'attachments',
-    'parent_conversation_id', 'parent_node_id', 'child_index', 'approval', 'rejections', 'budget', 'budget_scope', 'descendants_cost_usd', 'budget_pause', 'auto_resume', 'auto_resumes', 'totals', 'total_cost_usd', 'total_tokens_in', 'total_tokens_out',
+    'hook', 'parent_conversation_id', 'parent_node_id', 'child_index', 'approval', 'rejections', 'budget', 'budget_scope', 'descendants_cost_usd', 'budget_pause', 'auto_resume', 'auto_resumes', 'totals', 'total_cost_usd', 'total_tokens_in', 'total_tokens_out',
     'total_cache_read_tokens', 'total_cache_write_tokens', 'total_cache_partial', 'total_tokens_incomplete', 'unreadable',
   ]);
   expect(Object.keys(metadata.properties.totals.properties)).toEqual(expect.arrayContaining(['total_cost_usd', 'counted']));

@@ -19,6 +19,7 @@ import { describeUserPrefsContract } from './contract/user-prefs.js';
 import { describeNodeSessionContract } from './contract/node-sessions.js';
 import { describeWriteFenceContract } from './contract/write-fence.js';
 import { describeScheduleContract } from './contract/schedules.js';
+import { describeHookContract } from './contract/hooks.js';
 import { usePostgresBackend } from './postgres-backend.js';
 
 const postgres = usePostgresBackend();
@@ -46,4 +47,5 @@ describe('PostgreSQL store', () => {
   describeNodeSessionContract(postgres);
   describeWriteFenceContract(postgres);
   describeScheduleContract(postgres);
+  describeHookContract(postgres);
 });

@@ -19,6 +19,7 @@ import { describeUserPrefsContract } from './contract/user-prefs.js';
 import { describeNodeSessionContract } from './contract/node-sessions.js';
 import { describeWriteFenceContract } from './contract/write-fence.js';
 import { describeScheduleContract } from './contract/schedules.js';
+import { describeHookContract } from './contract/hooks.js';
 import { sqliteBackend } from './sqlite-backend.js';
 
 /** The SQLite store passes the whole Store contract. */
@@ -44,4 +45,5 @@ describe('SQLite store', () => {
   describeNodeSessionContract(sqliteBackend);
   describeWriteFenceContract(sqliteBackend);
   describeScheduleContract(sqliteBackend);
+  describeHookContract(sqliteBackend);
 });

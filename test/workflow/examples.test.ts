@@ -26,6 +26,7 @@ describe('the documented examples', () => {
       'build-then-report',
       'changelog-block',
       'check-and-report',
+      'ci-report',
       'classify-then-fix',
       'count-and-fetch',
       'count-check',

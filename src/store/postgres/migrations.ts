@@ -278,4 +278,29 @@ export const pgMigrations: readonly PgMigration[] = [
       CREATE INDEX schedule_fires_buffered ON schedule_fires (schedule_id, due_at) WHERE outcome = 'buffered';
     `,
   },
+  {
+    version: 3,
+    name: 'webhooks and the deliveries they admitted',
+    sql: `
+      -- As SQLite's migration 18: a hook (its secret sealed), and one row per admitted delivery under
+      -- the (hook, delivery id) key that makes a redelivery start no second run.
+      CREATE TABLE hooks (
+        id            TEXT PRIMARY KEY,
+        name          TEXT NOT NULL UNIQUE,
+        workflow_name TEXT NOT NULL,
+        codebase_id   TEXT,
+        signature     TEXT NOT NULL CHECK (signature IN ('github', 'generic')),
+        inputs        TEXT NOT NULL DEFAULT '{}',
+        sealed_secret TEXT NOT NULL,
+        created_at    TEXT NOT NULL
+      );
+      CREATE TABLE hook_deliveries (
+        hook_id     TEXT NOT NULL REFERENCES hooks (id) ON DELETE CASCADE,
+        delivery_id TEXT NOT NULL,
+        run_id      TEXT NOT NULL,
+        received_at TEXT NOT NULL,
+        PRIMARY KEY (hook_id, delivery_id)
+      );
+    `,
+  },
 ];

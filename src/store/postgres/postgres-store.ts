@@ -4,6 +4,7 @@ import { pgCodebaseStore } from './codebase-store.js';
 import { pgConversationStore } from './conversation-store.js';
 import { pgCredentialStore } from './credential-store.js';
 import { pgEventStore } from './event-store.js';
+import { pgHookStore } from './hook-store.js';
 import { pgHeartbeatStore } from './heartbeat-store.js';
 import { pgJobStore } from './job-store.js';
 import { pgNodeSessionStore } from './node-session-store.js';
@@ -38,6 +39,7 @@ export function openPostgresStore(opts: PostgresStoreOptions): Store {
     ...pgUserPrefsStore(session),
     ...pgCredentialStore(session),
     ...pgScheduleStore(session),
+    ...pgHookStore(session),
 
     // One try, no retry: a health probe reports a stuck or unreachable database instead of
     // waiting. It commits a write too: a server that answers reads can still refuse writes.

@@ -57,6 +57,10 @@ export const runMetadataSchema = z.looseObject({
     .array(runAttachmentSchema)
     .optional()
     .describe('Files sent with a multipart run request, kept in $ATTACHMENTS_DIR ($ARTIFACTS_DIR/attachments)'),
+  hook: z
+    .looseObject({ id: z.string(), name: z.string(), delivery_id: z.string() })
+    .optional()
+    .describe('A run a webhook started: the hook (id, name) and the delivery id it was admitted under (docs/webhooks.md)'),
   parent_conversation_id: z
     .string()
     .optional()

@@ -196,6 +196,33 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX schedule_fires_buffered ON schedule_fires (schedule_id, due_at) WHERE outcome = 'buffered';
     `,
   },
+  {
+    version: 18,
+    name: 'webhooks and the deliveries they admitted',
+    sql: `
+      -- A webhook: a workflow started by a signed POST /api/hooks/<name>. Its secret is sealed with
+      -- the install key; inputs maps workflow inputs to paths into the delivery's JSON payload.
+      CREATE TABLE hooks (
+        id            TEXT PRIMARY KEY,
+        name          TEXT NOT NULL UNIQUE,
+        workflow_name TEXT NOT NULL,
+        codebase_id   TEXT,
+        signature     TEXT NOT NULL CHECK (signature IN ('github', 'generic')),
+        inputs        TEXT NOT NULL DEFAULT '{}',
+        sealed_secret TEXT NOT NULL,
+        created_at    TEXT NOT NULL
+      );
+      -- Each delivery id is admitted once per hook, in the transaction that creates its run: the
+      -- key is the exactly-once guarantee of a redelivery.
+      CREATE TABLE hook_deliveries (
+        hook_id     TEXT NOT NULL REFERENCES hooks (id) ON DELETE CASCADE,
+        delivery_id TEXT NOT NULL,
+        run_id      TEXT NOT NULL,
+        received_at TEXT NOT NULL,
+        PRIMARY KEY (hook_id, delivery_id)
+      );
+    `,
+  },
 ];
 
 /**

@@ -5,6 +5,7 @@ import { sqliteCodebaseStore } from './codebase-store.js';
 import { sqliteConversationStore } from './conversation-store.js';
 import { sqliteCredentialStore } from './credential-store.js';
 import { sqliteEventStore } from './event-store.js';
+import { sqliteHookStore } from './hook-store.js';
 import { sqliteHeartbeatStore } from './heartbeat-store.js';
 import { sqliteJobStore } from './job-store.js';
 import { sqliteNodeSessionStore } from './node-session-store.js';
@@ -40,6 +41,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     ...sqliteUserPrefsStore(session),
     ...sqliteCredentialStore(session),
     ...sqliteScheduleStore(session),
+    ...sqliteHookStore(session),
 
     // One try each, no retry: a health probe reports a stuck database instead of waiting it out.
     // A database that answers reads can still refuse every write (a full disk), so the probe

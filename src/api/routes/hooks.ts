@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { CairnError } from '../../shared/errors.js';
+import type { InstallKey } from '../../shared/secrets/install-key.js';
+import type { Hook, StoredHook } from '../../store/schemas/hook.js';
+import { hookSchema } from '../../store/schemas/hook.js';
+import type { Store } from '../../store/store.js';
+import { sealHookSecret } from '../../hooks/hook-secret.js';
+import { mappingProblem } from '../../hooks/payload-inputs.js';
+import type { WorkflowCatalog } from '../../workflow/catalog/catalog.js';
+import { isInteractive } from '../../workflow/schema/interactive.js';
+import { errorBodySchema } from '../../wire/error-body.js';
+import { createHookBodySchema, hookDeleteResponseSchema, hookListResponseSchema, hookParamsSchema } from '../../wire/hooks.js';
+import { bindRunToCodebase } from '../run-target/run-codebase.js';
+import { lookupWorkflow } from '../workflow-files/workflow-lookup.js';
+
+export interface HookRoutesOptions {
+  store: Store;
+  catalog: WorkflowCatalog;
+  installKey: () => InstallKey;
+}
+
+const refusals = { 400: errorBodySchema, 404: errorBodySchema };
+
+/** What the API shows of a hook: everything but its sealed secret. */
+export const hookView = ({ sealed_secret: _sealed, ...hook }: StoredHook): Hook => hook;
+
+/**
+ * `/api/hooks`: list, create, read and delete webhooks. Deliveries arrive at `POST
+ * /api/hooks/{name}` (hook-deliveries.ts). The secret goes in once and is never answered back.
+ */
+export const hookRoutes: FastifyPluginAsyncZod<HookRoutesOptions> = async (app, { store, catalog, installKey }) => {
+  const requireHook = async (name: string): Promise<StoredHook> => {
+    const hook = await store.getHook(name);
+    if (!hook) throw new CairnError('HOOK_NOT_FOUND', `No webhook is named '${name}'; list them with GET /api/hooks`);
+    return hook;
+  };
+
+  app.get(
+    '/api/hooks',
+    { schema: { tags: ['hooks'], summary: 'Every webhook, by name (never its secret)', response: { 200: hookListResponseSchema } } },
+    async () => ({ hooks: (await store.listHooks()).map(hookView) }),
+  );
+
+  app.post(
+    '/api/hooks',
+    {
+      schema: {
+        tags: ['hooks'],
+        summary: 'Create a webhook',
+        description:
+          'Checks the codebase, the workflow (found as a run request finds it; an interactive one is refused), that each mapped ' +
+          'input is one the workflow declares and each path is of the supported form, and that every required input without a ' +
+          'default is mapped; then stores the hook with its secret sealed. Deliveries go to POST /api/hooks/{name}. docs/webhooks.md.',
+        body: createHookBodySchema,
+        response: { 201: hookSchema, ...refusals, 409: errorBodySchema },
+      },
+    },
+    async (req, reply) => {
+      const body = req.body;
+      const inputs = body.inputs ?? {};
+      const problem = mappingProblem(inputs);
+      if (problem) throw new CairnError('VALIDATION_FAILED', `inputs: ${problem}`);
+      const codebase = body.codebaseId !== undefined ? await bindRunToCodebase(store, body.codebaseId) : undefined;
+      const entry = await lookupWorkflow(catalog, body.workflow, { cwd: codebase?.checkout });
+      const workflow = entry.workflow;
+      if (isInteractive(workflow)) {
+        throw new CairnError('VALIDATION_FAILED', `Workflow '${workflow.name}' is interactive ('interactive: true'): a webhook starts runs with no one there to drive them`);
+      }
+      const declared = Object.keys(workflow.inputs ?? {});
+      for (const input of Object.keys(inputs)) {
+        if (!declared.includes(input)) {
+          throw new CairnError(
+            'VALIDATION_FAILED',
+            `inputs: '${input}' is not an input of workflow '${workflow.name}'; ${declared.length ? `declared inputs: ${declared.join(', ')}` : 'it declares none'}`,
+          );
+        }
+      }
+      for (const [input, spec] of Object.entries(workflow.inputs ?? {})) {
+        if (spec.required && spec.default === undefined && inputs[input] === undefined) {
+          throw new CairnError('VALIDATION_FAILED', `inputs: workflow '${workflow.name}' requires input '${input}' (no default): map it to a path in the payload`);
+        }
+      }
+      const id = randomUUID();
+      const hook = await store.createHook({
+        id, name: body.name, workflowName: workflow.name, codebaseId: codebase?.codebaseId ?? null, signature: body.signature, inputs,
+        sealedSecret: sealHookSecret(installKey(), id, body.secret),
+      });
+      req.log.info({ hookId: hook.id, name: hook.name, workflow: hook.workflow_name }, 'hook.created');
+      return reply.code(201).send(hookView(hook));
+    },
+  );
+
+  app.get(
+    '/api/hooks/:name',
+    { schema: { tags: ['hooks'], summary: 'One webhook (never its secret)', params: hookParamsSchema, response: { 200: hookSchema, ...refusals } } },
+    async (req) => hookView(await requireHook(req.params.name)),
+  );
+
+  app.delete(
+    '/api/hooks/:name',
+    {
+      schema: {
+        tags: ['hooks'], summary: 'Delete a webhook and its record of deliveries (its runs stay)',
+        params: hookParamsSchema, response: { 200: hookDeleteResponseSchema, ...refusals },
+      },
+    },
+    async (req) => {
+      if (!(await store.deleteHook(req.params.name))) await requireHook(req.params.name);
+      req.log.info({ name: req.params.name }, 'hook.deleted');
+      return { deleted: true as const, name: req.params.name };
+    },
+  );
+};

@@ -1,0 +1,27 @@
+import type { HookDelivery, StoredHook } from './schemas/hook.js';
+import { hookSignatureSchema } from './schemas/hook.js';
+
+/** Row → object conversions of the hook tables, shared by both backends (same column shapes). */
+type Row = Record<string, unknown>;
+
+export function toStoredHook(row: Row): StoredHook {
+  return {
+    id: String(row.id),
+    name: String(row.name),
+    workflow_name: String(row.workflow_name),
+    codebase_id: row.codebase_id === null ? null : String(row.codebase_id),
+    signature: hookSignatureSchema.parse(row.signature),
+    inputs: JSON.parse(String(row.inputs)) as Record<string, string>,
+    created_at: String(row.created_at),
+    sealed_secret: String(row.sealed_secret),
+  };
+}
+
+export function toHookDelivery(row: Row): HookDelivery {
+  return {
+    hook_id: String(row.hook_id),
+    delivery_id: String(row.delivery_id),
+    run_id: String(row.run_id),
+    received_at: String(row.received_at),
+  };
+}

@@ -1,0 +1,46 @@
+import type { NewRun } from './runs.js';
+import type { Run } from './schemas/run.js';
+import type { HookDelivery, HookSignature, StoredHook } from './schemas/hook.js';
+
+export type { Hook, HookDelivery, HookSignature, StoredHook } from './schemas/hook.js';
+
+/**
+ * Webhooks and the deliveries they admitted. A delivery id is unique per hook: it is written in
+ * the transaction that creates the run it starts, so the same delivery sent again (a retry, a
+ * redelivery after a restart, two at once) finds the first one's run instead of starting another.
+ * The store sees only the sealed secret; checking signatures is hooks/hook-signature.ts.
+ */
+export interface HookStore {
+  /** HOOK_EXISTS when another hook has its name. */
+  createHook(hook: NewHook): Promise<StoredHook>;
+  /** By name. */
+  getHook(name: string): Promise<StoredHook | undefined>;
+  /** By name. */
+  listHooks(): Promise<StoredHook[]>;
+  /** Deletes a hook and its delivery record (its runs stay). False when there is none. */
+  deleteHook(name: string): Promise<boolean>;
+  /** The delivery admitted under this id, if any. */
+  getHookDelivery(hookId: string, deliveryId: string): Promise<HookDelivery | undefined>;
+  /**
+   * Admits a delivery once: in one transaction, the delivery row under its (hook, delivery id)
+   * key and the run (its row, `start_run` job and conversation). A delivery admitted already
+   * (before, or by a request racing this one) answers `admitted: false` with its delivery, and
+   * nothing is written. `not_found`: the hook was deleted meanwhile.
+   */
+  admitHookDelivery(admission: { hookId: string; deliveryId: string; run: NewRun }): Promise<DeliveryAnswer>;
+}
+
+export interface NewHook {
+  id: string;
+  name: string;
+  workflowName: string;
+  codebaseId: string | null;
+  signature: HookSignature;
+  inputs: Record<string, string>;
+  sealedSecret: string;
+}
+
+export type DeliveryAnswer =
+  | { admitted: true; delivery: HookDelivery; run: Run }
+  | { admitted: false; delivery: HookDelivery }
+  | { admitted: false; why: 'not_found' };

@@ -1,0 +1,49 @@
+import { CairnError } from '../../shared/errors.js';
+import type { DeliveryAnswer, HookStore } from '../hooks.js';
+import { conversationStatements } from './conversations-sql.js';
+import { hookStatements } from './hooks-sql.js';
+import { jobStatements } from './jobs-sql.js';
+import { runStatements } from './runs-sql.js';
+import type { PgSession } from './session.js';
+
+/**
+ * HookStore over the session's pool. A delivery is admitted in one transaction that writes its
+ * (hook, delivery id) key first: a second transaction with the same key waits for the first and
+ * then finds it taken, so it writes no run and answers the first one's delivery.
+ */
+export function pgHookStore(session: PgSession): HookStore {
+  return {
+    createHook: (hook) =>
+      session.write('create a webhook', async (q) => {
+        const created = await hookStatements(q).insert(hook, session.now());
+        if (!created) throw new CairnError('HOOK_EXISTS', `A webhook named '${hook.name}' exists already; pick another name or remove it first`);
+        return created;
+      }),
+
+    getHook: (name) => session.read('read a webhook', (q) => hookStatements(q).get(name)),
+
+    listHooks: () => session.read('list webhooks', (q) => hookStatements(q).list()),
+
+    deleteHook: (name) => session.write('delete a webhook', (q) => hookStatements(q).remove(name)),
+
+    getHookDelivery: (hookId, deliveryId) => session.read('read a webhook delivery', (q) => hookStatements(q).delivery(hookId, deliveryId)),
+
+    admitHookDelivery: ({ hookId, deliveryId, run }) =>
+      session.write('admit a webhook delivery', async (q): Promise<DeliveryAnswer> => {
+        const hooks = hookStatements(q);
+        if (!(await hooks.holds(hookId))) return { admitted: false, why: 'not_found' };
+        const now = session.now();
+        const delivery = await hooks.insertDelivery(hookId, deliveryId, run.id, now);
+        if (!delivery) {
+          const existing = await hooks.delivery(hookId, deliveryId);
+          if (!existing) throw new CairnError('STORE_UNAVAILABLE', `Webhook delivery '${deliveryId}' was taken and then gone; try again`);
+          return { admitted: false, delivery: existing };
+        }
+        // The run row, its `start_run` job and its conversation, as RunStore.createRun writes them.
+        if (run.conversation) await conversationStatements(q).insert(run.conversation, now);
+        const created = await runStatements(q).insert(run, now);
+        await jobStatements(q).insert('start_run', run.id, {}, now);
+        return { admitted: true, delivery, run: created };
+      }),
+  };
+}

@@ -1,0 +1,44 @@
+import type { NewHook } from '../hooks.js';
+import { toHookDelivery, toStoredHook } from '../hook-rows.js';
+import type { HookDelivery, StoredHook } from '../schemas/hook.js';
+import type { Query } from './session.js';
+
+/** Statements for `hooks` and `hook_deliveries`. Callers run multi-statement changes inside one write. */
+export function hookStatements(q: Query) {
+  const hook = async (sql: string, values: readonly unknown[]): Promise<StoredHook | undefined> => {
+    const [row] = await q(sql, values);
+    return row ? toStoredHook(row) : undefined;
+  };
+  const delivery = async (sql: string, values: readonly unknown[]): Promise<HookDelivery | undefined> => {
+    const [row] = await q(sql, values);
+    return row ? toHookDelivery(row) : undefined;
+  };
+
+  return {
+    /** Undefined when the name is taken. */
+    insert: (h: NewHook, now: string) =>
+      hook(
+        `INSERT INTO hooks (id, name, workflow_name, codebase_id, signature, inputs, sealed_secret, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (name) DO NOTHING RETURNING *`,
+        [h.id, h.name, h.workflowName, h.codebaseId, h.signature, JSON.stringify(h.inputs), h.sealedSecret, now],
+      ),
+    get: (name: string) => hook('SELECT * FROM hooks WHERE name = $1', [name]),
+    /** Holds the hook's row (FOR SHARE) until the transaction ends: it cannot be deleted under an admission. */
+    holds: async (id: string): Promise<boolean> => (await q('SELECT id FROM hooks WHERE id = $1 FOR SHARE', [id])).length > 0,
+    list: async (): Promise<StoredHook[]> => (await q('SELECT * FROM hooks ORDER BY name')).map(toStoredHook),
+    remove: async (name: string): Promise<boolean> => (await q('DELETE FROM hooks WHERE name = $1 RETURNING id', [name])).length > 0,
+    delivery: (hookId: string, deliveryId: string) =>
+      delivery('SELECT * FROM hook_deliveries WHERE hook_id = $1 AND delivery_id = $2', [hookId, deliveryId]),
+    /**
+     * Undefined when the (hook, delivery id) key is taken. A racing transaction that holds the key
+     * uncommitted makes this wait for its end (then it answers undefined, or inserts if that one
+     * rolled back).
+     */
+    insertDelivery: (hookId: string, deliveryId: string, runId: string, now: string) =>
+      delivery(
+        `INSERT INTO hook_deliveries (hook_id, delivery_id, run_id, received_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (hook_id, delivery_id) DO NOTHING RETURNING *`,
+        [hookId, deliveryId, runId, now],
+      ),
+  };
+}

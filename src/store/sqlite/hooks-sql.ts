@@ -1,0 +1,44 @@
+import type Database from 'better-sqlite3';
+import type { NewHook } from '../hooks.js';
+import { toHookDelivery, toStoredHook } from '../hook-rows.js';
+import type { HookDelivery, StoredHook } from '../schemas/hook.js';
+
+type Row = Record<string, unknown>;
+
+/** Statements for `hooks` and `hook_deliveries`. Callers wrap multi-statement changes in a transaction. */
+export function hookStatements(db: Database.Database) {
+  const insert = db.prepare(
+    `INSERT INTO hooks (id, name, workflow_name, codebase_id, signature, inputs, sealed_secret, created_at)
+     VALUES (@id, @name, @workflowName, @codebaseId, @signature, @inputs, @sealedSecret, @now)
+     ON CONFLICT (name) DO NOTHING RETURNING *`,
+  );
+  const byName = db.prepare('SELECT * FROM hooks WHERE name = ?');
+  const byId = db.prepare('SELECT * FROM hooks WHERE id = ?');
+  const all = db.prepare('SELECT * FROM hooks ORDER BY name');
+  const remove = db.prepare('DELETE FROM hooks WHERE name = ?');
+  const delivery = db.prepare('SELECT * FROM hook_deliveries WHERE hook_id = ? AND delivery_id = ?');
+  const insertDelivery = db.prepare(
+    `INSERT INTO hook_deliveries (hook_id, delivery_id, run_id, received_at) VALUES (?, ?, ?, ?) RETURNING *`,
+  );
+
+  return {
+    /** Undefined when the name is taken. */
+    insert(h: NewHook, now: string): StoredHook | undefined {
+      const row = insert.get({ ...h, inputs: JSON.stringify(h.inputs), now }) as Row | undefined;
+      return row ? toStoredHook(row) : undefined;
+    },
+    get(name: string): StoredHook | undefined {
+      const row = byName.get(name) as Row | undefined;
+      return row ? toStoredHook(row) : undefined;
+    },
+    exists: (id: string): boolean => byId.get(id) !== undefined,
+    list: (): StoredHook[] => all.all().map((r) => toStoredHook(r as Row)),
+    remove: (name: string): boolean => remove.run(name).changes > 0,
+    delivery(hookId: string, deliveryId: string): HookDelivery | undefined {
+      const row = delivery.get(hookId, deliveryId) as Row | undefined;
+      return row ? toHookDelivery(row) : undefined;
+    },
+    insertDelivery: (hookId: string, deliveryId: string, runId: string, now: string): HookDelivery =>
+      toHookDelivery(insertDelivery.get(hookId, deliveryId, runId, now) as Row),
+  };
+}

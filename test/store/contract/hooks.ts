@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { NewHook } from '../../../src/store/store.js';
+import { newRun } from '../fixtures.js';
+import { useHarness, type StoreBackend } from './backend.js';
+
+function newHook(overrides: Partial<NewHook> = {}): NewHook {
+  return {
+    id: randomUUID(), name: `hook-${randomUUID().slice(0, 8)}`, workflowName: 'demo', codebaseId: null, signature: 'github',
+    inputs: { pr: '$.pull_request.number' }, sealedSecret: 'sealed', ...overrides,
+  };
+}
+
+/** HookStore: webhooks, and each delivery id admitted once with the run it starts. */
+export function describeHookContract(backend: StoreBackend): void {
+  describe('webhooks', () => {
+    const h = useHarness(backend);
+
+    it('creates, finds, lists and deletes hooks; names are unique', async () => {
+      const store = h().open();
+      const made = await store.createHook(newHook({ name: 'b-hook' }));
+      await store.createHook(newHook({ name: 'a-hook', signature: 'generic' }));
+      expect(made).toMatchObject({ name: 'b-hook', signature: 'github', inputs: { pr: '$.pull_request.number' }, sealed_secret: 'sealed', codebase_id: null });
+      await expect(store.createHook(newHook({ name: 'b-hook' }))).rejects.toMatchObject({ code: 'HOOK_EXISTS' });
+      expect((await h().open().getHook('b-hook'))?.id).toBe(made.id);
+      expect((await store.listHooks()).map((x) => x.name)).toEqual(['a-hook', 'b-hook']);
+      expect(await store.deleteHook('b-hook')).toBe(true);
+      expect(await store.deleteHook('b-hook')).toBe(false);
+      expect(await store.getHook('b-hook')).toBeUndefined();
+    });
+
+    it('admits a delivery once, with its run; the same id again answers the first delivery and writes nothing', async () => {
+      const store = h().open();
+      const hook = await store.createHook(newHook());
+      const run = newRun();
+      const first = await store.admitHookDelivery({ hookId: hook.id, deliveryId: 'd-1', run });
+      expect(first).toMatchObject({ admitted: true, delivery: { hook_id: hook.id, delivery_id: 'd-1', run_id: run.id }, run: { id: run.id, status: 'pending' } });
+      expect((await store.listRunJobs(run.id)).map((j) => j.kind)).toEqual(['start_run']);
+      const other = newRun();
+      expect(await h().open().admitHookDelivery({ hookId: hook.id, deliveryId: 'd-1', run: other })).toMatchObject({ admitted: false, delivery: { run_id: run.id } });
+      expect(await store.getRun(other.id)).toBeUndefined();
+      expect(await store.getHookDelivery(hook.id, 'd-1')).toMatchObject({ run_id: run.id });
+      expect(await store.getHookDelivery(hook.id, 'd-2')).toBeUndefined();
+    });
+
+    it('admits one run when several connections race on the same delivery id', async () => {
+      const hook = await h().open().createHook(newHook());
+      const stores = [h().open(), h().open(), h().open(), h().open()];
+      const answers = await Promise.all(stores.map((s) => s.admitHookDelivery({ hookId: hook.id, deliveryId: 'raced', run: newRun({ workflowName: 'raced-hook' }) })));
+      expect(answers.filter((a) => a.admitted)).toHaveLength(1);
+      const runIds = new Set(answers.map((a) => ('delivery' in a ? a.delivery.run_id : undefined)));
+      expect(runIds.size).toBe(1);
+      expect((await stores[0]!.listRuns({ workflowName: 'raced-hook', limit: 10 })).map((r) => r.id)).toEqual([...runIds]);
+    });
+
+    it('a deleted hook admits nothing and its delivery record goes with it; its runs stay', async () => {
+      const store = h().open();
+      const hook = await store.createHook(newHook({ name: 'gone' }));
+      const run = newRun();
+      await store.admitHookDelivery({ hookId: hook.id, deliveryId: 'd-1', run });
+      await store.deleteHook('gone');
+      expect(await store.getHookDelivery(hook.id, 'd-1')).toBeUndefined();
+      expect(await store.admitHookDelivery({ hookId: hook.id, deliveryId: 'd-2', run: newRun() })).toEqual({ admitted: false, why: 'not_found' });
+      expect(await store.getRun(run.id)).toBeDefined();
+    });
+  });
+}
