@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -186,6 +187,11 @@ it('cairn migrate moves an install from SQLite to PostgreSQL: runs, events, code
       method: 'POST', headers: json, body: JSON.stringify({ name: 'nightly', workflow: 'steps', cron: '30 2 * * *', timezone: 'UTC', paused: true }),
     });
     expect(scheduled.status).toBe(201);
+    const hookSecret = 'a-hook-secret-of-32-characters-0';
+    const hooked = await fetch(`${sqlite.url}/api/hooks`, {
+      method: 'POST', headers: json, body: JSON.stringify({ name: 'ci', workflow: 'steps', signature: 'github', secret: hookSecret, inputs: {} }),
+    });
+    expect(hooked.status).toBe(201);
 
     // Refused while the server uses the file: found by its launcher (the home's run/server.json), and
     // with the file named, by its supervisor's heartbeat in it.
@@ -197,7 +203,7 @@ it('cairn migrate moves an install from SQLite to PostgreSQL: runs, events, code
     expect(beating.stderr).toMatch(/a Cairn supervisor \(pid \d+ on .*\) is using .*cairn\.sqlite: stop that server .* Nothing was copied\./);
 
     const paths = ['/api/workflows/runs', `/api/workflows/runs/${done.runId}`, `/api/workflows/runs/${paused.runId}`, '/api/codebases',
-      '/api/conversations', `/api/conversations/${conversation.conversationId}/messages`, '/api/schedules'];
+      '/api/conversations', `/api/conversations/${conversation.conversationId}/messages`, '/api/schedules', '/api/hooks'];
     const before = new Map<string, unknown>();
     for (const path of paths) before.set(path, await read(sqlite, path));
     const credentialsBefore = (await read(sqlite, '/api/auth/providers', ann)).connections;
@@ -240,6 +246,14 @@ it('cairn migrate moves an install from SQLite to PostgreSQL: runs, events, code
     const postgres = await startServer(home, { DATABASE_URL: url });
     for (const path of paths) expect(await read(postgres, path), path).toEqual(before.get(path));
     expect((await read(postgres, '/api/auth/providers', ann)).connections).toEqual(credentialsBefore);
+    // The hook's sealed secret crossed as it was: a delivery signed with it is admitted there.
+    const payload = '{"ref":"main"}';
+    const delivered = await fetch(`${postgres.url}/api/hooks/ci`, {
+      method: 'POST',
+      headers: { ...json, 'x-github-delivery': 'after-the-move', 'x-hub-signature-256': `sha256=${createHmac('sha256', hookSecret).update(payload).digest('hex')}` },
+      body: payload,
+    });
+    expect(delivered.status, await delivered.clone().text()).toBe(202);
 
     const approve = await fetch(`${postgres.url}/api/workflows/runs/${paused.runId}/approve`, { method: 'POST' });
     expect(approve.status).toBe(200);

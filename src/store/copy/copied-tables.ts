@@ -15,6 +15,8 @@ export const copiedTables = [
   'schedule_fires',
   'user_ai_prefs',
   'provider_credentials',
+  'hooks',
+  'hook_deliveries',
   'supervisor_heartbeats',
   'store_probe',
 ] as const;
