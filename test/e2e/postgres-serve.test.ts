@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,7 @@ import { openStore, postgresStoreConfig } from '../../src/store/open-store.js';
 import { runCliInProcess } from '../cli/cli-harness.js';
 import { runCli, userCliEnv } from '../cli/cli-process.js';
 import { startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster.js';
+import { startRole } from '../helpers/serve-role.js';
 import { startServer } from '../helpers/server.js';
 import { openSse, type SseClient, type SseFrame } from '../helpers/sse.js';
 import { makeTempHome } from '../helpers/temp-home.js';
@@ -389,8 +390,17 @@ it('a PostgreSQL restart and a short outage mid-run lose nothing: the processes 
     for (const [name, yaml] of Object.entries(heldWorkflows(script, log, dir))) await writeHomeWorkflow(home, name, yaml);
     // Each store operation waits out an unreachable database for 2 s here (30 s by default), so
     // the outage below outlasts it: the API must answer 503, the supervisor must wait, not give up.
-    const server = await startServer(home, { DATABASE_URL: url.replace('cairn@', 'cairn:pw-never-printed@'), CAIRN_STORE_BUSY_MS: '2000' });
-    const pids = { api: await server.pid('api'), supervisor: await server.pid('supervisor') };
+    const env = { DATABASE_URL: url.replace('cairn@', 'cairn:pw-never-printed@'), CAIRN_STORE_BUSY_MS: '2000', TOKEN_ENCRYPTION_KEY: 'ef'.repeat(32), CAIRN_LOG_LEVEL: 'info' };
+    const server = await startServer(home, env);
+    // A second supervisor (sharing the workflows and workspaces, as hosts do): no run may be
+    // taken over by either during the outage, nor any node run on both.
+    const otherHome = await makeTempHome();
+    home.defer(() => otherHome.close());
+    await mkdir(home.paths.workspaces, { recursive: true });
+    symlinkSync(home.paths.workflows, otherHome.paths.workflows);
+    symlinkSync(home.paths.workspaces, otherHome.paths.workspaces);
+    const other = await startRole(otherHome, 'supervisor', env);
+    const pids = { api: await server.pid('api'), supervisor: await server.pid('supervisor'), other: await other.supervisorPid() };
     const dashboard = followSse(`${server.url}/api/stream/__dashboard__`);
     home.defer(() => dashboard.close());
 
@@ -458,7 +468,10 @@ it('a PostgreSQL restart and a short outage mid-run lose nothing: the processes 
       what: 'every run to end', timeoutMs: 60_000,
     });
     expect(await Promise.all(all.map(statusOf))).toEqual(all.map(() => 'completed'));
-    expect({ api: await server.pid('api'), supervisor: await server.pid('supervisor') }).toEqual(pids);
+    expect({ api: await server.pid('api'), supervisor: await server.pid('supervisor'), other: await other.supervisorPid() }).toEqual(pids);
+    // Nobody took a run over or gave a job back (logged at info), and no write was fenced.
+    expect(`${server.output()}${other.output()}`).toContain('supervisor.started');
+    expect(`${server.output()}${other.output()}`).not.toMatch(/run\.takeover_started|supervisor\.jobs_requeued|not by sup-/);
     // Every LISTEN connection came back (polling covered the moments without it).
     await waitFor(async () => (await listening()) === listeners, { what: `the ${listeners} LISTEN connections to be back` });
 
@@ -491,8 +504,9 @@ it('a PostgreSQL restart and a short outage mid-run lose nothing: the processes 
     expect(seqs).toEqual(everyEvent.map((e) => e.seq).sort((a, b) => a - b));
     expect(dashboard.frames().map((f) => `${f.data.runId}:${f.id}`).sort()).toEqual(everyEvent.map((e) => `${e.run}:${e.seq}`).sort());
 
+    expect(await other.stop()).toBe(0);
     expect(await server.stop()).toBe(0);
-    expect(server.output()).not.toContain('pw-never-printed');
+    expect(`${server.output()}${other.output()}`).not.toContain('pw-never-printed');
   } finally {
     await home.close();
   }
