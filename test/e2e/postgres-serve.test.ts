@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,8 +12,9 @@ import { openStore, postgresStoreConfig } from '../../src/store/open-store.js';
 import { runCliInProcess } from '../cli/cli-harness.js';
 import { runCli, userCliEnv } from '../cli/cli-process.js';
 import { startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster.js';
+import { startRole } from '../helpers/serve-role.js';
 import { startServer } from '../helpers/server.js';
-import { openSse } from '../helpers/sse.js';
+import { openSse, type SseClient, type SseFrame } from '../helpers/sse.js';
 import { makeTempHome } from '../helpers/temp-home.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { getRun, startRun, writeHomeWorkflow } from '../helpers/workflows.js';
@@ -329,3 +330,198 @@ it('cairn migrate refuses a bad command line with exit 2, naming what is missing
     await home.close();
   }
 });
+
+/** docs/postgres.md's example of the answer to a request made while the database is down. */
+function documentedOutageAnswer(): { error: string; code: string } {
+  const doc = readFileSync(fileURLToPath(new URL('../../docs/postgres.md', import.meta.url)), 'utf8');
+  const section = doc.split('## When the database restarts or is unreachable')[1]?.split('\n## ')[0] ?? '';
+  const block = section.match(/```json\n\s*(\{[^\n]*\})\n\s*```/)?.[1];
+  if (!block) throw new Error('docs/postgres.md lost its example of the 503 answer while the database is down');
+  return JSON.parse(block) as { error: string; code: string };
+}
+
+/** A node that records its attempt (`start|end <run/node> <pid> <ms>`) and waits for a file the test writes. */
+const HELD_SCRIPT = `echo "start $2 $$ $(date +%s%3N)" >> "$1"
+while [ ! -e "$3" ]; do sleep 0.05; done
+echo "end $2 $$ $(date +%s%3N)" >> "$1"
+printf ok
+`;
+
+function heldWorkflows(script: string, log: string, dir: string): Record<string, string> {
+  const node = (id: string, file: string, deps: string[] = []) =>
+    `  - id: ${id}${deps.length ? `\n    depends_on: [${deps.join(', ')}]` : ''}\n    bash: 'bash "${script}" "${log}" "$WORKFLOW_ID/${id}" "${join(dir, file)}"'`;
+  return {
+    held: `name: held\ndescription: nodes that wait for files across a database restart and an outage\nnodes:\n${[
+      node('first', 'open-1'), node('left', 'open-2', ['first']), node('right', 'open-2', ['first']), node('last', 'open-1', ['left', 'right']),
+    ].join('\n')}\n`,
+    'held-gate': `name: held-gate\ndescription: a step, a gate answered after the restart, a step\nnodes:\n${[
+      node('build', 'open-0'), '  - id: review\n    depends_on: [build]\n    approval:\n      message: "Ship it?"', node('ship', 'open-0', ['review']),
+    ].join('\n')}\n`,
+  };
+}
+
+/**
+ * Follows an SSE stream from its beginning (`Last-Event-ID: 0`) as an EventSource does: when the
+ * server ends it or the connection drops, it reconnects after the stream's `retry` (250 ms) with
+ * the id of the last frame received.
+ */
+function followSse(url: string): { frames(): SseFrame[]; opens(): number; close(): void } {
+  const clients: SseClient[] = [];
+  const frames = () => clients.flatMap((c) => c.frames.filter((f) => f.id !== undefined));
+  let closed = false;
+  void (async () => {
+    while (!closed) {
+      const client = await openSse(url, { lastEventId: frames().at(-1)?.id ?? 0 }).catch(() => undefined);
+      if (client) {
+        clients.push(client);
+        if (closed) client.close();
+        await client.ended;
+      }
+      if (!closed) await new Promise((r) => setTimeout(r, 250));
+    }
+  })();
+  return {
+    frames,
+    opens: () => clients.length,
+    close: () => {
+      closed = true;
+      for (const c of clients) c.close();
+    },
+  };
+}
+
+it('a PostgreSQL restart and a short outage mid-run lose nothing: the processes reconnect, a run asked for while the database is down gets 503 naming it, every node runs and succeeds once, every run completes, and a stream that stays open gets every event once', async () => {
+  const home = await makeTempHome();
+  try {
+    const url = await cluster.createDatabase('restarted');
+    const dir = join(home.home, 'held');
+    await mkdir(dir);
+    const script = join(home.home, 'held.sh');
+    const log = join(home.home, 'attempts.log');
+    writeFileSync(script, HELD_SCRIPT);
+    writeFileSync(log, '');
+    writeFileSync(join(dir, 'open-0'), '');
+    for (const [name, yaml] of Object.entries(heldWorkflows(script, log, dir))) await writeHomeWorkflow(home, name, yaml);
+    // Each store operation waits out an unreachable database for 2 s here (30 s by default), so
+    // the outage below outlasts it: the API must answer 503, the supervisor must wait, not give up.
+    const env = { DATABASE_URL: url.replace('cairn@', 'cairn:pw-never-printed@'), CAIRN_STORE_BUSY_MS: '2000', TOKEN_ENCRYPTION_KEY: 'ef'.repeat(32), CAIRN_LOG_LEVEL: 'info' };
+    const server = await startServer(home, env);
+    // A second supervisor (sharing the workflows and workspaces, as hosts do): no run may be
+    // taken over by either during the outage, nor any node run on both.
+    const otherHome = await makeTempHome();
+    home.defer(() => otherHome.close());
+    await mkdir(home.paths.workspaces, { recursive: true });
+    symlinkSync(home.paths.workflows, otherHome.paths.workflows);
+    symlinkSync(home.paths.workspaces, otherHome.paths.workspaces);
+    const other = await startRole(otherHome, 'supervisor', env);
+    const pids = { api: await server.pid('api'), supervisor: await server.pid('supervisor'), other: await other.supervisorPid() };
+    const dashboard = followSse(`${server.url}/api/stream/__dashboard__`);
+    home.defer(() => dashboard.close());
+
+    const attempts = () => readFileSync(log, 'utf8').split('\n').filter(Boolean).map((line) => {
+      const [what, key, pid, ms] = line.split(' ');
+      return { what: what!, key: key!, pid: pid!, ms: Number(ms) };
+    });
+    const started = (node: string) => attempts().filter((a) => a.what === 'start' && a.key.endsWith(`/${node}`)).length;
+    const ended = (node: string) => attempts().filter((a) => a.what === 'end' && a.key.endsWith(`/${node}`)).length;
+    const statusOf = async (runId: string) => (await getRun(server.url, runId)).run.status as string;
+
+    const runs = [(await startRun(server.url, 'held')).runId, (await startRun(server.url, 'held')).runId];
+    const gated = (await startRun(server.url, 'held-gate')).runId;
+    await waitFor(async () => started('first') === 2 && (await statusOf(gated)) === 'paused', { what: 'both runs at their first node, the other at its gate' });
+
+    // Each process's connection that listens for changes (LISTEN), as the server sees them.
+    const listening = async () => {
+      const admin = new pg.Client({ connectionString: cluster.urlOf('postgres') });
+      await admin.connect();
+      try {
+        const { rows } = await admin.query(`SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE datname = 'restarted' AND application_name = 'cairn-listen' AND query LIKE 'LISTEN%'`);
+        return rows[0].n as number;
+      } finally {
+        await admin.end();
+      }
+    };
+    const listeners = await listening();
+    expect(listeners).toBeGreaterThanOrEqual(2); // the API's and the supervisor's at least
+
+    // 1. A restart (fast shutdown: every connection is cut) while two nodes run.
+    await cluster.restart();
+    writeFileSync(join(dir, 'open-1'), '');
+    await waitFor(() => started('left') === 2 && started('right') === 2, { what: 'the next nodes to start after the restart' });
+    const approve = await fetch(`${server.url}/api/workflows/runs/${gated}/approve`, { method: 'POST' });
+    expect(approve.status).toBe(200);
+
+    // 2. An outage longer than a store operation's wait, while four nodes end: their records, the
+    // supervisor's lease renewals and a new run all wait for the database, then fail for now.
+    await cluster.shutDown();
+    writeFileSync(join(dir, 'open-2'), '');
+    await waitFor(() => ended('left') === 2 && ended('right') === 2, { what: 'the nodes to end while the database is down' });
+    const asked = Date.now();
+    const refused = await fetch(`${server.url}/api/workflows/held/run`, { method: 'POST', headers: json, body: '{}' });
+    const refusedAfterMs = Date.now() - asked;
+    const body = (await refused.json()) as { error: string; code: string };
+    expect([refused.status, refused.headers.get('retry-after')]).toEqual([503, '5']);
+    // docs/postgres.md's example of this answer, with this test's server and wait.
+    const documented = documentedOutageAnswer();
+    expect(body).toEqual({
+      ...documented,
+      error: documented.error
+        .replace('postgres://cairn:***@db.internal:5432/cairn', `postgres://cairn:***@127.0.0.1:${cluster.port}/restarted`)
+        .replace('for 30 s', 'for 2 s')
+        .replace('10.0.0.5:5432', `127.0.0.1:${cluster.port}`),
+    });
+    expect(refusedAfterMs).toBeLessThan(10_000);
+    expect((await fetch(`${server.url}/health/db`)).status).toBe(503);
+    await waitFor(() => server.output().includes('supervisor.heartbeat_failed'), { what: 'the supervisor to log that its lease renewals fail' });
+    await cluster.startUp();
+
+    // After it: the same processes go on (none exited), and the runs complete.
+    const after = (await startRun(server.url, 'held')).runId;
+    const all = [...runs, gated, after];
+    await waitFor(async () => (await Promise.all(all.map(statusOf))).every((s) => ['completed', 'failed', 'cancelled'].includes(s)), {
+      what: 'every run to end', timeoutMs: 60_000,
+    });
+    expect(await Promise.all(all.map(statusOf))).toEqual(all.map(() => 'completed'));
+    expect({ api: await server.pid('api'), supervisor: await server.pid('supervisor'), other: await other.supervisorPid() }).toEqual(pids);
+    // Nobody took a run over or gave a job back (logged at info), and no write was fenced.
+    expect(`${server.output()}${other.output()}`).toContain('supervisor.started');
+    expect(`${server.output()}${other.output()}`).not.toMatch(/run\.takeover_started|supervisor\.jobs_requeued|not by sup-/);
+    // Every LISTEN connection came back (polling covered the moments without it).
+    await waitFor(async () => (await listening()) === listeners, { what: `the ${listeners} LISTEN connections to be back` });
+
+    // Every node ran once, its attempts never overlapping, and its success is recorded once.
+    const store = openStore(postgresStoreConfig(url));
+    home.defer(() => store.close());
+    const byKey = new Map<string, string[]>();
+    for (const a of attempts()) byKey.set(a.key, [...(byKey.get(a.key) ?? []), a.what]);
+    expect(Object.fromEntries(byKey)).toEqual(Object.fromEntries([
+      ...[...runs, after].flatMap((id) => ['first', 'left', 'right', 'last'].map((n) => [`${id}/${n}`, ['start', 'end']] as const)),
+      ...['build', 'ship'].map((n) => [`${gated}/${n}`, ['start', 'end']] as const),
+    ]));
+    expect((await store.listRuns({ limit: 100 })).map((r) => r.id).sort()).toEqual([...all].sort());
+    const everyEvent: { run: string; seq: number }[] = [];
+    for (const runId of all) {
+      const events = await store.listRunEvents(runId);
+      everyEvent.push(...events.map((e) => ({ run: runId, seq: e.seq })));
+      const nodes = runId === gated ? ['build', 'review', 'ship'] : ['first', 'left', 'right', 'last'];
+      for (const node of nodes) {
+        const own = events.filter((e) => e.step_name === node && ['node_started', 'node_completed', 'node_failed'].includes(e.event_type));
+        expect(own.filter((e) => e.event_type === 'node_completed'), `${runId}/${node} completed once`).toHaveLength(1);
+        // Its starts and ends alternate: never started again before it ended.
+        expect(own.map((e) => e.event_type).join(' '), `${runId}/${node}`).toMatch(/^(node_started node_(completed|failed) ?)+$/);
+      }
+    }
+
+    // The dashboard's stream, reconnecting as EventSource does, got every event once, in order.
+    await waitFor(() => dashboard.frames().length >= everyEvent.length, { what: 'the stream to catch up' });
+    const seqs = dashboard.frames().map((f) => f.id!);
+    expect(seqs).toEqual(everyEvent.map((e) => e.seq).sort((a, b) => a - b));
+    expect(dashboard.frames().map((f) => `${f.data.runId}:${f.id}`).sort()).toEqual(everyEvent.map((e) => `${e.run}:${e.seq}`).sort());
+
+    expect(await other.stop()).toBe(0);
+    expect(await server.stop()).toBe(0);
+    expect(`${server.output()}${other.output()}`).not.toContain('pw-never-printed');
+  } finally {
+    await home.close();
+  }
+}, 120_000);

@@ -28,6 +28,12 @@ export interface PostgresCluster {
   admin(sql: string): Promise<void>;
   /** Creates an empty database (`CREATE DATABASE`), optionally from a template; answers its URL. */
   createDatabase(name: string, template?: string): Promise<string>;
+  /** `pg_ctl restart -m fast`: every connection is cut, the server comes back on the same port. */
+  restart(): Promise<void>;
+  /** Stops the server (fast shutdown: connections are cut) and keeps its data, until `startUp()`. */
+  shutDown(): Promise<void>;
+  /** Starts the server stopped by `shutDown()` again, on the same port with the same data. */
+  startUp(): Promise<void>;
   /** Stops the server (fast shutdown) and removes its directory. */
   stop(): Promise<void>;
 }
@@ -77,7 +83,9 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     `-p ${port}`, "-c listen_addresses=127.0.0.1", `-c unix_socket_directories=${dir}`,
     '-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off', '-c max_connections=200',
   ].join(' ');
-  await asServerUser(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'server.log'), '-o', options, '-w', '-t', '60', 'start']);
+  const start = () => asServerUser(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'server.log'), '-o', options, '-w', '-t', '60', 'start']);
+  const shutDown = () => asServerUser(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']);
+  await start();
 
   const urlOf = (database: string) => `postgres://${testUser}@127.0.0.1:${port}/${database}`;
   const admin = async (sql: string) => {
@@ -97,9 +105,16 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
       await admin(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ''}`);
       return urlOf(name);
     },
+    async restart() {
+      await shutDown();
+      await start();
+    },
+    shutDown,
+    startUp: start,
     async stop() {
       try {
-        await asServerUser(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
+        // Not running when a test failed while it was shut down.
+        if (existsSync(join(data, 'postmaster.pid'))) await asServerUser(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
       } finally {
         await rm(dir, { recursive: true, force: true });
       }

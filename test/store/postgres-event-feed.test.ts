@@ -1,5 +1,7 @@
+import { createServer, connect, type Socket } from 'node:net';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { openStore, postgresStoreConfig } from '../../src/store/open-store.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { newEvent, newRun } from './fixtures.js';
 import { usePostgresBackend } from './postgres-backend.js';
@@ -62,5 +64,49 @@ describe('PostgreSQL event feed', () => {
     expect(seen.at(-1)?.type).toBe('slow');
     // Each run's events are in its own commit order too.
     expect((await store.listRunEvents(busyRun.id)).map((e) => e.event_type)).toEqual(Array.from({ length: 40 }, (_, i) => `busy-${i}`));
+  });
+
+  it('records an append once when its commit went through but the answer was lost (a restart or a cut connection at that moment)', async () => {
+    const url = new URL((h().config as { url: string }).url);
+    // A real TCP hop between the store and the server that, once armed, passes the next COMMIT
+    // on and then cuts the connection instead of passing the server's answer back.
+    let armed = false;
+    let cut = 0;
+    const sockets = new Set<Socket>();
+    const proxy = createServer((client) => {
+      const server = connect(Number(url.port), url.hostname);
+      sockets.add(client).add(server);
+      let committing = false;
+      client.on('data', (d) => {
+        if (armed && d.toString('latin1').includes('COMMIT')) {
+          armed = false;
+          committing = true;
+        }
+        server.write(d);
+      });
+      server.on('data', (d) => {
+        if (!committing) return client.write(d);
+        cut += 1;
+        client.destroy();
+        server.destroy();
+      });
+      for (const s of [client, server]) s.on('error', () => {}).on('close', () => (client.destroy(), server.destroy()));
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    h().defer(() => {
+      for (const s of sockets) s.destroy();
+      return new Promise((resolve) => proxy.close(resolve));
+    });
+    const proxied = new URL(url);
+    proxied.port = String((proxy.address() as { port: number }).port);
+    const store = openStore(postgresStoreConfig(proxied.toString()), { pollMs: 50 });
+    h().defer(() => store.close());
+    const run = await store.createRun(newRun());
+
+    armed = true;
+    const [written] = await store.appendEvents([newEvent(run, 'once')]);
+    expect(cut).toBe(1);
+    const stored = (await store.listRunEvents(run.id)).filter((e) => e.event_type === 'once');
+    expect(stored.map((e) => e.seq)).toEqual([written!.seq]);
   });
 });

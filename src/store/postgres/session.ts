@@ -53,9 +53,16 @@ function isConnectionError(err: unknown): boolean {
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
 }
 
+/** A transaction whose COMMIT's answer was lost, and whose session the server still runs. */
+class CommitUnsure extends Error {
+  constructor(xid: string) {
+    super(`the outcome of transaction ${xid}, whose commit was sent before the connection broke, is not known yet`);
+  }
+}
+
 function isRetryable(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return (typeof code === 'string' && retryableCodes.has(code)) || isConnectionError(err);
+  return (typeof code === 'string' && retryableCodes.has(code)) || isConnectionError(err) || err instanceof CommitUnsure;
 }
 
 /**
@@ -86,9 +93,12 @@ export class PgSession {
       types,
       application_name: 'cairn',
     });
-    // An idle connection the server drops (a restart) must not crash the process: the next
-    // operation gets a new one.
+    // A connection the server drops (a restart, a cut network) must not crash the process. An
+    // idle one is the pool's ('error' on the pool); one in use emits 'error' on itself too, and
+    // an 'error' event nobody listens to is thrown: the statement it was running fails anyway,
+    // and the operation is tried again on a new connection.
     this.pool.on('error', () => {});
+    this.pool.on('connect', (client) => client.on('error', () => {}));
   }
 
   get closed(): boolean {
@@ -111,11 +121,33 @@ export class PgSession {
    * back), so it must not have effects outside the database.
    */
   write<T>(what: string, fn: (q: Query) => Promise<T>): Promise<T> {
+    /**
+     * A try whose COMMIT was sent but whose answer never came (the connection broke: a restart,
+     * a cut network): it may have committed. The next try asks the server first, by the
+     * transaction's id, rather than write it all again (an event twice, a node's end twice).
+     */
+    let unsure: { xid: string; result: T } | undefined;
     return this.retrying(what, async (client) => {
-      await client.query(`BEGIN; SET LOCAL lock_timeout = '${LOCK_TIMEOUT_MS}ms'`);
+      if (unsure) {
+        const { rows } = await client.query('SELECT pg_xact_status($1::xid8) AS status', [unsure.xid]);
+        const status = rows[0]?.status as string | null;
+        if (status === 'committed') return unsure.result;
+        // Its session has not ended yet (the server has not noticed the cut): ask again shortly.
+        if (status === 'in progress') throw new CommitUnsure(unsure.xid);
+        unsure = undefined; // rolled back: try again
+      }
+      const begun = (await client.query(
+        `BEGIN; SET LOCAL lock_timeout = '${LOCK_TIMEOUT_MS}ms'; SELECT pg_current_xact_id()::text AS xid`,
+      )) as unknown as pg.QueryResult[];
+      const xid = begun.at(-1)!.rows[0]!.xid as string;
       try {
         const result = await fn(queryOf(client));
-        await client.query(`SELECT pg_notify('${CHANGE_CHANNEL}', ''); COMMIT`);
+        try {
+          await client.query(`SELECT pg_notify('${CHANGE_CHANNEL}', ''); COMMIT`);
+        } catch (err) {
+          if (isRetryable(err)) unsure = { xid, result };
+          throw err;
+        }
         return result;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => {});
