@@ -4,6 +4,8 @@ import type { ClusterSlots } from '../cluster-slots.js';
 
 /** How often a wait for a place looks again. */
 const POLL_MS = 50;
+/** Seconds of silence before either end of the places' connection checks the other is there. */
+const KEEPALIVE_IDLE_S = 5;
 
 /** A stable 32-bit number for a key: the first half of an advisory lock's key. */
 function keyNumber(key: string): number {
@@ -33,7 +35,9 @@ export function openPgClusterSlots(url: string): ClusterSlots {
   const connection = (): Promise<pg.Client> => {
     if (client) return Promise.resolve(client);
     connecting ??= (async () => {
-      const c = new (pgDriver().Client)({ connectionString: url, application_name: 'cairn-slots' });
+      const c = new (pgDriver().Client)({
+        connectionString: url, application_name: 'cairn-slots', keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_IDLE_S * 1000,
+      });
       // A lost connection lost its locks too: what it held is forgotten, and the next wait reconnects.
       c.on('error', () => undefined);
       c.on('end', () => {
@@ -41,6 +45,13 @@ export function openPgClusterSlots(url: string): ClusterSlots {
         for (const state of keys.values()) state.mine.clear();
       });
       await c.connect();
+      // The server frees this process's places when it sees the connection is dead: a lost host
+      // (no FIN, no RST) is seen within about KEEPALIVE_IDLE_S + 3 x 2 s rather than the
+      // system's default of hours, during which the host's places would stay taken.
+      await c.query(`SET tcp_keepalives_idle = ${KEEPALIVE_IDLE_S}; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3`).catch(async (err: unknown) => {
+        await c.end().catch(() => undefined);
+        throw err;
+      });
       client = c;
       return c;
     })().finally(() => (connecting = undefined));
