@@ -5,8 +5,15 @@ import type { Job, JobKind } from './schemas/job.js';
  * under a lease and finish). A run's `start_run` job is written by `RunStore.createRun`.
  */
 export interface JobStore {
-  /** Queues a job for the supervisor (cancel, and later resume, approve ...). */
-  enqueueJob(kind: JobKind, runId: string, payload?: Record<string, unknown>): Promise<Job>;
+  /**
+   * Queues a job for the supervisor (cancel, and later resume, approve ...). `opts.onBehalfOf`:
+   * the run whose driver asks (a parent run asking for its child to be cancelled or resumed).
+   * With a store opened for a supervisor (its `writer`), the job is then queued only while that
+   * supervisor owns that run, checked under the run's row lock in the queueing transaction, and is
+   * otherwise refused with the fence's error (store/rules/write-fence.ts: a supervisor paused past
+   * its lease and resumed after a take-over asks nothing of the runs below it).
+   */
+  enqueueJob(kind: JobKind, runId: string, payload?: Record<string, unknown>, opts?: { onBehalfOf?: string }): Promise<Job>;
   /**
    * Claims the oldest job that is queued, or claimed under a lease that has expired, and counts
    * the claim in `attempts`; a job with `not_before` is not claimed before that moment. Jobs for a run owned by another live supervisor are left for that

@@ -13,7 +13,8 @@ import { startRun, writeHomeWorkflow } from '../helpers/workflows.js';
  * Fencing with real processes: the supervisor driving a run is stopped (SIGSTOP) past its lease
  * while its nodes run, another takes the run over and runs them again, and the first is resumed
  * (SIGCONT) while the second still drives the run. The first then sees its nodes' processes
- * killed by the take-over and would record them failed: nothing it writes for the run commits.
+ * killed by the take-over and would record them failed: nothing it writes for the run commits,
+ * and the cancel it asks for the run's child run as it gives the run up is refused too.
  */
 
 const LEASE_MS = 3_000;
@@ -53,8 +54,13 @@ it('a supervisor stopped past its lease and resumed after a take-over commits no
     const node = (id: string, seconds: string, deps: string[] = []) =>
       `  - id: ${id}${deps.length ? `\n    depends_on: [${deps.join(', ')}]` : ''}\n    bash: 'bash "${script}" "${log}" "$WORKFLOW_ID/${id}" ${seconds}'` +
       (deps.length ? '' : '\n    retry: { max_attempts: 3, delay_ms: 1000, on_error: all }');
-    await writeHomeWorkflow(apiHome, 'slow', `name: slow\ndescription: three slow nodes, then one more\nnodes:\n${[
-      node('p0', '6'), node('p1', '6'), node('p2', '6'), node('last', '0.1', ['p0', 'p1', 'p2']),
+    // And a child run, still running when the resumed supervisor gives the run up (its nodes'
+    // failures decide `after0`'s skip, which is refused, and the run fails in its eyes): it would
+    // cancel the child on its way out.
+    await writeHomeWorkflow(apiHome, 'child', `name: child\ndescription: one slow node\nnodes:\n${node('c', '12')}\n`);
+    await writeHomeWorkflow(apiHome, 'slow', `name: slow\ndescription: three slow nodes and a child run, then one more\nnodes:\n${[
+      node('p0', '6'), node('p1', '6'), node('p2', '6'), '  - id: kid\n    workflow: child', node('after0', '0.1', ['p0']),
+      node('last', '0.1', ['p0', 'p1', 'p2', 'kid', 'after0']),
     ].join('\n')}\n`);
 
     const env = { DATABASE_URL: url, TOKEN_ENCRYPTION_KEY: KEY, CAIRN_RUN_LEASE_MS: String(LEASE_MS) };
@@ -72,7 +78,8 @@ it('a supervisor stopped past its lease and resumed after a take-over commits no
 
     const { runId } = await startRun(api.url!, 'slow');
     const lines = () => readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => l.split(' '));
-    await waitFor(() => lines().filter(([what]) => what === 'start').length === 3, { what: 'the three slow nodes to start' });
+    const slowStarts = () => lines().filter(([what, key]) => what === 'start' && /\/p\d$/.test(key!) && key!.startsWith(`${runId}/`));
+    await waitFor(() => slowStarts().length === 3, { what: 'the three slow nodes to start' });
     const first = (await store.getRun(runId))!.owner_id!;
     const beats = await store.listHeartbeats();
     const firstPid = beats.find((b) => b.id === first)!.pid;
@@ -90,7 +97,7 @@ it('a supervisor stopped past its lease and resumed after a take-over commits no
     await waitFor(async () => (await store.getRun(runId))?.owner_id !== first, { what: 'the run to be taken over', timeoutMs: 30_000 });
     const second = (await store.getRun(runId))!.owner_id!;
     expect((await store.listHeartbeats()).find((b) => b.id === second)?.pid).toBe(secondPid);
-    const underSecond = () => lines().filter(([what, , , chain]) => what === 'start' && chain!.split(',').includes(String(secondPid)));
+    const underSecond = () => slowStarts().filter(([, , , chain]) => chain!.split(',').includes(String(secondPid)));
     await waitFor(() => underSecond().length === 3, { what: 'the nodes to start again under the new owner' });
     const eventsAtTakeOver = (await store.listRunEvents(runId)).length;
 
@@ -110,6 +117,11 @@ it('a supervisor stopped past its lease and resumed after a take-over commits no
     const underFirst = lines().slice(linesBeforeResume).filter(([what, , , chain]) => what === 'start' && chain!.split(',').includes(String(firstPid)));
     expect(underFirst.map(([, key]) => key)).toEqual([]);
     const run = (await store.getRun(runId))!;
+    // The child run the new owner waited for was not cancelled by the resumed supervisor giving
+    // the run up (a cancel it asks for on the parent's behalf is fenced like its events).
+    const kids = await store.listChildRuns(runId, 'kid');
+    expect(kids.map((k) => k.status)).toEqual(['completed']);
+    expect((await store.listRunJobs(kids[0]!.id)).map((j) => j.kind)).toEqual(['start_run']);
     expect(run.status).toBe('completed');
     const events = await store.listRunEvents(runId);
     // Nothing after the take-over says a node failed or was interrupted: the first supervisor's records were fenced off.
@@ -117,12 +129,16 @@ it('a supervisor stopped past its lease and resumed after a take-over commits no
     expect(after.filter((e) => /failed|interrupted/.test(e.event_type)).map((e) => `${e.event_type} ${e.step_name}`)).toEqual([]);
     // Each node succeeded once, and the three slow ones with the output of their run under the new owner.
     const completed = events.filter((e) => e.event_type === 'node_completed');
-    expect(completed.map((e) => e.step_name).sort()).toEqual(['last', 'p0', 'p1', 'p2']);
+    expect(completed.map((e) => e.step_name).sort()).toEqual(['after0', 'kid', 'last', 'p0', 'p1', 'p2']);
     const secondPids = new Set(underSecond().map(([, , pid]) => pid));
-    for (const e of completed.filter((c) => c.step_name !== 'last')) expect(secondPids.has(String(e.data.node_output)), e.step_name ?? '').toBe(true);
+    for (const e of completed.filter((c) => /^p\d$/.test(c.step_name ?? ''))) expect(secondPids.has(String(e.data.node_output)), e.step_name ?? '').toBe(true);
     // The resumed supervisor said why its records were refused.
     await waitFor(() => supervisors.some((s) => s.output().includes(`not by ${first}`)), {
       what: 'the resumed supervisor to log the refusal',
+    });
+    // It did try to cancel the child, and was refused.
+    await waitFor(() => supervisors.some((s) => s.output().includes('child.cancel_failed')), {
+      what: "the resumed supervisor to log the refused cancel of the child",
     });
 
     for (const s of supervisors) expect(await s.stop()).toBe(0);

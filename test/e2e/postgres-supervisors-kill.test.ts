@@ -17,7 +17,8 @@ import { startRun, writeHomeWorkflow } from '../helpers/workflows.js';
  * hundred bash nodes in mixed runs, and kill -9 of two supervisors at seeded moments. Each node
  * appends its start and end, with its process's ancestors (so the supervisor it ran under), to
  * one file: no node runs twice at once, only nodes in flight at a kill run again, each success is
- * recorded once, every run completes, and a killed supervisor's runs are taken over in time.
+ * recorded once, every run completes, a killed supervisor's runs are taken over in time, and the
+ * global limit holds across the three supervisors.
  */
 
 const SEED = 2028;
@@ -28,6 +29,8 @@ const SEED = 2028;
  */
 const LEASE_MS = 6_000;
 const KEY = 'cd'.repeat(32);
+/** The global limit: of the three supervisors together, on PostgreSQL (so each may run all of it). */
+const LIMIT = 8;
 
 let cluster: PostgresCluster;
 beforeAll(async () => {
@@ -111,7 +114,7 @@ it('3 supervisors on one database, two killed with -9 at seeded moments: every n
     const defs = workflows(random, script, log);
     for (const [name, yaml] of Object.entries(defs)) await writeHomeWorkflow(apiHome, name, yaml);
 
-    const env = { DATABASE_URL: url, TOKEN_ENCRYPTION_KEY: KEY, CAIRN_RUN_LEASE_MS: String(LEASE_MS), CAIRN_MAX_CONCURRENCY: '4' };
+    const env = { DATABASE_URL: url, TOKEN_ENCRYPTION_KEY: KEY, CAIRN_RUN_LEASE_MS: String(LEASE_MS), CAIRN_MAX_CONCURRENCY: String(LIMIT) };
     const api = await startRole(apiHome, 'api', env);
     const supervisors: RoleProcess[] = [];
     for (let i = 0; i < 3; i++) {
@@ -137,8 +140,9 @@ it('3 supervisors on one database, two killed with -9 at seeded moments: every n
     const victims = [random.int(0, 2)];
     victims.push((victims[0]! + random.int(1, 2)) % 3);
     const killAt = [random.int(40, 90), random.int(130, 190)];
-    const kills: { pid: number; at: number; takenOverInMs: number; orphanedRuns: number }[] = [];
-    const started = () => readFileSync(log, 'utf8').split('\n').filter((l) => l.startsWith('start')).length;
+    const kills: { pid: number; at: number; takenOverInMs: number; orphanedRuns: number; linesBefore: number }[] = [];
+    const logLines = () => readFileSync(log, 'utf8').split('\n').filter(Boolean);
+    const started = () => logLines().filter((l) => l.startsWith('start')).length;
     const approved = new Set<string>();
     const tend = async () => {
       for (const run of await store.listRuns({ status: 'paused', limit: 100 })) {
@@ -152,12 +156,13 @@ it('3 supervisors on one database, two killed with -9 at seeded moments: every n
       await waitFor(async () => (await tend(), started() >= killAt[k]!), { what: `${killAt[k]} node starts`, timeoutMs: 120_000 });
       const pid = await supervisors[victim]!.supervisorPid();
       const id = (await store.listHeartbeats()).find((b) => b.pid === pid)!.id;
+      const linesBefore = logLines().length;
       process.kill(pid, 'SIGKILL');
       const at = Date.now();
       const owned = async () => (await store.listRuns({ status: 'running', limit: 1000 })).filter((r: Run) => r.owner_id === id);
       const orphanedRuns = (await owned()).length;
       await waitFor(async () => (await tend(), (await owned()).length === 0), { what: `the runs of killed supervisor ${pid} to be taken over`, timeoutMs: 60_000 });
-      kills.push({ pid, at, takenOverInMs: Date.now() - at, orphanedRuns });
+      kills.push({ pid, at, takenOverInMs: Date.now() - at, orphanedRuns, linesBefore });
       // The launcher restarts it (its restart behaviour is unchanged under --role supervisor).
       const restarted = await waitFor(async () => {
         const now = await supervisors[victim]!.supervisorPid().catch(() => pid);
@@ -210,11 +215,29 @@ it('3 supervisors on one database, two killed with -9 at seeded moments: every n
     }
     for (const a of [...attempts.values()].flat()) expect(supervisorOf(a), `attempt ${a.key} ran under a supervisor`).toBeDefined();
 
+    // The global limit held across the three supervisors, kills and take-overs included: never
+    // more than LIMIT nodes running at once (in the log's order, which is the order they wrote
+    // in). A killed supervisor's places come free at its death while the processes it started run
+    // on until the take-over kills them: those are counted up to the kill only.
+    let running = new Map<string, number | undefined>();
+    let most = 0;
+    for (const [i, line] of logLines().entries()) {
+      for (const k of kills) {
+        if (k.linesBefore === i) running = new Map([...running].filter(([, sup]) => sup !== k.pid));
+      }
+      const [what, key, pid, chain] = line.split(' ');
+      const sup = chain!.split(',').map(Number).find((p) => supervisorPids.has(p));
+      if (what === 'end') running.delete(`${key} ${pid}`);
+      else if (!kills.some((k) => k.pid === sup && i >= k.linesBefore)) running.set(`${key} ${pid}`, sup);
+      most = Math.max(most, running.size);
+    }
+    expect(most).toBeLessThanOrEqual(LIMIT);
+
     // The work of each killed supervisor was taken over within the lease and 2 s.
     for (const k of kills) expect(k.takenOverInMs, `supervisor ${k.pid}'s ${k.orphanedRuns} runs taken over`).toBeLessThanOrEqual(LEASE_MS + 2_000);
     expect(kills.reduce((n, k) => n + k.orphanedRuns, 0)).toBeGreaterThan(0);
     // The reruns are at most what was in flight on the killed supervisors.
-    expect(reruns).toBeLessThanOrEqual(kills.length * 4);
+    expect(reruns).toBeLessThanOrEqual(kills.length * LIMIT);
 
     for (const s of supervisors) expect(await s.stop()).toBe(0);
     expect(await api.stop()).toBe(0);

@@ -1,11 +1,17 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openPgClusterSlots } from '../../src/store/postgres/slot-locks.js';
+import { clusterHeld } from '../../src/supervisor/process/cluster-held-limiter.js';
+import { GLOBAL_KEY, GLOBAL_SLOT, globalSlots } from '../../src/supervisor/run/engine-slots.js';
 import { startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { forkScript } from './fork-script.js';
 
-/** Places counted in PostgreSQL (store/postgres/slot-locks.ts): what the per-provider limit across supervisors rests on. */
+/**
+ * Places counted in PostgreSQL (store/postgres/slot-locks.ts): what the global and per-provider
+ * limits across supervisors rest on, and the global limit's wrapping of them
+ * (supervisor/process/cluster-held-limiter.ts).
+ */
 
 let cluster: PostgresCluster;
 beforeAll(async () => {
@@ -66,5 +72,43 @@ it('holds a limit across connections exactly; a holder killed with -9 frees its 
   } finally {
     await a.close();
     await b.close();
+  }
+});
+
+it("the global limit across two supervisors' limiters: a node waits for the place another holds, then runs; one whose wait is aborted is dropped unrun and gives its own slot back", async () => {
+  const url = await cluster.createDatabase('cluster_global');
+  const slotsA = openPgClusterSlots(url);
+  const slotsB = openPgClusterSlots(url);
+  try {
+    // Each supervisor has a limit of 1 of its own, and the place in the database is shared.
+    const localB = globalSlots(1);
+    const a = clusterHeld(globalSlots(1), slotsA);
+    const b = clusterHeld(localB, slotsB);
+    let release!: () => void;
+    const holding = new Promise<void>((resolve) => {
+      void a.run(GLOBAL_SLOT, () => (resolve(), new Promise<void>((r) => (release = r))));
+    });
+    await holding;
+
+    // B's node takes B's own slot, then waits for the database's place.
+    const waiting = new AbortController();
+    let ran = false;
+    const dropped = b.run(GLOBAL_SLOT, async () => (ran = true), waiting.signal);
+    await waitFor(() => localB.holders(GLOBAL_KEY) === 1, { what: "B's node to hold its own slot" });
+    waiting.abort();
+    expect(await dropped).toEqual({ dropped: true });
+    expect(ran).toBe(false);
+    expect(localB.holders(GLOBAL_KEY)).toBe(0);
+
+    // Another waits, and runs once A's node ends.
+    let nextRan = false;
+    const next = b.run(GLOBAL_SLOT, async () => ((nextRan = true), 'ran'));
+    await waitFor(() => localB.holders(GLOBAL_KEY) === 1, { what: "B's next node to hold its own slot" });
+    expect(nextRan).toBe(false);
+    release();
+    expect(await next).toEqual({ dropped: false, value: 'ran' });
+  } finally {
+    await slotsA.close();
+    await slotsB.close();
   }
 });

@@ -2,15 +2,23 @@ import type { JobStore } from '../jobs.js';
 import { failedAttempt, holdsClaimedJob, mayFinishJob } from '../rules/job-leases.js';
 import { cancelRequestAfter } from '../rules/run-ownership.js';
 import { cancelRecordedByClaim } from '../rules/run-requests.js';
+import { fenceRefusal } from '../rules/write-fence.js';
+import { eventStatements } from './events-sql.js';
 import { jobStatements } from './jobs-sql.js';
 import { runStatements } from './runs-sql.js';
 import type { PgSession } from './session.js';
 
-/** JobStore over the session's pool: jobs are claimed with FOR UPDATE SKIP LOCKED (jobs-sql.ts). */
-export function pgJobStore(session: PgSession): JobStore {
+/** JobStore over the session's pool: jobs are claimed with FOR UPDATE SKIP LOCKED (jobs-sql.ts); `writer` as in pgEventStore. */
+export function pgJobStore(session: PgSession, writer?: string): JobStore {
   return {
-    enqueueJob: (kind, runId, payload = {}) =>
-      session.write('queue a job', (q) => jobStatements(q).insert(kind, runId, payload, session.now())),
+    enqueueJob: (kind, runId, payload = {}, opts = {}) =>
+      session.write('queue a job', async (q) => {
+        const asker = opts.onBehalfOf;
+        // Fenced: the asking run's owner is read under its row lock, kept until this commits.
+        const refused = asker === undefined || writer === undefined ? undefined : fenceRefusal([asker], await eventStatements(q).lockOwners([asker]), writer);
+        if (refused) throw refused;
+        return jobStatements(q).insert(kind, runId, payload, session.now());
+      }),
 
     claimJob: async (ownerId, leaseMs) => {
       // A read first: the claim loop wakes on every commit, and most wake-ups find nothing to claim.

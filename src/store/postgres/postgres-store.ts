@@ -30,7 +30,7 @@ export function openPostgresStore(opts: PostgresStoreOptions): Store {
   const changes = new ChangeListen(session, opts.pollMs ?? 500);
   return {
     ...pgRunStore(session),
-    ...pgJobStore(session),
+    ...pgJobStore(session, opts.writer),
     ...pgEventStore(session, opts.writer),
     ...pgHeartbeatStore(session),
     ...pgCodebaseStore(session),

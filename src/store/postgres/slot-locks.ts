@@ -4,6 +4,8 @@ import type { ClusterSlots } from '../cluster-slots.js';
 
 /** How often a wait for a place looks again. */
 const POLL_MS = 50;
+/** Seconds of silence before either end of the places' connection checks the other is there. */
+const KEEPALIVE_IDLE_S = 5;
 
 /** A stable 32-bit number for a key: the first half of an advisory lock's key. */
 function keyNumber(key: string): number {
@@ -23,46 +25,75 @@ function keyNumber(key: string): number {
 export function openPgClusterSlots(url: string): ClusterSlots {
   let client: pg.Client | undefined;
   let connecting: Promise<pg.Client> | undefined;
-  const held = new Map<string, Set<number>>();
+  const keys = new Map<string, KeyState>();
+  const stateOf = (key: string): KeyState => {
+    let state = keys.get(key);
+    if (!state) keys.set(key, (state = { mine: new Set(), sleepers: new Set(), missedAt: undefined }));
+    return state;
+  };
 
   const connection = (): Promise<pg.Client> => {
     if (client) return Promise.resolve(client);
     connecting ??= (async () => {
-      const c = new (pgDriver().Client)({ connectionString: url, application_name: 'cairn-slots' });
+      const c = new (pgDriver().Client)({
+        connectionString: url, application_name: 'cairn-slots', keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_IDLE_S * 1000,
+      });
       // A lost connection lost its locks too: what it held is forgotten, and the next wait reconnects.
       c.on('error', () => undefined);
       c.on('end', () => {
         if (client === c) client = undefined;
-        held.clear();
+        for (const state of keys.values()) state.mine.clear();
       });
       await c.connect();
+      // The server frees this process's places when it sees the connection is dead: a lost host
+      // (no FIN, no RST) is seen within about KEEPALIVE_IDLE_S + 3 x 2 s rather than the
+      // system's default of hours, during which the host's places would stay taken.
+      await c.query(`SET tcp_keepalives_idle = ${KEEPALIVE_IDLE_S}; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3`).catch(async (err: unknown) => {
+        await c.end().catch(() => undefined);
+        throw err;
+      });
       client = c;
       return c;
     })().finally(() => (connecting = undefined));
     return connecting;
   };
 
-  const tryTake = async (key: string, limit: number): Promise<number | undefined> => {
-    const mine = held.get(key) ?? new Set<number>();
-    held.set(key, mine);
-    const c = await connection();
-    for (let place = 0; place < limit; place++) {
-      if (mine.has(place)) continue;
-      mine.add(place); // claimed here first, so no other waiter of this process asks for it meanwhile
-      const { rows } = await c.query('SELECT pg_try_advisory_lock($1::int, $2::int) AS ok', [keyNumber(key), place]).catch((err: unknown) => {
-        mine.delete(place);
-        throw err;
-      });
-      if (rows[0]?.ok === true) return place;
-      mine.delete(place);
-    }
-    return undefined;
+  // One try at a time in this process: the places it holds are known before the next try skips them.
+  let trying: Promise<unknown> = Promise.resolve();
+  const tryTake = (key: string, limit: number): Promise<number | undefined> => {
+    const attempt = trying.then(async () => {
+      const state = stateOf(key);
+      // Every place was taken a moment ago and none of this process's came free since: the
+      // waiters of this process ask the database once per poll between them, not once each.
+      if (state.missedAt !== undefined && Date.now() - state.missedAt < POLL_MS / 2) return undefined;
+      const c = await connection();
+      // One round trip whatever the limit: the first of the places this process does not hold
+      // that is free gets locked. The lock is the only condition (a place this process holds would
+      // be locked again, not refused), and LIMIT 1 stops the scan there, locking nothing more.
+      const others = Array.from({ length: limit }, (_, place) => place).filter((place) => !state.mine.has(place));
+      if (!others.length) return undefined;
+      const { rows } = await c.query<{ place: number }>(
+        'SELECT place FROM unnest($2::int[]) AS place WHERE pg_try_advisory_lock($1::int, place) LIMIT 1',
+        [keyNumber(key), others],
+      );
+      const place = rows[0]?.place;
+      if (place === undefined) state.missedAt = Date.now();
+      else state.mine.add(place);
+      return place;
+    });
+    trying = attempt.catch(() => undefined);
+    return attempt;
   };
 
   const give = async (key: string, place: number): Promise<void> => {
     const c = client;
-    held.get(key)?.delete(place);
+    const state = stateOf(key);
+    state.mine.delete(place);
     if (c) await c.query('SELECT pg_advisory_unlock($1::int, $2::int)', [keyNumber(key), place]).catch(() => undefined);
+    // The place is free: this process's waiters look at once rather than at their next poll
+    // (another process's may still take it first).
+    state.missedAt = undefined;
+    for (const wake of [...state.sleepers]) wake();
   };
 
   return {
@@ -70,13 +101,16 @@ export function openPgClusterSlots(url: string): ClusterSlots {
       let place: number | undefined;
       while ((place = await tryTake(key, limit).catch(() => undefined)) === undefined) {
         if (signal?.aborted) return undefined;
+        const sleepers = stateOf(key).sleepers;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(done, POLL_MS);
           function done() {
             clearTimeout(timer);
+            sleepers.delete(done);
             signal?.removeEventListener('abort', done);
             resolve();
           }
+          sleepers.add(done);
           signal?.addEventListener('abort', done, { once: true });
         });
         if (signal?.aborted) return undefined;
@@ -90,8 +124,18 @@ export function openPgClusterSlots(url: string): ClusterSlots {
     async close() {
       const c = client;
       client = undefined;
-      held.clear();
+      for (const state of keys.values()) state.mine.clear();
       await c?.end().catch(() => undefined);
     },
   };
+}
+
+/** What this process knows of one key's places. */
+interface KeyState {
+  /** The places it holds. */
+  mine: Set<number>;
+  /** Its waiters between two tries: woken when it gives a place back. */
+  sleepers: Set<() => void>;
+  /** When a try last found every place taken (undefined: since then one of its own came free). */
+  missedAt: number | undefined;
 }

@@ -2,18 +2,27 @@ import type { JobStore } from '../jobs.js';
 import { failedAttempt, holdsClaimedJob, mayFinishJob } from '../rules/job-leases.js';
 import { cancelRequestAfter } from '../rules/run-ownership.js';
 import { cancelRecordedByClaim } from '../rules/run-requests.js';
+import { fenceRefusal } from '../rules/write-fence.js';
+import { eventStatements } from './events-sql.js';
 import { jobStatements } from './jobs-sql.js';
 import { runStatements } from './runs-sql.js';
 import type { SqliteSession } from './session.js';
 
-/** JobStore over the session's connection. */
-export function sqliteJobStore(session: SqliteSession): JobStore {
+/** JobStore over the session's connection; `writer` as in sqliteEventStore. */
+export function sqliteJobStore(session: SqliteSession, writer?: string): JobStore {
   const jobs = jobStatements(session.db);
   const runs = runStatements(session.db);
+  const events = eventStatements(session.db);
 
   return {
-    enqueueJob: (kind, runId, payload = {}) =>
-      session.write('queue a job', () => jobs.insert(kind, runId, payload, session.now())),
+    enqueueJob: (kind, runId, payload = {}, opts = {}) =>
+      session.write('queue a job', () => {
+        const asker = opts.onBehalfOf;
+        // Fenced: the asking run's owner is read inside the write transaction (one writer at a time).
+        const refused = asker === undefined || writer === undefined ? undefined : fenceRefusal([asker], events.owners([asker]), writer);
+        if (refused) throw refused;
+        return jobs.insert(kind, runId, payload, session.now());
+      }),
 
     claimJob: async (ownerId, leaseMs) => {
       if (!(await session.read('look for open jobs', () => jobs.hasOpen(session.now())))) return undefined;

@@ -32,7 +32,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
   const probe = probeStatements(session.db);
   return {
     ...sqliteRunStore(session),
-    ...sqliteJobStore(session),
+    ...sqliteJobStore(session, opts.writer),
     ...sqliteEventStore(session, opts.writer),
     ...sqliteHeartbeatStore(session),
     ...sqliteCodebaseStore(session),

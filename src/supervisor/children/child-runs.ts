@@ -159,12 +159,14 @@ export class ChildRuns {
 
   /** Asks the child to be resumed (a failed child of an earlier pass of the parent). */
   async resume(child: Run): Promise<void> {
-    await this.deps.store.enqueueJob('resume_run', child.id, {});
+    await this.deps.store.enqueueJob('resume_run', child.id, {}, { onBehalfOf: this.deps.parent.id });
   }
 
   /** Asks the child to be cancelled (the parent's node stops). */
   async cancel(childRunId: string): Promise<void> {
-    await this.deps.store.enqueueJob('cancel_run', childRunId, {}).catch((err: unknown) => {
+    // Only while this supervisor drives the parent: one that lost it (paused past its lease)
+    // must not cancel the children the new owner waits for (the store refuses, fenced).
+    await this.deps.store.enqueueJob('cancel_run', childRunId, {}, { onBehalfOf: this.deps.parent.id }).catch((err: unknown) => {
       this.deps.log.warn({ err, childRunId }, 'child.cancel_failed');
     });
   }

@@ -4,6 +4,7 @@ import { WorkflowCatalog } from '../../workflow/catalog/catalog.js';
 import { MAX_CONCURRENT_CHAT_TURNS } from '../../store/schemas/conversation.js';
 import { openClusterSlots, type ClusterSlots, type Store, type StoreConfig } from '../../store/open-store.js';
 import { clusterGated } from './cluster-gated-runner.js';
+import { clusterHeld } from './cluster-held-limiter.js';
 import { createWorkerPool, type WorkerPool } from '../../worker/pool/pool.js';
 import { attemptCloser } from '../../worker/attempt-closer.js';
 import { createSchedulerFactory } from '../run/scheduler-factory.js';
@@ -23,7 +24,7 @@ import { ScheduleLoop } from './schedule-loop.js';
 export interface SupervisorRuntime {
   supervisor: Supervisor;
   pool: WorkerPool;
-  /** The provider places shared across supervisors (PostgreSQL), closed after the pool. */
+  /** The global and provider places shared across supervisors (PostgreSQL), closed after the pool. */
   clusterSlots: ClusterSlots | undefined;
 }
 
@@ -65,7 +66,8 @@ export function createSupervisorRuntime(opts: {
     ...(opts.taskFile ? { filename: opts.taskFile } : {}),
     log,
   });
-  // On a shared database a provider's limit holds across every supervisor, not only this one.
+  // On a shared database the global and each provider's limit hold across every supervisor, not
+  // only within this one.
   const clusterSlots = openClusterSlots(opts.storeConfig);
   const runner = clusterSlots ? clusterGated(pool, clusterSlots, settings.providers.limits) : pool;
   // Everything else writes after the ends the thread holds. One owner closes attempts on this
@@ -73,6 +75,7 @@ export function createSupervisorRuntime(opts: {
   const store = afterHeldEnds(opts.store, pool);
   attemptCloser(store, log);
   const limiter = globalSlots(limit);
+  const nodeLimiter = clusterSlots ? clusterHeld(limiter, clusterSlots) : limiter;
   const providerSlots = providerSlotsOf(settings.providers.limits, new ProviderRates(settings.providers.rates));
   // The catalog in-process: chat turns and child runs' lookups are few and short, and the
   // supervisor keeps no catalog thread.
@@ -91,7 +94,7 @@ export function createSupervisorRuntime(opts: {
     log,
     paths: settings.paths,
     schedulers: createSchedulerFactory({
-      store, storeConfig: opts.storeConfig, pool: runner, limiter, providerSlots, settings, log, lockLeaseMs: opts.runLeaseMs ?? RUN_LEASE_MS,
+      store, storeConfig: opts.storeConfig, pool: runner, limiter: nodeLimiter, providerSlots, settings, log, lockLeaseMs: opts.runLeaseMs ?? RUN_LEASE_MS,
       kinds: createNodeKinds({ children: { lookup: (name, query) => catalog.getAsync(name, query), signals: childSignals } }),
     }),
     childSignals,

@@ -5,6 +5,13 @@ import { GLOBAL_KEY, GLOBAL_SLOT, placeWorthRecording } from './engine-slots.js'
 import type { Slots } from './slots.js';
 
 /**
+ * What the global limit is taken from: the supervisor's own `Slots` (engine-slots.ts), or that
+ * wrapped so each holder also holds a place shared by every supervisor on the database
+ * (process/cluster-held-limiter.ts).
+ */
+export type GlobalLimiter = Pick<Slots, 'run' | 'limitOf'>;
+
+/**
  * A run's attempts waiting for a slot of the global limit (`concurrency.max`), each with its
  * place in the line every run of the supervisor shares: a `global_queued` event when the attempt
  * starts waiting and each time it moves within the first QUEUE_POSITIONS_SHOWN places, never
@@ -16,7 +23,7 @@ export class GlobalLine {
       run: Pick<Run, 'id' | 'conversation_id'>;
       store: Pick<Store, 'appendEvents'>;
       log: Logger;
-      limiter: Pick<Slots, 'run' | 'limitOf'>;
+      limiter: GlobalLimiter;
     },
   ) {}
 

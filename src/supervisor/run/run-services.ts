@@ -12,6 +12,7 @@ import type { NodeHandlerSet } from './node-handler.js';
 import type { RestoreKinds } from './restore-run.js';
 import type { PlanKinds, PlannedNode } from './run-plan.js';
 import type { Slots } from './slots.js';
+import type { GlobalLimiter } from './global-line.js';
 
 /** Runs one attempt in a worker (the Piscina pool in production); the task is the kind's own. */
 export interface AttemptRunner {
@@ -44,7 +45,7 @@ export interface RunServices {
   context: RunContext;
   events: NodeEventFactory;
   /** The global limit. */
-  limiter: Slots;
+  limiter: GlobalLimiter;
   /** The run's own limit. */
   runSlots: Slots;
   killGraceMs: number;

@@ -7,12 +7,13 @@ import type { NodeEventFactory } from './node-events.js';
 import type { NodeHandlerSet } from './node-handler.js';
 import type { NodeEntry } from './node-table.js';
 import type { Slots } from './slots.js';
+import type { GlobalLimiter } from './global-line.js';
 
 /** What a run's scheduler (scheduler.ts) is built with. */
 export interface SchedulerDeps {
   store: Store;
   /** The global limit (engine-slots.ts). */
-  limiter: Slots;
+  limiter: GlobalLimiter;
   handlers: NodeHandlerSet;
   events: NodeEventFactory;
   checkCondition: CheckCondition;

@@ -22,6 +22,7 @@ import { openRunEnv } from '../../runs/run-env.js';
 import { readRunModelLayers } from '../../runs/run-model-layers.js';
 import { runSlots as runSlotsOf } from './engine-slots.js';
 import type { AttemptRunner, EngineKinds } from './run-services.js';
+import type { GlobalLimiter } from './global-line.js';
 
 /** Grace between SIGTERM and SIGKILL when a node's process group is stopped. */
 export const KILL_GRACE_MS = 3_000;
@@ -50,7 +51,7 @@ export interface SchedulerFactoryDeps {
   /** The node kinds (supervisor/nodes/node-kinds.ts): how a definition plans, what runs each node. */
   kinds: EngineKinds;
   /** The global limit (engine-slots.ts). */
-  limiter: Slots;
+  limiter: GlobalLimiter;
   /** Per-provider limits, shared by every run of the supervisor. */
   providerSlots?: Slots;
   settings: Settings;

@@ -52,6 +52,29 @@ export function describeWriteFenceContract(backend: StoreBackend): void {
       expect(await admin.listRunEvents(lost.id)).toEqual([]);
     });
 
+    it("a job a supervisor queues on behalf of a run (a parent cancelling its child) is queued while it owns that run; once another took it over, it is refused and nothing is queued", async () => {
+      const admin = h().open();
+      const paused = h().open({ writer: 'sup-a' });
+      const parent = await admin.createRun(newRun());
+      const child = await admin.createRun(newRun());
+      await acquire(admin, parent.id, 'sup-a');
+      const jobsOf = async (runId: string) => (await admin.listRunJobs(runId)).filter((j) => j.kind !== 'start_run').map((j) => j.kind);
+      await paused.enqueueJob('resume_run', child.id, {}, { onBehalfOf: parent.id });
+      expect(await jobsOf(child.id)).toEqual(['resume_run']);
+
+      await acquire(admin, parent.id, 'sup-b', 'sup-a');
+      const refused = await paused.enqueueJob('cancel_run', child.id, {}, { onBehalfOf: parent.id }).catch((err: unknown) => err);
+      expect(isFenced(refused)).toBe(true);
+      expect((refused as Error).message).toContain('owned by supervisor sup-b, not by sup-a');
+      expect(await jobsOf(child.id)).toEqual(['resume_run']);
+
+      // The new owner may; a store for no supervisor (the API) queues as before; so does a job asked on behalf of no run.
+      await h().open({ writer: 'sup-b' }).enqueueJob('cancel_run', child.id, {}, { onBehalfOf: parent.id });
+      await admin.enqueueJob('cancel_run', child.id, {}, { onBehalfOf: parent.id });
+      await paused.enqueueJob('cancel_run', child.id);
+      expect(await jobsOf(child.id)).toEqual(['resume_run', 'cancel_run', 'cancel_run', 'cancel_run']);
+    });
+
     it('a run nobody holds (let go, or never started) takes no events from a supervisor; a store for no supervisor writes as before', async () => {
       const admin = h().open();
       const store = h().open({ writer: 'sup-a' });

@@ -9,7 +9,7 @@ import type { Store } from '../../../store/store.js';
 import { producerOf } from '../../../workflow/substitution/resolve-output.js';
 import type { WorkflowDefinition } from '../../../workflow/schema/workflow-schema.js';
 import { RUN_SLOT } from '../../run/engine-slots.js';
-import { GlobalLine } from '../../run/global-line.js';
+import { GlobalLine, type GlobalLimiter } from '../../run/global-line.js';
 import type { Logger } from '../../../shared/log.js';
 import type { CheckCondition } from '../../run/node-context.js';
 import type { NodeEventFactory } from '../../run/node-events.js';
@@ -31,7 +31,7 @@ export interface InRunFanOutDeps {
   events: NodeEventFactory;
   checkCondition: CheckCondition;
   /** The global limit: each instance node's attempt takes a slot, as a top-level node's does (waiting in its line). */
-  limiter: Pick<Slots, 'run' | 'limitOf'>;
+  limiter: GlobalLimiter;
   log: Logger;
   /** The run's own limit: each instance node holds one of its slots while it runs. */
   runSlots: Pick<Slots, 'run'>;
