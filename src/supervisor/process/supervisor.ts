@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newSupervisorId } from '../../shared/supervisor-id.js';
 import { hostname } from 'node:os';
 import type { Logger } from '../../shared/log.js';
 import { FaultBackoff, defaultFaultBackoff, type FaultBackoffPolicy } from '../../shared/fault-backoff.js';
@@ -18,10 +18,7 @@ export { JOB_LEASE_MS } from '../jobs/job-runner.js';
 
 export const HEARTBEAT_MS = 1_000;
 
-/** A supervisor process's id: never reused, so a run's owner also tells one holding of it from the next. */
-export function newSupervisorId(): string {
-  return `sup-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
-}
+export { newSupervisorId };
 /** Fallback wake-up when no change notification arrives. */
 const IDLE_POLL_MS = 1_000;
 

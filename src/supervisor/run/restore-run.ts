@@ -1,3 +1,4 @@
+import { ranOnThisHost } from '../../shared/supervisor-id.js';
 import {
   attemptEndedEvent,
   cacheActionOfEventType,
@@ -82,6 +83,9 @@ export async function restoreRun(
   const nodes = new Map<string, RestoredNode>();
   const closing: NewRunEvent[] = [];
   const kills: Promise<void>[] = [];
+  // The previous owner's processes can be killed only from its own host: a pid recorded on
+  // another host names nothing here, or an unrelated program (docs/postgres.md).
+  const local = ranOnThisHost(opts.previousOwner);
   for (const node of plan.nodes) {
     const snap = snapshot.nodes.get(node.id);
     if (!snap) continue;
@@ -101,7 +105,7 @@ export async function restoreRun(
       const pid = snap.inFlight.pid;
       // A pid recorded before a reboot may now belong to an unrelated program: kill the group
       // only if its leader started no later than the attempt did.
-      if (pid !== undefined && startedNoLaterThan(pid, Date.parse(startedAt) + ATTEMPT_SPAWN_SLACK_MS)) {
+      if (pid !== undefined && local && startedNoLaterThan(pid, Date.parse(startedAt) + ATTEMPT_SPAWN_SLACK_MS)) {
         kills.push(killProcessGroup(pid, { graceMs: opts.killGraceMs }));
       }
       const invocation = state.invocation ?? { id: snap.inFlight.attemptId ?? node.id, startedAt };
@@ -182,7 +186,7 @@ function closeLoopBodies(
     if (!snap.inFlight || !snap.node || !snap.invocation || !prefixes.some((prefix) => snap.path.startsWith(prefix))) continue;
     const startedAt = snap.inFlight.startedAt ?? new Date().toISOString();
     const pid = snap.inFlight.pid;
-    if (pid !== undefined && startedNoLaterThan(pid, Date.parse(startedAt) + ATTEMPT_SPAWN_SLACK_MS)) {
+    if (pid !== undefined && ranOnThisHost(opts.previousOwner) && startedNoLaterThan(pid, Date.parse(startedAt) + ATTEMPT_SPAWN_SLACK_MS)) {
       kills.push(killProcessGroup(pid, { graceMs: opts.killGraceMs }));
     }
     const ref = lostAttemptRef(run, snap.path, snap.node, snap.invocation, snap.inFlight, startedAt);
