@@ -22,7 +22,8 @@ it.each(heredocCases)('$label: every value arrives exactly and never runs', (c) 
     const label = `${JSON.stringify(t.value)} in: ${t.body}`;
     expect({ label, stdout: runs[i]!.stdout }).toEqual({ label, stdout: c.expected(t.value) });
   });
-});
+  // Hundreds of bash runs per case: 10 s on a quiet machine, over a minute on a loaded one.
+}, 240_000);
 
 it("reproduces the issue: ': ${x:-<<'EOF'}' then 'echo got $ARGUMENTS' with 'x; id > f' prints it and writes nothing", () => {
   const result = substitute(": ${x:-<<'EOF'}\necho got $ARGUMENTS", 'x; id > f');
