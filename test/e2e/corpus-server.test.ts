@@ -164,6 +164,11 @@ const extras: Record<string, Extra> = {
     check: ({ run: done }) =>
       expect(done.error).toContain("$classify.output.nonexistent_field: field 'nonexistent_field' is not declared in node 'classify' output_format schema"),
   },
+  'minimax-smoke': { check: ({ events }) => expect(output(events, 'ping')).toBe('PONG') },
+  'minimax-isolate': {
+    check: ({ events }) => expect(JSON.parse(output(events, 'small-structured-lowthink')!)).toMatchObject({ sentiment: 'positive' }),
+  },
+  'minimax-seq': { check: ({ events }) => expect(JSON.parse(output(events, 'c-low-structured')!)).toMatchObject({ sentiment: 'positive' }) },
   'archon-test-pi': { check: ({ events }) => expect(output(events, 'verify')).toBe('Pi provider verified ✅ (extension + ollama)') },
   'e2e-copilot-abort': {
     // The upstream's manual step, "wait for streaming to begin, press Ctrl-C": its answer has begun, then the run is cancelled.

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { AgentScript } from '../helpers/agent-script.js';
 import { scriptedMessages, startAnthropicServer } from '../helpers/anthropic-server.js';
-import { chatCompletionsAgent, copilotVocabulary, piVocabulary } from '../helpers/chat-completions-agent.js';
+import { chatCompletionsAgent, piVocabulary } from '../helpers/chat-completions-agent.js';
 import { claudeCliEnv, pinnedClaudeCli } from '../helpers/claude-cli.js';
 import { startOpenAiServer, type OpenAiServer } from '../helpers/openai-server.js';
 import { agentReplies, startResponsesServer } from '../helpers/responses-server.js';
@@ -31,7 +31,7 @@ const codexScripts: AgentScript[] = [
   { match: /Say 'codex-ok'/, steps: [{ say: 'codex-ok' }] },
 ];
 
-/** Pi's and Copilot's prompts (archon-test-pi's verify names the other answers, so it comes first). */
+/** Pi's prompts (archon-test-pi's verify quotes the other answers, so it comes first); Copilot's is ENDLESS_PROMPT. */
 const chatScripts: AgentScript[] = [
   { match: /The extension model node said/, steps: [{ say: 'Pi provider verified ✅ (extension + ollama)' }] },
   { match: /Who won the 1984 Major League Baseball World Series/, steps: [{ say: 'The Detroit Tigers won the 1984 World Series.' }] },
@@ -39,10 +39,6 @@ const chatScripts: AgentScript[] = [
   { match: /Reply with exactly the single word: PONG/, steps: [{ say: 'PONG' }] },
   { match: /Classify the sentiment of this sentence/, steps: [{ say: '{"sentiment":"positive","reasoning":"the speaker enjoyed it"}' }] },
   { match: /what is the main topic of the text above/, steps: [{ say: 'Archon, a platform that runs AI coding assistants through workflows.' }] },
-  { match: /Reply with exactly the single word 'ok'/, steps: [{ say: 'ok' }] },
-  { match: /Reply with exactly 'DONE'/, steps: [{ say: 'DONE' }] },
-  { match: /E2E Echo Command/, steps: [{ say: 'command-echo: corpus' }] },
-  { match: /"status": always "ok"/, steps: [{ say: '{"status":"ok","value":42}' }] },
 ];
 
 export interface CorpusStandIns {
@@ -59,7 +55,7 @@ export interface CorpusStandIns {
 export async function startCorpusStandIns(cliHome: string): Promise<CorpusStandIns> {
   const claude = await startAnthropicServer(scriptedMessages(claudeScripts).reply);
   const codex = await startResponsesServer(agentReplies(codexScripts));
-  const agent = chatCompletionsAgent(chatScripts, { vocabularies: [piVocabulary, copilotVocabulary], fallback: piVocabulary });
+  const agent = chatCompletionsAgent(chatScripts, { vocabularies: [piVocabulary] });
   const chat = await startOpenAiServer((req, index) => {
     const asked = JSON.stringify(req.body?.messages ?? []);
     return ENDLESS_PROMPT.test(asked) ? { kind: 'stream', deltas: [], stallAfterFirst: true } : agent.reply(req, index);
