@@ -28,6 +28,12 @@ export function pgHookStore(session: PgSession): HookStore {
 
     getHookDelivery: (hookId, deliveryId) => session.read('read a webhook delivery', (q) => hookStatements(q).delivery(hookId, deliveryId)),
 
+    listHookDeliveries: (hookId, { limit, offset }) =>
+      session.read('list webhook deliveries', async (q) => {
+        const hooks = hookStatements(q);
+        return { deliveries: await hooks.deliveries(hookId, limit, offset), total: await hooks.deliveryCount(hookId) };
+      }),
+
     admitHookDelivery: ({ hookId, deliveryId, run }) =>
       session.write('admit a webhook delivery', async (q): Promise<DeliveryAnswer> => {
         const hooks = hookStatements(q);

@@ -32,6 +32,9 @@ export function sqliteHookStore(session: SqliteSession): HookStore {
 
     getHookDelivery: (hookId, deliveryId) => session.read('read a webhook delivery', () => hooks.delivery(hookId, deliveryId)),
 
+    listHookDeliveries: (hookId, { limit, offset }) =>
+      session.read('list webhook deliveries', () => ({ deliveries: hooks.deliveries(hookId, limit, offset), total: hooks.deliveryCount(hookId) })),
+
     admitHookDelivery: ({ hookId, deliveryId, run }) =>
       session.write('admit a webhook delivery', (): DeliveryAnswer => {
         if (!hooks.exists(hookId)) return { admitted: false, why: 'not_found' };
