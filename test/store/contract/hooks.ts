@@ -32,10 +32,13 @@ export function describeHookContract(backend: StoreBackend): void {
     it('admits a delivery once, with its run; the same id again answers the first delivery and writes nothing', async () => {
       const store = h().open();
       const hook = await store.createHook(newHook());
-      const run = newRun();
+      const plain = newRun();
+      const run = { ...plain, events: [{ run_id: plain.id, conversation_id: plain.conversationId, event_type: 'workflow_queued', step_name: null, data: { workflowName: 'demo' } }] };
       const first = await store.admitHookDelivery({ hookId: hook.id, deliveryId: 'd-1', run });
       expect(first).toMatchObject({ admitted: true, delivery: { hook_id: hook.id, delivery_id: 'd-1', run_id: run.id }, run: { id: run.id, status: 'pending' } });
       expect((await store.listRunJobs(run.id)).map((j) => j.kind)).toEqual(['start_run']);
+      // Its events are written with it, as a run request's are: the live stream hears of the run when it is queued.
+      expect((await store.listRunEvents(run.id)).map((e) => e.event_type)).toEqual(['workflow_queued']);
       const other = newRun();
       expect(await h().open().admitHookDelivery({ hookId: hook.id, deliveryId: 'd-1', run: other })).toMatchObject({ admitted: false, delivery: { run_id: run.id } });
       expect(await store.getRun(other.id)).toBeUndefined();
