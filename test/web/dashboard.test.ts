@@ -470,21 +470,36 @@ it('adds a schedule from the form, with the inputs its workflow declares, and sh
   await page.close();
 });
 
-it('lists each webhook with its input mapping, and a signed delivery from a CI system appears live with a link to its run', async () => {
+it('adds a webhook from the page, lists it with its input mapping, and a signed delivery from a CI system appears live with a link to its run', async () => {
   await writeHomeWorkflow(
     home,
     'ci-report',
     'name: ci-report\ndescription: a CI build\ninputs:\n  sha: { required: true }\n  status: { default: unknown }\nnodes:\n  - id: a\n    bash: echo reported\n',
   );
-  const secret = 'ci-secret-of-32-characters-00000';
-  const made = await fetch(`${server.url}/api/hooks`, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'ci-build', workflow: 'ci-report', signature: 'generic', secret, inputs: { sha: '$.commit.sha', status: '$.build.status' } }),
-  });
-  expect(made.status).toBe(201);
-
   const page = await open('/hooks');
   expect(await page.locator('nav a[href="/hooks"]').getAttribute('aria-current')).toBe('page');
+  // Made from the page: the secret goes into a password field, and a refusal keeps what was typed.
+  const form = page.locator('form.hook-form');
+  await form.locator('input[name="name"]').fill('ci-build');
+  await form.locator('select[name="workflow"]').selectOption('ci-report');
+  await form.locator('[data-mapping-input="sha"] .required').waitFor();
+  await form.locator('input[name="path-sha"]').fill('$.commit.sha');
+  await form.locator('input[name="path-status"]').fill('$.build.status');
+  expect(await form.locator('input[name="secret"]').getAttribute('type')).toBe('password');
+  await form.locator('input[name="secret"]').fill('too-short');
+  await form.locator('button[data-action="add-hook"]').click();
+  await expect.poll(() => form.locator('[data-hook-error]').textContent()).toContain('secret: at least 16 characters');
+  expect(await form.locator('input[name="path-sha"]').inputValue()).toBe('$.commit.sha');
+  const secret = 'ci-secret-of-32-characters-00000';
+  await form.locator('input[name="secret"]').fill(secret);
+  await form.locator('button[data-action="add-hook"]').click();
+  await form.locator('[data-hook-created="ci-build"]').waitFor();
+  expect(await form.locator('input[name="secret"]').inputValue()).toBe('');
+  expect(await page.locator('body').textContent()).not.toContain(secret);
+  expect((await (await fetch(`${server.url}/api/hooks/ci-build`)).json()) as unknown).toMatchObject({
+    workflow_name: 'ci-report', signature: 'generic', inputs: { sha: '$.commit.sha', status: '$.build.status' },
+  });
+
   const item = page.locator('[data-hook="ci-build"]');
   await item.locator('text=No delivery yet.').waitFor();
   const text = (await item.textContent())!;

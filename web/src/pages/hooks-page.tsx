@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { getJson, sendJson } from '../api.js';
 import { ago, shortId } from '../format.js';
 import { useLiveRead } from '../live-read.js';
+import { HookForm } from '../webhooks/hook-form.js';
 import { hookPath, signatureHeaders, type Hook, type HookDeliveryPage } from '../webhooks/types.js';
 
 /** How many of a hook's latest deliveries the page shows. */
@@ -26,7 +27,8 @@ async function loadHooks(): Promise<HookWithDeliveries[]> {
  * `/hooks`: every webhook (`/api/hooks`), by name: the workflow it runs (and codebase), how its
  * sender signs, which payload path feeds each input, when it was made, and its latest deliveries
  * (`/api/hooks/{name}/deliveries`), newest first, each with the run it started and when it was
- * received. The secret is never shown: no answer holds it. Remove asks first. Read again when a
+ * received. The secret is never shown: no answer holds it. Remove asks first; under the list,
+ * the form that adds one (hook-form.tsx). Read again when a
  * run is queued or changes status on the stream (a delivery queues a run), and after a removal.
  */
 export function HooksPage() {
@@ -62,7 +64,7 @@ export function HooksPage() {
       <h2>Webhooks</h2>
       {error ? <p class="error-text">{error}</p> : null}
       {hooks && list.length === 0 ? (
-        <p class="muted">No webhook yet: add one with cairn hooks add or POST /api/hooks (docs/webhooks.md).</p>
+        <p class="muted">No webhook yet: add one below, with cairn hooks add or with POST /api/hooks (docs/webhooks.md).</p>
       ) : null}
       <ul class="schedules hooks">
         {list.map((hook) => {
@@ -130,6 +132,7 @@ export function HooksPage() {
           );
         })}
       </ul>
+      <HookForm onCreated={() => setVersion((v) => v + 1)} />
     </main>
   );
 }
