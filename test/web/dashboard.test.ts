@@ -88,6 +88,13 @@ async function open(path: string, base = server.url): Promise<Page> {
   return page;
 }
 
+/** Takes the console errors logged since `from`: each must be the browser's line for a refusal of `status` the test provoked. */
+function expectRefusalsLogged(from: number, status: number): void {
+  const logged = consoleErrors.splice(from);
+  expect(logged.length).toBeGreaterThan(0);
+  expect(logged.filter((text) => !text.includes(`the server responded with a status of ${status}`))).toEqual([]);
+}
+
 async function statusOf(runId: string): Promise<string> {
   return (await getRun(server.url, runId)).run.status as string;
 }
@@ -446,8 +453,10 @@ it('adds a schedule from the form, with the inputs its workflow declares, and sh
   expect(refused.status).toBe(400);
   const message = ((await refused.json()) as { error: string }).error;
   await form.locator('input[name="cron"]').fill('61 * * * *');
+  const errorsBefore = consoleErrors.length;
   await form.locator('button[data-action="add-schedule"]').click();
   await expect.poll(() => form.locator('[data-schedule-error]').textContent()).toBe(message);
+  expectRefusalsLogged(errorsBefore, 400);
   expect(await form.locator('input[name="cron"]').inputValue()).toBe('61 * * * *');
   expect(await form.locator('input[name="name"]').inputValue()).toBe('weekly-greet');
   expect(await form.locator('input[name="input-who"]').inputValue()).toBe('<b>world</b>');
@@ -487,8 +496,10 @@ it('adds a webhook from the page, lists it with its input mapping, and a signed 
   await form.locator('input[name="path-status"]').fill('$.build.status');
   expect(await form.locator('input[name="secret"]').getAttribute('type')).toBe('password');
   await form.locator('input[name="secret"]').fill('too-short');
+  const errorsBefore = consoleErrors.length;
   await form.locator('button[data-action="add-hook"]').click();
   await expect.poll(() => form.locator('[data-hook-error]').textContent()).toContain('secret: at least 16 characters');
+  expectRefusalsLogged(errorsBefore, 400);
   expect(await form.locator('input[name="path-sha"]').inputValue()).toBe('$.commit.sha');
   const secret = 'ci-secret-of-32-characters-00000';
   await form.locator('input[name="secret"]').fill(secret);
