@@ -28,6 +28,16 @@ export interface HookStore {
    * nothing is written. `not_found`: the hook was deleted meanwhile.
    */
   admitHookDelivery(admission: { hookId: string; deliveryId: string; run: NewRun }): Promise<DeliveryAnswer>;
+  /**
+   * A page of a hook's admitted deliveries, newest first (by when each was received, then by
+   * delivery id), and how many it has in all. A hook with none, or no such hook: an empty page.
+   */
+  listHookDeliveries(hookId: string, page: { limit: number; offset: number }): Promise<HookDeliveryPage>;
+}
+
+export interface HookDeliveryPage {
+  deliveries: HookDelivery[];
+  total: number;
 }
 
 export interface NewHook {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { hookSchema, hookSignatureSchema } from '../store/schemas/hook.js';
+import { hookDeliverySchema, hookSchema, hookSignatureSchema } from '../store/schemas/hook.js';
 
 /** `/api/hooks`: the HTTP shapes, shared by the API and `cairn hooks`. */
 
@@ -39,3 +39,29 @@ export const deliveryResponseSchema = z.object({
   duplicate: z.boolean().describe('True (status 200) when this delivery id was admitted before: no second run was started'),
 });
 export type DeliveryResponse = z.infer<typeof deliveryResponseSchema>;
+
+/** A page of `GET /api/hooks/{name}/deliveries`: at most this many deliveries. */
+export const HOOK_DELIVERIES_MAX_LIMIT = 100;
+export const HOOK_DELIVERIES_DEFAULT_LIMIT = 20;
+
+export const hookDeliveriesQuerySchema = z.object({
+  limit: z.coerce
+    .number({ error: `limit must be an integer from 1 to ${HOOK_DELIVERIES_MAX_LIMIT}` })
+    .int({ error: `limit must be an integer from 1 to ${HOOK_DELIVERIES_MAX_LIMIT}` })
+    .min(1, { error: `limit must be an integer from 1 to ${HOOK_DELIVERIES_MAX_LIMIT}` })
+    .max(HOOK_DELIVERIES_MAX_LIMIT, { error: `limit must be an integer from 1 to ${HOOK_DELIVERIES_MAX_LIMIT}` })
+    .optional()
+    .describe(`Deliveries per page (default ${HOOK_DELIVERIES_DEFAULT_LIMIT}, at most ${HOOK_DELIVERIES_MAX_LIMIT})`),
+  offset: z.coerce
+    .number({ error: 'offset must be a non-negative integer' })
+    .int({ error: 'offset must be a non-negative integer' })
+    .min(0, { error: 'offset must be a non-negative integer' })
+    .optional()
+    .describe('Deliveries to skip, newest first (default 0)'),
+});
+
+export const hookDeliveryListResponseSchema = z.object({
+  deliveries: z.array(hookDeliverySchema).describe('Newest first: each admitted delivery id, the run it started and when it was received'),
+  total: z.number().int().nonnegative().describe('How many deliveries the hook has admitted in all'),
+});
+export type HookDeliveryList = z.infer<typeof hookDeliveryListResponseSchema>;

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { join } from 'node:path';
@@ -85,6 +86,13 @@ async function open(path: string, base = server.url): Promise<Page> {
   await page.goto(`${base}${path}`);
   await page.locator('[data-stream="live"]').waitFor();
   return page;
+}
+
+/** Takes the console errors logged since `from`: each must be the browser's line for a refusal of `status` the test provoked. */
+function expectRefusalsLogged(from: number, status: number): void {
+  const logged = consoleErrors.splice(from);
+  expect(logged.length).toBeGreaterThan(0);
+  expect(logged.filter((text) => !text.includes(`the server responded with a status of ${status}`))).toEqual([]);
 }
 
 async function statusOf(runId: string): Promise<string> {
@@ -417,6 +425,127 @@ it('lists a user schedule with its next due time, runs it now with a link to the
   await item.locator('button[data-action="remove"]').click();
   await item.waitFor({ state: 'detached' });
   expect((await api('GET', '/daily-tick')).status).toBe(404);
+  await page.close();
+});
+
+it('adds a schedule from the form, with the inputs its workflow declares, and shows the server’s refusal of a bad cron beside it', async () => {
+  await writeHomeWorkflow(
+    home,
+    'greet',
+    'name: greet\ndescription: says hello\ninputs:\n  who: { required: true, description: whom to greet }\n  mood: { default: calm }\nnodes:\n  - id: a\n    bash: echo hello\n',
+  );
+  const page = await open('/schedules');
+  const form = page.locator('form.schedule-form');
+  // The zone is the browser's own until another is typed.
+  expect(await form.locator('input[name="timezone"]').inputValue()).toBe(await page.evaluate('Intl.DateTimeFormat().resolvedOptions().timeZone'));
+  await form.locator('input[name="name"]').fill('weekly-greet');
+  await form.locator('select[name="workflow"]').selectOption('greet');
+  await form.locator('[data-input="who"] .required').waitFor();
+  expect(await form.locator('input[name="input-mood"]').getAttribute('placeholder')).toBe('default: calm');
+  await form.locator('input[name="input-who"]').fill('<b>world</b>');
+  await form.locator('input[name="timezone"]').fill('Asia/Tokyo');
+  await form.locator('select[name="overlap"]').selectOption('buffer_one');
+
+  // A cron the server cannot read: its own words, and what was typed stays.
+  const refused = await fetch(`${server.url}/api/schedules`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'probe', workflow: 'greet', cron: '61 * * * *', inputs: { who: 'x' } }),
+  });
+  expect(refused.status).toBe(400);
+  const message = ((await refused.json()) as { error: string }).error;
+  await form.locator('input[name="cron"]').fill('61 * * * *');
+  const errorsBefore = consoleErrors.length;
+  await form.locator('button[data-action="add-schedule"]').click();
+  await expect.poll(() => form.locator('[data-schedule-error]').textContent()).toBe(message);
+  expectRefusalsLogged(errorsBefore, 400);
+  expect(await form.locator('input[name="cron"]').inputValue()).toBe('61 * * * *');
+  expect(await form.locator('input[name="name"]').inputValue()).toBe('weekly-greet');
+  expect(await form.locator('input[name="input-who"]').inputValue()).toBe('<b>world</b>');
+
+  // Mondays at 09:30 in Tokyo: no due time comes during the test.
+  await form.locator('input[name="cron"]').fill('30 9 * * 1');
+  await form.locator('button[data-action="add-schedule"]').click();
+  const item = page.locator('[data-schedule="weekly-greet"]');
+  await item.waitFor();
+  const made = (await (await fetch(`${server.url}/api/schedules/weekly-greet`)).json()) as { next_fire_times: string[]; inputs: Record<string, string>; overlap: string; timezone: string };
+  expect(made).toMatchObject({ inputs: { who: '<b>world</b>' }, overlap: 'buffer_one', timezone: 'Asia/Tokyo' });
+  expect(await item.locator('time.next-due').getAttribute('datetime')).toBe(made.next_fire_times[0]);
+  expect(await item.textContent()).toContain('(Asia/Tokyo) · overlap buffer_one');
+  // The form says when the new schedule is due, its next five times.
+  const created = form.locator('[data-schedule-created="weekly-greet"]');
+  expect(await created.locator('time').evaluateAll((times) => times.map((t) => t.getAttribute('datetime')))).toEqual(made.next_fire_times);
+  expect(await form.locator('[data-schedule-error]').count()).toBe(0);
+  await checkNarrowAndDark(page);
+  expect((await fetch(`${server.url}/api/schedules/weekly-greet`, { method: 'DELETE' })).status).toBe(200);
+  await page.close();
+});
+
+it('adds a webhook from the page, lists it with its input mapping, and a signed delivery from a CI system appears live with a link to its run', async () => {
+  await writeHomeWorkflow(
+    home,
+    'ci-report',
+    'name: ci-report\ndescription: a CI build\ninputs:\n  sha: { required: true }\n  status: { default: unknown }\nnodes:\n  - id: a\n    bash: echo reported\n',
+  );
+  const page = await open('/hooks');
+  expect(await page.locator('nav a[href="/hooks"]').getAttribute('aria-current')).toBe('page');
+  // Made from the page: the secret goes into a password field, and a refusal keeps what was typed.
+  const form = page.locator('form.hook-form');
+  await form.locator('input[name="name"]').fill('ci-build');
+  await form.locator('select[name="workflow"]').selectOption('ci-report');
+  await form.locator('[data-mapping-input="sha"] .required').waitFor();
+  await form.locator('input[name="path-sha"]').fill('$.commit.sha');
+  await form.locator('input[name="path-status"]').fill('$.build.status');
+  expect(await form.locator('input[name="secret"]').getAttribute('type')).toBe('password');
+  await form.locator('input[name="secret"]').fill('too-short');
+  const errorsBefore = consoleErrors.length;
+  await form.locator('button[data-action="add-hook"]').click();
+  await expect.poll(() => form.locator('[data-hook-error]').textContent()).toContain('secret: at least 16 characters');
+  expectRefusalsLogged(errorsBefore, 400);
+  expect(await form.locator('input[name="path-sha"]').inputValue()).toBe('$.commit.sha');
+  const secret = 'ci-secret-of-32-characters-00000';
+  await form.locator('input[name="secret"]').fill(secret);
+  await form.locator('button[data-action="add-hook"]').click();
+  await form.locator('[data-hook-created="ci-build"]').waitFor();
+  expect(await form.locator('input[name="secret"]').inputValue()).toBe('');
+  expect(await page.locator('body').textContent()).not.toContain(secret);
+  expect((await (await fetch(`${server.url}/api/hooks/ci-build`)).json()) as unknown).toMatchObject({
+    workflow_name: 'ci-report', signature: 'generic', inputs: { sha: '$.commit.sha', status: '$.build.status' },
+  });
+
+  const item = page.locator('[data-hook="ci-build"]');
+  await item.locator('text=No delivery yet.').waitFor();
+  const text = (await item.textContent())!;
+  for (const part of ['ci-report', 'generic signature', 'POST /api/hooks/ci-build', 'sha ← $.commit.sha', 'status ← $.build.status']) expect(text).toContain(part);
+  expect(text).not.toContain(secret);
+  await checkNarrowAndDark(page);
+
+  // The CI system signs `<timestamp>.<body>` with the secret; a delivery id of its own making is shown as text.
+  const body = JSON.stringify({ commit: { sha: '9f2c1e0' }, build: { status: 'passed' } });
+  const stamp = String(Math.floor(Date.now() / 1000));
+  const signature = `sha256=${createHmac('sha256', secret).update(`${stamp}.${body}`).digest('hex')}`;
+  const deliveryId = '<b>build-1234</b>';
+  const sent = await fetch(`${server.url}/api/hooks/ci-build`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-cairn-timestamp': stamp, 'x-cairn-signature': signature, 'x-cairn-delivery': deliveryId },
+    body,
+  });
+  expect(sent.status).toBe(202);
+  const { runId } = (await sent.json()) as { runId: string };
+
+  const delivery = item.locator('.deliveries li').first();
+  await delivery.waitFor();
+  expect(await delivery.locator('.delivery-id').textContent()).toBe(deliveryId);
+  expect(await delivery.locator('b').count()).toBe(0);
+  expect(await delivery.locator('a').getAttribute('href')).toBe(`/runs/${runId}`);
+  expect(await delivery.textContent()).toContain('received');
+  await waitFor(async () => (await statusOf(runId)) === 'completed', { what: 'the delivered run to complete' });
+  await delivery.locator('a').click();
+  await page.waitForURL(`${server.url}/runs/${runId}`);
+
+  await page.goto(`${server.url}/hooks`);
+  page.once('dialog', (dialog) => void dialog.accept());
+  await page.locator('[data-hook="ci-build"] button[data-action="remove"]').click();
+  await page.locator('[data-hook="ci-build"]').waitFor({ state: 'detached' });
+  expect((await fetch(`${server.url}/api/hooks/ci-build`)).status).toBe(404);
   await page.close();
 });
 

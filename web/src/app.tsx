@@ -1,5 +1,6 @@
 import { ApprovalsPage } from './pages/approvals-page.js';
 import { CodebasesPage } from './pages/codebases-page.js';
+import { HooksPage } from './pages/hooks-page.js';
 import { RunPage } from './pages/run-page.js';
 import { RunsPage } from './pages/runs-page.js';
 import { SchedulesPage } from './pages/schedules-page.js';
@@ -17,6 +18,7 @@ const sections = [
   { href: '/workflows', label: 'Workflows', match: (path: string) => path === '/workflows' || path.startsWith('/workflows/') || path === '/new-workflow' },
   { href: '/approvals', label: 'Approvals', match: (path: string) => path === '/approvals' },
   { href: '/schedules', label: 'Schedules', match: (path: string) => path === '/schedules' },
+  { href: '/hooks', label: 'Webhooks', match: (path: string) => path === '/hooks' },
   { href: '/status', label: 'Health', match: (path: string) => path === '/status' },
   { href: '/chat', label: 'Chat', match: (path: string) => path === '/chat' || path.startsWith('/chat/') },
   { href: '/codebases', label: 'Codebases', match: (path: string) => path === '/codebases' },
@@ -49,6 +51,7 @@ function Page() {
   if (path === '/workflows') return <WorkflowsPage />;
   if (path === '/approvals') return <ApprovalsPage />;
   if (path === '/schedules') return <SchedulesPage />;
+  if (path === '/hooks') return <HooksPage />;
   if (path === '/status') return <StatusPage />;
   if (path === '/') return <RunsPage />;
   if (path === '/codebases') return <CodebasesPage />;

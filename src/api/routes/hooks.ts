@@ -10,7 +10,10 @@ import { mappingProblem } from '../../hooks/payload-inputs.js';
 import type { WorkflowCatalog } from '../../workflow/catalog/catalog.js';
 import { isInteractive } from '../../workflow/schema/interactive.js';
 import { errorBodySchema } from '../../wire/error-body.js';
-import { createHookBodySchema, hookDeleteResponseSchema, hookListResponseSchema, hookParamsSchema } from '../../wire/hooks.js';
+import {
+  createHookBodySchema, HOOK_DELIVERIES_DEFAULT_LIMIT, hookDeleteResponseSchema, hookDeliveriesQuerySchema, hookDeliveryListResponseSchema,
+  hookListResponseSchema, hookParamsSchema,
+} from '../../wire/hooks.js';
 import { bindRunToCodebase } from '../run-target/run-codebase.js';
 import { lookupWorkflow } from '../workflow-files/workflow-lookup.js';
 
@@ -26,7 +29,7 @@ const refusals = { 400: errorBodySchema, 404: errorBodySchema };
 export const hookView = ({ sealed_secret: _sealed, ...hook }: StoredHook): Hook => hook;
 
 /**
- * `/api/hooks`: list, create, read and delete webhooks. Deliveries arrive at `POST
+ * `/api/hooks`: list, create, read and delete webhooks, and list a hook's deliveries. Deliveries arrive at `POST
  * /api/hooks/{name}` (hook-deliveries.ts). The secret goes in once and is never answered back.
  */
 export const hookRoutes: FastifyPluginAsyncZod<HookRoutesOptions> = async (app, { store, catalog, installKey }) => {
@@ -95,6 +98,22 @@ export const hookRoutes: FastifyPluginAsyncZod<HookRoutesOptions> = async (app, 
     '/api/hooks/:name',
     { schema: { tags: ['hooks'], summary: 'One webhook (never its secret)', params: hookParamsSchema, response: { 200: hookSchema, ...refusals } } },
     async (req) => hookView(await requireHook(req.params.name)),
+  );
+
+  app.get(
+    '/api/hooks/:name/deliveries',
+    {
+      schema: {
+        tags: ['hooks'],
+        summary: 'A webhook’s admitted deliveries, newest first, each with the run it started',
+        description: 'Paged with limit and offset; total counts them all. Kept until the hook is deleted. docs/webhooks.md.',
+        params: hookParamsSchema, querystring: hookDeliveriesQuerySchema, response: { 200: hookDeliveryListResponseSchema, ...refusals },
+      },
+    },
+    async (req) => {
+      const hook = await requireHook(req.params.name);
+      return store.listHookDeliveries(hook.id, { limit: req.query.limit ?? HOOK_DELIVERIES_DEFAULT_LIMIT, offset: req.query.offset ?? 0 });
+    },
   );
 
   app.delete(

@@ -11,7 +11,7 @@ export interface WebPageRoutesOptions {
 }
 
 /** The dashboard's addresses (web/src/app.tsx routes them in the page); each answers the page itself. */
-export const DASHBOARD_PAGES = ['/', '/approvals', '/schedules', '/status', '/runs/:runId', '/workflows', '/workflows/:name', '/workflows/:name/edit', '/new-workflow', '/chat', '/chat/:conversationId', '/codebases', '/settings'] as const;
+export const DASHBOARD_PAGES = ['/', '/approvals', '/schedules', '/hooks', '/status', '/runs/:runId', '/workflows', '/workflows/:name', '/workflows/:name/edit', '/new-workflow', '/chat', '/chat/:conversationId', '/codebases', '/settings'] as const;
 export const DASHBOARD_ASSETS = '/assets/:file';
 
 /**

@@ -1,6 +1,7 @@
 import { CairnError } from '../../shared/errors.js';
 import type { DeliveryAnswer, HookStore } from '../hooks.js';
 import { conversationStatements } from './conversations-sql.js';
+import { eventStatements } from './events-sql.js';
 import { hookStatements } from './hooks-sql.js';
 import { jobStatements } from './jobs-sql.js';
 import { runStatements } from './runs-sql.js';
@@ -28,6 +29,12 @@ export function pgHookStore(session: PgSession): HookStore {
 
     getHookDelivery: (hookId, deliveryId) => session.read('read a webhook delivery', (q) => hookStatements(q).delivery(hookId, deliveryId)),
 
+    listHookDeliveries: (hookId, { limit, offset }) =>
+      session.read('list webhook deliveries', async (q) => {
+        const hooks = hookStatements(q);
+        return { deliveries: await hooks.deliveries(hookId, limit, offset), total: await hooks.deliveryCount(hookId) };
+      }),
+
     admitHookDelivery: ({ hookId, deliveryId, run }) =>
       session.write('admit a webhook delivery', async (q): Promise<DeliveryAnswer> => {
         const hooks = hookStatements(q);
@@ -39,10 +46,12 @@ export function pgHookStore(session: PgSession): HookStore {
           if (!existing) throw new CairnError('STORE_UNAVAILABLE', `Webhook delivery '${deliveryId}' was taken and then gone; try again`);
           return { admitted: false, delivery: existing };
         }
-        // The run row, its `start_run` job and its conversation, as RunStore.createRun writes them.
+        // The run row, its `start_run` job, its conversation and its events (`workflow_queued`, which
+        // tells the live stream a run was queued), as RunStore.createRun writes them.
         if (run.conversation) await conversationStatements(q).insert(run.conversation, now);
         const created = await runStatements(q).insert(run, now);
         await jobStatements(q).insert('start_run', run.id, {}, now);
+        if (run.events?.length) await eventStatements(q).append(run.events, now);
         return { admitted: true, delivery, run: created };
       }),
   };

@@ -29,6 +29,13 @@ export function hookStatements(q: Query) {
     remove: async (name: string): Promise<boolean> => (await q('DELETE FROM hooks WHERE name = $1 RETURNING id', [name])).length > 0,
     delivery: (hookId: string, deliveryId: string) =>
       delivery('SELECT * FROM hook_deliveries WHERE hook_id = $1 AND delivery_id = $2', [hookId, deliveryId]),
+    /** Newest first. */
+    deliveries: async (hookId: string, limit: number, offset: number): Promise<HookDelivery[]> =>
+      (
+        await q('SELECT * FROM hook_deliveries WHERE hook_id = $1 ORDER BY received_at DESC, delivery_id DESC LIMIT $2 OFFSET $3', [hookId, limit, offset])
+      ).map(toHookDelivery),
+    deliveryCount: async (hookId: string): Promise<number> =>
+      Number((await q('SELECT count(*) AS n FROM hook_deliveries WHERE hook_id = $1', [hookId]))[0]!.n),
     /**
      * Undefined when the (hook, delivery id) key is taken. A racing transaction that holds the key
      * uncommitted makes this wait for its end (then it answers undefined, or inserts if that one

@@ -1,6 +1,7 @@
 import { CairnError } from '../../shared/errors.js';
 import type { DeliveryAnswer, HookStore } from '../hooks.js';
 import { conversationStatements } from './conversations-sql.js';
+import { eventStatements } from './events-sql.js';
 import { hookStatements } from './hooks-sql.js';
 import { jobStatements } from './jobs-sql.js';
 import { runStatements } from './runs-sql.js';
@@ -15,6 +16,7 @@ export function sqliteHookStore(session: SqliteSession): HookStore {
   const runs = runStatements(session.db);
   const jobs = jobStatements(session.db);
   const conversations = conversationStatements(session.db);
+  const events = eventStatements(session.db);
 
   return {
     createHook: (hook) =>
@@ -32,16 +34,21 @@ export function sqliteHookStore(session: SqliteSession): HookStore {
 
     getHookDelivery: (hookId, deliveryId) => session.read('read a webhook delivery', () => hooks.delivery(hookId, deliveryId)),
 
+    listHookDeliveries: (hookId, { limit, offset }) =>
+      session.read('list webhook deliveries', () => ({ deliveries: hooks.deliveries(hookId, limit, offset), total: hooks.deliveryCount(hookId) })),
+
     admitHookDelivery: ({ hookId, deliveryId, run }) =>
       session.write('admit a webhook delivery', (): DeliveryAnswer => {
         if (!hooks.exists(hookId)) return { admitted: false, why: 'not_found' };
         const existing = hooks.delivery(hookId, deliveryId);
         if (existing) return { admitted: false, delivery: existing };
         const now = session.now();
-        // The run row, its `start_run` job and its conversation, as RunStore.createRun writes them.
+        // The run row, its `start_run` job, its conversation and its events (`workflow_queued`, which
+        // tells the live stream a run was queued), as RunStore.createRun writes them.
         if (run.conversation) conversations.insert(run.conversation, now);
         const created = runs.insert(run, now);
         jobs.insert('start_run', run.id, {}, now);
+        if (run.events?.length) events.append(run.events, now);
         return { admitted: true, delivery: hooks.insertDelivery(hookId, deliveryId, created.id, now), run: created };
       }),
   };

@@ -17,6 +17,10 @@ export function hookStatements(db: Database.Database) {
   const all = db.prepare('SELECT * FROM hooks ORDER BY name');
   const remove = db.prepare('DELETE FROM hooks WHERE name = ?');
   const delivery = db.prepare('SELECT * FROM hook_deliveries WHERE hook_id = ? AND delivery_id = ?');
+  const deliveryPage = db.prepare(
+    'SELECT * FROM hook_deliveries WHERE hook_id = ? ORDER BY received_at DESC, delivery_id DESC LIMIT ? OFFSET ?',
+  );
+  const deliveryCount = db.prepare('SELECT count(*) AS n FROM hook_deliveries WHERE hook_id = ?');
   const insertDelivery = db.prepare(
     `INSERT INTO hook_deliveries (hook_id, delivery_id, run_id, received_at) VALUES (?, ?, ?, ?) RETURNING *`,
   );
@@ -38,6 +42,10 @@ export function hookStatements(db: Database.Database) {
       const row = delivery.get(hookId, deliveryId) as Row | undefined;
       return row ? toHookDelivery(row) : undefined;
     },
+    /** Newest first. */
+    deliveries: (hookId: string, limit: number, offset: number): HookDelivery[] =>
+      deliveryPage.all(hookId, limit, offset).map((r) => toHookDelivery(r as Row)),
+    deliveryCount: (hookId: string): number => Number((deliveryCount.get(hookId) as { n: number }).n),
     insertDelivery: (hookId: string, deliveryId: string, runId: string, now: string): HookDelivery =>
       toHookDelivery(insertDelivery.get(hookId, deliveryId, runId, now) as Row),
   };

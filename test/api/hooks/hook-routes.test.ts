@@ -196,6 +196,30 @@ describe('deliveries', () => {
     expect(run?.inputs).toEqual({ sha: '42', branch: 'main', status: 'unknown' });
   });
 
+  it('lists a hook’s deliveries newest first, each with its run, a page at a time; an unknown hook is 404', async () => {
+    expect((await addHook('listing', 'github')).status).toBe(201);
+    const empty = await fetch(`${url}/api/hooks/listing/deliveries`);
+    expect(empty.status).toBe(200);
+    expect(await json(empty)).toEqual({ deliveries: [], total: 0 });
+    const runIds: string[] = [];
+    for (const delivery of ['l-1', 'l-2', 'l-3']) runIds.push((await json(await github('listing', push(delivery), delivery))).runId);
+    const all = await json(await fetch(`${url}/api/hooks/listing/deliveries`));
+    expect(all.total).toBe(3);
+    // Received in this order, perhaps within one millisecond: newest first, then by delivery id.
+    expect(all.deliveries.map((d: { delivery_id: string; run_id: string }) => [d.delivery_id, d.run_id])).toEqual([
+      ['l-3', runIds[2]], ['l-2', runIds[1]], ['l-1', runIds[0]],
+    ]);
+    expect(Date.parse(all.deliveries[0].received_at)).not.toBeNaN();
+    const page = await json(await fetch(`${url}/api/hooks/listing/deliveries?limit=1&offset=1`));
+    expect(page).toEqual({ deliveries: [all.deliveries[1]], total: 3 });
+    const bad = await fetch(`${url}/api/hooks/listing/deliveries?limit=0`);
+    expect(bad.status).toBe(400);
+    expect((await json(bad)).error).toContain('limit must be an integer from 1 to 100');
+    const unknown = await fetch(`${url}/api/hooks/nobody/deliveries`);
+    expect(unknown.status).toBe(404);
+    expect((await json(unknown)).code).toBe('HOOK_NOT_FOUND');
+  });
+
   it('the same delivery sent ten times at once starts one run; all answers name it', async () => {
     const body = push('race');
     const answers = await Promise.all(Array.from({ length: 10 }, () => github('gh', body, 'r-1')));

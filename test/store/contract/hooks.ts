@@ -32,15 +32,39 @@ export function describeHookContract(backend: StoreBackend): void {
     it('admits a delivery once, with its run; the same id again answers the first delivery and writes nothing', async () => {
       const store = h().open();
       const hook = await store.createHook(newHook());
-      const run = newRun();
+      const plain = newRun();
+      const run = { ...plain, events: [{ run_id: plain.id, conversation_id: plain.conversationId, event_type: 'workflow_queued', step_name: null, data: { workflowName: 'demo' } }] };
       const first = await store.admitHookDelivery({ hookId: hook.id, deliveryId: 'd-1', run });
       expect(first).toMatchObject({ admitted: true, delivery: { hook_id: hook.id, delivery_id: 'd-1', run_id: run.id }, run: { id: run.id, status: 'pending' } });
       expect((await store.listRunJobs(run.id)).map((j) => j.kind)).toEqual(['start_run']);
+      // Its events are written with it, as a run request's are: the live stream hears of the run when it is queued.
+      expect((await store.listRunEvents(run.id)).map((e) => e.event_type)).toEqual(['workflow_queued']);
       const other = newRun();
       expect(await h().open().admitHookDelivery({ hookId: hook.id, deliveryId: 'd-1', run: other })).toMatchObject({ admitted: false, delivery: { run_id: run.id } });
       expect(await store.getRun(other.id)).toBeUndefined();
       expect(await store.getHookDelivery(hook.id, 'd-1')).toMatchObject({ run_id: run.id });
       expect(await store.getHookDelivery(hook.id, 'd-2')).toBeUndefined();
+    });
+
+    it('lists a hook’s deliveries newest first, a page at a time, with how many it has in all', async () => {
+      let now = Date.parse('2026-06-01T12:00:00.000Z');
+      const store = h().open({ clock: () => now });
+      const hook = await store.createHook(newHook());
+      const other = await store.createHook(newHook());
+      // d-b and d-c are received at the same moment: the later delivery id comes first.
+      for (const [deliveryId, at] of [['d-a', 0], ['d-c', 1000], ['d-b', 1000], ['d-d', 2000]] as const) {
+        now = Date.parse('2026-06-01T12:00:00.000Z') + at;
+        await store.admitHookDelivery({ hookId: hook.id, deliveryId, run: newRun() });
+      }
+      await store.admitHookDelivery({ hookId: other.id, deliveryId: 'elsewhere', run: newRun() });
+      const all = await h().open().listHookDeliveries(hook.id, { limit: 10, offset: 0 });
+      expect(all.total).toBe(4);
+      expect(all.deliveries.map((d) => d.delivery_id)).toEqual(['d-d', 'd-c', 'd-b', 'd-a']);
+      expect(all.deliveries[0]).toEqual({ hook_id: hook.id, delivery_id: 'd-d', run_id: expect.any(String), received_at: '2026-06-01T12:00:02.000Z' });
+      const second = await store.listHookDeliveries(hook.id, { limit: 2, offset: 2 });
+      expect(second).toEqual({ deliveries: all.deliveries.slice(2), total: 4 });
+      expect(await store.listHookDeliveries(hook.id, { limit: 2, offset: 4 })).toEqual({ deliveries: [], total: 4 });
+      expect(await store.listHookDeliveries('no-such-hook', { limit: 10, offset: 0 })).toEqual({ deliveries: [], total: 0 });
     });
 
     it('admits one run when several connections race on the same delivery id', async () => {

@@ -3,40 +3,17 @@ import { getJson, sendJson } from '../api.js';
 import { ago, shortId, until } from '../format.js';
 import { useKeys } from '../keyboard.js';
 import { useLiveRead } from '../live-read.js';
-
-/** A schedule as `/api/schedules/{id}` shows it (src/wire/schedules.ts), with the fields the page uses. */
-interface ScheduleFire {
-  due_at: string;
-  outcome: 'started' | 'skipped' | 'buffered' | 'missed' | 'failed';
-  run_id: string | null;
-  manual: boolean;
-  reason: string | null;
-  decided_at: string;
-}
-interface Schedule {
-  id: string;
-  name: string;
-  workflow_name: string;
-  codebase_id: string | null;
-  cron: string;
-  timezone: string;
-  overlap: string;
-  paused: boolean;
-  origin: 'api' | 'workflow';
-  next_fire_times: string[];
-  fires: ScheduleFire[];
-}
+import { ScheduleForm } from '../schedules/schedule-form.js';
+import { schedulePath, type Schedule, type ScheduleFire, type ScheduleView } from '../schedules/types.js';
 
 /** How many of a schedule's latest fires the list shows. */
 const FIRES_SHOWN = 5;
 /** The longest a timer may wait (setTimeout's limit is about 24.8 days). */
 const LONGEST_WAIT = 2 ** 31 - 1;
 
-const schedulePath = (id: string) => `/api/schedules/${encodeURIComponent(id)}`;
-
 /** Every schedule with its latest fires: the list, then each one's detail (a schedule deleted meanwhile is left out). */
 async function loadSchedules(): Promise<Schedule[]> {
-  const { schedules } = await getJson<{ schedules: Omit<Schedule, 'fires'>[] }>('/api/schedules');
+  const { schedules } = await getJson<{ schedules: ScheduleView[] }>('/api/schedules');
   const details = await Promise.all(schedules.map((s) => getJson<Schedule>(schedulePath(s.id)).catch(() => undefined)));
   return details.filter((s): s is Schedule => s !== undefined);
 }
@@ -44,7 +21,8 @@ async function loadSchedules(): Promise<Schedule[]> {
 /**
  * `/schedules`: every schedule (`/api/schedules`), by name: its workflow, cron and zone, next due
  * time, whether it is paused, where it comes from, and its latest fires (the run each started, or
- * why none did); pause, resume, run now, and remove for one a user added. Read again when a run's
+ * why none did); pause, resume, run now, and remove for one a user added; under them, the form
+ * that adds one (schedule-form.tsx). Read again when a run's
  * status changes on the stream (a fire that starts a run), after each action, and once each next
  * due time has passed (a due time that starts no run sends no event).
  */
@@ -107,7 +85,7 @@ export function SchedulesPage() {
       <h2>Schedules</h2>
       {error ? <p class="error-text">{error}</p> : null}
       {schedules && list.length === 0 ? (
-        <p class="muted">No schedule yet: declare one in a workflow's triggers:, or add one with cairn schedule add (docs/schedules.md).</p>
+        <p class="muted">No schedule yet: add one below, declare one in a workflow's triggers:, or add one with cairn schedule add (docs/schedules.md).</p>
       ) : null}
       <ul class="schedules">
         {list.map((schedule, i) => {
@@ -193,6 +171,7 @@ export function SchedulesPage() {
           );
         })}
       </ul>
+      <ScheduleForm onCreated={() => setVersion((v) => v + 1)} />
     </main>
   );
 }

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { formWithFiles, sendForm, sendJson, withQuery } from '../api.js';
 import { AttachmentPicker } from '../attachments/attachment-picker.js';
 import { navigate } from '../router.js';
+import { givenInputs, InputFields, missingInputs } from './input-fields.js';
 import type { WorkflowDefinition } from './types.js';
 
 /**
@@ -13,7 +14,6 @@ import type { WorkflowDefinition } from './types.js';
  * server says it.
  */
 export function RunForm({ workflow, cwd }: { workflow: WorkflowDefinition; cwd: string | undefined }) {
-  const declared = Object.entries(workflow.inputs ?? {});
   const [message, setMessage] = useState('');
   const [values, setValues] = useState<Record<string, string>>({});
   const [files, setFiles] = useState<File[]>([]);
@@ -22,13 +22,12 @@ export function RunForm({ workflow, cwd }: { workflow: WorkflowDefinition; cwd: 
 
   async function start(event: Event) {
     event.preventDefault();
-    const missing = declared.filter(([name, input]) => input.required && !(values[name] ?? '').trim()).map(([name]) => name);
+    const missing = missingInputs(workflow.inputs, values);
     if (missing.length > 0) {
       setError(`Required input${missing.length > 1 ? 's' : ''} missing: ${missing.join(', ')}`);
       return;
     }
-    // Only the inputs given: an omitted one takes its declared default.
-    const inputs = Object.fromEntries(Object.entries(values).filter(([, value]) => value !== ''));
+    const inputs = givenInputs(values);
     const body: Record<string, unknown> = {};
     if (message.trim()) body.message = message;
     if (Object.keys(inputs).length > 0) body.inputs = inputs;
@@ -52,28 +51,7 @@ export function RunForm({ workflow, cwd }: { workflow: WorkflowDefinition; cwd: 
         Message <span class="muted">($ARGUMENTS)</span>
         <textarea name="message" rows={2} value={message} onInput={(e) => setMessage((e.target as HTMLTextAreaElement).value)} />
       </label>
-      {declared.map(([name, input]) => (
-        <label key={name} data-input={name}>
-          <span>
-            {name}
-            {input.required ? (
-              <span class="required" title="required">
-                {' '}
-                * required
-              </span>
-            ) : null}
-            {input.description ? <span class="muted"> · {input.description}</span> : null}
-          </span>
-          <input
-            type="text"
-            name={`input-${name}`}
-            required={input.required === true}
-            placeholder={input.default !== undefined ? `default: ${input.default}` : ''}
-            value={values[name] ?? ''}
-            onInput={(e) => setValues((v) => ({ ...v, [name]: (e.target as HTMLInputElement).value }))}
-          />
-        </label>
-      ))}
+      <InputFields inputs={workflow.inputs} values={values} onChange={setValues} />
       <AttachmentPicker files={files} onChange={setFiles} kind="run request" disabled={busy} />
       <p>
         <button type="submit" class="btn btn-approve" data-action="start-run" disabled={busy}>

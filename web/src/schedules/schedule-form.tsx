@@ -1,0 +1,194 @@
+import { useEffect, useState } from 'preact/hooks';
+import { getJson, sendJson } from '../api.js';
+import type { Codebase } from '../codebases/types.js';
+import { until } from '../format.js';
+import { givenInputs, InputFields, missingInputs } from '../workflows/input-fields.js';
+import type { WorkflowDefinition, WorkflowList } from '../workflows/types.js';
+import { overlapPolicies, type ScheduleView } from './types.js';
+
+/** The browser's own IANA zone, the zone a new schedule is read in unless another is typed. */
+const browserZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+
+/** Every IANA zone the browser knows, offered as the zone is typed (any other name is the server's to judge). */
+const knownZones = (): string[] => (typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : []);
+
+interface Draft {
+  name: string;
+  workflow: string;
+  cron: string;
+  timezone: string;
+  codebaseId: string;
+  overlap: (typeof overlapPolicies)[number];
+  catchUp: string;
+  paused: boolean;
+}
+
+/**
+ * Adds a schedule (`POST /api/schedules`): its name, the workflow (from `GET /api/workflows`) with
+ * a field per input it declares, the cron expression, the IANA zone (the browser's by default), a
+ * codebase (optional, from `GET /api/codebases`), the overlap policy, the catch-up window and
+ * whether it starts paused. The server judges the cron expression and the zone: its refusal is
+ * shown beside the form as it says it, and what was typed stays. Once added, the form says when
+ * the new schedule is next due (the API previews no due times before a schedule exists).
+ */
+export function ScheduleForm({ onCreated }: { onCreated(schedule: ScheduleView): void }) {
+  const [workflows, setWorkflows] = useState<WorkflowDefinition[] | undefined>(undefined);
+  const [codebases, setCodebases] = useState<Codebase[]>([]);
+  const [draft, setDraft] = useState<Draft>({ name: '', workflow: '', cron: '', timezone: browserZone(), codebaseId: '', overlap: 'skip', catchUp: '', paused: false });
+  const [values, setValues] = useState<Record<string, string>>({});
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [created, setCreated] = useState<ScheduleView | undefined>(undefined);
+  const [zones] = useState(knownZones);
+
+  useEffect(() => {
+    getJson<WorkflowList>('/api/workflows')
+      .then((answer) => setWorkflows(answer.workflows.map((w) => w.workflow).sort((a, b) => a.name.localeCompare(b.name))))
+      .catch((err: Error) => {
+        setWorkflows([]);
+        setError(err.message);
+      });
+    getJson<{ codebases: Codebase[] }>('/api/codebases')
+      .then((answer) => setCodebases(answer.codebases))
+      .catch(() => setCodebases([]));
+  }, []);
+
+  const workflow = workflows?.find((w) => w.name === draft.workflow);
+  const set = <K extends keyof Draft>(key: K, value: Draft[K]) => setDraft((d) => ({ ...d, [key]: value }));
+  const text = (key: 'name' | 'cron' | 'timezone' | 'catchUp') => (e: Event) => set(key, (e.target as HTMLInputElement).value);
+
+  async function add(event: Event) {
+    event.preventDefault();
+    const missing = missingInputs(workflow?.inputs, values);
+    if (missing.length > 0) {
+      setError(`Required input${missing.length > 1 ? 's' : ''} missing: ${missing.join(', ')}`);
+      return;
+    }
+    const inputs = givenInputs(values);
+    const body: Record<string, unknown> = { name: draft.name.trim(), workflow: draft.workflow, cron: draft.cron, overlap: draft.overlap, paused: draft.paused };
+    if (draft.timezone.trim()) body.timezone = draft.timezone.trim();
+    if (draft.codebaseId) body.codebaseId = draft.codebaseId;
+    if (draft.catchUp.trim()) body.catchUp = draft.catchUp.trim();
+    if (Object.keys(inputs).length > 0) body.inputs = inputs;
+    setBusy(true);
+    setError(undefined);
+    setCreated(undefined);
+    try {
+      const schedule = await sendJson<ScheduleView>('POST', '/api/schedules', body);
+      setCreated(schedule);
+      setDraft((d) => ({ ...d, name: '', cron: '' }));
+      onCreated(schedule);
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form class="run-form schedule-form" onSubmit={(e) => void add(e)}>
+      <h3>Add a schedule</h3>
+      <div class="form-grid">
+        <label>
+          Name
+          <input type="text" name="name" required placeholder="nightly" value={draft.name} onInput={text('name')} />
+        </label>
+        <label>
+          Workflow
+          <select
+            name="workflow"
+            required
+            value={draft.workflow}
+            onChange={(e) => {
+              set('workflow', (e.target as HTMLSelectElement).value);
+              setValues({});
+            }}
+          >
+            <option value="">{workflows ? 'choose a workflow' : 'loading…'}</option>
+            {(workflows ?? []).map((w) => (
+              <option key={w.name} value={w.name}>
+                {w.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          <span>
+            Cron <span class="muted">(minute hour day month weekday)</span>
+          </span>
+          <input type="text" name="cron" required placeholder="0 3 * * *" spellcheck={false} value={draft.cron} onInput={text('cron')} />
+        </label>
+        <label>
+          Time zone
+          <input type="text" name="timezone" list="schedule-zones" spellcheck={false} value={draft.timezone} onInput={text('timezone')} />
+        </label>
+        <label>
+          Codebase
+          <select name="codebase" value={draft.codebaseId} onChange={(e) => set('codebaseId', (e.target as HTMLSelectElement).value)}>
+            <option value="">none</option>
+            {codebases.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.id}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Overlap
+          <select name="overlap" value={draft.overlap} onChange={(e) => set('overlap', (e.target as HTMLSelectElement).value as Draft['overlap'])}>
+            {overlapPolicies.map((policy) => (
+              <option key={policy} value={policy}>
+                {policy}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          <span>
+            Catch-up <span class="muted">(missed due times still run within it)</span>
+          </span>
+          <input type="text" name="catch-up" placeholder="default: 1h" spellcheck={false} value={draft.catchUp} onInput={text('catchUp')} />
+        </label>
+      </div>
+      <datalist id="schedule-zones">
+        {zones.map((zone) => (
+          <option key={zone} value={zone} />
+        ))}
+      </datalist>
+      {workflow ? <InputFields inputs={workflow.inputs} values={values} onChange={setValues} /> : null}
+      <label class="inline">
+        <input type="checkbox" name="paused" checked={draft.paused} onChange={(e) => set('paused', (e.target as HTMLInputElement).checked)} /> Start paused
+      </label>
+      <p>
+        <button type="submit" class="btn btn-approve" data-action="add-schedule" disabled={busy}>
+          {busy ? 'Adding…' : 'Add the schedule'}
+        </button>
+      </p>
+      {error ? (
+        <p class="result error" data-schedule-error>
+          {error}
+        </p>
+      ) : null}
+      {created ? (
+        <div class="schedule-created" data-schedule-created={created.name}>
+          <p class="result ok">
+            Added {created.name}
+            {created.paused ? ', paused: no due time until it is resumed.' : '. Next due times:'}
+          </p>
+          {created.next_fire_times.length > 0 ? (
+            <ol class="due-times">
+              {created.next_fire_times.map((time) => (
+                <li key={time}>
+                  <time dateTime={time} title={time}>
+                    {new Date(time).toLocaleString()}
+                  </time>{' '}
+                  <span class="muted">({until(time)})</span>
+                </li>
+              ))}
+            </ol>
+          ) : null}
+        </div>
+      ) : null}
+    </form>
+  );
+}
