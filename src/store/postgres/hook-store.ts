@@ -1,9 +1,8 @@
 import { CairnError } from '../../shared/errors.js';
 import type { DeliveryAnswer, HookStore } from '../hooks.js';
-import { conversationStatements } from './conversations-sql.js';
 import { hookStatements } from './hooks-sql.js';
-import { jobStatements } from './jobs-sql.js';
-import { runStatements } from './runs-sql.js';
+import { runAdmission } from './run-admission.js';
+import { concurrencyRefusal } from '../rules/run-concurrency.js';
 import type { PgSession } from './session.js';
 
 /**
@@ -39,11 +38,10 @@ export function pgHookStore(session: PgSession): HookStore {
           if (!existing) throw new CairnError('STORE_UNAVAILABLE', `Webhook delivery '${deliveryId}' was taken and then gone; try again`);
           return { admitted: false, delivery: existing };
         }
-        // The run row, its `start_run` job and its conversation, as RunStore.createRun writes them.
-        if (run.conversation) await conversationStatements(q).insert(run.conversation, now);
-        const created = await runStatements(q).insert(run, now);
-        await jobStatements(q).insert('start_run', run.id, {}, now);
-        return { admitted: true, delivery, run: created };
+        // The run as RunStore.createRun makes it; a refusal of its concurrency policy rolls the delivery back.
+        const admitted = await runAdmission(q).admit(run, now, { withEvents: false });
+        if ('refused' in admitted) throw concurrencyRefusal(run, admitted);
+        return { admitted: true, delivery, run: admitted.run };
       }),
   };
 }
