@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -222,38 +222,41 @@ describe("a workflow's concurrency policy holds for every way a run starts (docs
       body,
     });
   };
-  /** Each run's node writes `start <run>` and `end <run>` lines; a held run waits for the release file first. */
-  const workflow = (name: string, onOverlap: string, log: string, release: string) => `name: ${name}
+  /** Each run's node writes `start <run>` and `end <run>` lines; a held run waits at an approval gate first. */
+  const workflow = (name: string, onOverlap: string, log: string) => `name: ${name}
 description: one run per pull request at a time
 inputs:
   pr: { default: "7" }
   hold: { default: "no" }
 concurrency: { key: "pr-$INPUTS.pr", limit: 1, on_overlap: ${onOverlap} }
 nodes:
+  - id: gate
+    when: "$INPUTS.hold == 'yes'"
+    approval: { message: "go on?" }
   - id: work
+    depends_on: [gate]
+    trigger_rule: all_done
     bash: |
       echo "start $WORKFLOW_ID" >> "${log}"
-      if [ "$INPUTS.hold" = yes ]; then while [ ! -e "${release}" ]; do sleep 0.05; done; fi
       sleep 0.2
       echo "end $WORKFLOW_ID" >> "${log}"
 `;
 
-  it('queue: starts from the API, the CLI, a schedule, a webhook and a chat wait in line, never overlap and all complete; refuse: each is refused as documented', async () => {
+  it('queue: starts from the API, the CLI, a schedule, a webhook and a chat wait in line behind a paused run, never overlap and all complete, across a kill -9 of the supervisor; refuse: each is refused as documented', async () => {
     const log = join(home.home, 'pr-runs.log');
-    const release = join(home.home, 'pr-release');
-    await writeHomeWorkflow(home, 'one-per-pr', workflow('one-per-pr', 'queue', log, release));
-    await writeHomeWorkflow(home, 'one-per-pr-strict', workflow('one-per-pr-strict', 'refuse', join(home.home, 'strict.log'), release));
+    await writeHomeWorkflow(home, 'one-per-pr', workflow('one-per-pr', 'queue', log));
+    await writeHomeWorkflow(home, 'one-per-pr-strict', workflow('one-per-pr-strict', 'refuse', join(home.home, 'strict.log')));
     for (const name of ['one-per-pr', 'one-per-pr-strict']) {
       expect((await cli(`schedule add ${name}-7 --workflow ${name} --cron '0 3 * * *' --input pr=7 --overlap allow_all`)).code).toBe(0);
       expect((await post('/api/hooks', { name: `${name}-hook`, workflow: name, signature: 'github', secret: SECRET, inputs: { pr: '$.pr' } })).status).toBe(201);
     }
-    // A run of each holds the key's one place until the release file exists.
+    // A run of each holds the key's one place, paused at its gate (a paused run keeps its place).
     const holders = await Promise.all(['one-per-pr', 'one-per-pr-strict'].map(async (name) => {
       const res = await post(`/api/workflows/${name}/run`, { inputs: { pr: '7', hold: 'yes' } });
       expect(res.status).toBe(200);
       return ((await res.json()) as { runId: string }).runId;
     }));
-    await waitFor(async () => (await Promise.all(holders.map((id) => store.getRun(id)))).every((r) => r?.status === 'running') || undefined, { what: 'the holders to run' });
+    await waitFor(async () => (await Promise.all(holders.map((id) => store.getRun(id)))).every((r) => r?.status === 'paused') || undefined, { what: 'the holders to pause' });
 
     // Every way at once, for each workflow.
     const starts = (name: string) => [
@@ -283,6 +286,12 @@ nodes:
     const shown = await cli(`run get ${last.id}`);
     expect(shown.stdout).toMatch(new RegExp(`Waiting\\s+for a place of concurrency key "pr-7" \\(limit 1\\): number 5 in line; it starts when one of ${holders[0]} ends`));
 
+    const dispatched = await waitFor(async () => {
+      const res = await fetch(`${server.url}/api/conversations/chat-one-per-pr/messages`);
+      return ((await res.json()) as { content: string }[]).find((m) => m.content.startsWith('🚀 Dispatching workflow'));
+    }, { what: 'the chat to dispatch the queued run' });
+    expect(dispatched.content).toBe(`🚀 Dispatching workflow: **one-per-pr** (background); it waits for a place of concurrency key "pr-7", behind ${holders[0]}`);
+
     // refuse: nothing more is admitted, and each path answers as documented.
     const refused = Object.fromEntries((await strict).map((r) => [r.via, r]));
     expect(refused.api).toMatchObject({ status: 409 });
@@ -300,8 +309,11 @@ nodes:
     expect(chatAnswer.content).toContain(holders[1]);
     expect((await store.listRuns({ workflowName: 'one-per-pr-strict', limit: 20 })).map((r) => r.id)).toEqual([holders[1]]);
 
-    // Released, every queued run completes, one at a time.
-    await writeFile(release, '');
+    // The supervisor dies (kill -9) while five runs wait; the one the launcher starts again
+    // carries on: once the holders are approved, every queued run completes, one at a time.
+    const supervisor = await server.pid('supervisor');
+    process.kill(supervisor, 'SIGKILL');
+    for (const holder of holders) expect((await cli(`run approve ${holder}`)).code).toBe(0);
     const cliRun = await cliDone;
     expect(cliRun.status, cliRun.body).toBe(0);
     for (const run of [holders[0]!, ...waiting.map((r) => r.id)]) expect((await endOf(run)).status).toBe('completed');
@@ -312,6 +324,7 @@ nodes:
       open += line.startsWith('start ') ? 1 : -1;
       expect(open).toBeLessThanOrEqual(1);
     }
+    expect(await server.pid('supervisor')).not.toBe(supervisor);
     for (const name of ['one-per-pr', 'one-per-pr-strict']) {
       expect((await cli(`schedule remove ${name}-7`)).code).toBe(0);
       expect((await cli(`hooks remove ${name}-hook`)).code).toBe(0);
