@@ -105,6 +105,31 @@ export function describeRunConcurrencyContract(backend: StoreBackend): void {
       expect(await store.admitHookDelivery({ hookId: hook.id, deliveryId: 'd-1', run: keyed('one', 1, 'refuse') })).toMatchObject({ admitted: true });
     });
 
+    it('refuse: a buffered due time that comes to start while every place is taken is recorded skipped, with the reason', async () => {
+      const store = h().open();
+      const holder = await store.createRun(keyed('one', 1, 'refuse'));
+      const schedule = await store.createSchedule({
+        id: randomUUID(), name: 'hourly', workflowName: 'demo', codebaseId: null, inputs: {}, cron: '0 * * * *', timezone: 'UTC',
+        overlap: 'buffer_one', catchUpMs: 600_000,
+      });
+      const due = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
+      const first = await store.admitScheduleFire({ scheduleId: schedule.id, dueAt: due(1), now: due(1), run: keyed('other', 1, 'refuse') });
+      expect(first).toMatchObject({ decided: true, fire: { outcome: 'started' } });
+      const second = due(2);
+      expect(await store.admitScheduleFire({ scheduleId: schedule.id, dueAt: second, now: second, run: keyed('one', 1, 'refuse') })).toMatchObject({
+        decided: true, fire: { outcome: 'buffered' },
+      });
+      const firstRun = (first as { run: { id: string } }).run.id;
+      await start(store, firstRun);
+      await end(store, firstRun);
+      expect(await store.listSchedulesReadyToStartBuffered()).toEqual([schedule.id]);
+      expect(await store.startBufferedFire(schedule.id, keyed('one', 1, 'refuse'))).toBeUndefined();
+      const [buffered] = await store.listScheduleFires(schedule.id, 1);
+      expect(buffered).toMatchObject({ due_at: second, outcome: 'skipped', run_id: null });
+      expect(buffered!.reason).toContain(holder.id);
+      expect(await store.listSchedulesReadyToStartBuffered()).toEqual([]);
+    });
+
     it('cancel_other: the oldest run holding a place gets a cancel, the new run starts once it has ended', async () => {
       const store = h().open();
       const old = await store.createRun(keyed('pr', 1, 'cancel_other'));
