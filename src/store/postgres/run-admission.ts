@@ -40,8 +40,9 @@ export function runAdmission(q: Query) {
     },
 
     /** The key's waiting runs that fit now start (their `start_run` job); the others learn whom they wait for. */
-    async startWaiting(workflowName: string, key: string, now: string): Promise<void> {
+    async startWaiting(workflowName: string, key: string, endedRunId: string, now: string): Promise<void> {
       await keys.lockKey(workflowName, key);
+      await keys.patch(endedRunId, { waiting_for: undefined, position: undefined });
       const moves = moveWaiting(await keys.openOfKey(workflowName, key));
       for (const runId of moves.start) {
         await keys.patch(runId, { waiting_for: undefined, position: undefined });

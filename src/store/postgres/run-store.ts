@@ -42,7 +42,7 @@ export function pgRunStore(session: PgSession): RunStore {
           await isolation.release(followUp.runId, now);
           break;
         case 'start_waiting':
-          await runAdmission(q).startWaiting(followUp.workflowName, followUp.key, now);
+          await runAdmission(q).startWaiting(followUp.workflowName, followUp.key, followUp.endedRunId, now);
           break;
       }
     }

@@ -17,9 +17,10 @@ export type RunFollowUp =
   | { kind: 'release_isolation'; runId: string }
   /**
    * A run of a concurrency key ended: the key's waiting runs that fit now get their `start_run`
-   * job (rules/run-concurrency.ts moveWaiting decides which), in this same transaction.
+   * job (rules/run-concurrency.ts moveWaiting decides which), in this same transaction. The ended
+   * run itself, if it was still waiting (cancelled in line), waits no more: a resume of it runs.
    */
-  | { kind: 'start_waiting'; workflowName: string; key: string };
+  | { kind: 'start_waiting'; workflowName: string; key: string; endedRunId: string };
 
 export interface RunChange {
   /** The run as the change left it. */
@@ -59,7 +60,7 @@ export function followUpsOf(change: RunChange): RunFollowUp[] {
   // startWaiting: a run of a concurrency key that ends frees its place; the next waiting run's
   // `start_run` job is queued by the transaction that ends it, so no crash leaves it waiting.
   const concurrency = run.metadata.concurrency;
-  if (ended && concurrency) followUps.push({ kind: 'start_waiting', workflowName: run.workflow_name, key: concurrency.key });
+  if (ended && concurrency) followUps.push({ kind: 'start_waiting', workflowName: run.workflow_name, key: concurrency.key, endedRunId: run.id });
   // A run its owner ends holds no environment any more.
   if (change.by === 'transition' && change.status !== undefined && isTerminal(change.status)) {
     followUps.push({ kind: 'release_isolation', runId: run.id });

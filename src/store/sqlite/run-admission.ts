@@ -39,7 +39,8 @@ export function runAdmission(db: Database.Database) {
     },
 
     /** The key's waiting runs that fit now start (their `start_run` job); the others learn whom they wait for. */
-    startWaiting(workflowName: string, key: string, now: string): void {
+    startWaiting(workflowName: string, key: string, endedRunId: string, now: string): void {
+      keys.patch(endedRunId, { waiting_for: undefined, position: undefined });
       const moves = moveWaiting(keys.openOfKey(workflowName, key));
       for (const runId of moves.start) {
         keys.patch(runId, { waiting_for: undefined, position: undefined });

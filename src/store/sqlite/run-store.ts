@@ -45,7 +45,7 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
           isolation.release(followUp.runId, now);
           break;
         case 'start_waiting':
-          admission.startWaiting(followUp.workflowName, followUp.key, now);
+          admission.startWaiting(followUp.workflowName, followUp.key, followUp.endedRunId, now);
           break;
       }
     }

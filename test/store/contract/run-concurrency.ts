@@ -70,6 +70,7 @@ export function describeRunConcurrencyContract(backend: StoreBackend): void {
       expect(await jobKinds(later, third.id)).toEqual([]);
       // A waiting run that is cancelled gives up its turn without holding anything up.
       await later.acquireRun({ runId: third.id, ownerId: 'sup', leaseMs: 60_000, fromStatuses: ['pending'], status: 'cancelled', events: [] });
+      expect((await later.getRun(third.id))!.metadata.concurrency).toEqual({ key: 'nightly', limit: 1, on_overlap: 'queue' });
       const fourth = await later.createRun(keyed('nightly', 1));
       await start(later, second.id);
       await end(later, second.id, 'cancelled');

@@ -84,7 +84,7 @@ describe('a workflow\'s concurrency policy (rules/run-concurrency.ts)', () => {
   it('a run of a key that ends, by any change, brings the start of the waiting runs with it; one without a key does not', () => {
     const run = { id: 'r', workflow_name: 'review', status: 'completed', parent_run_id: null, metadata: { concurrency: { key: 'pr-1', limit: 1, on_overlap: 'queue' } } } as unknown as Run;
     const now = new Date().toISOString();
-    expect(followUpsOf({ run, by: 'acquire', status: 'cancelled', now })).toContainEqual({ kind: 'start_waiting', workflowName: 'review', key: 'pr-1' });
+    expect(followUpsOf({ run, by: 'acquire', status: 'cancelled', now })).toContainEqual({ kind: 'start_waiting', workflowName: 'review', key: 'pr-1', endedRunId: 'r' });
     expect(followUpsOf({ run: { ...run, status: 'paused' }, by: 'transition', status: 'paused', now }).map((f) => f.kind)).not.toContain('start_waiting');
     expect(followUpsOf({ run: { ...run, metadata: {} }, by: 'transition', status: 'completed', now }).map((f) => f.kind)).not.toContain('start_waiting');
   });
