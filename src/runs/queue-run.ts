@@ -6,6 +6,7 @@ import type { RunAttachment } from '../store/schemas/run-attachment.js';
 import type { RunOverrides } from '../store/schemas/run-overrides.js';
 import type { NewRun, Store } from '../store/store.js';
 import { sealRunEnv } from './run-env.js';
+import { runConcurrencyOf } from '../workflow/schema/concurrency.js';
 import { newRunLevelEvent } from '../store/schemas/run-level-events.js';
 import type { InstallKey } from '../shared/secrets/install-key.js';
 import type { WorkflowEntry } from '../workflow/catalog/discover-workflows.js';
@@ -97,6 +98,11 @@ export function newRunOf(request: QueueRunRequest): NewRun {
   if (request.parent) Object.assign(metadata, { parent_node_id: request.parent.nodeId, child_index: request.parent.childIndex });
   if (request.schedule) Object.assign(metadata, { schedule: request.schedule });
   if (request.hook) Object.assign(metadata, { hook: request.hook });
+  // The key is computed once, here; the store decides the run's place by it (rules/run-concurrency.ts).
+  const concurrency = entry.workflow.concurrency;
+  if (concurrency) {
+    metadata.concurrency = runConcurrencyOf(entry.workflow.name, concurrency, { inputs: request.inputs, codebaseId: request.codebaseId ?? null });
+  }
   const attached = request.conversationId !== undefined;
   const now = request.clock();
   const conversationId =

@@ -50,6 +50,12 @@ afterAll(async () => {
   await home.close();
 });
 
+const endOf = (runId: string) =>
+  waitFor(async () => {
+    const r = await store.getRun(runId);
+    return r && ['completed', 'failed', 'cancelled'].includes(r.status) ? r : undefined;
+  }, { what: `run ${runId} to end` });
+
 const cairn = (line: string) =>
   sh(line.replace(/^cairn /, `"${process.execPath}" "${bin}" `), home.home, userCliEnv(home.home, { CAIRN_URL: server.url }));
 
@@ -123,11 +129,6 @@ describe("docs/webhooks.md's worked example: a webhook from a CI system", () => 
   const block = (lang: string) => [...hookExample.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].filter((b) => b[1] === lang).map((b) => b[2]!);
   const SECRET = '3f9a1c07d2b84e65a0f1c2d3e4f50617';
   const ci = (script: string) => sh(script, home.home, userCliEnv(home.home, { CAIRN_URL: server.url, CI_HOOK_SECRET: SECRET }));
-  const endOf = (runId: string) =>
-    waitFor(async () => {
-      const r = await store.getRun(runId);
-      return r && ['completed', 'failed', 'cancelled'].includes(r.status) ? r : undefined;
-    }, { what: `run ${runId} to end` });
 
   it('the hook made as shown, the CI step run as written starts one run that completes; sent again it answers the same run', async () => {
     await writeHomeWorkflow(home, 'ci-report', block('yaml')[0]!);
@@ -205,5 +206,128 @@ describe("docs/webhooks.md's worked example: a webhook from a CI system", () => 
     expect(removed.stdout).toBe('Removed webhook ci-build.\n');
     expect(removed.code).toBe(1);
     expect(removed.stderr).toMatch(/No webhook is named 'ci-build'/);
+  });
+});
+
+describe("a workflow's concurrency policy holds for every way a run starts (docs/workflows.md, Concurrency)", () => {
+  const SECRET = '3f9a1c07d2b84e65a0f1c2d3e4f50617';
+  const cli = (args: string) => cairn(`cairn ${args}`);
+  const post = (path: string, body: unknown) =>
+    fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const deliver = (hook: string, id: string, payload: unknown) => {
+    const body = JSON.stringify(payload);
+    return fetch(`${server.url}/api/hooks/${hook}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-github-delivery': id, 'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}` },
+      body,
+    });
+  };
+  /** Each run's node writes `start <run>` and `end <run>` lines; a held run waits at an approval gate first. */
+  const workflow = (name: string, onOverlap: string, log: string) => `name: ${name}
+description: one run per pull request at a time
+inputs:
+  pr: { default: "7" }
+  hold: { default: "no" }
+concurrency: { key: "pr-$INPUTS.pr", limit: 1, on_overlap: ${onOverlap} }
+nodes:
+  - id: gate
+    when: "$INPUTS.hold == 'yes'"
+    approval: { message: "go on?" }
+  - id: work
+    depends_on: [gate]
+    trigger_rule: all_done
+    bash: |
+      echo "start $WORKFLOW_ID" >> "${log}"
+      sleep 0.2
+      echo "end $WORKFLOW_ID" >> "${log}"
+`;
+
+  it('queue: starts from the API, the CLI, a schedule, a webhook and a chat wait in line behind a paused run, never overlap and all complete, across a kill -9 of the supervisor; refuse: each is refused as documented', async () => {
+    const log = join(home.home, 'pr-runs.log');
+    await writeHomeWorkflow(home, 'one-per-pr', workflow('one-per-pr', 'queue', log));
+    await writeHomeWorkflow(home, 'one-per-pr-strict', workflow('one-per-pr-strict', 'refuse', join(home.home, 'strict.log')));
+    for (const name of ['one-per-pr', 'one-per-pr-strict']) {
+      expect((await cli(`schedule add ${name}-7 --workflow ${name} --cron '0 3 * * *' --input pr=7 --overlap allow_all`)).code).toBe(0);
+      expect((await post('/api/hooks', { name: `${name}-hook`, workflow: name, signature: 'github', secret: SECRET, inputs: { pr: '$.pr' } })).status).toBe(201);
+    }
+    // A run of each holds the key's one place, paused at its gate (a paused run keeps its place).
+    const holders = await Promise.all(['one-per-pr', 'one-per-pr-strict'].map(async (name) => {
+      const res = await post(`/api/workflows/${name}/run`, { inputs: { pr: '7', hold: 'yes' } });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { runId: string }).runId;
+    }));
+    await waitFor(async () => (await Promise.all(holders.map((id) => store.getRun(id)))).every((r) => r?.status === 'paused') || undefined, { what: 'the holders to pause' });
+
+    // Every way at once, for each workflow.
+    const starts = (name: string) => [
+      post(`/api/workflows/${name}/run`, { inputs: { pr: '7' } }).then(async (res) => ({ via: 'api', status: res.status, body: await res.text() })),
+      cli(`workflow run ${name} --input pr=7 --output none`).then((res) => ({ via: 'cli', status: res.code, body: res.stdout + res.stderr })),
+      cli(`schedule run-now ${name}-7 --json`).then((res) => ({ via: 'schedule', status: res.code, body: res.stdout + res.stderr })),
+      deliver(`${name}-hook`, `${name}-d1`, { pr: 7 }).then(async (res) => ({ via: 'hook', status: res.status, body: await res.text() })),
+      post(`/api/conversations/chat-${name}/message`, { message: `/workflow run ${name}` }).then(async (res) => ({ via: 'chat', status: res.status, body: await res.text() })),
+    ];
+    const strict = Promise.all(starts('one-per-pr-strict'));
+    const queued = starts('one-per-pr');
+    const cliDone = queued.splice(1, 1)[0]!;
+    const admitted = await Promise.all(queued);
+    expect(admitted.map((a) => [a.via, a.status])).toEqual([['api', 200], ['schedule', 0], ['hook', 202], ['chat', 200]]);
+
+    // Five runs wait behind the holder, one after another, and say so.
+    const waiting = await waitFor(async () => {
+      const runs = (await store.listRuns({ workflowName: 'one-per-pr', limit: 20 })).filter((r) => r.id !== holders[0]);
+      return runs.length === 5 ? runs : undefined;
+    }, { what: 'the five queued runs' });
+    for (const run of waiting) {
+      expect(run.status).toBe('pending');
+      expect(run.metadata.concurrency).toMatchObject({ key: 'pr-7', limit: 1, on_overlap: 'queue', waiting_for: [holders[0]] });
+    }
+    expect(waiting.map((r) => r.metadata.concurrency!.position).sort()).toEqual([1, 2, 3, 4, 5]);
+    const last = waiting.find((r) => r.metadata.concurrency!.position === 5)!;
+    const shown = await cli(`run get ${last.id}`);
+    expect(shown.stdout).toMatch(new RegExp(`Waiting\\s+for a place of concurrency key "pr-7" \\(limit 1\\): number 5 in line; it starts when one of ${holders[0]} ends`));
+
+    const dispatched = await waitFor(async () => {
+      const res = await fetch(`${server.url}/api/conversations/chat-one-per-pr/messages`);
+      return ((await res.json()) as { content: string }[]).find((m) => m.content.startsWith('🚀 Dispatching workflow'));
+    }, { what: 'the chat to dispatch the queued run' });
+    expect(dispatched.content).toBe(`🚀 Dispatching workflow: **one-per-pr** (background); it waits for a place of concurrency key "pr-7", behind ${holders[0]}`);
+
+    // refuse: nothing more is admitted, and each path answers as documented.
+    const refused = Object.fromEntries((await strict).map((r) => [r.via, r]));
+    expect(refused.api).toMatchObject({ status: 409 });
+    expect(JSON.parse(refused.api!.body)).toMatchObject({ code: 'CONCURRENCY_LIMIT_REACHED', error: expect.stringContaining(holders[1]!) });
+    expect(refused.cli!.status).toBe(1);
+    expect(refused.cli!.body).toContain(`and ${holders[1]} holds its one place`);
+    expect(JSON.parse(refused.schedule!.body)).toMatchObject({ runId: null, fire: { outcome: 'skipped', reason: expect.stringContaining(holders[1]!) } });
+    expect(refused.hook).toMatchObject({ status: 409 });
+    expect(refused.chat!.status).toBe(200);
+    const chatAnswer = await waitFor(async () => {
+      const res = await fetch(`${server.url}/api/conversations/chat-one-per-pr-strict/messages`);
+      const messages = (await res.json()) as { content: string }[];
+      return messages.find((m) => m.content.startsWith("Cannot run workflow 'one-per-pr-strict'"));
+    }, { what: 'the chat to answer the refused start' });
+    expect(chatAnswer.content).toContain(holders[1]);
+    expect((await store.listRuns({ workflowName: 'one-per-pr-strict', limit: 20 })).map((r) => r.id)).toEqual([holders[1]]);
+
+    // The supervisor dies (kill -9) while five runs wait; the one the launcher starts again
+    // carries on: once the holders are approved, every queued run completes, one at a time.
+    const supervisor = await server.pid('supervisor');
+    process.kill(supervisor, 'SIGKILL');
+    for (const holder of holders) expect((await cli(`run approve ${holder}`)).code).toBe(0);
+    const cliRun = await cliDone;
+    expect(cliRun.status, cliRun.body).toBe(0);
+    for (const run of [holders[0]!, ...waiting.map((r) => r.id)]) expect((await endOf(run)).status).toBe('completed');
+    const lines = (await readFile(log, 'utf8')).trimEnd().split('\n');
+    expect(lines).toHaveLength(12);
+    let open = 0;
+    for (const line of lines) {
+      open += line.startsWith('start ') ? 1 : -1;
+      expect(open).toBeLessThanOrEqual(1);
+    }
+    expect(await server.pid('supervisor')).not.toBe(supervisor);
+    for (const name of ['one-per-pr', 'one-per-pr-strict']) {
+      expect((await cli(`schedule remove ${name}-7`)).code).toBe(0);
+      expect((await cli(`hooks remove ${name}-hook`)).code).toBe(0);
+    }
   });
 });

@@ -20,6 +20,7 @@ import { describeNodeSessionContract } from './contract/node-sessions.js';
 import { describeWriteFenceContract } from './contract/write-fence.js';
 import { describeScheduleContract } from './contract/schedules.js';
 import { describeHookContract } from './contract/hooks.js';
+import { describeRunConcurrencyContract } from './contract/run-concurrency.js';
 import { usePostgresBackend } from './postgres-backend.js';
 
 const postgres = usePostgresBackend();
@@ -48,4 +49,5 @@ describe('PostgreSQL store', () => {
   describeWriteFenceContract(postgres);
   describeScheduleContract(postgres);
   describeHookContract(postgres);
+  describeRunConcurrencyContract(postgres);
 });

@@ -20,6 +20,7 @@ import { describeNodeSessionContract } from './contract/node-sessions.js';
 import { describeWriteFenceContract } from './contract/write-fence.js';
 import { describeScheduleContract } from './contract/schedules.js';
 import { describeHookContract } from './contract/hooks.js';
+import { describeRunConcurrencyContract } from './contract/run-concurrency.js';
 import { sqliteBackend } from './sqlite-backend.js';
 
 /** The SQLite store passes the whole Store contract. */
@@ -46,4 +47,5 @@ describe('SQLite store', () => {
   describeWriteFenceContract(sqliteBackend);
   describeScheduleContract(sqliteBackend);
   describeHookContract(sqliteBackend);
+  describeRunConcurrencyContract(sqliteBackend);
 });

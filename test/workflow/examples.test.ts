@@ -50,6 +50,7 @@ describe('the documented examples', () => {
       'review-files-all-done',
       'review-fix-group',
       'review-one-file',
+      'review-pr',
       'reviewed-change',
       'shell-review',
       'shell-warnings',

@@ -47,7 +47,7 @@ export const hookDeliveryRoutes: FastifyPluginAsyncZod<HookDeliveryRoutesOptions
           'delivery id sent again (also after a restart) is answered 200 with the first run, and starts none. A payload that does ' +
           'not map onto the workflow’s inputs is 422 naming the input; nothing is admitted. docs/webhooks.md.',
         params: hookParamsSchema,
-        response: { 200: deliveryResponseSchema, 202: deliveryResponseSchema, 400: errorBodySchema, 401: errorBodySchema, 404: errorBodySchema, 422: errorBodySchema },
+        response: { 200: deliveryResponseSchema, 202: deliveryResponseSchema, 400: errorBodySchema, 401: errorBodySchema, 404: errorBodySchema, 409: errorBodySchema, 422: errorBodySchema },
       },
     },
     async (req, reply) => {

@@ -89,6 +89,8 @@ export const workflowRunRoutes: FastifyPluginAsyncZod<WorkflowRunRoutesOptions> 
           200: runStartResponseSchema,
           400: errorBodySchema,
           404: errorBodySchema,
+          // The workflow's `concurrency:` refuses the start (on_overlap: refuse, every place taken).
+          409: errorBodySchema,
           413: errorBodySchema,
           415: errorBodySchema,
         },

@@ -80,6 +80,7 @@ function printRun(ctx: CliContext, run: WorkflowRun, style: Style): void {
     ['Directory', run.working_path],
     ['Base', baseLine(run)],
     ['Message', run.user_message ? firstLine(run.user_message, 100) : undefined],
+    ['Waiting', run.status === 'pending' ? waitingLine(run) : undefined],
     ['Paused', run.status === 'paused' ? style.yellow(pausedReason(run)) : undefined],
     ['Error', run.error ? style.red(run.error) : undefined],
     ['Resumes', run.status === 'failed' ? autoResumeLine(run) : undefined],
@@ -103,6 +104,17 @@ function baseLine(run: WorkflowRun): string | undefined {
     master: 'the repository’s master',
   };
   return `${base.name} (from ${from[base.source] ?? base.source})`;
+}
+
+/** A pending run its workflow's `concurrency:` holds back: its key, its place in line and whom it waits for. */
+function waitingLine(run: WorkflowRun): string | undefined {
+  const concurrency = run.metadata.concurrency;
+  if (!concurrency?.waiting_for) return undefined;
+  const holders = concurrency.waiting_for.length > 0 ? concurrency.waiting_for.join(', ') : 'the runs ahead of it';
+  return (
+    `for a place of concurrency key ${JSON.stringify(concurrency.key)} (limit ${concurrency.limit}): ` +
+    `number ${concurrency.position ?? 1} in line; it starts when one of ${holders} ends`
+  );
 }
 
 /** A failed run waiting out a provider's usage limit: when it resumes by itself. */
@@ -146,7 +158,8 @@ export const runGetCommand: Command = {
   help: `Usage: cairn run get <id> [--events] [--json] [--url <url>]
 
 Show a run: its status, timing, error or why it is paused (or, failed on a provider's usage
-limit, when it resumes by itself), what it cost (its child runs under its
+limit, when it resumes by itself; or, pending under its workflow's concurrency policy, the key
+it waits for a place of, its number in line and the runs holding the places), what it cost (its child runs under its
 budget included) and its budget, and one line per node (status, duration, error or skip reason,
 and for a node that called tools, an AI node, how many calls and of them how many failed or were
 refused: \`3 tool calls (1 failed, 1 refused)\`) derived from the run's event log. The log is

@@ -72,7 +72,10 @@ export async function dispatchWorkflow(deps: ChatDeps, turn: ChatTurn, name: str
     throw err;
   }
   const dispatch = { workerConversationId: run.conversation_id, workflowName: run.workflow_name, runId: run.id };
-  return answer(`🚀 Dispatching workflow: **${run.workflow_name}** (background)`, {
+  // A run its workflow's `concurrency:` holds back says so: it starts once a place is free.
+  const waiting = run.metadata.concurrency?.waiting_for;
+  const queued = waiting ? `; it waits for a place of concurrency key ${JSON.stringify(run.metadata.concurrency!.key)}, behind ${waiting.join(', ')}` : '';
+  return answer(`🚀 Dispatching workflow: **${run.workflow_name}** (background)${queued}`, {
     metadata: { category: 'workflow_dispatch_status', workflowDispatch: dispatch },
     events: [{ event_type: 'workflow_dispatch', data: { workerConversationId: run.conversation_id, workflowName: run.workflow_name } }],
   });

@@ -1,10 +1,8 @@
 import { CairnError } from '../../shared/errors.js';
 import type { DeliveryAnswer, HookStore } from '../hooks.js';
-import { conversationStatements } from './conversations-sql.js';
-import { eventStatements } from './events-sql.js';
 import { hookStatements } from './hooks-sql.js';
-import { jobStatements } from './jobs-sql.js';
-import { runStatements } from './runs-sql.js';
+import { runAdmission } from './run-admission.js';
+import { concurrencyRefusal } from '../rules/run-concurrency.js';
 import type { PgSession } from './session.js';
 
 /**
@@ -46,13 +44,10 @@ export function pgHookStore(session: PgSession): HookStore {
           if (!existing) throw new CairnError('STORE_UNAVAILABLE', `Webhook delivery '${deliveryId}' was taken and then gone; try again`);
           return { admitted: false, delivery: existing };
         }
-        // The run row, its `start_run` job, its conversation and its events (`workflow_queued`, which
-        // tells the live stream a run was queued), as RunStore.createRun writes them.
-        if (run.conversation) await conversationStatements(q).insert(run.conversation, now);
-        const created = await runStatements(q).insert(run, now);
-        await jobStatements(q).insert('start_run', run.id, {}, now);
-        if (run.events?.length) await eventStatements(q).append(run.events, now);
-        return { admitted: true, delivery, run: created };
+        // The run as RunStore.createRun makes it, with its events (`workflow_queued` tells the live stream); a refusal of its concurrency policy rolls the delivery back.
+        const admitted = await runAdmission(q).admit(run, now, { withEvents: true });
+        if ('refused' in admitted) throw concurrencyRefusal(run, admitted);
+        return { admitted: true, delivery, run: admitted.run };
       }),
   };
 }

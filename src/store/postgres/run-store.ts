@@ -6,7 +6,8 @@ import {
   acquiredHold, acquireRefusal, mayDelete, mayRelease, mayRenewLease, maySleep, transitionedHold, transitionRefusal,
 } from '../rules/run-ownership.js';
 import { cancelRequestedAt, decideContinuation, decideGateAnswer, endingOf } from '../rules/run-requests.js';
-import { conversationStatements } from './conversations-sql.js';
+import { runAdmission } from './run-admission.js';
+import { concurrencyRefusal } from '../rules/run-concurrency.js';
 import { eventStatements } from './events-sql.js';
 import { isolationStatements } from './isolation-sql.js';
 import { jobStatements } from './jobs-sql.js';
@@ -40,6 +41,9 @@ export function pgRunStore(session: PgSession): RunStore {
         case 'release_isolation':
           await isolation.release(followUp.runId, now);
           break;
+        case 'start_waiting':
+          await runAdmission(q).startWaiting(followUp.workflowName, followUp.key, followUp.endedRunId, now);
+          break;
       }
     }
   };
@@ -49,17 +53,14 @@ export function pgRunStore(session: PgSession): RunStore {
   return {
     createRun: (run) =>
       session.write('create a run', async (q) => {
-        const { runs, jobs, events } = statements(q);
         const now = session.now();
         if (run.parent) {
-          const existing = await runs.child(run.parent.runId, run.parent.nodeId, run.parent.childIndex);
+          const existing = await runStatements(q).child(run.parent.runId, run.parent.nodeId, run.parent.childIndex);
           if (existing) return existing;
         }
-        if (run.conversation) await conversationStatements(q).insert(run.conversation, now);
-        const created = await runs.insert(run, now);
-        await jobs.insert('start_run', run.id, {}, now);
-        if (run.events?.length) await events.append(run.events, now);
-        return created;
+        const admitted = await runAdmission(q).admit(run, now, { withEvents: true });
+        if ('refused' in admitted) throw concurrencyRefusal(run, admitted);
+        return admitted.run;
       }),
 
     getRun: (id) => session.read('read a run', (q) => runStatements(q).get(id)),

@@ -1,11 +1,9 @@
 import { CairnError } from '../../shared/errors.js';
-import { decideFire, isBeforeCursor, mayStartBuffered } from '../rules/schedule-fires.js';
-import type { NewRun } from '../runs.js';
+import { decideFire, isBeforeCursor, mayStartBuffered, type FireDecision } from '../rules/schedule-fires.js';
 import type { FireAnswer, ScheduleStore } from '../schedules.js';
 import type { Run } from '../schemas/run.js';
-import { conversationStatements } from './conversations-sql.js';
 import { jobStatements } from './jobs-sql.js';
-import { runStatements } from './runs-sql.js';
+import { runAdmission } from './run-admission.js';
 import { scheduleStatements } from './schedules-sql.js';
 import type { PgSession, Query } from './session.js';
 
@@ -18,14 +16,6 @@ const WEEK_MS = 7 * 24 * 3600_000;
  * decided, so that supervisor's transaction answers `decided_already` instead.
  */
 export function pgScheduleStore(session: PgSession): ScheduleStore {
-  /** The run row, its `start_run` job and its conversation, as RunStore.createRun writes them. */
-  const createRun = async (q: Query, run: NewRun, now: string): Promise<Run> => {
-    if (run.conversation) await conversationStatements(q).insert(run.conversation, now);
-    const created = await runStatements(q).insert(run, now);
-    await jobStatements(q).insert('start_run', run.id, {}, now);
-    return created;
-  };
-
   return {
     createSchedule: (schedule) =>
       session.write('create a schedule', async (q) => {
@@ -86,16 +76,23 @@ export function pgScheduleStore(session: PgSession): ScheduleStore {
         if (isBeforeCursor(admission.dueAt, schedule.cursor_at, manual)) return { decided: false, why: 'before_cursor' };
         if (schedule.paused && !manual) return { decided: false, why: 'paused' };
         const openRunIds = await schedules.openRunIds(schedule.id);
-        const decision = decideFire({
+        let decision: FireDecision = decideFire({
           overlap: schedule.overlap, dueAt: Date.parse(admission.dueAt), now: Date.parse(admission.now), catchUpMs: schedule.catch_up_ms,
           manual, openRunIds, buffered: await schedules.bufferedCount(schedule.id),
           failure: admission.run || admission.skip !== undefined ? admission.failure : (admission.failure ?? 'no run was given to start'),
           skip: admission.skip,
         });
         let run: Run | undefined;
+        const cancelled: string[] = [];
         if (decision.outcome === 'started') {
-          for (const runId of decision.cancel) await jobStatements(q).insert('cancel_run', runId, {}, now);
-          run = await createRun(q, admission.run!, now);
+          // The workflow's own concurrency policy next: a refusal records the due time as skipped.
+          const admitted = await runAdmission(q).admit(admission.run!, now, { withEvents: false });
+          if ('refused' in admitted) decision = { outcome: 'skipped', reason: admitted.refused };
+          else {
+            for (const runId of decision.cancel) await jobStatements(q).insert('cancel_run', runId, {}, now);
+            run = admitted.run;
+            cancelled.push(...decision.cancel, ...admitted.cancelled);
+          }
         }
         const fire = await schedules.insertFire({
           scheduleId: schedule.id, dueAt: admission.dueAt, outcome: decision.outcome, runId: run?.id ?? null, manual,
@@ -103,7 +100,7 @@ export function pgScheduleStore(session: PgSession): ScheduleStore {
         });
         if (!manual) await schedules.moveCursor(schedule.id, admission.dueAt);
         await schedules.prune(schedule.id, new Date(Date.parse(admission.dueAt) - WEEK_MS).toISOString());
-        return { decided: true, fire, ...(run ? { run } : {}), cancelled: decision.outcome === 'started' ? [...decision.cancel] : [] };
+        return { decided: true, fire, ...(run ? { run } : {}), cancelled };
       }),
 
     startBufferedFire: (scheduleId, newRun) =>
@@ -113,8 +110,12 @@ export function pgScheduleStore(session: PgSession): ScheduleStore {
         const buffered = await schedules.oldestBuffered(scheduleId);
         if (!buffered || !mayStartBuffered(await schedules.openRunIds(scheduleId), 1)) return undefined;
         const now = session.now();
-        const run = await createRun(q, newRun, now);
-        return { fire: await schedules.startFire(scheduleId, buffered.due_at, run.id, now), run };
+        const admitted = await runAdmission(q).admit(newRun, now, { withEvents: false });
+        if ('refused' in admitted) {
+          await schedules.skipFire(scheduleId, buffered.due_at, admitted.refused);
+          return undefined;
+        }
+        return { fire: await schedules.startFire(scheduleId, buffered.due_at, admitted.run.id, now), run: admitted.run };
       }),
 
     listSchedulesReadyToStartBuffered: () =>

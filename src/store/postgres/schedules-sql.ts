@@ -65,6 +65,10 @@ export function scheduleStatements(q: Query) {
         `UPDATE schedule_fires SET outcome = 'started', run_id = $3, started_at = $4 WHERE schedule_id = $1 AND due_at = $2 RETURNING *`,
         [scheduleId, dueAt, runId, now],
       ))!,
+    /** A buffered fire that cannot start after all (its workflow's concurrency refused it), and why. */
+    skipFire: async (scheduleId: string, dueAt: string, reason: string): Promise<void> => {
+      await q(`UPDATE schedule_fires SET outcome = 'skipped', reason = $3 WHERE schedule_id = $1 AND due_at = $2`, [scheduleId, dueAt, reason]);
+    },
     openRunIds: async (scheduleId: string): Promise<string[]> =>
       (
         await q(

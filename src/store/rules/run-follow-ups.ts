@@ -14,7 +14,13 @@ export type RunFollowUp =
   /** Close the run's queued (unclaimed) jobs of `job` with `result`. */
   | { kind: 'close_queued'; job: JobKind; runId: string; result: string }
   /** Release the run's hold on its isolation environment (its worktree stays, unlocked). */
-  | { kind: 'release_isolation'; runId: string };
+  | { kind: 'release_isolation'; runId: string }
+  /**
+   * A run of a concurrency key ended: the key's waiting runs that fit now get their `start_run`
+   * job (rules/run-concurrency.ts moveWaiting decides which), in this same transaction. The ended
+   * run itself, if it was still waiting (cancelled in line), waits no more: a resume of it runs.
+   */
+  | { kind: 'start_waiting'; workflowName: string; key: string; endedRunId: string };
 
 export interface RunChange {
   /** The run as the change left it. */
@@ -51,6 +57,10 @@ export function followUpsOf(change: RunChange): RunFollowUp[] {
   if (change.by === 'transition' && change.status === 'failed' && typeof autoResumeAt === 'string') {
     followUps.push({ kind: 'queue_job', job: 'resume_run', runId: run.id, payload: { auto: { at: autoResumeAt } }, notBefore: autoResumeAt });
   }
+  // startWaiting: a run of a concurrency key that ends frees its place; the next waiting run's
+  // `start_run` job is queued by the transaction that ends it, so no crash leaves it waiting.
+  const concurrency = run.metadata.concurrency;
+  if (ended && concurrency) followUps.push({ kind: 'start_waiting', workflowName: run.workflow_name, key: concurrency.key, endedRunId: run.id });
   // A run its owner ends holds no environment any more.
   if (change.by === 'transition' && change.status !== undefined && isTerminal(change.status)) {
     followUps.push({ kind: 'release_isolation', runId: run.id });

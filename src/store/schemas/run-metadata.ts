@@ -5,6 +5,7 @@ import { runAttachmentSchema } from './run-attachment.js';
 import { runOverridesSchema } from './run-overrides.js';
 import { approvalContextSchema, rejectionsSchema } from './approval.js';
 import { runTotalsSchema, runTotalsStateSchema } from './run-usage.js';
+import { runConcurrencySchema } from '../../shared/run-concurrency.js';
 
 /**
  * A run's `metadata`: what the API records when it queues the run, read by the API (run views),
@@ -61,6 +62,12 @@ export const runMetadataSchema = z.looseObject({
     .looseObject({ id: z.string(), name: z.string(), delivery_id: z.string() })
     .optional()
     .describe('A run a webhook started: the hook (id, name) and the delivery id it was admitted under (docs/webhooks.md)'),
+  concurrency: runConcurrencySchema
+    .optional()
+    .describe(
+      'A run of a workflow with `concurrency:`: its key (computed once when it was admitted), limit and on_overlap; ' +
+        'while it waits for a place, waiting_for (the runs holding the places) and position (1: next to start)',
+    ),
   parent_conversation_id: z
     .string()
     .optional()

@@ -1,10 +1,8 @@
 import { CairnError } from '../../shared/errors.js';
 import type { DeliveryAnswer, HookStore } from '../hooks.js';
-import { conversationStatements } from './conversations-sql.js';
-import { eventStatements } from './events-sql.js';
 import { hookStatements } from './hooks-sql.js';
-import { jobStatements } from './jobs-sql.js';
-import { runStatements } from './runs-sql.js';
+import { runAdmission } from './run-admission.js';
+import { concurrencyRefusal } from '../rules/run-concurrency.js';
 import type { SqliteSession } from './session.js';
 
 /**
@@ -13,10 +11,7 @@ import type { SqliteSession } from './session.js';
  */
 export function sqliteHookStore(session: SqliteSession): HookStore {
   const hooks = hookStatements(session.db);
-  const runs = runStatements(session.db);
-  const jobs = jobStatements(session.db);
-  const conversations = conversationStatements(session.db);
-  const events = eventStatements(session.db);
+  const runs = runAdmission(session.db);
 
   return {
     createHook: (hook) =>
@@ -43,13 +38,10 @@ export function sqliteHookStore(session: SqliteSession): HookStore {
         const existing = hooks.delivery(hookId, deliveryId);
         if (existing) return { admitted: false, delivery: existing };
         const now = session.now();
-        // The run row, its `start_run` job, its conversation and its events (`workflow_queued`, which
-        // tells the live stream a run was queued), as RunStore.createRun writes them.
-        if (run.conversation) conversations.insert(run.conversation, now);
-        const created = runs.insert(run, now);
-        jobs.insert('start_run', run.id, {}, now);
-        if (run.events?.length) events.append(run.events, now);
-        return { admitted: true, delivery: hooks.insertDelivery(hookId, deliveryId, created.id, now), run: created };
+        // The run as RunStore.createRun makes it, with its events (`workflow_queued` tells the live stream); a refusal of its concurrency policy admits nothing.
+        const admitted = runs.admit(run, now, { withEvents: true });
+        if ('refused' in admitted) throw concurrencyRefusal(run, admitted);
+        return { admitted: true, delivery: hooks.insertDelivery(hookId, deliveryId, admitted.run.id, now), run: admitted.run };
       }),
   };
 }

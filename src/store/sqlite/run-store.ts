@@ -1,4 +1,5 @@
 import { CairnError } from '../../shared/errors.js';
+import { concurrencyRefusal } from '../rules/run-concurrency.js';
 import type { GateDecisionAnswer, RunContinuationAnswer, RunStore } from '../runs.js';
 import { cancellingJobKinds, gateDecisionJobKinds, type GateDecisionJobKind } from '../schemas/job.js';
 import { followUpsOf, sleepFollowUps, type RunFollowUp } from '../rules/run-follow-ups.js';
@@ -11,7 +12,7 @@ import { isolationStatements } from './isolation-sql.js';
 import { jobStatements } from './jobs-sql.js';
 import { runStatements } from './runs-sql.js';
 import { runPageStatements } from './run-pages-sql.js';
-import { conversationStatements } from './conversations-sql.js';
+import { runAdmission } from './run-admission.js';
 import type { SqliteSession } from './session.js';
 
 /**
@@ -25,8 +26,8 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
   const pages = runPageStatements(session.db);
   const jobs = jobStatements(session.db);
   const events = eventStatements(session.db);
-  const conversations = conversationStatements(session.db);
   const isolation = isolationStatements(session.db);
+  const admission = runAdmission(session.db);
 
   /** Stores the follow-ups the rules gave a change, in order. */
   const carryOut = (followUps: readonly RunFollowUp[], now: string): void => {
@@ -43,6 +44,9 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
         case 'release_isolation':
           isolation.release(followUp.runId, now);
           break;
+        case 'start_waiting':
+          admission.startWaiting(followUp.workflowName, followUp.key, followUp.endedRunId, now);
+          break;
       }
     }
   };
@@ -58,11 +62,9 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
           const existing = runs.child(run.parent.runId, run.parent.nodeId, run.parent.childIndex);
           if (existing) return existing;
         }
-        if (run.conversation) conversations.insert(run.conversation, now);
-        const created = runs.insert(run, now);
-        jobs.insert('start_run', run.id, {}, now);
-        if (run.events?.length) events.append(run.events, now);
-        return created;
+        const admitted = admission.admit(run, now, { withEvents: true });
+        if ('refused' in admitted) throw concurrencyRefusal(run, admitted);
+        return admitted.run;
       }),
 
     getRun: (id) => session.read('read a run', () => runs.get(id)),

@@ -1,11 +1,9 @@
 import { CairnError } from '../../shared/errors.js';
-import { decideFire, isBeforeCursor, mayStartBuffered } from '../rules/schedule-fires.js';
-import type { NewRun } from '../runs.js';
+import { decideFire, isBeforeCursor, mayStartBuffered, type FireDecision } from '../rules/schedule-fires.js';
 import type { FireAnswer, ScheduleStore } from '../schedules.js';
 import type { Run } from '../schemas/run.js';
-import { conversationStatements } from './conversations-sql.js';
 import { jobStatements } from './jobs-sql.js';
-import { runStatements } from './runs-sql.js';
+import { runAdmission } from './run-admission.js';
 import { scheduleStatements } from './schedules-sql.js';
 import type { SqliteSession } from './session.js';
 
@@ -18,17 +16,8 @@ const WEEK_MS = 7 * 24 * 3600_000;
  */
 export function sqliteScheduleStore(session: SqliteSession): ScheduleStore {
   const schedules = scheduleStatements(session.db);
-  const runs = runStatements(session.db);
   const jobs = jobStatements(session.db);
-  const conversations = conversationStatements(session.db);
-
-  /** The run row, its `start_run` job and its conversation, as RunStore.createRun writes them. */
-  const createRun = (run: NewRun, now: string): Run => {
-    if (run.conversation) conversations.insert(run.conversation, now);
-    const created = runs.insert(run, now);
-    jobs.insert('start_run', run.id, {}, now);
-    return created;
-  };
+  const runs = runAdmission(session.db);
 
   return {
     createSchedule: (schedule) =>
@@ -84,16 +73,23 @@ export function sqliteScheduleStore(session: SqliteSession): ScheduleStore {
         if (isBeforeCursor(admission.dueAt, schedule.cursor_at, manual)) return { decided: false, why: 'before_cursor' };
         if (schedule.paused && !manual) return { decided: false, why: 'paused' };
         const openRunIds = schedules.openRunIds(schedule.id);
-        const decision = decideFire({
+        let decision: FireDecision = decideFire({
           overlap: schedule.overlap, dueAt: Date.parse(admission.dueAt), now: Date.parse(admission.now), catchUpMs: schedule.catch_up_ms,
           manual, openRunIds, buffered: schedules.bufferedCount(schedule.id),
           failure: admission.run || admission.skip !== undefined ? admission.failure : (admission.failure ?? 'no run was given to start'),
           skip: admission.skip,
         });
         let run: Run | undefined;
+        const cancelled: string[] = [];
         if (decision.outcome === 'started') {
-          for (const runId of decision.cancel) jobs.insert('cancel_run', runId, {}, now);
-          run = createRun(admission.run!, now);
+          // The workflow's own concurrency policy next: a refusal records the due time as skipped.
+          const admitted = runs.admit(admission.run!, now, { withEvents: false });
+          if ('refused' in admitted) decision = { outcome: 'skipped', reason: admitted.refused };
+          else {
+            for (const runId of decision.cancel) jobs.insert('cancel_run', runId, {}, now);
+            run = admitted.run;
+            cancelled.push(...decision.cancel, ...admitted.cancelled);
+          }
         }
         const fire = schedules.insertFire({
           scheduleId: schedule.id, dueAt: admission.dueAt, outcome: decision.outcome, runId: run?.id ?? null, manual,
@@ -101,7 +97,7 @@ export function sqliteScheduleStore(session: SqliteSession): ScheduleStore {
         });
         if (!manual) schedules.moveCursor(schedule.id, admission.dueAt);
         schedules.prune(schedule.id, new Date(Date.parse(admission.dueAt) - WEEK_MS).toISOString());
-        return { decided: true, fire, ...(run ? { run } : {}), cancelled: decision.outcome === 'started' ? [...decision.cancel] : [] };
+        return { decided: true, fire, ...(run ? { run } : {}), cancelled };
       }),
 
     startBufferedFire: (scheduleId, newRun) =>
@@ -109,8 +105,12 @@ export function sqliteScheduleStore(session: SqliteSession): ScheduleStore {
         const buffered = schedules.oldestBuffered(scheduleId);
         if (!buffered || !mayStartBuffered(schedules.openRunIds(scheduleId), 1)) return undefined;
         const now = session.now();
-        const run = createRun(newRun, now);
-        return { fire: schedules.startFire(scheduleId, buffered.due_at, run.id, now), run };
+        const admitted = runs.admit(newRun, now, { withEvents: false });
+        if ('refused' in admitted) {
+          schedules.skipFire(scheduleId, buffered.due_at, admitted.refused);
+          return undefined;
+        }
+        return { fire: schedules.startFire(scheduleId, buffered.due_at, admitted.run.id, now), run: admitted.run };
       }),
 
     listSchedulesReadyToStartBuffered: () => session.read('list schedules with buffered fires to start', () => schedules.readyToStartBuffered()),

@@ -35,6 +35,7 @@ export function scheduleStatements(db: Database.Database) {
   const startFire = db.prepare(
     `UPDATE schedule_fires SET outcome = 'started', run_id = ?, started_at = ? WHERE schedule_id = ? AND due_at = ? RETURNING *`,
   );
+  const skipFire = db.prepare(`UPDATE schedule_fires SET outcome = 'skipped', reason = ? WHERE schedule_id = ? AND due_at = ?`);
   const openRuns = db.prepare(
     `SELECT r.id FROM schedule_fires f JOIN workflow_runs r ON r.id = f.run_id
      WHERE f.schedule_id = ? AND f.run_id IS NOT NULL AND r.status NOT IN ${terminal} ORDER BY f.due_at`,
@@ -91,6 +92,8 @@ export function scheduleStatements(db: Database.Database) {
     startFire(scheduleId: string, dueAt: string, runId: string, now: string): ScheduleFire {
       return toScheduleFire(startFire.get(runId, now, scheduleId, dueAt) as Row);
     },
+    /** A buffered fire that cannot start after all (its workflow's concurrency refused it), and why. */
+    skipFire: (scheduleId: string, dueAt: string, reason: string): void => void skipFire.run(reason, scheduleId, dueAt),
     openRunIds: (scheduleId: string): string[] => openRuns.all(scheduleId).map((r) => String((r as Row).id)),
     oldestBuffered(scheduleId: string): ScheduleFire | undefined {
       const row = oldestBuffered.get(scheduleId) as Row | undefined;

@@ -8,6 +8,7 @@ import { inertWorkflowKeyWarnings } from './inert-keys.js';
 import { inputEnvName } from '../substitution/variables.js';
 import { knownWorkflowKeys, workflowRootSchema, type WorkflowDefinitionDraft } from '../schema/workflow-schema.js';
 import { triggerInputProblems } from '../triggers/trigger-schema.js';
+import { concurrencyKeyProblems } from '../schema/concurrency.js';
 
 /**
  * The first stage of loading: schema checks of the top level and of every node, and the parse
@@ -83,7 +84,13 @@ export function parseDraft(raw: unknown): ParsedDraft {
       errors.push(describeIssue(issue));
     }
   }
-  if (root.success) errors.push(...checkInputNames(root.data.inputs ?? {}), ...triggerInputProblems(root.data.triggers, root.data.inputs));
+  if (root.success) {
+    errors.push(
+      ...checkInputNames(root.data.inputs ?? {}),
+      ...triggerInputProblems(root.data.triggers, root.data.inputs),
+      ...concurrencyKeyProblems(root.data.concurrency, root.data.inputs),
+    );
+  }
 
   const rawNodes: unknown[] = Array.isArray(raw.nodes) ? raw.nodes : [];
   const nodes: DefinitionNode[] = [];

@@ -3,6 +3,7 @@ import { permissionsSchema, sandboxSchema, thinkingSchema } from './node-blocks.
 import { effortSchema } from '../../models/effort.js';
 import type { DefinitionNode, WorkflowNode } from './node-schema.js';
 import { triggersSchema } from '../triggers/trigger-schema.js';
+import { concurrencySchema } from './concurrency.js';
 
 /**
  * The top level of a workflow file. `nodes` is validated node by node by the loader (each with
@@ -85,6 +86,8 @@ export const workflowRootSchema = z.object({
   outcome_field: z.string().trim().min(1).optional(),
   /** What starts the workflow by itself: `- schedule: { cron, timezone, inputs, overlap, catch_up }` (docs/schedules.md). */
   triggers: triggersSchema.optional(),
+  /** ✚ How many runs with the same key may be open at once, and what a start does past that (docs/workflows.md, "Concurrency"). */
+  concurrency: concurrencySchema.optional(),
 });
 type WorkflowRoot = z.infer<typeof workflowRootSchema>;
 
