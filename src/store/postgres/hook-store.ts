@@ -45,7 +45,7 @@ export function pgHookStore(session: PgSession): HookStore {
           return { admitted: false, delivery: existing };
         }
         // The run as RunStore.createRun makes it, with its events (`workflow_queued` tells the live stream); a refusal of its concurrency policy rolls the delivery back.
-        const admitted = await runAdmission(q).admit(run, now, { withEvents: true });
+        const admitted = await runAdmission(q).admit(run, now);
         if ('refused' in admitted) throw concurrencyRefusal(run, admitted);
         return { admitted: true, delivery, run: admitted.run };
       }),

@@ -18,7 +18,7 @@ export function runAdmission(q: Query) {
   const keys = concurrencyStatements(q);
 
   return {
-    async admit(run: NewRun, now: string, opts: { withEvents: boolean }): Promise<AdmittedRun> {
+    async admit(run: NewRun, now: string): Promise<AdmittedRun> {
       const policy = run.metadata.concurrency;
       let admission: ReturnType<typeof decideAdmission> = { outcome: 'start' };
       if (policy) {
@@ -35,7 +35,7 @@ export function runAdmission(q: Query) {
       if (admission.outcome === 'start') await jobs.insert('start_run', run.id, {}, now);
       const cancelled = admission.outcome === 'wait' ? admission.cancel : [];
       for (const runId of cancelled) await jobs.insert('cancel_run', runId, {}, now);
-      if (opts.withEvents && run.events?.length) await eventStatements(q).append(run.events, now);
+      if (run.events?.length) await eventStatements(q).append(run.events, now);
       return { run: created, cancelled };
     },
 

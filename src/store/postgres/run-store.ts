@@ -58,7 +58,7 @@ export function pgRunStore(session: PgSession): RunStore {
           const existing = await runStatements(q).child(run.parent.runId, run.parent.nodeId, run.parent.childIndex);
           if (existing) return existing;
         }
-        const admitted = await runAdmission(q).admit(run, now, { withEvents: true });
+        const admitted = await runAdmission(q).admit(run, now);
         if ('refused' in admitted) throw concurrencyRefusal(run, admitted);
         return admitted.run;
       }),

@@ -86,7 +86,7 @@ export function pgScheduleStore(session: PgSession): ScheduleStore {
         const cancelled: string[] = [];
         if (decision.outcome === 'started') {
           // The workflow's own concurrency policy next: a refusal records the due time as skipped.
-          const admitted = await runAdmission(q).admit(admission.run!, now, { withEvents: false });
+          const admitted = await runAdmission(q).admit(admission.run!, now);
           if ('refused' in admitted) decision = { outcome: 'skipped', reason: admitted.refused };
           else {
             for (const runId of decision.cancel) await jobStatements(q).insert('cancel_run', runId, {}, now);
@@ -110,7 +110,7 @@ export function pgScheduleStore(session: PgSession): ScheduleStore {
         const buffered = await schedules.oldestBuffered(scheduleId);
         if (!buffered || !mayStartBuffered(await schedules.openRunIds(scheduleId), 1)) return undefined;
         const now = session.now();
-        const admitted = await runAdmission(q).admit(newRun, now, { withEvents: false });
+        const admitted = await runAdmission(q).admit(newRun, now);
         if ('refused' in admitted) {
           await schedules.skipFire(scheduleId, buffered.due_at, admitted.refused);
           return undefined;

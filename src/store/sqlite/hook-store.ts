@@ -39,7 +39,7 @@ export function sqliteHookStore(session: SqliteSession): HookStore {
         if (existing) return { admitted: false, delivery: existing };
         const now = session.now();
         // The run as RunStore.createRun makes it, with its events (`workflow_queued` tells the live stream); a refusal of its concurrency policy admits nothing.
-        const admitted = runs.admit(run, now, { withEvents: true });
+        const admitted = runs.admit(run, now);
         if ('refused' in admitted) throw concurrencyRefusal(run, admitted);
         return { admitted: true, delivery: hooks.insertDelivery(hookId, deliveryId, admitted.run.id, now), run: admitted.run };
       }),

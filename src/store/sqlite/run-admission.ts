@@ -9,7 +9,8 @@ import { runStatements } from './runs-sql.js';
 
 /**
  * Creates runs the one way every path does (the run route, chat, child runs, schedules,
- * webhooks): the run row, its conversation, and its `start_run` job when its concurrency policy
+ * webhooks): the run row, its conversation, its events (`workflow_queued` announces it on the live
+ * stream at once), and its `start_run` job when its concurrency policy
  * (rules/run-concurrency.ts) gives it a place. Called inside the caller's BEGIN IMMEDIATE
  * transaction, which is what makes the decision exact: no other writer reads the key between.
  */
@@ -21,7 +22,7 @@ export function runAdmission(db: Database.Database) {
   const keys = concurrencyStatements(db);
 
   return {
-    admit(run: NewRun, now: string, opts: { withEvents: boolean }): AdmittedRun {
+    admit(run: NewRun, now: string): AdmittedRun {
       const policy = run.metadata.concurrency;
       const admission = policy ? decideAdmission(policy, run.workflowName, keys.openOfKey(run.workflowName, policy.key)) : { outcome: 'start' as const };
       if (admission.outcome === 'refuse') return { refused: admission.reason, holders: admission.holders };
@@ -34,7 +35,7 @@ export function runAdmission(db: Database.Database) {
       if (admission.outcome === 'start') jobs.insert('start_run', run.id, {}, now);
       const cancelled = admission.outcome === 'wait' ? admission.cancel : [];
       for (const runId of cancelled) jobs.insert('cancel_run', runId, {}, now);
-      if (opts.withEvents && run.events?.length) events.append(run.events, now);
+      if (run.events?.length) events.append(run.events, now);
       return { run: created, cancelled };
     },
 

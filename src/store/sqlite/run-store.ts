@@ -62,7 +62,7 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
           const existing = runs.child(run.parent.runId, run.parent.nodeId, run.parent.childIndex);
           if (existing) return existing;
         }
-        const admitted = admission.admit(run, now, { withEvents: true });
+        const admitted = admission.admit(run, now);
         if ('refused' in admitted) throw concurrencyRefusal(run, admitted);
         return admitted.run;
       }),

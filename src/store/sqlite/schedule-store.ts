@@ -83,7 +83,7 @@ export function sqliteScheduleStore(session: SqliteSession): ScheduleStore {
         const cancelled: string[] = [];
         if (decision.outcome === 'started') {
           // The workflow's own concurrency policy next: a refusal records the due time as skipped.
-          const admitted = runs.admit(admission.run!, now, { withEvents: false });
+          const admitted = runs.admit(admission.run!, now);
           if ('refused' in admitted) decision = { outcome: 'skipped', reason: admitted.refused };
           else {
             for (const runId of decision.cancel) jobs.insert('cancel_run', runId, {}, now);
@@ -105,7 +105,7 @@ export function sqliteScheduleStore(session: SqliteSession): ScheduleStore {
         const buffered = schedules.oldestBuffered(scheduleId);
         if (!buffered || !mayStartBuffered(schedules.openRunIds(scheduleId), 1)) return undefined;
         const now = session.now();
-        const admitted = runs.admit(newRun, now, { withEvents: false });
+        const admitted = runs.admit(newRun, now);
         if ('refused' in admitted) {
           schedules.skipFire(scheduleId, buffered.due_at, admitted.refused);
           return undefined;

@@ -50,10 +50,13 @@ export function describeScheduleContract(backend: StoreBackend): void {
       const store = h().open();
       const schedule = await store.createSchedule(newSchedule());
       const dueAt = at(1);
-      const run = newRun();
+      const plain = newRun();
+      // With its `workflow_queued`, which announces the run on the live stream the moment it exists.
+      const run = { ...plain, events: [{ run_id: plain.id, conversation_id: plain.conversationId, event_type: 'workflow_queued', step_name: null, data: { workflowName: plain.workflowName } }] };
       const first = await store.admitScheduleFire({ scheduleId: schedule.id, dueAt, now: dueAt, run });
       expect(first).toMatchObject({ decided: true, fire: { outcome: 'started', run_id: run.id, manual: false }, run: { id: run.id, status: 'pending' } });
       expect((await store.listRunJobs(run.id)).map((j) => j.kind)).toEqual(['start_run']);
+      expect((await store.listRunEvents(run.id)).map((e) => e.event_type)).toEqual(['workflow_queued']);
       const again = await h().open().admitScheduleFire({ scheduleId: schedule.id, dueAt, now: dueAt, run: newRun() });
       expect(again).toMatchObject({ decided: false, why: 'decided_already', fire: { run_id: run.id } });
       expect((await store.getSchedule(schedule.id))?.cursor_at).toBe(dueAt);
