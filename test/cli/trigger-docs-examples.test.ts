@@ -316,6 +316,8 @@ nodes:
     for (const holder of holders) expect((await cli(`run approve ${holder}`)).code).toBe(0);
     const cliRun = await cliDone;
     expect(cliRun.status, cliRun.body).toBe(0);
+    // cairn workflow run said what its run waited for before following it.
+    expect(cliRun.body).toMatch(/^Waiting for a place of concurrency key "pr-7" \(limit 1\): number [1-5] in line; it starts when one of \S+ ends\.$/m);
     for (const run of [holders[0]!, ...waiting.map((r) => r.id)]) expect((await endOf(run)).status).toBe('completed');
     const lines = (await readFile(log, 'utf8')).trimEnd().split('\n');
     expect(lines).toHaveLength(12);

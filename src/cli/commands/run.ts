@@ -6,6 +6,7 @@ import { isColorWanted, writeLine, type CliContext } from '../../terminal/contex
 import { createStyle, firstLine, formatDuration, formatSpan, formatTable, formatTimestamp, type Style } from '../../terminal/format.js';
 import { createNodeSummary, describeNodeDetail, describeToolCalls } from '../node-summary.js';
 import { readRunDetailPages, runPath } from '../run-detail-pages.js';
+import { waitingLine } from '../concurrency-wait.js';
 import { MIN_RUN_ID_PREFIX, resolveRunId } from '../run-id.js';
 import { printHelp, printJson, serverOptionsHelp, type Command } from './command.js';
 import { clientFor, urlOption } from './server-flags.js';
@@ -104,17 +105,6 @@ function baseLine(run: WorkflowRun): string | undefined {
     master: 'the repository’s master',
   };
   return `${base.name} (from ${from[base.source] ?? base.source})`;
-}
-
-/** A pending run its workflow's `concurrency:` holds back: its key, its place in line and whom it waits for. */
-function waitingLine(run: WorkflowRun): string | undefined {
-  const concurrency = run.metadata.concurrency;
-  if (!concurrency?.waiting_for) return undefined;
-  const holders = concurrency.waiting_for.length > 0 ? concurrency.waiting_for.join(', ') : 'the runs ahead of it';
-  return (
-    `for a place of concurrency key ${JSON.stringify(concurrency.key)} (limit ${concurrency.limit}): ` +
-    `number ${concurrency.position ?? 1} in line; it starts when one of ${holders} ends`
-  );
 }
 
 /** A failed run waiting out a provider's usage limit: when it resumes by itself. */

@@ -11,6 +11,7 @@ import { createStyle } from '../../terminal/format.js';
 import type { ActivityDetail } from '../agent-activity-lines.js';
 import { dryRunLines } from '../dry-run-lines.js';
 import { followRun, reportFollowEnd } from '../run-follow.js';
+import { waitingLineOf } from '../concurrency-wait.js';
 import { outputModes, type OutputMode } from '../run-output.js';
 import { printHelp, serverOptionsHelp, type Command } from './command.js';
 import { clientFor, urlOption } from './server-flags.js';
@@ -146,7 +147,12 @@ with Ctrl-C (the run is cancelled). With --dry-run: 0, or 1 when a node would fa
     const { runId } = started.body;
     const startedAt = Date.now();
     if (json) writeLine(ctx.stdout, JSON.stringify(started.raw));
-    else writeLine(ctx.stdout, `Run ${style.bold(runId)} of workflow ${style.bold(name)} started.`);
+    else {
+      writeLine(ctx.stdout, `Run ${style.bold(runId)} of workflow ${style.bold(name)} started.`);
+      // Held back by its workflow's concurrency policy: say for what, before following it.
+      const waiting = await waitingLineOf(client, runId);
+      if (waiting) writeLine(ctx.stdout, style.yellow(`Waiting ${waiting}.`));
+    }
 
     // Run from a terminal, the command waits at a paused gate for its answer (given from another
     // terminal or the web UI) and follows the run on; otherwise it exits with EXIT_PAUSED.

@@ -1,0 +1,23 @@
+import { runDetailResponseSchema, type WorkflowRun } from '../wire/runs.js';
+import type { ApiClient } from './api-client.js';
+import { runPath } from './run-detail-pages.js';
+
+/** A pending run its workflow's `concurrency:` holds back: its key, its place in line and whom it waits for. */
+export function waitingLine(run: WorkflowRun): string | undefined {
+  const concurrency = run.metadata.concurrency;
+  if (!concurrency?.waiting_for) return undefined;
+  const holders = concurrency.waiting_for.length > 0 ? concurrency.waiting_for.join(', ') : 'the runs ahead of it';
+  return (
+    `for a place of concurrency key ${JSON.stringify(concurrency.key)} (limit ${concurrency.limit}): ` +
+    `number ${concurrency.position ?? 1} in line; it starts when one of ${holders} ends`
+  );
+}
+
+/**
+ * The wait of a run just started, as `cairn workflow run` prints it: read once (the run's first
+ * event page), undefined when the run has a place.
+ */
+export async function waitingLineOf(client: ApiClient, runId: string): Promise<string | undefined> {
+  const { body } = await client.request('GET', `${runPath(runId)}?limit=1`, runDetailResponseSchema);
+  return body.run.status === 'pending' ? waitingLine(body.run) : undefined;
+}
