@@ -29,7 +29,6 @@ export type CreateHookBody = z.infer<typeof createHookBodySchema>;
 
 export const hookParamsSchema = z.object({ name: z.string().min(1).max(100).describe('The hook’s name') });
 
-export const hookListResponseSchema = z.object({ hooks: z.array(hookSchema) });
 
 export const hookDeleteResponseSchema = z.object({ deleted: z.literal(true), name: z.string() });
 
@@ -65,3 +64,22 @@ export const hookDeliveryListResponseSchema = z.object({
   total: z.number().int().nonnegative().describe('How many deliveries the hook has admitted in all'),
 });
 export type HookDeliveryList = z.infer<typeof hookDeliveryListResponseSchema>;
+
+/** `GET /api/hooks?deliveries=N`: each hook with its latest N deliveries, read with the list (one request, no race with a removal). */
+export const hookListQuerySchema = z.object({
+  deliveries: z.coerce
+    .number({ error: `deliveries must be an integer from 0 to ${HOOK_DELIVERIES_MAX_LIMIT}` })
+    .int({ error: `deliveries must be an integer from 0 to ${HOOK_DELIVERIES_MAX_LIMIT}` })
+    .min(0, { error: `deliveries must be an integer from 0 to ${HOOK_DELIVERIES_MAX_LIMIT}` })
+    .max(HOOK_DELIVERIES_MAX_LIMIT, { error: `deliveries must be an integer from 0 to ${HOOK_DELIVERIES_MAX_LIMIT}` })
+    .optional()
+    .describe(`With each hook, its latest this many deliveries and their total (default 0: none)`),
+});
+
+export const hookListResponseSchema = z.object({
+  hooks: z.array(
+    hookSchema.extend({
+      deliveries: hookDeliveryListResponseSchema.optional().describe('With ?deliveries=N: the hook’s latest N deliveries, newest first, and their total'),
+    }),
+  ),
+});

@@ -79,7 +79,8 @@ afterAll(async () => {
 async function open(path: string, base = server.url): Promise<Page> {
   const page = await browser.page();
   page.on('console', (message) => {
-    if (message.type() === 'error') consoleErrors.push(message.text());
+    // With the address it concerns: a failed load's own text does not name it.
+    if (message.type() === 'error') consoleErrors.push(`${message.text()} (${message.location().url || 'no address'})`);
   });
   page.on('pageerror', (err) => consoleErrors.push(String(err)));
   page.on('request', (request) => pageRequests.push({ page: new URL(base).origin, url: request.url() }));

@@ -12,7 +12,7 @@ import { isInteractive } from '../../workflow/schema/interactive.js';
 import { errorBodySchema } from '../../wire/error-body.js';
 import {
   createHookBodySchema, HOOK_DELIVERIES_DEFAULT_LIMIT, hookDeleteResponseSchema, hookDeliveriesQuerySchema, hookDeliveryListResponseSchema,
-  hookListResponseSchema, hookParamsSchema,
+  hookListQuerySchema, hookListResponseSchema, hookParamsSchema,
 } from '../../wire/hooks.js';
 import { bindRunToCodebase } from '../run-target/run-codebase.js';
 import { lookupWorkflow } from '../workflow-files/workflow-lookup.js';
@@ -41,8 +41,22 @@ export const hookRoutes: FastifyPluginAsyncZod<HookRoutesOptions> = async (app, 
 
   app.get(
     '/api/hooks',
-    { schema: { tags: ['hooks'], summary: 'Every webhook, by name (never its secret)', response: { 200: hookListResponseSchema } } },
-    async () => ({ hooks: (await store.listHooks()).map(hookView) }),
+    {
+      schema: {
+        tags: ['hooks'], summary: 'Every webhook, by name (never its secret); with ?deliveries=N, each with its latest N deliveries',
+        querystring: hookListQuerySchema, response: { 200: hookListResponseSchema, 400: errorBodySchema },
+      },
+    },
+    async (req) => {
+      const hooks = await store.listHooks();
+      const shown = req.query.deliveries ?? 0;
+      if (shown === 0) return { hooks: hooks.map(hookView) };
+      return {
+        hooks: await Promise.all(
+          hooks.map(async (hook) => ({ ...hookView(hook), deliveries: await store.listHookDeliveries(hook.id, { limit: shown, offset: 0 }) })),
+        ),
+      };
+    },
   );
 
   app.post(

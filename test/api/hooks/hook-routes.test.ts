@@ -218,6 +218,11 @@ describe('deliveries', () => {
     const unknown = await fetch(`${url}/api/hooks/nobody/deliveries`);
     expect(unknown.status).toBe(404);
     expect((await json(unknown)).code).toBe('HOOK_NOT_FOUND');
+    // With the list, in one answer (what the dashboard reads): each hook's latest N and their total.
+    const listed = await json(await fetch(`${url}/api/hooks?deliveries=2`));
+    expect(listed.hooks.find((h: { name: string }) => h.name === 'listing').deliveries).toEqual({ deliveries: all.deliveries.slice(0, 2), total: 3 });
+    expect((await json(await fetch(`${url}/api/hooks`))).hooks.every((h: object) => !('deliveries' in h))).toBe(true);
+    expect((await fetch(`${url}/api/hooks?deliveries=101`)).status).toBe(400);
   });
 
   it('the same delivery sent ten times at once starts one run; all answers name it', async () => {

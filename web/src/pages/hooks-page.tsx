@@ -10,23 +10,19 @@ const DELIVERIES_SHOWN = 10;
 
 type HookWithDeliveries = Hook & HookDeliveryPage;
 
-/** Every hook with its latest deliveries: the list, then each one's deliveries (a hook deleted meanwhile is left out). */
+/**
+ * Every hook with its latest deliveries, in one answer (`/api/hooks?deliveries=N`): read hook by
+ * hook, a hook removed between the list and its deliveries was a 404 the browser logs.
+ */
 async function loadHooks(): Promise<HookWithDeliveries[]> {
-  const { hooks } = await getJson<{ hooks: Hook[] }>('/api/hooks');
-  const pages = await Promise.all(
-    hooks.map((hook) =>
-      getJson<HookDeliveryPage>(`${hookPath(hook.name)}/deliveries?limit=${DELIVERIES_SHOWN}`)
-        .then((page) => ({ ...hook, ...page }))
-        .catch(() => undefined),
-    ),
-  );
-  return pages.filter((h): h is HookWithDeliveries => h !== undefined);
+  const { hooks } = await getJson<{ hooks: (Hook & { deliveries: HookDeliveryPage })[] }>(`/api/hooks?deliveries=${DELIVERIES_SHOWN}`);
+  return hooks.map(({ deliveries, ...hook }) => ({ ...hook, ...deliveries }));
 }
 
 /**
  * `/hooks`: every webhook (`/api/hooks`), by name: the workflow it runs (and codebase), how its
  * sender signs, which payload path feeds each input, when it was made, and its latest deliveries
- * (`/api/hooks/{name}/deliveries`), newest first, each with the run it started and when it was
+ * (`/api/hooks?deliveries=10`), newest first, each with the run it started and when it was
  * received. The secret is never shown: no answer holds it. Remove asks first; under the list,
  * the form that adds one (hook-form.tsx). Read again when a
  * run is queued or changes status on the stream (a delivery queues a run), and after a removal.
