@@ -56,8 +56,10 @@ it('a supervisor stopped past its lease and resumed after a take-over commits no
       (deps.length ? '' : '\n    retry: { max_attempts: 3, delay_ms: 1000, on_error: all }');
     // And a child run, still running when the resumed supervisor gives the run up (its nodes'
     // failures decide `after0`'s skip, which is refused, and the run fails in its eyes): it would
-    // cancel the child on its way out.
-    await writeHomeWorkflow(apiHome, 'child', `name: child\ndescription: one slow node\nnodes:\n${node('c', '12')}\n`);
+    // cancel the child on its way out. The child waits for the test to release it, once that
+    // refused cancel is logged, so a slow machine cannot let it end first.
+    const release = join(apiHome.home, 'release-child');
+    await writeHomeWorkflow(apiHome, 'child', `name: child\ndescription: one node that waits to be released\nnodes:\n  - id: c\n    bash: 'while [ ! -e "${release}" ]; do sleep 0.05; done; echo released'\n`);
     await writeHomeWorkflow(apiHome, 'slow', `name: slow\ndescription: three slow nodes and a child run, then one more\nnodes:\n${[
       node('p0', '6'), node('p1', '6'), node('p2', '6'), '  - id: kid\n    workflow: child', node('after0', '0.1', ['p0']),
       node('last', '0.1', ['p0', 'p1', 'p2', 'kid', 'after0']),
@@ -112,6 +114,11 @@ it('a supervisor stopped past its lease and resumed after a take-over commits no
       return beat !== undefined && beat.heartbeat_at > resumedAt;
     }, { what: 'the resumed supervisor to beat again' });
 
+    // It tries to cancel the child as it gives the run up, and is refused; then the child may end.
+    await waitFor(() => supervisors.some((s) => s.output().includes('child.cancel_failed')), {
+      what: 'the resumed supervisor to log the refused cancel of the child', timeoutMs: 60_000,
+    });
+    writeFileSync(release, '');
     await waitFor(async () => ['completed', 'failed', 'cancelled'].includes((await store.getRun(runId))!.status), { what: 'the run to end', timeoutMs: 60_000 });
     // The resumed supervisor started nothing more: whatever it decided, it could not record.
     const underFirst = lines().slice(linesBeforeResume).filter(([what, , , chain]) => what === 'start' && chain!.split(',').includes(String(firstPid)));
@@ -135,10 +142,6 @@ it('a supervisor stopped past its lease and resumed after a take-over commits no
     // The resumed supervisor said why its records were refused.
     await waitFor(() => supervisors.some((s) => s.output().includes(`not by ${first}`)), {
       what: 'the resumed supervisor to log the refusal',
-    });
-    // It did try to cancel the child, and was refused.
-    await waitFor(() => supervisors.some((s) => s.output().includes('child.cancel_failed')), {
-      what: "the resumed supervisor to log the refused cancel of the child",
     });
 
     for (const s of supervisors) expect(await s.stop()).toBe(0);
