@@ -1,9 +1,9 @@
-import { useEffect, useState } from 'preact/hooks';
-import { getJson, sendJson } from '../api.js';
-import type { Codebase } from '../codebases/types.js';
+import { useState } from 'preact/hooks';
+import { sendJson } from '../api.js';
+import { useCreateSubmit } from '../forms/create-submit.js';
+import { useRunChoices } from '../forms/run-choices.js';
 import { until } from '../format.js';
 import { givenInputs, InputFields, missingInputs } from '../workflows/input-fields.js';
-import type { WorkflowDefinition, WorkflowList } from '../workflows/types.js';
 import { overlapPolicies, type ScheduleView } from './types.js';
 
 /** The browser's own IANA zone, the zone a new schedule is read in unless another is typed. */
@@ -32,26 +32,12 @@ interface Draft {
  * the new schedule is next due (the API previews no due times before a schedule exists).
  */
 export function ScheduleForm({ onCreated }: { onCreated(schedule: ScheduleView): void }) {
-  const [workflows, setWorkflows] = useState<WorkflowDefinition[] | undefined>(undefined);
-  const [codebases, setCodebases] = useState<Codebase[]>([]);
+  const { workflows, codebases, error: choicesError } = useRunChoices();
   const [draft, setDraft] = useState<Draft>({ name: '', workflow: '', cron: '', timezone: browserZone(), codebaseId: '', overlap: 'skip', catchUp: '', paused: false });
   const [values, setValues] = useState<Record<string, string>>({});
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [created, setCreated] = useState<ScheduleView | undefined>(undefined);
   const [zones] = useState(knownZones);
-
-  useEffect(() => {
-    getJson<WorkflowList>('/api/workflows')
-      .then((answer) => setWorkflows(answer.workflows.map((w) => w.workflow).sort((a, b) => a.name.localeCompare(b.name))))
-      .catch((err: Error) => {
-        setWorkflows([]);
-        setError(err.message);
-      });
-    getJson<{ codebases: Codebase[] }>('/api/codebases')
-      .then((answer) => setCodebases(answer.codebases))
-      .catch(() => setCodebases([]));
-  }, []);
+  const { busy, error: submitError, created, submit, refuse } = useCreateSubmit<ScheduleView>();
+  const error = submitError ?? choicesError;
 
   const workflow = workflows?.find((w) => w.name === draft.workflow);
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) => setDraft((d) => ({ ...d, [key]: value }));
@@ -61,7 +47,7 @@ export function ScheduleForm({ onCreated }: { onCreated(schedule: ScheduleView):
     event.preventDefault();
     const missing = missingInputs(workflow?.inputs, values);
     if (missing.length > 0) {
-      setError(`Required input${missing.length > 1 ? 's' : ''} missing: ${missing.join(', ')}`);
+      refuse(`Required input${missing.length > 1 ? 's' : ''} missing: ${missing.join(', ')}`);
       return;
     }
     const inputs = givenInputs(values);
@@ -70,19 +56,10 @@ export function ScheduleForm({ onCreated }: { onCreated(schedule: ScheduleView):
     if (draft.codebaseId) body.codebaseId = draft.codebaseId;
     if (draft.catchUp.trim()) body.catchUp = draft.catchUp.trim();
     if (Object.keys(inputs).length > 0) body.inputs = inputs;
-    setBusy(true);
-    setError(undefined);
-    setCreated(undefined);
-    try {
-      const schedule = await sendJson<ScheduleView>('POST', '/api/schedules', body);
-      setCreated(schedule);
+    await submit(() => sendJson<ScheduleView>('POST', '/api/schedules', body), (value) => {
       setDraft((d) => ({ ...d, name: '', cron: '' }));
-      onCreated(schedule);
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
+      onCreated(value);
+    });
   }
 
   return (

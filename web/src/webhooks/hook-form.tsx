@@ -1,7 +1,7 @@
-import { useEffect, useState } from 'preact/hooks';
-import { getJson, sendJson } from '../api.js';
-import type { Codebase } from '../codebases/types.js';
-import type { WorkflowDefinition, WorkflowList } from '../workflows/types.js';
+import { useState } from 'preact/hooks';
+import { sendJson } from '../api.js';
+import { useCreateSubmit } from '../forms/create-submit.js';
+import { useRunChoices } from '../forms/run-choices.js';
 import { hookPath, type Hook } from './types.js';
 
 interface Draft {
@@ -22,25 +22,11 @@ const empty: Draft = { name: '', workflow: '', codebaseId: '', signature: 'gener
  * it, so it is never shown. A refusal is shown as the server says it, with what was typed kept.
  */
 export function HookForm({ onCreated }: { onCreated(hook: Hook): void }) {
-  const [workflows, setWorkflows] = useState<WorkflowDefinition[] | undefined>(undefined);
-  const [codebases, setCodebases] = useState<Codebase[]>([]);
+  const { workflows, codebases, error: choicesError } = useRunChoices();
   const [draft, setDraft] = useState<Draft>(empty);
   const [paths, setPaths] = useState<Record<string, string>>({});
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [created, setCreated] = useState<Hook | undefined>(undefined);
-
-  useEffect(() => {
-    getJson<WorkflowList>('/api/workflows')
-      .then((answer) => setWorkflows(answer.workflows.map((w) => w.workflow).sort((a, b) => a.name.localeCompare(b.name))))
-      .catch((err: Error) => {
-        setWorkflows([]);
-        setError(err.message);
-      });
-    getJson<{ codebases: Codebase[] }>('/api/codebases')
-      .then((answer) => setCodebases(answer.codebases))
-      .catch(() => setCodebases([]));
-  }, []);
+  const { busy, error: submitError, created, submit } = useCreateSubmit<Hook>();
+  const error = submitError ?? choicesError;
 
   const workflow = workflows?.find((w) => w.name === draft.workflow);
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) => setDraft((d) => ({ ...d, [key]: value }));
@@ -50,19 +36,10 @@ export function HookForm({ onCreated }: { onCreated(hook: Hook): void }) {
     const inputs = Object.fromEntries(Object.entries(paths).filter(([, path]) => path.trim() !== '').map(([input, path]) => [input, path.trim()]));
     const body: Record<string, unknown> = { name: draft.name.trim(), workflow: draft.workflow, signature: draft.signature, secret: draft.secret, inputs };
     if (draft.codebaseId) body.codebaseId = draft.codebaseId;
-    setBusy(true);
-    setError(undefined);
-    setCreated(undefined);
-    try {
-      const hook = await sendJson<Hook>('POST', '/api/hooks', body);
-      setCreated(hook);
+    await submit(() => sendJson<Hook>('POST', '/api/hooks', body), (value) => {
       setDraft((d) => ({ ...d, name: '', secret: '' }));
-      onCreated(hook);
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
+      onCreated(value);
+    });
   }
 
   return (
