@@ -51,6 +51,7 @@ import { resolveStreamLimits } from './sse/stream-limits.js';
 import { readOpenFilesLimit } from '../shared/open-files.js';
 import { webPageRoutes } from './routes/web-pages.js';
 import { readWebFiles } from './web-ui/web-files.js';
+import { trackUnusedSockets } from './unused-sockets.js';
 
 export interface ApiDeps {
   store: Store;
@@ -127,7 +128,11 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   log.info({ maxStreams, maxStreamsPerClient, openFilesLimit }, 'api.stream_limits');
   const sseOptions: SseOptions = { ...defaultSseOptions, maxStreams, maxStreamsPerClient, openFilesLimit, ...deps.sse };
   const hub = new SseHub(deps.store, log, sseOptions, clock);
-  app.addHook('preClose', async () => hub.close());
+  const unusedSockets = trackUnusedSockets(app.server);
+  app.addHook('preClose', async () => {
+    hub.close();
+    unusedSockets.destroyAll();
+  });
 
   await registerOpenApi(app, version);
   await app.register(openApiRoutes);

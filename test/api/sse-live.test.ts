@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listen, makeTestApp } from '../helpers/app.js';
 import { openSse } from '../helpers/sse.js';
@@ -119,6 +121,17 @@ describe('GET /api/stream/__dashboard__', () => {
     await conversation.until((f) => f.length >= 1);
     await app.close();
     await Promise.all([dashboard.ended, conversation.ended]);
+  });
+
+  it('closes at once with a connection open that never sent a request (a browser preconnects; undici opens one after an abort)', async () => {
+    const { app } = await makeTestApp(home);
+    const url = new URL(await listen(app));
+    const idle = connect(Number(url.port), url.hostname);
+    await once(idle, 'connect');
+    const cut = once(idle, 'close');
+    // Without the server ending that socket, close() waits for the client, which never gives up here.
+    await app.close();
+    await cut;
   });
 
   it('refuses a Last-Event-ID that is not a sequence number', async () => {
