@@ -38,7 +38,7 @@ export interface SupervisorDeps {
    * Lease lengths, job attempts, and the back-off and log interval of store calls that fail
    * (a full disk); the defaults suit production, tests shorten them.
    */
-  timing?: { runLeaseMs?: number; heartbeatMs?: number; jobs?: JobRunnerOptions; storeFaults?: FaultBackoffPolicy };
+  timing?: { runLeaseMs?: number; heartbeatMs?: number; idlePollMs?: number; jobs?: JobRunnerOptions; storeFaults?: FaultBackoffPolicy };
   /** The workflow catalog and clock chat turns use. */
   chat?: JobContext['chat'];
   /** Shared with the schedulers' child-run nodes: the news of `child_run_settled` jobs. */
@@ -175,8 +175,12 @@ export class Supervisor {
       // due: the wait ends then at the latest.
       const dueInMs = await this.deps.store.msUntilNextDueJob().catch(() => undefined);
       if (this.changed) continue;
+      // A shutdown that came while the store was asked found no wait to cut short: see it now,
+      // or the loop would sleep a whole poll before it ends.
+      if (this.state !== 'running') break;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(IDLE_POLL_MS, dueInMs ?? IDLE_POLL_MS));
+        const idlePollMs = this.deps.timing?.idlePollMs ?? IDLE_POLL_MS;
+        const timer = setTimeout(resolve, Math.min(idlePollMs, dueInMs ?? idlePollMs));
         this.wake = () => {
           clearTimeout(timer);
           resolve();
@@ -188,6 +192,7 @@ export class Supervisor {
 
   /** Waits `ms`, cut short only by shutdown (a commit seen meanwhile does not end it). */
   private async pause(ms: number): Promise<void> {
+    if (this.state !== 'running') return;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms);
       this.wake = () => {

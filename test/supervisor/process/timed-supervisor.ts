@@ -36,10 +36,10 @@ export function capturingLogger(): { log: Logger; lines: LogLine[] } {
  */
 export async function startTimedSupervisor(
   home: TempHome,
-  opts: { id: string; timing?: SupervisorDeps['timing']; log?: Logger; clock?: () => number },
+  opts: { id: string; timing?: SupervisorDeps['timing']; log?: Logger; clock?: () => number; store?: Store },
 ): Promise<{ supervisor: Supervisor; store: Store; stop(): Promise<void> }> {
   const settings = { ...loadSettings({ CAIRN_HOME: home.home }), maxConcurrency: 4, perRunConcurrency: 4 };
-  const store = home.openStore(opts.clock ? { clock: opts.clock } : {});
+  const store = opts.store ?? home.openStore(opts.clock ? { clock: opts.clock } : {});
   const log = opts.log ?? pino({ level: 'silent' });
   const pool = createWorkerPool({ store, maxThreads: 1, concurrentTasksPerWorker: 4, filename: builtTaskFile, log });
   const limiter = globalSlots(settings.maxConcurrency);
