@@ -29,9 +29,12 @@ export default defineConfig({
     expect: { poll: { timeout: 15_000, interval: 50 } },
     projects: [
       { extends: true, test: { name: 'in-process', include: inProcess, isolate: false } },
-      // Servers, CLIs and browsers as child processes (cli, e2e, launcher, stress, web): a fresh
-      // test process per file, as a user's machine would run them.
-      { extends: true, test: { name: 'processes', include: ['test/**/*.test.ts'], exclude: inProcess } },
+      // Servers, CLIs and browsers as child processes (cli, e2e, launcher, stress, web). Their
+      // files share test processes too: what runs as a user's machine would run it is the child
+      // process each starts, not the test file's. A fresh process per file cost the cli folder
+      // 13 % more CPU (214 against 186 CPU-s, 114 against 96 s wall, all green both ways). The
+      // one file that changes process state (home-file-modes: the umask) restores it after.
+      { extends: true, test: { name: 'processes', include: ['test/**/*.test.ts'], exclude: inProcess, isolate: false } },
     ],
   },
 });
