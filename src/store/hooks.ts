@@ -33,6 +33,13 @@ export interface HookStore {
    * delivery id), and how many it has in all. A hook with none, or no such hook: an empty page.
    */
   listHookDeliveries(hookId: string, page: { limit: number; offset: number }): Promise<HookDeliveryPage>;
+  /**
+   * Forgets at most `limit` deliveries (of any hook) received before `receivedBefore` (ISO),
+   * oldest first, in one transaction, and answers how many went. Their runs stay. A delivery id
+   * forgotten is admitted again as new. Callers repeat it until it answers less than `limit`, so a
+   * large backlog goes in short transactions that never hold the write lock long.
+   */
+  pruneHookDeliveries(receivedBefore: string, limit: number): Promise<number>;
 }
 
 export interface HookDeliveryPage {

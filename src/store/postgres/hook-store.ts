@@ -33,6 +33,9 @@ export function pgHookStore(session: PgSession): HookStore {
         return { deliveries: await hooks.deliveries(hookId, limit, offset), total: await hooks.deliveryCount(hookId) };
       }),
 
+    pruneHookDeliveries: (receivedBefore, limit) =>
+      session.write('forget old webhook deliveries', (q) => hookStatements(q).pruneOldest(receivedBefore, limit)),
+
     admitHookDelivery: ({ hookId, deliveryId, run }) =>
       session.write('admit a webhook delivery', async (q): Promise<DeliveryAnswer> => {
         const hooks = hookStatements(q);

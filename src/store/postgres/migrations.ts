@@ -303,4 +303,12 @@ export const pgMigrations: readonly PgMigration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'webhook deliveries by when they were received',
+    sql: `
+      -- As SQLite's migration 19: the retention's prune finds the oldest deliveries without a scan.
+      CREATE INDEX hook_deliveries_received ON hook_deliveries (received_at);
+    `,
+  },
 ];

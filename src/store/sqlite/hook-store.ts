@@ -32,6 +32,9 @@ export function sqliteHookStore(session: SqliteSession): HookStore {
     listHookDeliveries: (hookId, { limit, offset }) =>
       session.read('list webhook deliveries', () => ({ deliveries: hooks.deliveries(hookId, limit, offset), total: hooks.deliveryCount(hookId) })),
 
+    pruneHookDeliveries: (receivedBefore, limit) =>
+      session.write('forget old webhook deliveries', () => hooks.pruneOldest(receivedBefore, limit)),
+
     admitHookDelivery: ({ hookId, deliveryId, run }) =>
       session.write('admit a webhook delivery', (): DeliveryAnswer => {
         if (!hooks.exists(hookId)) return { admitted: false, why: 'not_found' };

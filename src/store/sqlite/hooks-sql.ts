@@ -25,6 +25,12 @@ export function hookStatements(db: Database.Database) {
     `INSERT INTO hook_deliveries (hook_id, delivery_id, run_id, received_at) VALUES (?, ?, ?, ?) RETURNING *`,
   );
 
+  // Through the rowid: SQLite takes DELETE ... LIMIT only when built with an option.
+  const pruneOldest = db.prepare(
+    `DELETE FROM hook_deliveries WHERE rowid IN
+       (SELECT rowid FROM hook_deliveries WHERE received_at < ? ORDER BY received_at LIMIT ?)`,
+  );
+
   return {
     /** Undefined when the name is taken. */
     insert(h: NewHook, now: string): StoredHook | undefined {
@@ -48,5 +54,7 @@ export function hookStatements(db: Database.Database) {
     deliveryCount: (hookId: string): number => Number((deliveryCount.get(hookId) as { n: number }).n),
     insertDelivery: (hookId: string, deliveryId: string, runId: string, now: string): HookDelivery =>
       toHookDelivery(insertDelivery.get(hookId, deliveryId, runId, now) as Row),
+    /** Deletes at most `limit` deliveries received before `before`, oldest first; answers how many. */
+    pruneOldest: (before: string, limit: number): number => pruneOldest.run(before, limit).changes,
   };
 }

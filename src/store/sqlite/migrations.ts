@@ -223,6 +223,15 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 19,
+    name: 'webhook deliveries by when they were received',
+    sql: `
+      -- The supervisor forgets deliveries older than their retention, oldest first, a batch at a
+      -- time: without this each batch would scan the whole table under the write lock.
+      CREATE INDEX hook_deliveries_received ON hook_deliveries (received_at);
+    `,
+  },
 ];
 
 /**

@@ -67,6 +67,35 @@ export function describeHookContract(backend: StoreBackend): void {
       expect(await store.listHookDeliveries('no-such-hook', { limit: 10, offset: 0 })).toEqual({ deliveries: [], total: 0 });
     });
 
+    it('forgets deliveries received before a time, oldest first and at most a batch at a time; their runs stay, and a forgotten id is new again', async () => {
+      let now = Date.parse('2026-06-01T12:00:00.000Z');
+      const store = h().open({ clock: () => now });
+      const hook = await store.createHook(newHook());
+      const other = await store.createHook(newHook());
+      const runs = new Map<string, string>();
+      // Admitted out of order of their times: the prune goes by received_at, not by insertion.
+      for (const [hookId, deliveryId, minutes] of [
+        [hook.id, 'old-3', 3], [hook.id, 'old-1', 1], [other.id, 'old-2', 2], [hook.id, 'cut', 10], [hook.id, 'new', 11],
+      ] as const) {
+        now = Date.parse('2026-06-01T12:00:00.000Z') + minutes * 60_000;
+        const run = newRun();
+        runs.set(deliveryId, run.id);
+        await store.admitHookDelivery({ hookId, deliveryId, run });
+      }
+      const cutoff = '2026-06-01T12:10:00.000Z'; // `cut` was received at exactly this moment: kept
+      expect(await store.pruneHookDeliveries(cutoff, 2)).toBe(2);
+      expect(await store.getHookDelivery(hook.id, 'old-1')).toBeUndefined();
+      expect(await store.getHookDelivery(other.id, 'old-2')).toBeUndefined();
+      expect(await store.getHookDelivery(hook.id, 'old-3')).toBeDefined();
+      expect(await h().open().pruneHookDeliveries(cutoff, 2)).toBe(1);
+      expect(await store.pruneHookDeliveries(cutoff, 2)).toBe(0);
+      expect((await store.listHookDeliveries(hook.id, { limit: 10, offset: 0 })).deliveries.map((d) => d.delivery_id)).toEqual(['new', 'cut']);
+      for (const runId of runs.values()) expect(await store.getRun(runId)).toBeDefined();
+      // A redelivery of a forgotten id starts a run of its own.
+      const again = newRun();
+      expect(await store.admitHookDelivery({ hookId: hook.id, deliveryId: 'old-1', run: again })).toMatchObject({ admitted: true, delivery: { run_id: again.id } });
+    });
+
     it('admits one run when several connections race on the same delivery id', async () => {
       const hook = await h().open().createHook(newHook());
       const stores = [h().open(), h().open(), h().open(), h().open()];
