@@ -10,6 +10,13 @@ import { assistantConfigSchema, resolveProviderSettings, type ProviderSettings }
 
 export { DEFAULT_PORT } from './env-settings.js';
 
+/** How long a webhook delivery's record is kept by default (`webhooks.deliveryRetentionDays`). */
+export const DEFAULT_HOOK_DELIVERY_RETENTION_DAYS = 30;
+/** A century: enough for "keep them", small enough that the cutoff stays a date. */
+const MAX_HOOK_DELIVERY_RETENTION_DAYS = 36_500;
+
+const retentionDaysText = `must be a whole number of days from 1 to ${MAX_HOOK_DELIVERY_RETENTION_DAYS}, such as 30`;
+
 /** The install config file `$CAIRN_HOME/config.yaml`; only the keys the server reads itself. */
 const installConfigSchema = z
   .object({
@@ -25,6 +32,18 @@ const installConfigSchema = z
         tokensPerMinute: z.record(z.string(), z.number().int().positive()).optional(),
       })
       .partial()
+      .optional(),
+    webhooks: z
+      .object({
+        /** Days a webhook delivery's id is remembered (its record kept) after it was received. */
+        deliveryRetentionDays: z
+          .number({ error: retentionDaysText })
+          .int({ error: retentionDaysText })
+          .min(1, { error: retentionDaysText })
+          .max(MAX_HOOK_DELIVERY_RETENTION_DAYS, { error: retentionDaysText })
+          .optional(),
+      })
+      .loose()
       .optional(),
     defaultAssistant: z.string().trim().min(1).optional(),
     assistants: z.record(z.string(), assistantConfigSchema).optional(),
@@ -86,6 +105,11 @@ export interface Settings extends AddressSettings {
    * unset ones are derived from the API process's open-file limit when it starts.
    */
   streams: { max?: number; maxPerClient?: number };
+  /**
+   * Days the supervisor keeps a webhook delivery's record (and so remembers its id) after it was
+   * received: `webhooks.deliveryRetentionDays`, default 30.
+   */
+  hookDeliveryRetentionDays: number;
 }
 
 function readInstallConfig(path: string): z.infer<typeof installConfigSchema> {
@@ -147,6 +171,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     ...address,
     allowedHosts: readAllowedHosts(env, file),
     streams: readStreamCaps(env, file),
+    hookDeliveryRetentionDays: file.webhooks?.deliveryRetentionDays ?? DEFAULT_HOOK_DELIVERY_RETENTION_DAYS,
     maxConcurrency,
     perRunConcurrency: Math.min(perRun, maxConcurrency),
     installKey: lazyInstallKey({ env, file: address.paths.installKey }),

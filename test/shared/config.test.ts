@@ -40,4 +40,16 @@ describe('settings', () => {
     await writeConfig('concurrency:\n  max: 0\n');
     expect(() => loadSettings({ CAIRN_HOME: home.home })).toThrow(/config\.yaml: concurrency\.max/);
   });
+
+  it('keeps webhook deliveries 30 days unless webhooks.deliveryRetentionDays says otherwise; a bad value names the key', async () => {
+    expect(loadSettings({ CAIRN_HOME: home.home }).hookDeliveryRetentionDays).toBe(30);
+    await writeConfig('webhooks:\n  deliveryRetentionDays: 7\n');
+    expect(loadSettings({ CAIRN_HOME: home.home }).hookDeliveryRetentionDays).toBe(7);
+    for (const bad of ['0', '1.5', "'30d'", '36501', '-3']) {
+      await writeConfig(`webhooks:\n  deliveryRetentionDays: ${bad}\n`);
+      expect(() => loadSettings({ CAIRN_HOME: home.home }), bad).toThrow(
+        /config\.yaml: webhooks\.deliveryRetentionDays must be a whole number of days from 1 to 36500, such as 30$/,
+      );
+    }
+  });
 });
