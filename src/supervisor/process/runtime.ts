@@ -20,6 +20,7 @@ import { ChildRunSignals } from '../children/child-signals.js';
 import { clockNow } from '../../shared/clock.js';
 import { DeclaredTriggers } from './declared-triggers.js';
 import { ScheduleLoop } from './schedule-loop.js';
+import { DeliveryRetention } from './delivery-retention.js';
 
 export interface SupervisorRuntime {
   supervisor: Supervisor;
@@ -99,6 +100,7 @@ export function createSupervisorRuntime(opts: {
     }),
     childSignals,
     schedules,
+    upkeep: [new DeliveryRetention({ store, log, clock: clockNow, retentionDays: settings.hookDeliveryRetentionDays })],
     // The assistant's calls run in the worker pool.
     chat: {
       catalog,

@@ -45,6 +45,8 @@ export interface SupervisorDeps {
   childSignals?: JobContext['childSignals'];
   /** The schedules' fire loop (schedule-loop.ts), started and stopped with the supervisor. */
   schedules?: { start(): void; stop(): Promise<void> };
+  /** Periodic upkeep beside the loop (delivery-retention.ts), started and stopped with the supervisor. */
+  upkeep?: readonly { start(): void; stop(): Promise<void> }[];
 }
 
 /**
@@ -106,6 +108,7 @@ export class Supervisor {
     this.heartbeat.unref();
     this.loop = this.claimLoop();
     this.deps.schedules?.start();
+    for (const task of this.deps.upkeep ?? []) task.start();
     this.deps.log.info({ supervisorId: this.id, limit: this.deps.limiter.limitOf(GLOBAL_KEY) }, 'supervisor.started');
   }
 
@@ -135,6 +138,7 @@ export class Supervisor {
     this.wake?.();
     // No new fires while the runs are let go.
     await this.deps.schedules?.stop();
+    await Promise.all((this.deps.upkeep ?? []).map((task) => task.stop()));
     await this.loop;
     await this.runs.releaseAll(drain);
     await this.jobs.settled();
