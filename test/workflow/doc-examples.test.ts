@@ -36,6 +36,9 @@ const isModelConfigBlock = (v: Record<string, unknown>, where: string) =>
 /** The `oauth:` endpoints block of docs/providers.md (`$CAIRN_HOME/config.yaml`). */
 const isOAuthConfigBlock = (v: Record<string, unknown>, where: string) =>
   where.startsWith('docs/providers.md') && Object.keys(v).length === 1 && 'oauth' in v;
+/** The webhooks' block of docs/webhooks.md (`$CAIRN_HOME/config.yaml`): the deliveries' retention. */
+const isWebhookConfigBlock = (v: Record<string, unknown>, where: string) =>
+  where.startsWith('docs/webhooks.md') && Object.keys(v).length === 1 && 'webhooks' in v;
 /** A project config block of docs/worktrees.md or docs/workflows.md of run settings: `worktree` and `docs`. */
 const isRunConfigBlock = (v: Record<string, unknown>, where: string) =>
   (where.startsWith('docs/worktrees.md') || where.startsWith('docs/workflows.md')) &&
@@ -97,6 +100,13 @@ describe('the yaml blocks of docs/', () => {
       for (const [vendor, keys] of Object.entries(part.oauth as Record<string, Record<string, string>>)) {
         expect(endpoints[vendor]).toMatchObject(keys);
       }
+      return;
+    }
+    if (isWebhookConfigBlock(part, where)) {
+      // It loads, and the retention the supervisor prunes by is the one it sets.
+      writeFileSync(join(t.cwd, 'config.yaml'), block.text);
+      const { deliveryRetentionDays } = part.webhooks as { deliveryRetentionDays: number };
+      expect(loadSettings({ CAIRN_HOME: t.cwd }).hookDeliveryRetentionDays).toBe(deliveryRetentionDays);
       return;
     }
     if (isProviderConfigBlock(part, where)) {

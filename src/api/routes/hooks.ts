@@ -120,7 +120,7 @@ export const hookRoutes: FastifyPluginAsyncZod<HookRoutesOptions> = async (app, 
       schema: {
         tags: ['hooks'],
         summary: 'A webhook’s admitted deliveries, newest first, each with the run it started',
-        description: 'Paged with limit and offset; total counts them all. Kept until the hook is deleted. docs/webhooks.md.',
+        description: 'Paged with limit and offset; total counts them all. Kept until the hook is deleted, each at most webhooks.deliveryRetentionDays (default 30) after it was received. docs/webhooks.md.',
         params: hookParamsSchema, querystring: hookDeliveriesQuerySchema, response: { 200: hookDeliveryListResponseSchema, ...refusals },
       },
     },
