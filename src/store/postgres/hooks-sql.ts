@@ -47,12 +47,15 @@ export function hookStatements(q: Query) {
          ON CONFLICT (hook_id, delivery_id) DO NOTHING RETURNING *`,
         [hookId, deliveryId, runId, now],
       ),
-    /** Deletes at most `limit` deliveries received before `before`, oldest first; answers how many. */
+    /**
+     * Deletes at most `limit` deliveries received before `before`, oldest first; answers how many.
+     * Rows another transaction holds (another supervisor's prune) are skipped, not waited for.
+     */
     pruneOldest: async (before: string, limit: number): Promise<number> =>
       (
         await q(
           `DELETE FROM hook_deliveries WHERE (hook_id, delivery_id) IN
-             (SELECT hook_id, delivery_id FROM hook_deliveries WHERE received_at < $1 ORDER BY received_at LIMIT $2)
+             (SELECT hook_id, delivery_id FROM hook_deliveries WHERE received_at < $1 ORDER BY received_at LIMIT $2 FOR UPDATE SKIP LOCKED)
            RETURNING 1`,
           [before, limit],
         )
