@@ -1,5 +1,6 @@
 import { runProjectDir } from '../codebases/run-project-dir.js';
 import { CairnError } from '../shared/errors.js';
+import { concurrencyRefusal } from '../store/rules/run-concurrency.js';
 import { approvalContextSchema } from '../store/schemas/approval.js';
 import type { GateDecisionJobKind, Job } from '../store/schemas/job.js';
 import type { Run, RunStatus } from '../store/schemas/run.js';
@@ -64,13 +65,15 @@ export async function requestGateAnswer(
 
 /**
  * Queues the resume of a failed or paused run, when it applies, atomically: refused with the
- * run's status as it is, or with the cancel or abandon still to be carried out that will end it.
+ * run's status as it is, with the cancel or abandon still to be carried out that will end it, or
+ * (409) when its workflow's `on_overlap: refuse` policy has no place free for it.
  */
 export async function requestResume(store: Store, runId: string, payload: Record<string, unknown>): Promise<Job> {
   const answer = await store.requestRunContinuation({ runId, kind: 'resume_run', payload, fromStatuses: resumableRunStatuses });
   if (answer.queued) return answer.job;
   if (!answer.run) throw new CairnError('RUN_NOT_FOUND', runErrorText.notFound);
   if (answer.ending) throw endingRefusal('resume', answer.run, answer.ending);
+  if (answer.refused) throw concurrencyRefusal(answer.run, answer.refused);
   throw new CairnError('RUN_INVALID_STATE', runErrorText.cannotResume(answer.run.status));
 }
 

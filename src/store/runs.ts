@@ -95,7 +95,8 @@ export interface RunStore {
   /**
    * Queues a job that carries a run on (a resume), in one transaction with the checks that make
    * it apply: the run is in one of `fromStatuses`, and no cancel or abandon of it is still open
-   * (such a run ends cancelled whatever else is asked of it).
+   * (such a run ends cancelled whatever else is asked of it). A run that holds no place of its
+   * concurrency key, under an `on_overlap: refuse` policy that has none free, is `refused`.
    */
   requestRunContinuation(input: RunContinuationRequest): Promise<RunContinuationAnswer>;
 }
@@ -117,7 +118,7 @@ export interface RunContinuationRequest {
 /** The queued job, or why not: the run as it is, and the cancel or abandon that will end it (if any). */
 export type RunContinuationAnswer =
   | { queued: true; run: Run; job: Job }
-  | { queued: false; run: Run | undefined; ending?: RunEnding };
+  | { queued: false; run: Run | undefined; ending?: RunEnding; refused?: { refused: string; holders: string[] } };
 
 export interface GateDecisionRequest {
   runId: string;
@@ -184,7 +185,12 @@ export interface AcquireRun {
   fromStatuses: readonly RunStatus[];
   status: RunStatus;
   previousOwner?: string | null;
-  /** A resume: clears the run's `error` and any cancel request left from before it ended. */
+  /**
+   * A resume: clears the run's `error` and any cancel request left from before it ended. A run
+   * that holds no place of its concurrency key (it ended) is admitted in the same transaction as
+   * a new start is: it runs, or it is left pending waiting for a place (the run answered is
+   * `pending`), or a `refuse` policy throws CONCURRENCY_LIMIT_REACHED and nothing is written.
+   */
   resume?: boolean;
   /** Replaces the run's definition snapshot (a resume runs the workflow as its file now reads). */
   definition?: unknown;

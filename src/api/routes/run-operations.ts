@@ -49,15 +49,21 @@ export const runOperationRoutes: FastifyPluginAsyncZod<RunOperationRoutesOptions
     run: Run,
     payload: Record<string, unknown>,
     refusal: (status: string) => string,
-  ): Promise<'done' | 'queued'> {
+  ): Promise<'done' | 'queued' | 'waiting'> {
     return awaitCarriedOut(await store.enqueueJob(kind, run.id, payload), run, refusal);
   }
 
-  async function awaitCarriedOut(job: Job, run: Run, refusal: (status: string) => string): Promise<'done' | 'queued'> {
+  async function awaitCarriedOut(job: Job, run: Run, refusal: (status: string) => string): Promise<'done' | 'queued' | 'waiting'> {
     const kind = job.kind;
     const outcome = await awaitJob(store, job.id, waitMs);
     if (outcome.state === 'open') return 'queued';
     if (outcome.state === 'gone') return 'done';
+    // A resume its concurrency policy refused once the supervisor came to it (the run is left as it was).
+    if (outcome.result.startsWith('refused: ')) {
+      const now = await store.getRun(run.id);
+      throw new CairnError('CONCURRENCY_LIMIT_REACHED', outcome.result.slice('refused: '.length), { key: now?.metadata.concurrency?.key });
+    }
+    if (outcome.result.startsWith('waiting')) return 'waiting';
     if (outcome.result.startsWith('ignored')) {
       const now = await store.getRun(run.id);
       if (!now) throw new CairnError('RUN_NOT_FOUND', runErrorText.notFound);
@@ -79,6 +85,7 @@ export const runOperationRoutes: FastifyPluginAsyncZod<RunOperationRoutesOptions
   }
 
   const responses = { 400: errorBodySchema, 404: errorBodySchema, 500: errorBodySchema };
+  const resumeResponses = { ...responses, 409: errorBodySchema };
 
   app.post(
     '/api/workflows/runs/:runId/resume',
@@ -96,10 +103,12 @@ export const runOperationRoutes: FastifyPluginAsyncZod<RunOperationRoutesOptions
           '`{ "budgetUsd": n }` raises its budget (metadata.budget.usd) as it resumes; without it the run resumes with ' +
           'the same budget and pauses again before its next AI attempt. 400 when the run is not failed or paused, or ' +
           'budgetUsd is given for a run that is not paused by its own budget (a run paused by the budget of a run above it ' +
-          'names that run: resume it instead), and when a cancel or abandon of the run is queued (the run ends cancelled).',
+          'names that run: resume it instead), and when a cancel or abandon of the run is queued (the run ends cancelled). ' +
+          'A failed run holds no place of its workflow\'s concurrency key: the resume is admitted like a new start (queue: it waits ' +
+          'pending; cancel_other: the oldest holder is cancelled; refuse: 409 CONCURRENCY_LIMIT_REACHED, the run left as it was).',
         params: runIdParamsSchema,
         body: runResumeBodySchema,
-        response: { 200: runOperationResponseSchema, ...responses },
+        response: { 200: runOperationResponseSchema, ...resumeResponses },
       },
     },
     async (req) => {
@@ -123,7 +132,9 @@ export const runOperationRoutes: FastifyPluginAsyncZod<RunOperationRoutesOptions
         message:
           done === 'done'
             ? `Resumed workflow ${run.workflow_name}: nodes that already succeeded are not run again.`
-            : `Resume of workflow ${run.workflow_name} queued: the supervisor resumes it when it is running.`,
+            : done === 'waiting'
+              ? `Resume of workflow ${run.workflow_name} waits for a place of its concurrency key: it is pending, and resumes when a place frees (metadata.concurrency says whom it waits for).`
+              : `Resume of workflow ${run.workflow_name} queued: the supervisor resumes it when it is running.`,
       };
     },
   );

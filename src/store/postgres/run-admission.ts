@@ -1,5 +1,6 @@
 import type { NewRun } from '../runs.js';
-import { decideAdmission, moveWaiting, type AdmittedRun } from '../rules/run-concurrency.js';
+import type { Run } from '../schemas/run.js';
+import { decideAdmission, moveWaiting, resumePolicy, type Admission, type AdmittedRun } from '../rules/run-concurrency.js';
 import { concurrencyStatements } from './concurrency-sql.js';
 import { conversationStatements } from './conversations-sql.js';
 import { eventStatements } from './events-sql.js';
@@ -39,10 +40,29 @@ export function runAdmission(q: Query) {
       return { run: created, cancelled };
     },
 
+    /** What a resume of `run` finds among its key's open runs (under the key's lock); undefined when it asks for no place. */
+    async decideResume(run: Run): Promise<Admission | undefined> {
+      const policy = resumePolicy(run);
+      if (!policy) return undefined;
+      await keys.lockKey(run.workflow_name, policy.key);
+      return decideAdmission(policy, run.workflow_name, await keys.openOfKey(run.workflow_name, policy.key));
+    },
+
+    /** A resume that waits: the runs its policy cancels get their `cancel_run` job, and the key's line is read again. */
+    async resumeWaits(run: Run, cancel: readonly string[], now: string): Promise<void> {
+      for (const runId of cancel) await jobs.insert('cancel_run', runId, {}, now);
+      await this.reline(run.workflow_name, run.metadata.concurrency!.key, now);
+    },
+
     /** The key's waiting runs that fit now start (their `start_run` job); the others learn whom they wait for. */
     async startWaiting(workflowName: string, key: string, endedRunId: string, now: string): Promise<void> {
       await keys.lockKey(workflowName, key);
       await keys.patch(endedRunId, { waiting_for: undefined, position: undefined });
+      await this.reline(workflowName, key, now);
+    },
+
+    /** The key's line, oldest first (the key's lock held): the waiting runs that fit start, the others learn their place. */
+    async reline(workflowName: string, key: string, now: string): Promise<void> {
       const moves = moveWaiting(await keys.openOfKey(workflowName, key));
       for (const runId of moves.start) {
         await keys.patch(runId, { waiting_for: undefined, position: undefined });

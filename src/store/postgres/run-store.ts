@@ -3,11 +3,11 @@ import type { GateDecisionAnswer, RunContinuationAnswer, RunStore } from '../run
 import { cancellingJobKinds, gateDecisionJobKinds, type GateDecisionJobKind } from '../schemas/job.js';
 import { followUpsOf, sleepFollowUps, type RunFollowUp } from '../rules/run-follow-ups.js';
 import {
-  acquiredHold, acquireRefusal, mayDelete, mayRelease, mayRenewLease, maySleep, transitionedHold, transitionRefusal,
+  acquiredHold, acquireRefusal, mayDelete, mayRelease, mayRenewLease, maySleep, transitionedHold, transitionRefusal, waitingHold,
 } from '../rules/run-ownership.js';
 import { cancelRequestedAt, decideContinuation, decideGateAnswer, endingOf } from '../rules/run-requests.js';
 import { runAdmission } from './run-admission.js';
-import { concurrencyRefusal } from '../rules/run-concurrency.js';
+import { concurrencyRefusal, withPlace } from '../rules/run-concurrency.js';
 import { eventStatements } from './events-sql.js';
 import { isolationStatements } from './isolation-sql.js';
 import { jobStatements } from './jobs-sql.js';
@@ -81,11 +81,17 @@ export function pgRunStore(session: PgSession): RunStore {
         const now = session.now();
         const held = await runs.hold(input.runId);
         if (!held || acquireRefusal(held, input, now) !== undefined) return undefined;
-        const run = await runs.acquire(input.runId, acquiredHold(held, input, now, session.now(input.leaseMs)), {
+        const admission = runAdmission(q);
+        const before = input.resume ? await runs.get(input.runId) : undefined;
+        const place = before && (await admission.decideResume(before));
+        if (place?.outcome === 'refuse') throw concurrencyRefusal(before!, { refused: place.reason, holders: place.holders });
+        const hold = acquiredHold(held, input, now, session.now(input.leaseMs));
+        const run = await runs.acquire(input.runId, place?.outcome === 'wait' ? waitingHold(hold) : hold, {
           definition: input.definition,
-          metadataPatch: input.metadataPatch,
+          metadataPatch: withPlace(input.metadataPatch, before, place),
         });
         await events.append(input.events, now);
+        if (place?.outcome === 'wait') await admission.resumeWaits(run, place.cancel, now);
         await carryOut(q, followUpsOf({ run, by: 'acquire', status: input.status, now }), now);
         return input.events.length ? ((await runs.get(run.id)) ?? run) : run;
       }),
@@ -175,6 +181,8 @@ export function pgRunStore(session: PgSession): RunStore {
         const run = await runs.get(input.runId);
         const decision = decideContinuation(run, input.fromStatuses, run ? await endingOfRun(q, run.id) : undefined);
         if (!('queue' in decision)) return decision;
+        const place = await runAdmission(q).decideResume(decision.run);
+        if (place?.outcome === 'refuse') return { queued: false, run: decision.run, refused: { refused: place.reason, holders: place.holders } };
         return { queued: true, run: decision.run, job: await jobs.insert(input.kind, decision.run.id, input.payload, session.now()) };
       }),
   };

@@ -90,6 +90,32 @@ export function moveWaiting(open: readonly KeyRun[]): WaitingMoves {
   return { start, still };
 }
 
+/**
+ * The place a resume asks for, or undefined when it asks for none: the run has no policy, or it
+ * holds its place already (a paused run keeps it). A run that ended holds none, so carrying it on
+ * is admitted like a new start of its key, under the policy it was admitted with.
+ */
+export function resumePolicy(run: Pick<Run, 'status' | 'metadata'>): RunConcurrency | undefined {
+  const policy = run.metadata.concurrency;
+  return policy && !holdingStatuses.includes(run.status) ? policy : undefined;
+}
+
+/**
+ * A resume's metadata patch with the run's place in it: when it waits, its whole
+ * `metadata.concurrency` with whom it waits for and its place (reline sets the final place).
+ */
+export function withPlace(
+  patch: Record<string, unknown> | undefined,
+  run: Pick<Run, 'metadata'> | undefined,
+  place: Admission | undefined,
+): Record<string, unknown> | undefined {
+  if (place?.outcome !== 'wait' || !run?.metadata.concurrency) return patch;
+  return { ...patch, concurrency: { ...run.metadata.concurrency, waiting_for: place.waitingFor, position: place.position } };
+}
+
+/** The statuses in which a run of a key counts among its open runs (concurrency-sql.ts reads the same). */
+const holdingStatuses: readonly Run['status'][] = ['pending', 'running', 'paused'];
+
 /** A start refused by `on_overlap: refuse`: 409, naming the runs that hold the places. */
 export function concurrencyRefusal(run: { metadata: { concurrency?: RunConcurrency | undefined } }, refused: { refused: string; holders: string[] }): CairnError {
   return new CairnError('CONCURRENCY_LIMIT_REACHED', refused.refused, { key: run.metadata.concurrency?.key, runs: refused.holders });

@@ -55,8 +55,8 @@ export function acquireRefusal(run: RunHold | undefined, ask: AcquireAsk, now: s
 /** The stored fields an acquire sets, besides the metadata patch and the definition. */
 export interface AcquiredHold {
   status: RunStatus;
-  owner_id: string;
-  lease_expires_at: string;
+  owner_id: string | null;
+  lease_expires_at: string | null;
   /** Set on the first start only: an acquire keeps the earlier start time. */
   started_at_if_unset: string;
   last_activity_at: string;
@@ -78,6 +78,15 @@ export function acquiredHold(run: RunHold, ask: AcquireAsk, now: string, leaseUn
     clear_error: ask.resume === true,
     cancel_requested_at: ask.resume ? null : run.cancel_requested_at,
   };
+}
+
+/**
+ * A resume that must wait for a place of its concurrency key (rules/run-concurrency.ts): the run
+ * is made pending and nobody's, its error and cancel request cleared as by any resume; the
+ * `start_run` job queued when a place frees starts it.
+ */
+export function waitingHold(hold: AcquiredHold): AcquiredHold {
+  return { ...hold, status: 'pending', owner_id: null, lease_expires_at: null, completed_at: null };
 }
 
 /** Why a transition is refused, or undefined when it may go ahead. */

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { NewRun } from '../runs.js';
-import { decideAdmission, moveWaiting, type AdmittedRun } from '../rules/run-concurrency.js';
+import type { Run } from '../schemas/run.js';
+import { decideAdmission, moveWaiting, resumePolicy, type Admission, type AdmittedRun } from '../rules/run-concurrency.js';
 import { concurrencyStatements } from './concurrency-sql.js';
 import { conversationStatements } from './conversations-sql.js';
 import { eventStatements } from './events-sql.js';
@@ -39,9 +40,26 @@ export function runAdmission(db: Database.Database) {
       return { run: created, cancelled };
     },
 
+    /** What a resume of `run` finds among its key's open runs; undefined when it asks for no place (resumePolicy). */
+    decideResume(run: Run): Admission | undefined {
+      const policy = resumePolicy(run);
+      return policy && decideAdmission(policy, run.workflow_name, keys.openOfKey(run.workflow_name, policy.key));
+    },
+
+    /** A resume that waits: the runs its policy cancels get their `cancel_run` job, and the key's line is read again. */
+    resumeWaits(run: Run, cancel: readonly string[], now: string): void {
+      for (const runId of cancel) jobs.insert('cancel_run', runId, {}, now);
+      this.reline(run.workflow_name, run.metadata.concurrency!.key, now);
+    },
+
     /** The key's waiting runs that fit now start (their `start_run` job); the others learn whom they wait for. */
     startWaiting(workflowName: string, key: string, endedRunId: string, now: string): void {
       keys.patch(endedRunId, { waiting_for: undefined, position: undefined });
+      this.reline(workflowName, key, now);
+    },
+
+    /** The key's line, oldest first: the waiting runs that fit start, the others learn whom they wait for and their place. */
+    reline(workflowName: string, key: string, now: string): void {
       const moves = moveWaiting(keys.openOfKey(workflowName, key));
       for (const runId of moves.start) {
         keys.patch(runId, { waiting_for: undefined, position: undefined });

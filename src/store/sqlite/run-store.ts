@@ -1,10 +1,10 @@
 import { CairnError } from '../../shared/errors.js';
-import { concurrencyRefusal } from '../rules/run-concurrency.js';
+import { concurrencyRefusal, withPlace } from '../rules/run-concurrency.js';
 import type { GateDecisionAnswer, RunContinuationAnswer, RunStore } from '../runs.js';
 import { cancellingJobKinds, gateDecisionJobKinds, type GateDecisionJobKind } from '../schemas/job.js';
 import { followUpsOf, sleepFollowUps, type RunFollowUp } from '../rules/run-follow-ups.js';
 import {
-  acquiredHold, acquireRefusal, mayDelete, mayRelease, mayRenewLease, maySleep, transitionedHold, transitionRefusal,
+  acquiredHold, acquireRefusal, mayDelete, mayRelease, mayRenewLease, maySleep, transitionedHold, transitionRefusal, waitingHold,
 } from '../rules/run-ownership.js';
 import { cancelRequestedAt, decideContinuation, decideGateAnswer, endingOf } from '../rules/run-requests.js';
 import { eventStatements } from './events-sql.js';
@@ -93,11 +93,16 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
         const now = session.now();
         const held = runs.hold(input.runId);
         if (!held || acquireRefusal(held, input, now) !== undefined) return undefined;
-        const run = runs.acquire(input.runId, acquiredHold(held, input, now, session.now(input.leaseMs)), {
+        const before = input.resume ? runs.get(input.runId) : undefined;
+        const place = before && admission.decideResume(before);
+        if (place?.outcome === 'refuse') throw concurrencyRefusal(before!, { refused: place.reason, holders: place.holders });
+        const hold = acquiredHold(held, input, now, session.now(input.leaseMs));
+        const run = runs.acquire(input.runId, place?.outcome === 'wait' ? waitingHold(hold) : hold, {
           definition: input.definition,
-          metadataPatch: input.metadataPatch,
+          metadataPatch: withPlace(input.metadataPatch, before, place),
         });
         events.append(input.events, now);
+        if (place?.outcome === 'wait') admission.resumeWaits(run, place.cancel, now);
         carryOut(followUpsOf({ run, by: 'acquire', status: input.status, now }), now);
         // Read again after the events: the attempts they close may have added to its totals.
         return input.events.length ? (runs.get(run.id) ?? run) : run;
@@ -176,6 +181,8 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
         const run = runs.get(input.runId);
         const decision = decideContinuation(run, input.fromStatuses, run ? endingOfRun(run.id) : undefined);
         if (!('queue' in decision)) return decision;
+        const place = admission.decideResume(decision.run);
+        if (place?.outcome === 'refuse') return { queued: false, run: decision.run, refused: { refused: place.reason, holders: place.holders } };
         return { queued: true, run: decision.run, job: jobs.insert(input.kind, decision.run.id, input.payload, session.now()) };
       }),
   };

@@ -2,6 +2,7 @@ import type { NewRunEvent } from '../../store/schemas/event.js';
 import type { Run } from '../../store/schemas/run.js';
 import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
 import { resumableRunStatuses } from '../../runs/run-operations.js';
+import { CairnError } from '../../shared/errors.js';
 import { runIdOf, type JobHandler } from './job-handler.js';
 
 
@@ -11,6 +12,10 @@ import { runIdOf, type JobHandler } from './job-handler.js';
  * from) and, when the API found the workflow's file, the definition as it now reads. Then the
  * run's scheduler starts from the table rebuilt from the run's events: nodes with a prior success
  * are replayed, reset or invalidated as they are decided, the others run again.
+ *
+ * A run that ended holds no place of its workflow's concurrency key: the same transition admits
+ * it under its policy (the store decides), so it may be left pending, waiting for a place (its
+ * `start_run` job, queued when one frees, carries the resume on), or be refused.
  *
  * Handled twice (its supervisor died after the transition), the job finds the run running and
  * leaves it to the take-over, which reads the same boundary.
@@ -41,17 +46,38 @@ export const resumeRunJob: JobHandler = {
       ...(run.metadata.auto_resume ? { auto_resume: null } : {}),
       ...(typeof budgetUsd === 'number' && budgetUsd > 0 ? { budget: { usd: budgetUsd } } : {}),
     };
-    const resumed = await store.acquireRun({
+    const resumed = await acquireUnderPolicy(() => store.acquireRun({
       runId, ownerId: supervisorId, leaseMs: runs.leaseMs, fromStatuses: [run.status], status: 'running',
       resume: true,
       ...(definition !== undefined ? { definition } : {}),
       ...(Object.keys(metadataPatch).length ? { metadataPatch } : {}),
       events: [resumedEvent(run, supervisorId, rerunNodes, auto !== undefined)],
-    });
+    }));
+    if (typeof resumed === 'string') return resumed;
     if (!resumed) return 'ignored: run changed state';
+    if (resumed.status === 'pending') return `waiting for a place: ${waitingText(resumed)}`;
     return (await runs.resume(resumed)) ? 'resumed' : 'failed to resume';
   },
 };
+
+/**
+ * The resume's acquire, which its workflow's concurrency policy decides (RunStore.acquireRun):
+ * a refusal is the job's answer (`refused: <why>`), the run left as it was.
+ */
+async function acquireUnderPolicy(acquire: () => Promise<Run | undefined>): Promise<Run | undefined | string> {
+  try {
+    return await acquire();
+  } catch (err) {
+    if (err instanceof CairnError && err.code === 'CONCURRENCY_LIMIT_REACHED') return `refused: ${err.message}`;
+    throw err;
+  }
+}
+
+/** Whom a resumed run waits for, as its metadata.concurrency says. */
+function waitingText(run: Run): string {
+  const place = run.metadata.concurrency;
+  return `concurrency key ${JSON.stringify(place?.key)} is full; number ${place?.position ?? 1} in line behind ${(place?.waiting_for ?? []).join(', ')}`;
+}
 
 function resumedEvent(run: Run, supervisorId: string, rerunNodes: readonly string[], auto: boolean): NewRunEvent {
   return newRunLevelEvent(run, 'workflow_resumed', {

@@ -3,7 +3,10 @@ import type { Run } from '../../store/schemas/run.js';
 import { runIdOf, type JobHandler } from './job-handler.js';
 import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
 
-/** `start_run`: moves a pending run to running under this supervisor and starts its scheduler. */
+/**
+ * `start_run`: moves a pending run to running under this supervisor and starts its scheduler (a
+ * resumed run that waited for a place goes on from its events).
+ */
 export const startRunJob: JobHandler = {
   mode: 'inline',
   async handle(job, { store, runs, supervisorId }) {
@@ -13,11 +16,15 @@ export const startRunJob: JobHandler = {
     if (!pending || pending.status !== 'pending') return `ignored: run is ${pending?.status ?? 'gone'}`;
     // A cancel claimed before the run started (by another supervisor) wins: nothing is launched.
     if ((await store.getCancelRequestedAt(runId)) !== null) return 'ignored: the run is being cancelled';
+    // A resumed run that waited for a place of its concurrency key has started before: its
+    // `workflow_resumed` is written already, and it goes on from its events.
+    const resumed = pending.started_at !== null;
     const run = await store.acquireRun({
       runId, ownerId: supervisorId, leaseMs: runs.leaseMs, fromStatuses: ['pending'], status: 'running',
-      events: startEvents(pending, supervisorId),
+      events: resumed ? [] : startEvents(pending, supervisorId),
     });
     if (!run) return 'ignored: run changed state';
+    if (resumed) return (await runs.resume(run)) ? 'resumed' : 'failed to resume';
     return (await runs.startFresh(run)) ? 'started' : 'failed to start';
   },
 

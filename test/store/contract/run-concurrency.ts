@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { RunConcurrency } from '../../../src/shared/run-concurrency.js';
+import type { Run } from '../../../src/store/schemas/run.js';
 import type { NewRun, Store } from '../../../src/store/store.js';
 import { newRun } from '../fixtures.js';
 import { useHarness, type StoreBackend } from './backend.js';
@@ -18,6 +19,14 @@ async function start(store: Store, runId: string): Promise<void> {
 
 async function end(store: Store, runId: string, status: 'completed' | 'cancelled' = 'completed'): Promise<void> {
   await store.transitionRun({ runId, ownerId: 'sup', status, release: true, events: [] });
+}
+
+/** A resume's acquire of an ended run, with its `workflow_resumed`. */
+function resume(run: Pick<Run, 'id' | 'conversation_id'>) {
+  return {
+    runId: run.id, ownerId: 'sup', leaseMs: 60_000, status: 'running' as const, resume: true,
+    events: [{ run_id: run.id, conversation_id: run.conversation_id, event_type: 'workflow_resumed', step_name: null, data: { resumedFrom: 'cancelled' } }],
+  };
 }
 
 /**
@@ -156,6 +165,39 @@ export function describeRunConcurrencyContract(backend: StoreBackend): void {
       // Another workflow's runs with the same key do not share its places.
       const other = await store.createRun(keyed('pr-%', 1, 'queue', { workflowName: 'other' }));
       expect(await jobKinds(store, other.id)).toEqual(['start_run']);
+    });
+    it('a resume of an ended run is admitted in its acquire: it waits pending and nobody\'s, its line reread, and starts when the holder ends', async () => {
+      const store = h().open();
+      const failed = await store.createRun(keyed('r', 1));
+      await start(store, failed.id);
+      await end(store, failed.id, 'cancelled');
+      const holder = await store.createRun(keyed('r', 1));
+      await start(store, holder.id);
+      const resumed = await store.acquireRun({ ...resume(failed), fromStatuses: ['cancelled'] });
+      expect(resumed).toMatchObject({ status: 'pending', owner_id: null, lease_expires_at: null, completed_at: null });
+      expect(resumed!.metadata.concurrency).toEqual({ key: 'r', limit: 1, on_overlap: 'queue', waiting_for: [holder.id], position: 1 });
+      expect((await store.listRunEvents(failed.id)).map((e) => e.event_type)).toEqual(['workflow_resumed']);
+      await end(store, holder.id);
+      const later = h().open();
+      expect(await jobKinds(later, failed.id)).toEqual(['start_run', 'start_run']);
+      expect((await later.getRun(failed.id))!.metadata.concurrency).toEqual({ key: 'r', limit: 1, on_overlap: 'queue' });
+    });
+
+    it('refuse: a resume with no place free throws in its acquire and writes nothing; the request to resume is refused', async () => {
+      const store = h().open();
+      const failed = await store.createRun(keyed('r', 1, 'refuse'));
+      await start(store, failed.id);
+      await end(store, failed.id, 'cancelled');
+      const holder = await store.createRun(keyed('r', 1, 'refuse'));
+      const before = await store.getRun(failed.id);
+      await expect(store.acquireRun({ ...resume(failed), fromStatuses: ['cancelled'] })).rejects.toMatchObject({
+        code: 'CONCURRENCY_LIMIT_REACHED', message: expect.stringContaining(holder.id),
+      });
+      expect(await store.getRun(failed.id)).toEqual(before);
+      expect(await store.listRunEvents(failed.id)).toEqual([]);
+      const asked = await store.requestRunContinuation({ runId: failed.id, kind: 'resume_run', payload: {}, fromStatuses: ['cancelled'] });
+      expect(asked).toMatchObject({ queued: false, refused: { holders: [holder.id] } });
+      expect(await jobKinds(store, failed.id)).toEqual(['start_run']);
     });
   });
 }
