@@ -22,6 +22,17 @@ export const createScheduleBodySchema = z.strictObject({
 });
 export type CreateScheduleBody = z.infer<typeof createScheduleBodySchema>;
 
+export const schedulePreviewBodySchema = z.strictObject({
+  cron: z.string().describe('The cron expression as typed so far'),
+  timezone: z.string().trim().min(1).optional().describe('An IANA time zone name (default UTC)'),
+});
+
+export const schedulePreviewSchema = z.object({
+  next_fire_times: z.array(z.string()).describe('The next 5 due times (ISO) of a schedule made now with this expression and zone; none when it cannot be used'),
+  problem: z.string().nullable().describe('Why the expression or the zone cannot be used, as creating the schedule would say; null when they can'),
+});
+export type SchedulePreview = z.infer<typeof schedulePreviewSchema>;
+
 export const scheduleParamsSchema = z.object({ id: z.string().min(1).describe('The schedule’s id or name') });
 
 export const scheduleViewSchema = scheduleSchema.extend({

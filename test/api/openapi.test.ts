@@ -38,6 +38,7 @@ it('serves a valid OpenAPI 3.0 document listing the run, health and stream route
       'GET /api/stream/{conversationId}',
       'GET /api/schedules',
       'POST /api/schedules',
+      'POST /api/schedules/preview',
       'GET /api/schedules/{id}',
       'POST /api/schedules/{id}/pause',
       'POST /api/schedules/{id}/resume',

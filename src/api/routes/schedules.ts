@@ -11,7 +11,7 @@ import { resolveRunInputs } from '../../workflow/schema/run-inputs.js';
 import { isInteractive, scheduleRefusal } from '../../workflow/schema/interactive.js';
 import { errorBodySchema } from '../../wire/error-body.js';
 import {
-  createScheduleBodySchema, runNowResponseSchema, scheduleDeleteResponseSchema, scheduleDetailSchema, scheduleListResponseSchema,
+  createScheduleBodySchema, runNowResponseSchema, schedulePreviewBodySchema, schedulePreviewSchema, scheduleDeleteResponseSchema, scheduleDetailSchema, scheduleListResponseSchema,
   scheduleParamsSchema, scheduleViewSchema, type ScheduleView,
 } from '../../wire/schedules.js';
 import { bindRunToCodebase } from '../run-target/run-codebase.js';
@@ -48,6 +48,28 @@ export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRoutesOptions> = asyn
     '/api/schedules',
     { schema: { tags: ['schedules'], summary: 'Every schedule, by name, with its next 5 due times', response: { 200: scheduleListResponseSchema } } },
     async () => ({ schedules: (await store.listSchedules()).map(viewOf) }),
+  );
+
+  app.post(
+    '/api/schedules/preview',
+    {
+      schema: {
+        tags: ['schedules'],
+        summary: 'The next 5 due times of a cron expression and zone, before a schedule is made',
+        description:
+          'Reads the expression and the zone as creating a schedule would (a form shows the due times as they are typed). ' +
+          'One that cannot be used is not a bad request: the answer says why in `problem`, with no due times.',
+        body: schedulePreviewBodySchema,
+        response: { 200: schedulePreviewSchema },
+      },
+    },
+    async (req) => {
+      const timezone = req.body.timezone ?? 'UTC';
+      const cron = req.body.cron.trim();
+      const problem = cron === '' ? 'cron is empty: write five fields (minute hour day month weekday, e.g. \'0 3 * * *\')' : cronProblem(cron, timezone);
+      if (problem) return { next_fire_times: [], problem };
+      return { next_fire_times: nextFireTimes(cron, timezone, clock(), 5).map((d) => d.toISOString()), problem: null };
+    },
   );
 
   app.post(

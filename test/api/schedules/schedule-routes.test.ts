@@ -41,6 +41,23 @@ describe('/api/schedules', () => {
     expect((await t.app.inject({ url: '/api/schedules/nightly' })).statusCode).toBe(404);
   });
 
+  it('previews the next 5 due times of an expression and zone before a schedule exists, and says why one cannot be used', async () => {
+    const preview = (payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/api/schedules/preview', payload });
+    const good = await preview({ cron: '30 2 * * *', timezone: 'Europe/Berlin' });
+    expect(good.statusCode).toBe(200);
+    // The same times creating the schedule gives.
+    expect(good.json()).toEqual({ next_fire_times: ['2026-06-02', '2026-06-03', '2026-06-04', '2026-06-05', '2026-06-06'].map((d) => `${d}T00:30:00.000Z`), problem: null });
+    // What cannot be used answers 200 with creation's own words (a form asks as the user types).
+    const created = await create({ ...nightly, cron: '0 25 * * *' });
+    expect((await preview({ cron: '0 25 * * *', timezone: 'Europe/Berlin' })).json()).toEqual({ next_fire_times: [], problem: created.json().error });
+    expect((await preview({ cron: '0 3 * * *', timezone: 'Europe/Atlantis' })).json().problem).toMatch(/timezone 'Europe\/Atlantis' is not an IANA time zone name/);
+    expect((await preview({ cron: '  ' })).json()).toEqual({ next_fire_times: [], problem: expect.stringMatching(/^cron is empty/) });
+    // The zone defaults to UTC, as for a new schedule; a body that is not the preview's is a 400.
+    expect((await preview({ cron: '0 3 * * *' })).json().next_fire_times[0]).toBe('2026-06-02T03:00:00.000Z');
+    expect((await preview({ cron: '0 3 * * *', name: 'x' })).statusCode).toBe(400);
+    expect((await t.app.inject({ url: '/api/schedules' })).json().schedules).toEqual([]);
+  });
+
   it('refuses a bad cron expression, time zone, catch-up, workflow, input, codebase or name with a 4xx naming it, and stores nothing', async () => {
     const refusals: [Record<string, unknown>, number, RegExp][] = [
       [{ ...nightly, cron: '0 25 * * *' }, 400, /cron '0 25 \* \* \*' is not a cron expression/],
