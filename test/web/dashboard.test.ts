@@ -454,6 +454,8 @@ it('adds a schedule from the form, with the inputs its workflow declares, and sh
   expect(refused.status).toBe(400);
   const message = ((await refused.json()) as { error: string }).error;
   await form.locator('input[name="cron"]').fill('61 * * * *');
+  // Before anything is sent, the form shows why the server cannot use what is typed, in its words.
+  await expect.poll(() => form.locator('[data-schedule-preview-problem]').textContent()).toBe(message);
   const errorsBefore = consoleErrors.length;
   await form.locator('button[data-action="add-schedule"]').click();
   await expect.poll(() => form.locator('[data-schedule-error]').textContent()).toBe(message);
@@ -464,6 +466,15 @@ it('adds a schedule from the form, with the inputs its workflow declares, and sh
 
   // Mondays at 09:30 in Tokyo: no due time comes during the test.
   await form.locator('input[name="cron"]').fill('30 9 * * 1');
+  // As typed, the next five due times it gives, as the server reads them.
+  const preview = (await (await fetch(`${server.url}/api/schedules/preview`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ cron: '30 9 * * 1', timezone: 'Asia/Tokyo' }),
+  })).json()) as { next_fire_times: string[] };
+  expect(preview.next_fire_times).toHaveLength(5);
+  await expect
+    .poll(() => form.locator('[data-schedule-preview] time').evaluateAll((times) => times.map((t) => t.getAttribute('datetime'))))
+    .toEqual(preview.next_fire_times);
+  expect(await form.locator('[data-schedule-preview-problem]').count()).toBe(0);
   await form.locator('button[data-action="add-schedule"]').click();
   const item = page.locator('[data-schedule="weekly-greet"]');
   await item.waitFor();

@@ -4,6 +4,7 @@ import { useCreateSubmit } from '../forms/create-submit.js';
 import { useRunChoices } from '../forms/run-choices.js';
 import { until } from '../format.js';
 import { givenInputs, InputFields, missingInputs } from '../workflows/input-fields.js';
+import { useDuePreview } from './due-preview.js';
 import { overlapPolicies, type ScheduleView } from './types.js';
 
 /** The browser's own IANA zone, the zone a new schedule is read in unless another is typed. */
@@ -28,8 +29,9 @@ interface Draft {
  * a field per input it declares, the cron expression, the IANA zone (the browser's by default), a
  * codebase (optional, from `GET /api/codebases`), the overlap policy, the catch-up window and
  * whether it starts paused. The server judges the cron expression and the zone: its refusal is
- * shown beside the form as it says it, and what was typed stays. Once added, the form says when
- * the new schedule is next due (the API previews no due times before a schedule exists).
+ * shown beside the form as it says it, and what was typed stays. As the expression and the zone
+ * are typed, the form shows the next due times they give (`POST /api/schedules/preview`), or why
+ * the server cannot use them; once added, when the new schedule is next due.
  */
 export function ScheduleForm({ onCreated }: { onCreated(schedule: ScheduleView): void }) {
   const { workflows, codebases, error: choicesError } = useRunChoices();
@@ -38,6 +40,7 @@ export function ScheduleForm({ onCreated }: { onCreated(schedule: ScheduleView):
   const [zones] = useState(knownZones);
   const { busy, error: submitError, created, submit, refuse } = useCreateSubmit<ScheduleView>();
   const error = submitError ?? choicesError;
+  const preview = useDuePreview(draft.cron, draft.timezone);
 
   const workflow = workflows?.find((w) => w.name === draft.workflow);
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) => setDraft((d) => ({ ...d, [key]: value }));
@@ -127,6 +130,20 @@ export function ScheduleForm({ onCreated }: { onCreated(schedule: ScheduleView):
           <input type="text" name="catch-up" placeholder="default: 1h" spellcheck={false} value={draft.catchUp} onInput={text('catchUp')} />
         </label>
       </div>
+      {preview ? (
+        <div class="schedule-preview" data-schedule-preview>
+          {preview.problem !== null ? (
+            <p class="muted" data-schedule-preview-problem>
+              {preview.problem}
+            </p>
+          ) : (
+            <>
+              <p class="muted">Due next:</p>
+              <DueTimes times={preview.next_fire_times} />
+            </>
+          )}
+        </div>
+      ) : null}
       <datalist id="schedule-zones">
         {zones.map((zone) => (
           <option key={zone} value={zone} />
@@ -152,20 +169,25 @@ export function ScheduleForm({ onCreated }: { onCreated(schedule: ScheduleView):
             Added {created.name}
             {created.paused ? ', paused: no due time until it is resumed.' : '. Next due times:'}
           </p>
-          {created.next_fire_times.length > 0 ? (
-            <ol class="due-times">
-              {created.next_fire_times.map((time) => (
-                <li key={time}>
-                  <time dateTime={time} title={time}>
-                    {new Date(time).toLocaleString()}
-                  </time>{' '}
-                  <span class="muted">({until(time)})</span>
-                </li>
-              ))}
-            </ol>
-          ) : null}
+          {created.next_fire_times.length > 0 ? <DueTimes times={created.next_fire_times} /> : null}
         </div>
       ) : null}
     </form>
+  );
+}
+
+/** Due times in the browser's time, each with how far off it is. */
+function DueTimes({ times }: { times: readonly string[] }) {
+  return (
+    <ol class="due-times">
+      {times.map((time) => (
+        <li key={time}>
+          <time dateTime={time} title={time}>
+            {new Date(time).toLocaleString()}
+          </time>{' '}
+          <span class="muted">({until(time)})</span>
+        </li>
+      ))}
+    </ol>
   );
 }
