@@ -208,8 +208,11 @@ sub reap {
 while (1) {
   my $r = $rbits;
   vec($r, 0, 1) = 1;
-  # SIGCHLD interrupts select; the short timeout covers a signal that lands just before it.
-  my $ready = select($r, undef, undef, %id_of ? 0.02 : undef);
+  # SIGCHLD interrupts select, but perl runs its handler only between operations: a signal that
+  # lands after the last check and before select is seen only when select returns. So select
+  # never waits without end: 20 ms while a child of ours runs (its exit is reported promptly),
+  # otherwise 1 s, the longest an orphan that dies in that moment waits to be reaped.
+  my $ready = select($r, undef, undef, $got_child ? 0 : %id_of ? 0.02 : 1);
   if ($ready > 0) {
     read_requests() if vec($r, 0, 1);
     for my $fd (keys %watch) { on_readable($fd) if $watch{$fd} && vec($r, $fd, 1); }
