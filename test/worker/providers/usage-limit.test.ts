@@ -14,6 +14,11 @@ const at = (iso: string) => new Date(iso).toISOString();
 
 const messages: { from: string; text: string; zone?: string; resetAt: string }[] = [
   { from: 'Claude Code, older versions', text: 'Claude AI usage limit reached|1795802400', resetAt: at('2026-11-27T18:00:00Z') },
+  // What Claude Code 2.1 prints (its own template "You've hit your <limit> · resets <time> (<zone>)").
+  { from: 'Claude Code 2.1, session limit', text: "You've hit your session limit · resets 11:30pm (Asia/Kolkata)", resetAt: at('2026-11-27T18:00:00Z') },
+  { from: 'Claude Code 2.1, 5-hour limit, progress saved', text: "You've hit your 5-hour limit · resets 6pm (UTC) · progress saved", resetAt: at('2026-11-27T18:00:00Z') },
+  { from: 'Claude Code 2.1, weekly limit beyond a day', text: "You've hit your weekly limit · resets Nov 30, 8:41pm (America/New_York)", resetAt: at('2026-12-01T01:41:00Z') },
+  { from: 'Claude Code 2.1, Opus limit in another year', text: "You've hit your Opus limit · resets Jan 2, 2027, 8am (Europe/Berlin)", resetAt: at('2027-01-02T07:00:00Z') },
   { from: 'Claude Code, zone named', text: "You've hit your limit · resets 3:20pm (UTC)", resetAt: at('2026-11-28T15:20:00Z') },
   { from: 'Claude Code, 5-hour limit', text: '5-hour limit reached ∙ resets 7pm (Europe/Paris)', resetAt: at('2026-11-27T18:00:00Z') },
   { from: 'Claude Code, no zone: the local one', text: '5-hour limit reached ∙ resets 1pm', zone: 'America/New_York', resetAt: at('2026-11-27T18:00:00Z') },

@@ -1,9 +1,9 @@
 import { instantOfWallTime, isKnownTimeZone, localTimeZone, wallDateAt, type WallDate } from './zoned-time.js';
 
 /**
- * A subscription's usage limit, read from what the provider said: Claude Code's "5-hour limit
- * reached ∙ resets 3pm (Europe/Paris)" and its older "Claude AI usage limit reached|<epoch>",
- * Codex's "You've hit your usage limit … try again at 3:20 PM" / "… try again in 2 days 3 hours",
+ * A subscription's usage limit, read from what the provider said: Claude Code's "You've hit your
+ * session limit · resets 1:40am (UTC)" (its earlier "5-hour limit reached ∙ resets 3pm
+ * (Europe/Paris)" and "Claude AI usage limit reached|<epoch>"), Codex's "You've hit your usage limit … try again at 3:20 PM" / "… try again in 2 days 3 hours",
  * the ChatGPT backend's `usage_limit_reached` body (`resets_at`, `resets_in_seconds`). Waiting
  * fixes such a failure, but hours later, not within a node's retries: the run can be resumed at
  * the reset (`auto_resume: { on_quota: true }`, docs/runs.md).
@@ -14,8 +14,10 @@ export interface UsageLimit {
   resetAt?: string;
 }
 
+// Claude Code's own words are "You've hit your <name> · resets <time>", the name being "session
+// limit", "5-hour limit", "weekly limit", "Opus limit", "monthly spend limit" and so on.
 const reachedText =
-  /\b(?:usage|hour|session|weekly|daily|monthly) limit (?:has been )?reached|hit your (?:usage )?limit|usage_limit_reached|\bquota will reset\b|reached your (?:daily |weekly )?(?:usage |quota )?limit/i;
+  /\b(?:usage|hour|session|weekly|daily|monthly) limit (?:has been )?reached|hit your (?:[\w'’-]+ ){0,3}limit|usage_limit_reached|\bquota will reset\b|reached your (?:daily |weekly )?(?:usage |quota )?limit/i;
 
 /** The usage limit `text` reports, or undefined when it reports none. `now` and `zone` read relative and zone-less times. */
 export function usageLimitOf(text: string, now = Date.now(), zone = localTimeZone()): UsageLimit | undefined {
