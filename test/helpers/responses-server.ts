@@ -32,7 +32,7 @@ export type ResponsesReply =
       /** Send `response.created` and the first delta, then nothing (the idle watchdog's case). */
       stallAfterFirst?: boolean;
     }
-  | { kind: 'error'; status: number; type?: string; code?: string; message: string; headers?: Record<string, string> }
+  | { kind: 'error'; status: number; type?: string; code?: string; message: string; headers?: Record<string, string>; fields?: Record<string, unknown> }
   /** A 200 stream that reports `response.failed` with this error. */
   | { kind: 'failed'; code: string; message: string }
   /** Headers are sent, then nothing: no event ever arrives. */
@@ -127,7 +127,7 @@ function callItem(call: ResponsesCall, id: string): Record<string, unknown> {
 function answer(res: ServerResponse, reply: ResponsesReply, requestedModel: string, zstd: boolean): void {
   if (reply.kind === 'error') {
     res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
-    res.end(JSON.stringify({ error: { message: reply.message, type: reply.type ?? 'invalid_request_error', param: null, code: reply.code ?? null } }));
+    res.end(JSON.stringify({ error: { message: reply.message, type: reply.type ?? 'invalid_request_error', param: null, code: reply.code ?? null, ...reply.fields } }));
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...(zstd ? { 'content-encoding': 'zstd' } : {}) });
