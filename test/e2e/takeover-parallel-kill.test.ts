@@ -36,7 +36,10 @@ function stubbornNode(id: string, log: string): string {
 }
 
 it('a take-over kills every orphaned group at once: all get SIGTERM before any is killed', async () => {
-  const server = await startServer(home);
+  // Nodes started by Node's own spawn outlive a supervisor killed -9, as they do on another host
+  // for a supervisor taking over there: only the take-over's kill reaches them. (The default
+  // spawn helper ends its children itself when its supervisor dies: launchers.test.ts.)
+  const server = await startServer(home, { CAIRN_EXEC_SPAWNER: 'direct' });
   const log = join(home.home, 'kills.log');
   await writeHomeWorkflow(home, 'three-stubborn', `name: three-stubborn
 description: three nodes that ignore SIGTERM

@@ -15,7 +15,12 @@
  *   `1 <id> <len>\n<bytes>`        stdout bytes          `2 <id> <len>\n<bytes>`  stderr bytes
  *   `c <id> 1|2\n`                 stdout / stderr closed (every holder closed it)
  *   `x <id> <status>\n`            the child exited; status as from wait(2)
- * The helper exits when its stdin closes; children live on in their own sessions.
+ * The helper exits when its stdin closes: its owner (the worker, its process) is gone or asked it
+ * to end. It first ends the children still running, each child's whole process group: SIGTERM,
+ * up to 3 s to exit (reaping meanwhile), then SIGKILL. Nobody could relay their output or record
+ * their end any more, and a supervisor that takes their runs over runs those nodes again: on
+ * this host it would kill them itself, but one on another host (several supervisors on
+ * PostgreSQL) cannot, and the same node would run twice at once.
  *
  * The gate: a forked child waits, before it execs, for a byte on a pipe whose write end only the
  * helper holds, and the helper writes it on `go`. The worker sends `go` once the attempt's start
@@ -177,7 +182,7 @@ sub release_child {
 sub read_requests {
   my $n = sysread STDIN, $in, 65536, length $in;
   if (!defined $n) { return if $!{EINTR}; exit 0; }
-  if ($n == 0) { flush(); exit 0; }
+  if ($n == 0) { flush(); end_children(); exit 0; }
   while ((my $nl = index $in, "\n") >= 0) {
     my ($op, $id, $len) = split / /, substr($in, 0, $nl);
     if ($op eq 'spawn') {
@@ -203,6 +208,21 @@ sub reap {
     emit("x $id $?\n");
     forget_if_done($id);
   }
+}
+
+# The owner is gone: end every running child's group (see the header), then let the caller exit.
+sub end_children {
+  my @groups = keys %id_of;
+  return unless @groups;
+  $SIG{PIPE} = 'IGNORE';
+  kill 'TERM', map { -$_ } @groups;
+  my $turns = 150; # of 20 ms: 3 s
+  while ($turns-- > 0 && grep { kill 0, -$_ } @groups) {
+    select(undef, undef, undef, 0.02);
+    1 while waitpid(-1, POSIX::WNOHANG()) > 0;
+  }
+  kill 'KILL', map { -$_ } grep { kill 0, -$_ } @groups;
+  1 while waitpid(-1, POSIX::WNOHANG()) > 0;
 }
 
 while (1) {

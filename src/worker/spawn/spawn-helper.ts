@@ -18,7 +18,7 @@ import { workerEnv } from './worker-env.js';
 /** One helper process. */
 interface Helper {
   proc: ChildProcess;
-  /** Asked to end (`stop()`): its children are let go, not killed. */
+  /** Asked to end (`stop()`): it ends its children itself; they are not reported as lost. */
   stopping: boolean;
   /** It answered a request: it could run (HelperDeaths). */
   answered: boolean;
@@ -78,7 +78,7 @@ export class SpawnHelper implements ChildLauncher {
     return new Promise<LaunchResult>((resolve, reject) => this.send({ command, sinks, resolve, reject }));
   }
 
-  /** Ends the helper; children it started live on in their own sessions. */
+  /** Ends the helper; it ends the children still running first (spawn-helper-program.ts). */
   stop(): void {
     if (!this.helper) return;
     this.helper.stopping = true;

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,7 @@ import { chooseLauncher } from '../../../src/worker/spawn/default-launcher.js';
 import { directLauncher } from '../../../src/worker/spawn/direct-launcher.js';
 import { findExecutable } from '../../../src/worker/spawn/find-executable.js';
 import { SpawnHelper } from '../../../src/worker/spawn/spawn-helper.js';
+import { sourceModule, tsxImport } from '../../helpers/built-files.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 const bash = findExecutable('bash', process.env.PATH)!;
@@ -160,6 +162,31 @@ describe.runIf(helper)('the spawn helper', () => {
     process.kill(orphan, 'SIGKILL');
     // Reaped: gone from /proc, not left a zombie.
     await waitFor(async () => (await parentOf(orphan)) === undefined, { what: 'the orphan to be reaped' });
+  });
+
+  it('when its owner is killed -9, ends the groups of the children still running: SIGTERM, then SIGKILL for one that ignores it', async () => {
+    // The owner is a real Node process, as the supervisor is. A supervisor on another host that
+    // takes its runs over cannot kill these processes by pid, so the helper must.
+    const owner = spawn(process.execPath, [...tsxImport, '--input-type=module', '-e', `
+      // The helper's pipes do not keep a process alive (the worker's own work does): this does.
+      setInterval(() => {}, 1000);
+      const { SpawnHelper } = await import(${JSON.stringify(sourceModule('src/worker/spawn/spawn-helper.ts'))});
+      const helper = new SpawnHelper(${JSON.stringify(perl)});
+      const pids = [];
+      for (const script of ['sleep 60 & sleep 60', "trap '' TERM; sleep 60 & sleep 60"]) {
+        const launched = await helper.launch({ file: ${JSON.stringify(bash)}, args: ['-c', script], cwd: ${JSON.stringify(dir)}, env: {} }, { stdout() {}, stderr() {} });
+        launched.child.start();
+        pids.push(launched.child.pid);
+      }
+      console.log(JSON.stringify(pids));
+    `], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    owner.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    const groups = await waitFor(() => (out.includes('\n') ? (JSON.parse(out) as number[]) : undefined), { what: 'the owner to start two children' });
+    // Both running, each with its background sleep: the leader's group has two members.
+    await waitFor(() => groups.every(isProcessGroupAlive), { what: 'the children to run' });
+    owner.kill('SIGKILL');
+    await waitFor(() => !groups.some(isProcessGroupAlive), { what: 'both groups to be ended', timeoutMs: 20_000 });
   });
 
   it('when it dies, a child still waiting at its gate exits without running its program', async () => {
