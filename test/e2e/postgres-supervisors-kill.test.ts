@@ -5,6 +5,7 @@ import { openStore, postgresStoreConfig, type Store } from '../../src/store/open
 import { createSeededRandom, type SeededRandom } from '../../src/stress/seeded-random.js';
 import type { Run } from '../../src/store/schemas/run.js';
 import { assertBuilt } from '../cli/cli-process.js';
+import { createNetHosts, type NetHosts } from '../helpers/net-hosts.js';
 import { startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster.js';
 import { startRole, type RoleProcess } from '../helpers/serve-role.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
@@ -13,12 +14,17 @@ import { startRun, writeHomeWorkflow } from '../helpers/workflows.js';
 
 /**
  * One API process and three supervisor processes (`cairn serve --role …`, each with its own
- * CAIRN_HOME; the workflows and workspaces folders shared) on one PostgreSQL database, a few
- * hundred bash nodes in mixed runs, and kill -9 of two supervisors at seeded moments. Each node
- * appends its start and end, with its process's ancestors (so the supervisor it ran under), to
- * one file: no node runs twice at once, only nodes in flight at a kill run again, each success is
- * recorded once, every run completes, a killed supervisor's runs are taken over in time, and the
- * global limit holds across the three supervisors.
+ * CAIRN_HOME; the workflows and workspaces folders shared) on one PostgreSQL database, each
+ * supervisor on a host of its own (a network namespace reaching the database over a veth pair,
+ * and its own hostname: test/helpers/net-hosts.ts), a few hundred bash nodes in mixed runs, and
+ * two kills at seeded moments: one supervisor killed -9 (its launcher starts it again on its
+ * host, which takes its runs back at once), then a whole host's launcher and supervisor killed
+ * -9 while it runs a node longer than the lease, so a supervisor on another host takes its runs
+ * over after the lease. Each node appends its start and end (or its SIGTERM), with its host and
+ * its process's ancestors (so the supervisor it ran under), to one file: no node runs twice at
+ * once, on one host or two; only nodes in flight at a kill run again; each success is recorded
+ * once; every run completes; a killed supervisor's runs are taken over in time; and the global
+ * limit holds across the three supervisors.
  */
 
 const SEED = 2028;
@@ -32,27 +38,39 @@ const KEY = 'cd'.repeat(32);
 /** The global limit: of the three supervisors together, on PostgreSQL (so each may run all of it). */
 const LIMIT = 8;
 
+let net: NetHosts;
 let cluster: PostgresCluster;
 beforeAll(async () => {
   assertBuilt();
-  cluster = await startPostgresCluster();
+  net = await createNetHosts(3);
+  cluster = await startPostgresCluster({ listen: net.hosts.map((h) => h.gateway) });
 });
 afterAll(async () => {
   await cluster?.stop();
+  await net?.remove();
 });
 
-/** A node that records its attempt: `start|end <run/node> <its pid> <its ancestors' pids> <ms>`. */
-const RECORD_SCRIPT = `a=$$; chain=""
+/**
+ * A node that records its attempt: `start|end|term <run/node> <its pid> <its ancestors' pids> <ms>
+ * <host>` (`term`: it got SIGTERM, and ends). A third argument `long` sleeps 20 s on the node's
+ * first attempt (past the lease) and briefly on the next.
+ */
+const RECORD_SCRIPT = `a=$$; chain=""; host=$(hostname)
 for i in 1 2 3 4 5 6; do read -r _ _ _ a _ < "/proc/$a/stat" || break; chain="$chain,$a"; [ "$a" -le 1 ] && break; done
-echo "start $2 $$ $chain $(date +%s%3N)" >> "$1"
-sleep "$3"
-echo "end $2 $$ $chain $(date +%s%3N)" >> "$1"
+trap 'echo "term $2 $$ $chain $(date +%s%3N) $host" >> "$1"; exit 143' TERM
+echo "start $2 $$ $chain $(date +%s%3N) $host" >> "$1"
+seconds=$3
+if [ "$seconds" = long ]; then
+  marker="$1.$(echo "$2" | tr / _).first"
+  if [ -e "$marker" ]; then seconds=0.2; else touch "$marker"; seconds=20; fi
+fi
+sleep "$seconds" & wait
+echo "end $2 $$ $chain $(date +%s%3N) $host" >> "$1"
 printf ok
 `;
 
 function workflows(random: SeededRandom, script: string, log: string) {
-  const node = (id: string, deps: string[] = []) => {
-    const sleep = `0.${random.int(10, 50)}`;
+  const node = (id: string, deps: string[] = [], sleep = `0.${random.int(10, 50)}`) => {
     const dependsOn = deps.length ? `\n    depends_on: [${deps.join(', ')}]` : '';
     return `  - id: ${id}${dependsOn}\n    bash: 'bash "${script}" "${log}" "$WORKFLOW_ID/${id}" ${sleep}'`;
   };
@@ -64,6 +82,7 @@ function workflows(random: SeededRandom, script: string, log: string) {
     fan: wf('fan', [node('start'), ...fanIds.map((id) => node(id, ['start'])), node('join', fanIds)]),
     chain: wf('chain', chainIds.map((id, i) => node(id, i ? [chainIds[i - 1]!] : []))),
     gated: wf('gated', [node('a'), '  - id: gate\n    depends_on: [a]\n    approval:\n      message: "Go on?"', node('b', ['gate'])]),
+    long: wf('long', [node('slow', [], 'long')]),
     kids: wf('kids', [
       '  - id: list\n    bash: \'echo "[1,2,3,4,5]"\'',
       '  - id: each\n    depends_on: [list]\n    workflow: leaf\n    fan_out: { items: "$list.output", max_parallel: 3, join: all_success, mode: child_runs }',
@@ -73,31 +92,34 @@ function workflows(random: SeededRandom, script: string, log: string) {
 }
 
 /** How many runs of each workflow, and the bash nodes (recorded by the script) each run makes. */
-const plan = { fan: 10, chain: 6, gated: 4, kids: 4 } as const;
-const recordedPerRun = { fan: 14, chain: 10, gated: 2, kids: 1 + 5 * 2 } as const;
+const plan = { long: 3, fan: 10, chain: 6, gated: 4, kids: 4 } as const;
+const recordedPerRun = { long: 1, fan: 14, chain: 10, gated: 2, kids: 1 + 5 * 2 } as const;
 
 interface Attempt {
   key: string;
   pid: string;
   ancestors: number[];
+  host: string;
   start: number;
   end?: number;
+  /** It ended on SIGTERM. */
+  terminated?: boolean;
 }
 
 function attemptsIn(log: string): Map<string, Attempt[]> {
   const byPid = new Map<string, Attempt>();
   for (const line of readFileSync(log, 'utf8').split('\n').filter(Boolean)) {
-    const [what, key, pid, chain, ms] = line.split(' ');
+    const [what, key, pid, chain, ms, host] = line.split(' ');
     const id = `${key} ${pid}`;
-    if (what === 'start') byPid.set(id, { key: key!, pid: pid!, ancestors: chain!.split(',').filter(Boolean).map(Number), start: Number(ms) });
-    else byPid.get(id)!.end = Number(ms);
+    if (what === 'start') byPid.set(id, { key: key!, pid: pid!, ancestors: chain!.split(',').filter(Boolean).map(Number), host: host!, start: Number(ms) });
+    else Object.assign(byPid.get(id)!, { end: Number(ms), ...(what === 'term' ? { terminated: true } : {}) });
   }
   const byKey = new Map<string, Attempt[]>();
   for (const a of byPid.values()) byKey.set(a.key, [...(byKey.get(a.key) ?? []), a].sort((x, y) => x.start - y.start));
   return byKey;
 }
 
-it('3 supervisors on one database, two killed with -9 at seeded moments: every node succeeds once, never twice at once, and every run completes', async () => {
+it('3 supervisors on 3 hosts, one database; a host killed -9 and a supervisor killed -9 at seeded moments: every node succeeds once, never twice at once, and every run completes', async () => {
   const url = await cluster.createDatabase('three_supervisors');
   const random = createSeededRandom(SEED);
   const homes: TempHome[] = [];
@@ -117,12 +139,14 @@ it('3 supervisors on one database, two killed with -9 at seeded moments: every n
     const env = { DATABASE_URL: url, TOKEN_ENCRYPTION_KEY: KEY, CAIRN_RUN_LEASE_MS: String(LEASE_MS), CAIRN_MAX_CONCURRENCY: String(LIMIT) };
     const api = await startRole(apiHome, 'api', env);
     const supervisors: RoleProcess[] = [];
-    for (let i = 0; i < 3; i++) {
+    for (const host of net.hosts) {
       const home = await makeTempHome();
       homes.push(home);
       symlinkSync(apiHome.paths.workflows, home.paths.workflows);
       symlinkSync(apiHome.paths.workspaces, home.paths.workspaces);
-      supervisors.push(await startRole(home, 'supervisor', env));
+      // Each host reaches the database at its gateway, as another machine would over the network.
+      const onHost = { ...env, DATABASE_URL: url.replace('127.0.0.1', host.gateway) };
+      supervisors.push(await startRole(home, 'supervisor', onHost, { wrap: host.wrap }));
     }
     const store: Store = openStore(postgresStoreConfig(url));
     apiHome.defer(() => store.close());
@@ -136,11 +160,10 @@ it('3 supervisors on one database, two killed with -9 at seeded moments: every n
     }
     const expectedNodes = Object.entries(plan).reduce((sum, [name, n]) => sum + n * recordedPerRun[name as keyof typeof plan], 0);
 
-    // Two kills, at seeded numbers of node starts, of two different supervisors.
-    const victims = [random.int(0, 2)];
-    victims.push((victims[0]! + random.int(1, 2)) % 3);
+    // Two kills, at seeded numbers of node starts, on two different hosts: first a whole host (its
+    // launcher and supervisor), one running a long node's first attempt; then a supervisor alone.
     const killAt = [random.int(40, 90), random.int(130, 190)];
-    const kills: { pid: number; at: number; takenOverInMs: number; orphanedRuns: number; linesBefore: number }[] = [];
+    const kills: { pid: number; at: number; takenOverInMs: number; orphanedRuns: number; linesBefore: number; host?: string }[] = [];
     const logLines = () => readFileSync(log, 'utf8').split('\n').filter(Boolean);
     const started = () => logLines().filter((l) => l.startsWith('start')).length;
     const approved = new Set<string>();
@@ -152,17 +175,32 @@ it('3 supervisors on one database, two killed with -9 at seeded moments: every n
       }
     };
 
-    for (const [k, victim] of victims.entries()) {
-      await waitFor(async () => (await tend(), started() >= killAt[k]!), { what: `${killAt[k]} node starts`, timeoutMs: 120_000 });
+    /** The hosts running a `long` node's first attempt now. */
+    const longHosts = () => {
+      const open = [...attemptsIn(log).values()].flat().filter((a) => a.key.endsWith('/slow') && a.end === undefined);
+      return net.hosts.flatMap((h, i) => (open.some((a) => a.host === h.name) ? [i] : []));
+    };
+    let deadHost = -1;
+    for (const k of [0, 1]) {
+      await waitFor(async () => (await tend(), started() >= killAt[k]! && (k > 0 || longHosts().length > 0)), {
+        what: `${killAt[k]} node starts`, timeoutMs: 120_000,
+      });
+      const victim = k === 0 ? longHosts()[0]! : [0, 1, 2].filter((i) => i !== deadHost)[random.int(0, 1)]!;
       const pid = await supervisors[victim]!.supervisorPid();
       const id = (await store.listHeartbeats()).find((b) => b.pid === pid)!.id;
       const linesBefore = logLines().length;
+      // A host's death: its launcher first, so it cannot start the supervisor again.
+      if (k === 0) supervisors[victim]!.launcher.kill('SIGKILL');
       process.kill(pid, 'SIGKILL');
       const at = Date.now();
       const owned = async () => (await store.listRuns({ status: 'running', limit: 1000 })).filter((r: Run) => r.owner_id === id);
       const orphanedRuns = (await owned()).length;
       await waitFor(async () => (await tend(), (await owned()).length === 0), { what: `the runs of killed supervisor ${pid} to be taken over`, timeoutMs: 60_000 });
-      kills.push({ pid, at, takenOverInMs: Date.now() - at, orphanedRuns, linesBefore });
+      kills.push({ pid, at, takenOverInMs: Date.now() - at, orphanedRuns, linesBefore, ...(k === 0 ? { host: net.hosts[victim]!.name } : {}) });
+      if (k === 0) {
+        deadHost = victim;
+        continue;
+      }
       // The launcher restarts it (its restart behaviour is unchanged under --role supervisor).
       const restarted = await waitFor(async () => {
         const now = await supervisors[victim]!.supervisorPid().catch(() => pid);
@@ -233,13 +271,25 @@ it('3 supervisors on one database, two killed with -9 at seeded moments: every n
     }
     expect(most).toBeLessThanOrEqual(LIMIT);
 
+    // The dead host's long node: its spawn helper ended it (SIGTERM) as soon as the supervisor
+    // died, long before the lease let another host take the run over and run it again there.
+    const hostKill = kills[0]!;
+    const cutShort = [...attempts.values()].filter((list) => list[0]!.key.endsWith('/slow') && list[0]!.host === hostKill.host);
+    expect(cutShort.length, 'long nodes running on the host that died').toBeGreaterThan(0);
+    for (const [first, again] of cutShort) {
+      expect(first!.terminated, `${first!.key} ended by SIGTERM`).toBe(true);
+      expect(first!.end! - hostKill.at, `${first!.key} ended within the helper's grace`).toBeLessThan(LEASE_MS);
+      expect(again!.host, `${first!.key} ran again on another host`).not.toBe(hostKill.host);
+      expect(again!.start).toBeGreaterThanOrEqual(first!.end!);
+    }
+
     // The work of each killed supervisor was taken over within the lease and 2 s.
     for (const k of kills) expect(k.takenOverInMs, `supervisor ${k.pid}'s ${k.orphanedRuns} runs taken over`).toBeLessThanOrEqual(LEASE_MS + 2_000);
     expect(kills.reduce((n, k) => n + k.orphanedRuns, 0)).toBeGreaterThan(0);
     // The reruns are at most what was in flight on the killed supervisors.
     expect(reruns).toBeLessThanOrEqual(kills.length * LIMIT);
 
-    for (const s of supervisors) expect(await s.stop()).toBe(0);
+    for (const [i, s] of supervisors.entries()) if (i !== deadHost) expect(await s.stop()).toBe(0);
     expect(await api.stop()).toBe(0);
   } finally {
     for (const home of homes.reverse()) await home.close();

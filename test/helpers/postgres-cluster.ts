@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, chmod, chown, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -11,7 +11,7 @@ const run = promisify(execFile);
 
 /** Where Debian's `postgresql` package puts each major version's server binaries. */
 const debianRoot = '/usr/lib/postgresql';
-/** The database user the tests connect as (trusted: the cluster listens on 127.0.0.1 only). */
+/** The database user the tests connect as (trusted: the cluster listens on 127.0.0.1, and on test hosts' gateways when asked). */
 const testUser = 'cairn';
 
 /**
@@ -66,8 +66,12 @@ async function asServerUser(bin: string, args: readonly string[]): Promise<void>
   }
 }
 
-/** Starts a cluster. Call `stop()` after the file (afterAll). */
-export async function startPostgresCluster(): Promise<PostgresCluster> {
+/**
+ * Starts a cluster. Call `stop()` after the file (afterAll). `listen` adds addresses of this
+ * machine to listen on besides 127.0.0.1 (the test hosts' gateways, test/helpers/net-hosts.ts),
+ * each trusted for its /30 only.
+ */
+export async function startPostgresCluster(opts: { listen?: readonly string[] } = {}): Promise<PostgresCluster> {
   const bin = postgresBinDir();
   const dir = await mkdtemp(join(tmpdir(), 'cairn-pg-'));
   const data = join(dir, 'data');
@@ -78,9 +82,12 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   }
   await chmod(dir, 0o700);
   await asServerUser(join(bin, 'initdb'), ['-D', data, '-U', testUser, '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
+  const listen = opts.listen ?? [];
+  // The hosts' own addresses (.2 of each gateway's /30), trusted as 127.0.0.1 is.
+  if (listen.length > 0) await appendFile(join(data, 'pg_hba.conf'), listen.map((a) => `host all all ${a.replace(/\.1$/, '.2')}/32 trust\n`).join(''));
   const port = await freePort();
   const options = [
-    `-p ${port}`, "-c listen_addresses=127.0.0.1", `-c unix_socket_directories=${dir}`,
+    `-p ${port}`, `-c listen_addresses=${['127.0.0.1', ...listen].join(',')}`, `-c unix_socket_directories=${dir}`,
     '-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off', '-c max_connections=200',
   ].join(' ');
   const start = () => asServerUser(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'server.log'), '-o', options, '-w', '-t', '60', 'start']);

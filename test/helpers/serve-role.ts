@@ -24,10 +24,17 @@ export interface RoleProcess {
  * waits until it is ready: the API answers `/api/health`, or the supervisor printed its line.
  * Stopped by `home.close()`.
  */
-export async function startRole(home: TempHome, role: 'api' | 'supervisor', env: Record<string, string>): Promise<RoleProcess> {
+export async function startRole(
+  home: TempHome,
+  role: 'api' | 'supervisor',
+  env: Record<string, string>,
+  opts: { wrap?: (file: string, args: readonly string[]) => [string, string[]] } = {},
+): Promise<RoleProcess> {
   const port = role === 'api' ? await freePort() : undefined;
   let out = '';
-  const launcher = spawn(process.execPath, [bin, 'serve', '--role', role], {
+  // `wrap`: run it elsewhere, e.g. on a test host (net-hosts.ts); the wrapper execs the launcher.
+  const [file, args] = (opts.wrap ?? ((f, a) => [f, [...a]]))(process.execPath, [bin, 'serve', '--role', role]);
+  const launcher = spawn(file, args, {
     env: {
       ...process.env, CAIRN_HOME: home.home, CAIRN_LOG_LEVEL: 'warn', ...(port ? { PORT: String(port) } : { PORT: '' }), ...env,
     },
