@@ -2,7 +2,8 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentHash } from '../../../src/shared/content-hash.js';
-import { makeTestApp, type TestApp } from '../../helpers/app.js';
+import { runCliInProcess } from '../../cli/cli-harness.js';
+import { listen, makeTestApp, type TestApp } from '../../helpers/app.js';
 import { startOpenAiServer, type OpenAiServer } from '../../helpers/openai-server.js';
 import { startSupervisor, type LooseEvent, type SupervisorHarness } from '../../helpers/supervisor.js';
 import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';
@@ -19,6 +20,7 @@ let home: TempHome;
 let server: OpenAiServer;
 let sup: SupervisorHarness;
 let api: TestApp;
+let url: string;
 beforeAll(async () => {
   home = await makeTempHome();
   server = await startOpenAiServer((req) => {
@@ -27,6 +29,7 @@ beforeAll(async () => {
   });
   sup = await startSupervisor(home, { env: { OPENAI_BASE_URL: server.url } });
   api = await makeTestApp(home);
+  url = await listen(api.app);
 });
 afterAll(async () => {
   await home.close();
@@ -114,11 +117,12 @@ describe('a run executes its own copy of its files', () => {
     expect((await sup.store.listRunJobs(runId)).length).toBe(jobs);
     expect((await sup.store.getRun(runId))?.status).toBe('failed');
 
-    // Resume with reload: the files as they are now run, and the run says what changed.
+    // Resume with reload (`cairn run resume --reload`): the files as they are now run, and the run says what changed.
     await p.write('.cairn/workflows/copy.yaml', workflow('v2', flags));
     await writeFile(join(flags, 'two'), '');
     before = lastSeq(events);
-    expect((await post(`/api/workflows/runs/${runId}/resume`, { reload: true })).statusCode).toBe(200);
+    const cli = await runCliInProcess(['run', 'resume', runId, '--reload', '--url', url]);
+    expect({ code: cli.code, stdout: cli.stdout }).toEqual({ code: 0, stdout: expect.stringContaining('Resume') });
     events = await ended(runId, before);
     expect((await sup.store.getRun(runId))?.status).toBe('completed');
     expect(outputs(events, before)).toMatchObject({ second: '', say2: 'say v2', tag2: 'tag-v2', body2: 'body-v2' });
