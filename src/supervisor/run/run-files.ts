@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Logger } from '../../shared/log.js';
 import { makePrivateDirSync, PRIVATE_FILE_MODE } from '../../shared/private-files.js';
@@ -80,23 +80,34 @@ function runFilesOf(capture: RunFileCapture, scriptsDir: string): RunFiles {
     },
     scriptFile(source, runtime) {
       const file = byKey.get(`script:${scriptKey({ source, runtime })}`);
-      return file ? writtenScript(file, scriptsDir) : undefined;
+      return file ? scriptPathOf(file, scriptsDir) : undefined;
     },
   };
 }
 
 /**
- * The copy of a script as a file under the run's folder, at a path made of its hash (so a reload's
- * new content never overwrites the old one a node may be running) and its own file name (so its
- * runtime sees the same extension). Written once; a copy of a file that was gone at capture is none.
+ * The file that holds the copy of a script: its own file while that still holds the copy's
+ * content (so what it imports, beside it or from the project's packages, resolves as it always
+ * did), else a file written from the copy under the run's folder, at a path made of its hash (a
+ * reload's new content never overwrites an old one a node may be running) and its own file name
+ * (its runtime sees the same extension). Null for a script the copy found no file of.
  */
-function writtenScript(file: CapturedFile, scriptsDir: string): string | null {
+function scriptPathOf(file: CapturedFile, scriptsDir: string): string | null {
   if (file.content === null || file.hash === null || file.path === null) return null;
+  if (readIfThere(file.path) === file.content) return file.path;
   const dir = join(scriptsDir, file.hash.replace(/^sha256:/, '').slice(0, 16));
   const path = join(dir, basename(file.path));
-  if (!existsSync(path)) {
+  if (readIfThere(path) !== file.content) {
     makePrivateDirSync(dir);
     writeFileSync(path, file.content, { mode: PRIVATE_FILE_MODE });
   }
   return path;
+}
+
+function readIfThere(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
 }

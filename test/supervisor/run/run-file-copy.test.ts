@@ -48,8 +48,9 @@ nodes:
   - { id: tag1, depends_on: [first], script: tag, runtime: bun }
   - { id: gone1, depends_on: [first], script: gone, runtime: bun }
   - { id: body1, depends_on: [first], bash: echo body-${v} }
+  - { id: lib1, depends_on: [first], script: uses-lib, runtime: bun }
   - id: second
-    depends_on: [say1, tag1, gone1, body1]
+    depends_on: [say1, tag1, gone1, body1, lib1]
     bash: test -e "${flags}/two"
   - { id: say2, depends_on: [second], command: say }
   - { id: tag2, depends_on: [second], script: tag, runtime: bun }
@@ -63,6 +64,16 @@ async function project(name: string): Promise<{ dir: string; write(path: string,
     await writeFile(join(dir, path), text);
   };
   return { dir, write };
+}
+
+/** The project's files at version 1. */
+async function writeV1(p: { write(path: string, text: string): Promise<void> }, flags: string): Promise<void> {
+  await p.write('.cairn/workflows/copy.yaml', workflow('v1', flags));
+  await p.write('.cairn/commands/say.md', 'say v1\n');
+  await p.write('.cairn/scripts/tag.js', 'console.log("tag-v1")\n');
+  await p.write('.cairn/scripts/gone.js', 'console.log("gone-v1")\n');
+  await p.write('.cairn/scripts/uses-lib.js', 'import { v } from "./lib.js";\nconsole.log(v);\n');
+  await p.write('.cairn/scripts/lib.js', 'export const v = "lib-ok";\n');
 }
 
 const post = (url: string, body?: unknown) =>
@@ -83,10 +94,7 @@ describe('a run executes its own copy of its files', () => {
     const p = await project('proj');
     const flags = join(p.dir, 'flags');
     await mkdir(flags, { recursive: true });
-    await p.write('.cairn/workflows/copy.yaml', workflow('v1', flags));
-    await p.write('.cairn/commands/say.md', 'say v1\n');
-    await p.write('.cairn/scripts/tag.js', 'console.log("tag-v1")\n');
-    await p.write('.cairn/scripts/gone.js', 'console.log("gone-v1")\n');
+    await writeV1(p, flags);
 
     const started = await post(`/api/workflows/copy/run?cwd=${encodeURIComponent(p.dir)}`, { message: 'go' });
     expect(started.json()).toMatchObject({ runId: expect.any(String) });
@@ -103,7 +111,8 @@ describe('a run executes its own copy of its files', () => {
     let before = lastSeq(events);
     expect((await post(`/api/workflows/runs/${runId}/resume`)).statusCode).toBe(200);
     events = await ended(runId, before);
-    expect(outputs(events, before)).toEqual({ first: '', say1: 'say v1', tag1: 'tag-v1', gone1: 'gone-v1', body1: 'body-v1' });
+    // uses-lib is unchanged: it runs from its own file, so what it imports beside it resolves.
+    expect(outputs(events, before)).toEqual({ first: '', say1: 'say v1', tag1: 'tag-v1', gone1: 'gone-v1', body1: 'body-v1', lib1: 'lib-ok' });
     const served = (await api.app.inject({ method: 'GET', url: `/api/workflows/runs/${runId}/definition` })).json();
     expect(JSON.stringify(served.definition)).toContain('body-v1');
 
@@ -142,10 +151,7 @@ describe('a run executes its own copy of its files', () => {
     const p = await project('gone');
     const flags = join(p.dir, 'flags');
     await mkdir(flags, { recursive: true });
-    await p.write('.cairn/workflows/copy.yaml', workflow('v1', flags));
-    await p.write('.cairn/commands/say.md', 'say v1\n');
-    await p.write('.cairn/scripts/tag.js', 'console.log("tag-v1")\n');
-    await p.write('.cairn/scripts/gone.js', 'console.log("gone-v1")\n');
+    await writeV1(p, flags);
     const runId = (await post(`/api/workflows/copy/run?cwd=${encodeURIComponent(p.dir)}`, {})).json().runId as string;
     let events = await ended(runId, 0);
 
@@ -163,5 +169,8 @@ describe('a run executes its own copy of its files', () => {
     expect((await post(`/api/workflows/runs/${runId}/resume`)).statusCode).toBe(200);
     events = await ended(runId, before);
     expect(outputs(events, before)).toEqual({ first: '', say1: 'say v1', tag1: 'tag-v1', gone1: 'gone-v1', body1: 'body-v1' });
+    // Its own file gone, uses-lib runs from the copy under the run's folder, where lib.js (never
+    // part of the copy: no node names it) is not (docs/runs.md says so).
+    expect(events.some((e) => e.seq > before && e.event_type === 'node_failed' && e.step_name === 'lib1')).toBe(true);
   });
 });
