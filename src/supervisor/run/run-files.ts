@@ -10,13 +10,14 @@ import { scriptKey } from '../../workflow/catalog/referenced-files.js';
 import type { WorkflowDefinition } from '../../workflow/schema/workflow-schema.js';
 import { captureRunFileSet, reloadChanges, type RunFileDirs } from './run-file-capture.js';
 
-/**
- * A run's command files and scripts as its copy holds them: what its nodes read instead of the
- * disk. A name the copy does not hold (a run started before runs kept copies) is read from disk.
- */
 /** A command's text, or why a node naming it fails. */
 export type CommandText = { ok: true; text: string } | { ok: false; message: string };
 
+/**
+ * A run's command files and scripts as its copy holds them: what its nodes read instead of the
+ * disk. A name the copy does not hold (a definition stored by a resume an older version queued,
+ * with no copy taken of it) is read from disk, as before runs kept copies.
+ */
 export interface RunFiles {
   /** The command's text as the copy holds it; undefined when the copy does not hold the name. */
   command(name: string): CommandText | undefined;
