@@ -2,7 +2,7 @@ import type { Run } from '../store/schemas/run.js';
 import type { Store } from '../store/store.js';
 
 /**
- * The project folder a run's workflow is looked up in again (a resume reads the file as it is
+ * The project folder a run's workflow is looked up in again (a resume with reload reads the file as it is
  * now): the codebase's checkout for a run on a codebase (its worktree holds only what git tracks,
  * so a project workflow not yet committed is not there), else the folder the run worked in.
  */

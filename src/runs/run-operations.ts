@@ -81,16 +81,19 @@ export async function requestResume(store: Store, runId: string, payload: Record
 export type WorkflowLookup = (name: string, query: { cwd?: string }) => Promise<WorkflowEntry>;
 
 /**
- * The definition a resume runs: the workflow's file as it reads now (the user may have fixed it),
- * found as the run request found it; undefined (the run's stored snapshot) when no file declares
- * the name any more. A file that no longer loads throws the lookup's error.
+ * The definition a resume with `reload` runs: the workflow's file as it reads now, found as the
+ * run request found it. A file that no longer loads throws the lookup's error (400 naming the
+ * problems); one that no longer exists throws WORKFLOW_NOT_FOUND saying the reload has nothing
+ * to take. A resume without reload runs the run's copy and reads no file.
  */
-export async function resumeDefinition(store: Store, lookup: WorkflowLookup, run: Run): Promise<unknown> {
+export async function reloadedDefinition(store: Store, lookup: WorkflowLookup, run: Run): Promise<unknown> {
   const cwd = await runProjectDir(store, run);
   try {
     return (await lookup(run.workflow_name, cwd ? { cwd } : {})).workflow;
   } catch (err) {
-    if (err instanceof CairnError && err.code === 'WORKFLOW_NOT_FOUND') return undefined;
+    if (err instanceof CairnError && err.code === 'WORKFLOW_NOT_FOUND') {
+      throw new CairnError('WORKFLOW_NOT_FOUND', runErrorText.reloadGone(run.workflow_name));
+    }
     throw err;
   }
 }

@@ -8,6 +8,8 @@ export const runErrorText = {
   invalidId: 'Invalid run id',
   cannotCancel: (status: string) => `Cannot cancel workflow in '${status}' status`,
   cannotResume: (status: string) => `Cannot resume workflow in '${status}' status`,
+  reloadGone: (name: string) =>
+    `Cannot reload workflow '${name}': no workflow file declares it any more. Resume without reload to run the copy the run took when it started`,
   budgetNotPaused: (status: string) => `budgetUsd applies only to a run paused by its budget; this run is '${status}' and was not paused by its budget`,
   budgetOfAnotherRun: (budgetRunId: string) =>
     `this run was paused by the budget of run ${budgetRunId}, not by its own: resume run ${budgetRunId} with budgetUsd to raise that budget`,

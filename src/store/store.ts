@@ -6,6 +6,7 @@ import type { HeartbeatStore } from './heartbeats.js';
 import type { HookStore } from './hooks.js';
 import type { JobStore } from './jobs.js';
 import type { NodeSessionStore } from './node-sessions.js';
+import type { RunFileStore } from './run-files.js';
 import type { RunStore } from './runs.js';
 import type { ScheduleStore } from './schedules.js';
 import type { UserPrefsStore } from './user-prefs.js';
@@ -28,6 +29,7 @@ export type { JobStore } from './jobs.js';
 export type { NodeSession, NodeSessionStore } from './node-sessions.js';
 export type { DeclaredSync, FireAdmission, FireAnswer, NewSchedule, ScheduleStore } from './schedules.js';
 export type { AiPrefs, AiPrefsPatch, StoredPreset, UserPrefsStore } from './user-prefs.js';
+export type { CapturedFile, CapturedFileKind, CaptureRunFiles, RunFileCapture, RunFileStore } from './run-files.js';
 export type {
   AcquireRun, DashboardRunQuery, GateDecisionAnswer, GateDecisionRequest, NewRun, RunContinuationAnswer, RunContinuationRequest, RunEnding,
   RunListQuery, RunStore, TransitionRun,
@@ -48,7 +50,7 @@ export type {
  */
 export interface Store
   extends RunStore, JobStore, EventStore, HeartbeatStore, CodebaseStore, ConversationStore, NodeSessionStore, UserPrefsStore,
-    CredentialStore, ScheduleStore, HookStore {
+    CredentialStore, ScheduleStore, HookStore, RunFileStore {
   /**
    * Throws when the database cannot answer a trivial query or take a trivial write (a full disk:
    * a disk-full STORE_UNAVAILABLE). One try: a busy database counts as answering.

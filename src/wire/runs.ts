@@ -215,7 +215,14 @@ export const runResumeBodySchema = z
         .positive({ error: 'budgetUsd must be greater than 0' })
         .optional()
         .describe('Cairn extension. The new USD budget of a run paused by its budget (metadata.budget.usd)'),
+      reload: z
+        .boolean({ error: 'reload must be true or false' })
+        .optional()
+        .describe(
+          'Cairn extension. true: take the workflow file, its command files and scripts as they are on disk now instead of the ' +
+            "run's copy (captured when it started); the run records a workflow_reloaded event with what changed",
+        ),
     },
-    { error: (iss) => (iss.code === 'unrecognized_keys' ? 'Unknown field; the only accepted field is budgetUsd' : 'Request body must be a JSON object') },
+    { error: (iss) => (iss.code === 'unrecognized_keys' ? 'Unknown field; the accepted fields are budgetUsd and reload' : 'Request body must be a JSON object') },
   )
   .nullish();

@@ -37,8 +37,11 @@ async function settled(server: RunningServer, runId: string, after = 0): Promise
   }, { what: `run ${runId} to finish`, timeoutMs: 45_000 });
 }
 
-async function post(server: RunningServer, path: string): Promise<{ status: number; body: Record<string, any> }> {
-  const res = await fetch(`${server.url}${path}`, { method: 'POST' });
+async function post(server: RunningServer, path: string, body?: unknown): Promise<{ status: number; body: Record<string, any> }> {
+  const res = await fetch(`${server.url}${path}`, {
+    method: 'POST',
+    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
@@ -80,10 +83,11 @@ nodes:
     expect(ofNode(failed, 'node_skipped', 'b')[0]!.data.reason).toBe('trigger_rule');
     expect(ofNode(failed, 'node_completed', 'c')[0]!.data.node_output).toBe('hi');
 
-    // Fix a in the workflow file: resume reads the file as it is now.
+    // Fix a in the workflow file. The run executes its own copy of the workflow (issue 30), so the
+    // fix applies through a resume that asks to reload the file (docs/runs.md, "Resuming a failed run").
     await writeHomeWorkflow(home, 'row23', broken.replace('bash: exit 1', 'bash: echo fixed'));
     const before = lastSeq(failed);
-    const answer = await resume(server, runId);
+    const answer = await post(server, `/api/workflows/runs/${runId}/resume`, { reload: true });
     expect(answer).toEqual({ status: 200, body: { success: true, message: expect.any(String) } });
 
     const done = await settled(server, runId, before);
@@ -98,6 +102,9 @@ nodes:
     expect(ofNode(done, 'node_completed', 'a', before)[0]!.data.node_output).toBe('fixed');
     expect(ofNode(done, 'node_completed', 'b', before)[0]!.data.node_output).toBe('b');
     expect(done.events.filter((e) => e.event_type === 'workflow_resumed')).toHaveLength(1);
+    const reloaded = done.events.filter((e) => e.event_type === 'workflow_reloaded');
+    expect(reloaded).toHaveLength(1);
+    expect(reloaded[0]!.data.workflow.after).not.toBe(reloaded[0]!.data.workflow.before);
 
     // Row 19's resume text, and a plain run request never resumes: it is a new run.
     expect(await resume(server, runId)).toEqual({ status: 400, body: expect.objectContaining({ error: "Cannot resume workflow in 'completed' status" }) });

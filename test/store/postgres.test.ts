@@ -21,6 +21,7 @@ import { describeWriteFenceContract } from './contract/write-fence.js';
 import { describeScheduleContract } from './contract/schedules.js';
 import { describeHookContract } from './contract/hooks.js';
 import { describeRunConcurrencyContract } from './contract/run-concurrency.js';
+import { describeRunFileContract } from './contract/run-files.js';
 import { usePostgresBackend } from './postgres-backend.js';
 
 const postgres = usePostgresBackend();
@@ -50,4 +51,5 @@ describe('PostgreSQL store', () => {
   describeScheduleContract(postgres);
   describeHookContract(postgres);
   describeRunConcurrencyContract(postgres);
+  describeRunFileContract(postgres);
 });

@@ -21,6 +21,7 @@ import { describeWriteFenceContract } from './contract/write-fence.js';
 import { describeScheduleContract } from './contract/schedules.js';
 import { describeHookContract } from './contract/hooks.js';
 import { describeRunConcurrencyContract } from './contract/run-concurrency.js';
+import { describeRunFileContract } from './contract/run-files.js';
 import { sqliteBackend } from './sqlite-backend.js';
 
 /** The SQLite store passes the whole Store contract. */
@@ -48,4 +49,5 @@ describe('SQLite store', () => {
   describeScheduleContract(sqliteBackend);
   describeHookContract(sqliteBackend);
   describeRunConcurrencyContract(sqliteBackend);
+  describeRunFileContract(sqliteBackend);
 });

@@ -160,7 +160,7 @@ it('offers the slash commands as you type /, the same list /help answers, and co
   await page.keyboard.type('/workflow r');
   expect(await page.locator('[data-suggestion]').evaluateAll((items) => items.map((li) => li.getAttribute('data-suggestion')))).toEqual([
     '/workflow run <name> [message]',
-    '/workflow resume <id>',
+    '/workflow resume <id> [--reload]',
     '/workflow reject <id> [reason]',
   ]);
   await page.keyboard.press('ArrowDown');

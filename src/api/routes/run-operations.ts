@@ -10,7 +10,7 @@ import { awaitJob, JOB_ANSWER_WAIT_MS } from '../waits/await-job.js';
 import { lookupWorkflow } from '../workflow-files/workflow-lookup.js';
 import { runErrorText } from '../../runs/run-texts.js';
 import { awaitRunsEnded } from '../waits/await-runs-ended.js';
-import { abandonableRunStatuses, requestResume, resumableRunStatuses, resumeDefinition } from '../../runs/run-operations.js';
+import { abandonableRunStatuses, requestResume, resumableRunStatuses, reloadedDefinition } from '../../runs/run-operations.js';
 
 export interface RunOperationRoutesOptions {
   store: Store;
@@ -97,9 +97,12 @@ export const runOperationRoutes: FastifyPluginAsyncZod<RunOperationRoutesOptions
           'Continues the same run id. Nodes with a durable success are not run again (each gets a ' +
           'node_skipped_prior_success event with its output); always_run nodes are reset and run; a ' +
           'node whose dependency ran again with another output is invalidated and runs; failed and ' +
-          'skipped nodes run (are decided) again. The workflow is read from its file as it is now ' +
-          '(the stored definition when the file is gone); inputs and run metadata of the first start ' +
-          'are reused. The request takes no body, except for a run paused by its budget (Cairn extension): ' +
+          'skipped nodes run (are decided) again. The run executes its own copy of the workflow, its command files and its ' +
+          'scripts, taken when it started: editing or deleting them on disk changes nothing for it. With ' +
+          '`{ "reload": true }` (Cairn extension) the resume takes them as they are on disk now and records a workflow_reloaded ' +
+          'event with the content hashes that changed; 400 WORKFLOW_INVALID naming the problems when the file no longer loads, ' +
+          '404 WORKFLOW_NOT_FOUND when no file declares the workflow any more (nothing is queued either way). Inputs and run ' +
+          'metadata of the first start are reused. For a run paused by its budget (Cairn extension): ' +
           '`{ "budgetUsd": n }` raises its budget (metadata.budget.usd) as it resumes; without it the run resumes with ' +
           'the same budget and pauses again before its next AI attempt. 400 when the run is not failed or paused, or ' +
           'budgetUsd is given for a run that is not paused by its own budget (a run paused by the budget of a run above it ' +
@@ -122,8 +125,11 @@ export const runOperationRoutes: FastifyPluginAsyncZod<RunOperationRoutesOptions
       if (budgetUsd !== undefined && budgetRunId !== undefined && budgetRunId !== run.id) {
         throw new CairnError('RUN_INVALID_STATE', runErrorText.budgetOfAnotherRun(budgetRunId));
       }
-      const definition = await resumeDefinition(store, (name, query) => lookupWorkflow(opts.catalog, name, query), run);
-      const payload = { ...(definition === undefined ? {} : { definition }), ...(budgetUsd !== undefined ? { budgetUsd } : {}) };
+      // The run's copy runs, unless the resume asks to take the files as they are now (checked
+      // here: a file that no longer loads is refused before anything is queued).
+      const reload = req.body?.reload === true;
+      const definition = reload ? await reloadedDefinition(store, (name, query) => lookupWorkflow(opts.catalog, name, query), run) : undefined;
+      const payload = { ...(reload ? { definition, reload: true } : {}), ...(budgetUsd !== undefined ? { budgetUsd } : {}) };
       // Queued only while it applies: never behind a cancel or abandon that will end the run.
       const done = await awaitCarriedOut(await requestResume(store, run.id, payload), run, runErrorText.cannotResume);
       req.log.info({ runId: run.id, from: run.status, done }, 'run.resume_requested');

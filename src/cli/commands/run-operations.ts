@@ -18,14 +18,14 @@ interface OperationRequest {
 
 /**
  * One run operation: resolve the id (prefixes too), send the request, print the server's message.
- * `budgetUsd`: the command takes `--budget-usd <n>` (a positive number) and passes it to `send`.
+ * `resume`: the command takes `--budget-usd <n>` (a positive number) and `--reload`, and passes them to `send`.
  */
 function operation(
   name: string,
   summary: string,
   help: string,
-  send: (id: string, budgetUsd?: number) => OperationRequest,
-  opts: { budgetUsd?: boolean } = {},
+  send: (id: string, resume: { budgetUsd?: number; reload: boolean }) => OperationRequest,
+  opts: { resume?: boolean } = {},
 ): Command {
   return {
     name,
@@ -34,7 +34,7 @@ function operation(
     async run(argv, ctx) {
       const { values, positionals } = parseCommandArgs(this.name, argv, {
         json: { type: 'boolean' },
-        ...(opts.budgetUsd ? { 'budget-usd': { type: 'string' as const } } : {}),
+        ...(opts.resume ? { 'budget-usd': { type: 'string' as const }, reload: { type: 'boolean' as const } } : {}),
         ...urlOption,
       });
       if (values.help) return printHelp(ctx, this.help);
@@ -42,7 +42,7 @@ function operation(
       const budgetUsd = parseBudget(this.name, values['budget-usd']);
       const client = clientFor(ctx, values.url);
       const id = await resolveRunId(client, given, this.name);
-      const { method, path, body: requestBody } = send(id, budgetUsd);
+      const { method, path, body: requestBody } = send(id, { ...(budgetUsd !== undefined ? { budgetUsd } : {}), reload: values.reload === true });
       const schema = name === 'run abandon' ? runAbandonResponseSchema : runOperationResponseSchema;
       const { raw, body } = await client.request(method, path, schema, requestBody ? { body: requestBody } : {});
       if (values.json) return printJson(ctx, raw);
@@ -67,22 +67,27 @@ ${serverOptionsHelp}`;
 export const runResumeCommand = operation(
   'run resume',
   'continue a failed or paused run, skipping the nodes that already succeeded',
-  `Usage: cairn run resume <id> [--budget-usd <n>] [--json] [--url <url>]
+  `Usage: cairn run resume <id> [--reload] [--budget-usd <n>] [--json] [--url <url>]
 
 Continue a failed or paused run under the same id. Nodes that already succeeded are not run
 again (their output is reused); always_run nodes, nodes whose dependency ran again with another
-output, and the failed and skipped nodes run. The workflow is read from its file as it is now, so
-a fix to the file applies; the inputs of the first start are reused. ${idHelp}
+output, and the failed and skipped nodes run. The run executes its own copy of the workflow, its
+command files and its scripts, taken when it started: edits on disk do not apply unless --reload
+takes them as they are now. The inputs of the first start are reused. ${idHelp}
 
 A run paused by its USD budget resumes with the same budget (and pauses again before its next AI
 attempt) unless --budget-usd raises it. A child run paused by the budget of a run above it is
 resumed through that run: resume the run the pause names.
 
 Options:
+  --reload           take the workflow file, command files and scripts as they are on disk now
   --budget-usd <n>   a run paused by its own budget: its new budget, in US dollars
 ${options.slice('Options:\n'.length)}`,
-  (id, budgetUsd) => ({ method: 'POST', path: `${runPath(id)}/resume`, ...(budgetUsd !== undefined ? { body: { budgetUsd } } : {}) }),
-  { budgetUsd: true },
+  (id, { budgetUsd, reload }) => {
+    const body = { ...(budgetUsd !== undefined ? { budgetUsd } : {}), ...(reload ? { reload: true } : {}) };
+    return { method: 'POST', path: `${runPath(id)}/resume`, ...(Object.keys(body).length ? { body } : {}) };
+  },
+  { resume: true },
 );
 
 export const runAbandonCommand = operation(

@@ -15,7 +15,7 @@ export const HELP_TEXT = [
   '- /workflow run <name> [message] — start a workflow in the background',
   '- /workflow status — the workflows of this conversation that are still going',
   '- /workflow cancel <id> — cancel a run',
-  '- /workflow resume <id> — continue a failed or paused run (what succeeded is not run again)',
+  '- /workflow resume <id> [--reload] — continue a failed or paused run (what succeeded is not run again; --reload takes its files as they are now)',
   '- /workflow abandon <id> — end a running, paused or failed run for good',
   '- /workflow approve <id> [comment] — approve the gate a paused run waits at',
   '- /workflow reject <id> [reason] — reject it',

@@ -1,7 +1,7 @@
 import { CairnError } from '../../shared/errors.js';
 import { terminalRunStatuses, type Run } from '../../store/schemas/run.js';
 import { resolveRunInputs } from '../../workflow/schema/run-inputs.js';
-import { abandonableRunStatuses, requestGateAnswer, requestResume, resumableRunStatuses, resumeDefinition, type GateVerb } from '../../runs/run-operations.js';
+import { abandonableRunStatuses, requestGateAnswer, requestResume, resumableRunStatuses, reloadedDefinition, type GateVerb } from '../../runs/run-operations.js';
 import { runErrorText } from '../../runs/run-texts.js';
 import { queueRun } from '../../runs/queue-run.js';
 import { runMessageSchema } from '../../runs/run-message.js';
@@ -103,20 +103,25 @@ async function cancel(deps: ChatDeps, runId: string | undefined): Promise<ChatAn
   return answer(`Cancelling workflow run ${run.id} (**${run.workflow_name}**).`);
 }
 
-/** `/workflow resume <id>`: queued for the supervisor with the workflow as its file reads now. */
-async function resume(deps: ChatDeps, runId: string | undefined): Promise<ChatAnswer> {
+/**
+ * `/workflow resume <id> [--reload]`: queued for the supervisor. The run executes its own copy of
+ * its files; `--reload` takes the workflow's file, command files and scripts as they are now.
+ */
+async function resume(deps: ChatDeps, runId: string | undefined, options: readonly string[]): Promise<ChatAnswer> {
+  if (options.some((o) => o !== '--reload')) return answer('Usage: /workflow resume <run id> [--reload]');
+  const reload = options.includes('--reload');
   const run = await runNamed(deps, 'resume', runId);
   if (isAnswer(run)) return run;
   if (!resumableRunStatuses.includes(run.status)) return answer(runErrorText.cannotResume(run.status));
   let definition: unknown;
   try {
-    definition = await resumeDefinition(deps.store, (name, query) => deps.catalog.getAsync(name, query), run);
+    if (reload) definition = await reloadedDefinition(deps.store, (name, query) => deps.catalog.getAsync(name, query), run);
   } catch (err) {
     if (err instanceof CairnError && err.code !== 'STORE_UNAVAILABLE') return answer(`Cannot resume workflow run ${run.id}: ${err.message}`);
     throw err;
   }
   try {
-    await requestResume(deps.store, run.id, definition === undefined ? {} : { definition });
+    await requestResume(deps.store, run.id, reload ? { definition, reload: true } : {});
   } catch (err) {
     if (err instanceof CairnError && err.code !== 'STORE_UNAVAILABLE') return answer(err.message);
     throw err;
@@ -160,7 +165,7 @@ export async function workflowCommand(deps: ChatDeps, turn: ChatTurn, args: stri
     case 'cancel':
       return cancel(deps, first);
     case 'resume':
-      return resume(deps, first);
+      return resume(deps, first, args.slice(2));
     case 'abandon':
       return abandon(deps, first);
     case 'approve':

@@ -8,6 +8,8 @@ export const copiedTables = [
   'conversations',
   'messages',
   'workflow_runs',
+  'run_file_contents',
+  'run_files',
   'jobs',
   'events',
   'run_node_sessions',

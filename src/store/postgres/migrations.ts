@@ -311,4 +311,25 @@ export const pgMigrations: readonly PgMigration[] = [
       CREATE INDEX hook_deliveries_received ON hook_deliveries (received_at);
     `,
   },
+  {
+    version: 5,
+    name: 'the files a run captured when it started',
+    sql: `
+      -- As SQLite's migration 20: each distinct content once, by hash, and the files each run captured.
+      CREATE TABLE run_file_contents (
+        hash    TEXT PRIMARY KEY,
+        content TEXT NOT NULL,
+        bytes   BIGINT NOT NULL
+      );
+      CREATE TABLE run_files (
+        run_id TEXT NOT NULL REFERENCES workflow_runs (id) ON DELETE CASCADE,
+        kind   TEXT NOT NULL CHECK (kind IN ('workflow', 'command', 'script')),
+        name   TEXT NOT NULL,
+        path   TEXT,
+        hash   TEXT,
+        PRIMARY KEY (run_id, kind, name)
+      );
+      CREATE INDEX run_files_hash ON run_files (hash) WHERE hash IS NOT NULL;
+    `,
+  },
 ];

@@ -12,6 +12,7 @@ import { pgRunStore } from './run-store.js';
 import { pgScheduleStore } from './schedule-store.js';
 import { PgSession, type PgSessionOptions } from './session.js';
 import { pgUserPrefsStore } from './user-prefs-store.js';
+import { pgRunFileStore } from './run-file-store.js';
 
 export interface PostgresStoreOptions extends PgSessionOptions {
   /** Fallback poll interval of the change notification. */
@@ -37,6 +38,7 @@ export function openPostgresStore(opts: PostgresStoreOptions): Store {
     ...pgConversationStore(session),
     ...pgNodeSessionStore(session),
     ...pgUserPrefsStore(session),
+    ...pgRunFileStore(session),
     ...pgCredentialStore(session),
     ...pgScheduleStore(session),
     ...pgHookStore(session),

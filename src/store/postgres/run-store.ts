@@ -13,6 +13,7 @@ import { isolationStatements } from './isolation-sql.js';
 import { jobStatements } from './jobs-sql.js';
 import { runPageStatements } from './run-pages-sql.js';
 import { runStatements } from './runs-sql.js';
+import { runFileStatements } from './run-files-sql.js';
 import type { PgSession, Query } from './session.js';
 
 /**
@@ -129,7 +130,13 @@ export function pgRunStore(session: PgSession): RunStore {
     deleteRun: (runId, fromStatuses) =>
       session.write('delete a run', async (q) => {
         const runs = runStatements(q);
-        return mayDelete(await runs.hold(runId), fromStatuses) && (await runs.remove(runId));
+        if (!mayDelete(await runs.hold(runId), fromStatuses)) return false;
+        // Its captured files go with it; contents no other run names are forgotten.
+        const files = runFileStatements(q);
+        const hashes = await files.hashes(runId);
+        const removed = await runs.remove(runId);
+        await files.forgetUnused(hashes);
+        return removed;
       }),
 
     transitionRun: (input) =>

@@ -70,6 +70,8 @@ export const workflowResumedDataSchema = z.looseObject({
   supervisorId: z.string().optional(),
   /** Resumed by itself after a provider's usage limit reset (`auto_resume`), not by a person. */
   auto: z.boolean().optional(),
+  /** Asked to take the workflow, its command files and scripts as they are on disk now (`workflow_reloaded` follows). */
+  reload: z.boolean().optional(),
 });
 export type WorkflowResumedData = z.infer<typeof workflowResumedDataSchema>;
 
@@ -83,6 +85,26 @@ export const evidenceValidationFailedDataSchema = z.looseObject({
 });
 export type EvidenceValidationFailedData = z.infer<typeof evidenceValidationFailedDataSchema>;
 
+/** One file of a run's copy whose content a reload changed: its hash before and after (null: not found). */
+export const reloadedFileDataSchema = z.looseObject({
+  kind: z.enum(['command', 'script']),
+  name: z.string(),
+  before: z.string().nullable(),
+  after: z.string().nullable(),
+});
+export type ReloadedFileData = z.infer<typeof reloadedFileDataSchema>;
+
+/**
+ * Written when a resume with `reload` took the workflow, its command files and its scripts as
+ * they are on disk now (in the transaction that stores the new copy): the definition's hash before
+ * and after, and each file whose content changed, appeared or went.
+ */
+export const workflowReloadedDataSchema = z.looseObject({
+  workflow: z.looseObject({ before: z.string().nullable(), after: z.string() }),
+  changed: z.array(reloadedFileDataSchema),
+});
+export type WorkflowReloadedData = z.infer<typeof workflowReloadedDataSchema>;
+
 /** Each run-level event type with the schema of its `data`. */
 export const runLevelEventDataSchemas = {
   workflow_queued: workflowQueuedDataSchema,
@@ -93,6 +115,7 @@ export const runLevelEventDataSchemas = {
   workflow_cancelled: workflowCancelledDataSchema,
   workflow_paused: workflowPausedDataSchema,
   workflow_resumed: workflowResumedDataSchema,
+  workflow_reloaded: workflowReloadedDataSchema,
   evidence_validation_failed: evidenceValidationFailedDataSchema,
 } as const;
 
@@ -102,7 +125,7 @@ export const runLevelEventTypeSchema = z.enum(
 export type RunLevelEventType = z.infer<typeof runLevelEventTypeSchema>;
 export type RunLevelEventData<T extends RunLevelEventType> = z.infer<(typeof runLevelEventDataSchemas)[T]>;
 
-/** The run status each event announces; `workflow_queued` and `workflow_parse_warnings` announce none. */
+/** The run status each event announces; `workflow_queued`, `workflow_parse_warnings` and `workflow_reloaded` announce none. */
 export const runStatusByRunLevelEvent = {
   workflow_queued: undefined,
   workflow_started: 'running',
@@ -112,6 +135,7 @@ export const runStatusByRunLevelEvent = {
   workflow_cancelled: 'cancelled',
   workflow_paused: 'paused',
   workflow_resumed: 'running',
+  workflow_reloaded: undefined,
   evidence_validation_failed: undefined,
 } as const satisfies Record<RunLevelEventType, RunStatus | undefined>;
 

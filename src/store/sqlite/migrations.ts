@@ -232,6 +232,31 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX hook_deliveries_received ON hook_deliveries (received_at);
     `,
   },
+  {
+    version: 20,
+    name: 'the files a run captured when it started',
+    sql: `
+      -- Each distinct content of a captured command or script file, once, by its hash: a thousand
+      -- runs of one workflow hold its files once. Forgotten when no run's files name it.
+      CREATE TABLE run_file_contents (
+        hash    TEXT PRIMARY KEY,
+        content TEXT NOT NULL,
+        bytes   INTEGER NOT NULL
+      );
+      -- The files a run captured (store/run-files.ts): kind command or script, named as its nodes
+      -- name them; hash and path are null for a file that was not found. One row of kind workflow
+      -- holds the hash of the definition the capture was made with. Gone with its run.
+      CREATE TABLE run_files (
+        run_id TEXT NOT NULL REFERENCES workflow_runs (id) ON DELETE CASCADE,
+        kind   TEXT NOT NULL CHECK (kind IN ('workflow', 'command', 'script')),
+        name   TEXT NOT NULL,
+        path   TEXT,
+        hash   TEXT,
+        PRIMARY KEY (run_id, kind, name)
+      );
+      CREATE INDEX run_files_hash ON run_files (hash) WHERE hash IS NOT NULL;
+    `,
+  },
 ];
 
 /**

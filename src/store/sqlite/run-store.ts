@@ -11,6 +11,7 @@ import { eventStatements } from './events-sql.js';
 import { isolationStatements } from './isolation-sql.js';
 import { jobStatements } from './jobs-sql.js';
 import { runStatements } from './runs-sql.js';
+import { runFileStatements } from './run-files-sql.js';
 import { runPageStatements } from './run-pages-sql.js';
 import { runAdmission } from './run-admission.js';
 import type { SqliteSession } from './session.js';
@@ -28,6 +29,7 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
   const events = eventStatements(session.db);
   const isolation = isolationStatements(session.db);
   const admission = runAdmission(session.db);
+  const files = runFileStatements(session.db);
 
   /** Stores the follow-ups the rules gave a change, in order. */
   const carryOut = (followUps: readonly RunFollowUp[], now: string): void => {
@@ -137,7 +139,14 @@ export function sqliteRunStore(session: SqliteSession): RunStore {
       }),
 
     deleteRun: (runId, fromStatuses) =>
-      session.write('delete a run', () => mayDelete(runs.hold(runId), fromStatuses) && runs.remove(runId)),
+      session.write('delete a run', () => {
+        if (!mayDelete(runs.hold(runId), fromStatuses)) return false;
+        // Its captured files go with it; contents no other run names are forgotten.
+        const hashes = files.hashes(runId);
+        const removed = runs.remove(runId);
+        files.forgetUnused(hashes);
+        return removed;
+      }),
 
     transitionRun: (input) =>
       session.write('change the state of a run', () => {

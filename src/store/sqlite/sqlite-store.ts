@@ -14,6 +14,7 @@ import { sqliteRunStore } from './run-store.js';
 import { sqliteScheduleStore } from './schedule-store.js';
 import { SqliteSession, type SqliteSessionOptions } from './session.js';
 import { sqliteUserPrefsStore } from './user-prefs-store.js';
+import { sqliteRunFileStore } from './run-file-store.js';
 
 export interface SqliteStoreOptions extends SqliteSessionOptions {
   /** Fallback poll interval of the change watch. */
@@ -39,6 +40,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     ...sqliteConversationStore(session),
     ...sqliteNodeSessionStore(session),
     ...sqliteUserPrefsStore(session),
+    ...sqliteRunFileStore(session),
     ...sqliteCredentialStore(session),
     ...sqliteScheduleStore(session),
     ...sqliteHookStore(session),

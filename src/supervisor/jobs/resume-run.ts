@@ -9,7 +9,8 @@ import { runIdOf, type JobHandler } from './job-handler.js';
 /**
  * `resume_run`: moves a failed or paused run back to running under this supervisor, in one
  * transition that also writes `workflow_resumed` (the boundary restoreRun reads a new pass
- * from) and, when the API found the workflow's file, the definition as it now reads. Then the
+ * from) and, for a resume with `reload`, the definition as the workflow's file now reads (the
+ * scheduler then makes the run's copy of its files again: `reload: true` on the event). Then the
  * run's scheduler starts from the table rebuilt from the run's events: nodes with a prior success
  * are replayed, reset or invalidated as they are decided, the others run again.
  *
@@ -51,7 +52,7 @@ export const resumeRunJob: JobHandler = {
       resume: true,
       ...(definition !== undefined ? { definition } : {}),
       ...(Object.keys(metadataPatch).length ? { metadataPatch } : {}),
-      events: [resumedEvent(run, supervisorId, rerunNodes, auto !== undefined)],
+      events: [resumedEvent(run, supervisorId, rerunNodes, auto !== undefined, job.payload.reload === true)],
     }));
     if (typeof resumed === 'string') return resumed;
     if (!resumed) return 'ignored: run changed state';
@@ -79,11 +80,13 @@ function waitingText(run: Run): string {
   return `concurrency key ${JSON.stringify(place?.key)} is full; number ${place?.position ?? 1} in line behind ${(place?.waiting_for ?? []).join(', ')}`;
 }
 
-function resumedEvent(run: Run, supervisorId: string, rerunNodes: readonly string[], auto: boolean): NewRunEvent {
+function resumedEvent(run: Run, supervisorId: string, rerunNodes: readonly string[], auto: boolean, reload: boolean): NewRunEvent {
   return newRunLevelEvent(run, 'workflow_resumed', {
     resumedFrom: run.status,
     supervisorId,
     ...(auto ? { auto: true } : {}),
+    // The scheduler makes the run's copy of its files again (supervisor/run/run-files.ts).
+    ...(reload ? { reload: true } : {}),
     ...(rerunNodes.length ? { rerunNodes: [...rerunNodes] } : {}),
     ...(run.error !== null ? { error: run.error } : {}),
   });

@@ -12,6 +12,7 @@ import type { NodeHandlerSet } from './node-handler.js';
 import type { RestoreKinds } from './restore-run.js';
 import type { PlanKinds, PlannedNode } from './run-plan.js';
 import type { Slots } from './slots.js';
+import type { RunFiles } from './run-files.js';
 import type { GlobalLimiter } from './global-line.js';
 
 /** Runs one attempt in a worker (the Piscina pool in production); the task is the kind's own. */
@@ -36,6 +37,8 @@ export interface RunServices {
   workingPath: string;
   /** The run's artifacts directory: long outputs are spilled under it. */
   artifactsDir: string;
+  /** The run's copy of its command files and scripts (run-files.ts): what its nodes read, not the disk. */
+  files: RunFiles;
   /** The env-leak gate's decision for the run (codebases/env-gate.ts). */
   envFiles: 'load' | 'block';
   /** `$WORKFLOW_ID`, `$ARTIFACTS_DIR` and the run's place variables, as resolved for it. */

@@ -16,6 +16,7 @@ import { decideEnvGate } from '../../codebases/env-gate.js';
 import { placeRun } from './run-isolation.js';
 import { recordRunVariables, resolveRunVariables } from './run-variables.js';
 import { compileRunPlan } from './run-plan.js';
+import { isReloadDue, openRunFiles } from './run-files.js';
 import { RunScheduler } from './scheduler.js';
 import { optionWarningsEvent } from './option-warnings.js';
 import { openRunEnv } from '../../runs/run-env.js';
@@ -80,6 +81,15 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
     const codebase = placed.run.codebase_id === null ? undefined : await deps.store.getCodebase(placed.run.codebase_id);
     const resolved = await resolveRunVariables(placed.run, codebase, paths);
     const run = await recordRunVariables(deps.store, placed.run, resolved.record);
+    const pastEvents = takeover ? await deps.store.listRunEvents(run.id) : undefined;
+    // The run's copy of its command files and scripts: made as it starts (or as a resume with
+    // reload asked), read back after.
+    const files = await openRunFiles(deps.store, run, definition, {
+      dirs: { home: paths.home, workingPath: run.working_path, homeScripts: paths.scripts },
+      runFolder: paths.runFolder(run.id),
+      reload: pastEvents !== undefined && isReloadDue(pastEvents),
+      log: deps.log.child({ runId: run.id }),
+    });
     const gate = await decideEnvGate(codebase, workingPath, () => new Date().toISOString());
     if (gate.policy === 'block') {
       deps.log.warn(
@@ -89,7 +99,7 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
     }
     const events = new NodeEventFactory(run);
     const restored = takeover
-      ? await restoreRun(run, plan, await deps.store.listRunEvents(run.id), {
+      ? await restoreRun(run, plan, pastEvents ?? [], {
           previousOwner: takeover.previousOwner,
           killGraceMs: KILL_GRACE_MS,
           cancelling: takeover.cancelling ?? false,
@@ -126,6 +136,7 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
       workingPath,
       artifactsDir,
       envFiles: gate.policy,
+      files,
       runVariables: { WORKFLOW_ID: run.id, ARTIFACTS_DIR: artifactsDir, ...resolved.values },
       models,
       context,

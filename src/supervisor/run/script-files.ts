@@ -4,6 +4,12 @@ import { projectFolders } from '../../workflow/catalog/locations.js';
 
 const extensions = { bun: ['.ts', '.js', '.mjs', '.cjs', '.tsx', '.jsx'], uv: ['.py'] } as const;
 
+/** Whether a script body could name a script file (`echo-args`, `tool.py`): anything else is code. */
+export function isScriptName(script: string): boolean {
+  const name = script.trim();
+  return /^[\w.-]+$/.test(name) && !name.startsWith('.');
+}
+
 /**
  * Resolves a `script:` that names a script file (`script: echo-args`) to its path: the
  * project's `.cairn/scripts/` then `.archon/scripts/`, then `$CAIRN_HOME/scripts/`, trying the
@@ -16,7 +22,7 @@ export function resolveScriptFile(
   dirs: { cwd: string | null; homeScripts: string },
 ): string | undefined {
   const name = script.trim();
-  if (!/^[\w.-]+$/.test(name) || name.startsWith('.')) return undefined;
+  if (!isScriptName(name)) return undefined;
   const folders = [
     ...(dirs.cwd ? projectFolders.map((folder) => join(dirs.cwd!, folder, 'scripts')) : []),
     dirs.homeScripts,

@@ -215,6 +215,7 @@ describe('chat turns', () => {
     expect(await ask(id, `/workflow approve ${byWorker.run.id}`)).toBe("Cannot approve workflow in 'completed' status");
     expect(await ask(id, `/workflow reject ${byWorker.run.id} no`)).toBe("Cannot reject workflow in 'completed' status");
     expect(await ask(id, '/workflow resume')).toBe('Usage: /workflow resume <run id>');
+    expect(await ask(id, `/workflow resume ${byWorker.run.id} --force`)).toBe('Usage: /workflow resume <run id> [--reload]');
   });
 
   it('/workflow run with a NUL byte in the message answers the run route’s refusal and queues no run that can only fail', async () => {
@@ -257,10 +258,12 @@ nodes:
     expect(await assistantTexts(id)).toContain(`Approved gate 'review' of workflow run ${runId} (**gated**).`);
     await waitFor(async () => (await statusOf()) === 'failed', { what: 'the work node to fail' });
     await writeFile(control, '');
-    await ask(id, `/workflow resume ${runId}`);
+    // --reload takes the workflow's files as they are now: the run says so with workflow_reloaded.
+    await ask(id, `/workflow resume ${runId} --reload`);
     expect(await assistantTexts(id)).toContain(`Resuming workflow run ${runId} (**gated**): nodes that already succeeded are not run again.`);
     await waitFor(async () => (await statusOf()) === 'completed', { what: 'the resumed run to complete' });
     const events = await t.store.listRunEvents(runId);
+    expect(events.filter((e) => e.event_type === 'workflow_reloaded')).toHaveLength(1);
     expect(events.filter((e) => e.event_type === 'node_completed' && e.step_name === 'work').map((e) => e.data.node_output)).toEqual([comment]);
     expect(existsSync(join(home.home, 'pwned'))).toBe(false);
 

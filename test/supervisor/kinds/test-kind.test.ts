@@ -23,6 +23,7 @@ import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';
 import { bundleThreadEntry } from '../../helpers/thread-bundle.js';
 import { shoutKind } from './test-kind/kind.js';
 import { shoutWorkerKind } from './test-kind/worker-kind.js';
+import { openRunFiles } from '../../../src/supervisor/run/run-files.js';
 
 /**
  * A node kind added from a test, without editing a file of src/: its supervisor side
@@ -92,7 +93,11 @@ describe('a node kind registered by a test', () => {
     const runSlots = runSlotsOf(4);
     const { handlers, providerOf } = kinds.forRun({
       store, storeConfig: sqliteStoreConfig(home.paths.database), run, definition, settings, pool, runEnv: {},
-      workingPath: home.home, artifactsDir, envFiles: 'load', runVariables: { WORKFLOW_ID: run.id, ARTIFACTS_DIR: artifactsDir },
+      workingPath: home.home, artifactsDir, envFiles: 'load',
+      files: await openRunFiles(store, run, definition, {
+        dirs: { home: home.home, workingPath: home.home, homeScripts: settings.paths.scripts }, runFolder: join(home.home, 'run'), reload: false, log: silentLogger(),
+      }),
+      runVariables: { WORKFLOW_ID: run.id, ARTIFACTS_DIR: artifactsDir },
       models: {}, context, events, limiter, runSlots, killGraceMs: 1_000, log: silentLogger(),
     });
     const scheduler = new RunScheduler(run, plan, table, {

@@ -30,7 +30,7 @@ export const slashCommands: readonly SlashCommand[] = [
   { usage: '/workflow run <name> [message]', description: 'start a workflow in the background', argument: 'workflow' },
   { usage: '/workflow status', description: 'the workflows of this conversation that are still going' },
   { usage: '/workflow cancel <id>', description: 'cancel a run' },
-  { usage: '/workflow resume <id>', description: 'continue a failed or paused run (what succeeded is not run again)' },
+  { usage: '/workflow resume <id> [--reload]', description: 'continue a failed or paused run (what succeeded is not run again; --reload takes its files as they are now)' },
   { usage: '/workflow abandon <id>', description: 'end a running, paused or failed run for good' },
   { usage: '/workflow approve <id> [comment]', description: 'approve the gate a paused run waits at' },
   { usage: '/workflow reject <id> [reason]', description: 'reject it' },

@@ -103,8 +103,9 @@ function closestSessionUpstream(start: PlannedNode, level: KindPlanLevel): strin
 }
 
 /**
- * A command node's prompt is its command file, read at each attempt (project, home, bundled),
- * then substituted like an inline prompt: every reference becomes plain text.
+ * A command node's prompt is its command file as the run's copy holds it (captured when the run
+ * started: project, home, bundled; read from disk only for a run that has no copy of it), then
+ * substituted like an inline prompt: every reference becomes plain text.
  */
 function preparePrompt(services: RunServices): PreparePrompt {
   const { substitution, input } = services.context;
@@ -114,7 +115,9 @@ function preparePrompt(services: RunServices): PreparePrompt {
     if (source.kind === 'inline') {
       text = source.prompt;
     } else {
-      const loaded = loadCommand(defaultLocations(input.home ?? resolveHome()), input.run.working_path ?? undefined, source.name);
+      const loaded =
+        services.files.command(source.name) ??
+        loadCommand(defaultLocations(input.home ?? resolveHome()), input.run.working_path ?? undefined, source.name);
       if (!loaded.ok) return { ok: false, error: `Node '${node.id}': ${loaded.message}` };
       text = loaded.text;
     }

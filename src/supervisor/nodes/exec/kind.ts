@@ -42,7 +42,10 @@ function prepareExec(services: RunServices): PrepareExec {
     const { runtime, source } = node.action;
     const ctx = substitution(node.id, extra, scope);
     if (runtime !== 'sh') {
-      const file = resolveScriptFile(source, runtime, { cwd: input.run.working_path, homeScripts: input.homeScripts });
+      // The run's copy of a script file (null: the copy found none, the body is code); looked
+      // for on disk only when the copy does not know the body.
+      const held = services.files.scriptFile(source, runtime);
+      const file = held === undefined ? resolveScriptFile(source, runtime, { cwd: input.run.working_path, homeScripts: input.homeScripts }) : held ?? undefined;
       if (file) return { ok: true, script: file, env: bodyEnvironment(ctx) };
     }
     const result = substituteShell(source, ctx, runtime);
