@@ -37,13 +37,21 @@ export function pgEventStore(session: PgSession, writer?: string): EventStore {
       const written = await session.write('append events', async (q) => {
         const events = eventStatements(q);
         const now = session.now();
-        const out: (PendingEvent<RunEvent>[] | Error)[] = [];
-        for (const b of batch) {
-          // Fenced: the owners are read under the row locks this transaction keeps until it commits.
-          const refused = writer === undefined ? undefined : fenceRefusal(runIdsOf(b.events), await events.lockOwners(runIdsOf(b.events)), writer);
-          out.push(refused ?? (await events.append(b.events, now)));
-        }
-        return out;
+        // Every run of the batch locked once, in id order; the owners read under those locks (which
+        // this transaction keeps until it commits) fence each call on its own.
+        const owners = await events.lockOwners(runIdsOf(batch.flatMap((b) => b.events)));
+        const refusals = batch.map((b) => (writer === undefined ? undefined : fenceRefusal(runIdsOf(b.events), owners, writer)));
+        // The calls let through, written in one statement, in call order.
+        const rows = await events.insertLocked(batch.flatMap((b, i) => (refusals[i] ? [] : b.events)), now);
+        let next = 0;
+        return batch.map((b, i): PendingEvent<RunEvent>[] | Error => {
+          if (refusals[i]) return refusals[i]!;
+          // The rows of this call: those of its events that were written (an end already there is not).
+          const own = new Set(b.events);
+          const mine: PendingEvent<RunEvent>[] = [];
+          while (next < rows.length && own.has(rows[next]!.source)) mine.push(rows[next++]!.pending);
+          return mine;
+        });
       });
       const ids = written.flatMap((w) => (w instanceof Error ? [] : w.map((p) => p.id)));
       const seqs = ids.length ? await session.read('read the seqs of new events', (q) => eventStatements(q).seqsOf(ids)) : new Map<number, number>();
