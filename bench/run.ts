@@ -13,6 +13,7 @@ import { formatServerStartTable, serverStart } from './server-start.js';
 import { formatWebUiTable, webUi } from './web-ui.js';
 import { formatScheduleTicksTable, scheduleTicks } from './schedule-ticks.js';
 import { formatWebhookAcksTable, webhookAcks } from './webhook-acks.js';
+import { formatPostgresTable, postgresBench } from './postgres.js';
 
 /**
  * `npm run bench`: measures the spine on this machine and prints tables (markdown, so the
@@ -62,6 +63,8 @@ async function main(): Promise<void> {
   if (want('schedule')) console.log(formatScheduleTicksTable(await scheduleTicks(Number(process.env.BENCH_SCHEDULE_TICKS ?? 1_000))));
   // `npm run bench -- webhooks`: 100 signed deliveries per second (BENCH_WEBHOOK_RATE) for 10 s.
   if (want('webhooks')) console.log(formatWebhookAcksTable(await webhookAcks(Number(process.env.BENCH_WEBHOOK_RATE ?? 100))));
+  // `npm run bench -- pg`: the PostgreSQL store against SQLite (a local cluster, as the tests start one).
+  if (want('pg')) console.log(formatPostgresTable(await postgresBench()));
   const rows: string[] = [];
   if (want('chain')) {
     const c = await chain();
