@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -61,6 +62,10 @@ it('prints whom a resumed run waits for and what to do next (queue, exit 0), or 
   expect([waiting.code, waiting.stderr]).toEqual([0, '']);
   expect(normalise(waiting.stdout, waits.failed, shownWaits)).toEqual(queued!.output);
   expect((await sup.store.getRun(waits.failed))!.status).toBe('pending');
+  // Its first line is the server's answer, which docs/http-api.md shows for the same runs.
+  const apiDoc = readFileSync(new URL('../../docs/http-api.md', import.meta.url), 'utf8');
+  const shownAnswer = /```json\n(\{[^\n]*waits for a place of its concurrency key[^\n]*\})\n```/.exec(apiDoc)![1]!;
+  expect(JSON.parse(shownAnswer)).toEqual({ success: true, message: queued!.output[0] });
 
   const full = await failedAndHolder('deploy');
   const before = await sup.store.getRun(full.failed);
