@@ -11,7 +11,8 @@ import type { Slots } from './slots.js';
 import { createRunContext } from './node-context.js';
 import { NodeEventFactory } from './node-events.js';
 import { NodeTable } from './node-table.js';
-import { restoreRun } from './restore-run.js';
+import { killOrphansOf, restoreRun } from './restore-run.js';
+import { isWorthWaitingFor } from '../../shared/store-faults.js';
 import { decideEnvGate } from '../../codebases/env-gate.js';
 import { placeRun } from './run-isolation.js';
 import { recordRunVariables, resolveRunVariables } from './run-variables.js';
@@ -168,7 +169,17 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
   return {
     fresh: (run) => build(run, undefined),
     resumed: (run) => build(run, { previousOwner: null }),
-    takeover: (run, previousOwner, opts) => build(run, { previousOwner, ...opts }),
+    // A take-over that cannot build the run (its registry then fails it, which frees what the run
+    // holds, its concurrency place first) kills the orphans the dead owner left before it says so.
+    takeover: (run, previousOwner, opts) =>
+      build(run, { previousOwner, ...opts }).catch(async (err: unknown) => {
+        if (!isWorthWaitingFor(err)) {
+          await killOrphansOf(await deps.store.listRunEvents(run.id), { previousOwner, killGraceMs: KILL_GRACE_MS }).catch((killErr: unknown) =>
+            deps.log.error({ err: killErr, runId: run.id }, 'run.orphan_kill_failed'),
+          );
+        }
+        throw err;
+      }),
   };
 }
 
