@@ -21,3 +21,15 @@ export async function waitingLineOf(client: ApiClient, runId: string): Promise<s
   const { body } = await client.request('GET', `${runPath(runId)}?limit=1`, runDetailResponseSchema);
   return body.run.status === 'pending' ? waitingLine(body.run) : undefined;
 }
+
+/**
+ * What `cairn run resume` adds when the resumed run waits for a place of its concurrency key
+ * (`on_overlap: queue`; the server's answer says for whom): what to do next. Nothing when it has a place.
+ */
+export async function waitingAdvice(client: ApiClient, runId: string): Promise<string[]> {
+  const { body } = await client.request('GET', `${runPath(runId)}?limit=1`, runDetailResponseSchema);
+  if (body.run.status !== 'pending' || !body.run.metadata.concurrency?.waiting_for) return [];
+  const holders = body.run.metadata.concurrency.waiting_for;
+  const cancel = holders.length === 1 ? `\`cairn run cancel ${holders[0]}\` frees its place now` : '`cairn run cancel <run id>` on one of them frees a place now';
+  return [`It goes on by itself from where it failed (nodes that succeeded are not run again); follow it with \`cairn run get ${runId}\`, or ${cancel}.`];
+}

@@ -21,6 +21,8 @@ export interface ErrorSubject {
   workflow?: string;
   /** It started a run (`cairn workflow run`): the request's fields are named as the command's flags. */
   isRunStart?: boolean;
+  /** It resumed this run (`cairn run resume`): a refusal says how to resume it once it may. */
+  resumedRun?: string;
 }
 
 /** The commands to run next, as the hints and the CLI's own errors say them. */
@@ -29,6 +31,8 @@ export const nextSteps = {
   workflowList: 'Run `cairn workflow list` to see the workflows you can use.',
   validate: (name: string) => `Run \`cairn workflow validate ${name}\` to see every problem with its line.`,
   codebaseList: 'List the registered ones with `cairn codebase list`.',
+  resumeAgain: (runId: string) =>
+    `The run is left failed, as it was: \`cairn run resume ${runId}\` once a place is free, or \`cairn run cancel <run id>\` on a run holding one frees it now.`,
 } as const;
 
 /** The run request's fields (`POST /api/workflows/{name}/run`) and the `cairn workflow run` flags they come from. */
@@ -74,6 +78,9 @@ const byCode: Record<string, (err: CodedError, subject: ErrorSubject) => string>
   CWD_INVALID: (err, subject) => (subject.isRunStart ? asRunFlags(err.message) : err.message),
   BRANCH_NAME_INVALID: (err, subject) => (subject.isRunStart ? asRunFlags(err.message) : err.message),
   BASE_BRANCH_NOT_FOUND: (err, subject) => (subject.isRunStart ? asRunFlags(err.message) : err.message),
+  // A resume its workflow's `on_overlap: refuse` turned away: the run is left failed, as it was.
+  CONCURRENCY_LIMIT_REACHED: (err, subject) =>
+    subject.resumedRun === undefined ? err.message : `${err.message}.\n${nextSteps.resumeAgain(subject.resumedRun)}`,
 };
 
 /** The error's text for a CLI user: as worded, with the next step its code calls for. */

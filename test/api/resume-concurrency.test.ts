@@ -30,7 +30,7 @@ it('answers 409 CONCURRENCY_LIMIT_REACHED naming the run that holds the place, a
     code: 'CONCURRENCY_LIMIT_REACHED',
     error:
       `Workflow '${failed.workflow_name}' allows 1 run at a time for concurrency key "pr-7" (on_overlap: refuse), and ${holder.id} holds ` +
-      'its one place; start it again once that run has ended, or cancel it',
+      'its one place; resume it again once that run has ended, or cancel it',
   });
   expect(await api.store.getRun(failed.id)).toEqual(before);
   expect((await api.store.listRunJobs(failed.id)).map((j) => j.kind)).toEqual(['start_run']);

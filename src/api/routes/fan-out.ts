@@ -5,7 +5,7 @@ import type { Store } from '../../store/store.js';
 import { errorBodySchema } from '../../wire/error-body.js';
 import { fanOutGridQuerySchema, fanOutGridSchema, fanOutParamsSchema, fanOutRetryResponseSchema } from '../../wire/fan-out.js';
 import { runErrorText } from '../../runs/run-texts.js';
-import { awaitJob, JOB_ANSWER_WAIT_MS } from '../waits/await-job.js';
+import { awaitTypedJob, JOB_ANSWER_WAIT_MS } from '../waits/await-job.js';
 import { readFanOutGrid } from '../views/fan-out-grid.js';
 
 /** Run ids are UUIDs; anything that is not one plain path segment is refused before any lookup. */
@@ -54,9 +54,10 @@ export const fanOutRoutes: FastifyPluginAsyncZod<{ store: Store; answerWaitMs?: 
         description:
           'For a completed or failed run whose fan-out node has failed items: the run is resumed with that node run ' +
           'again; its completed items are reused (child runs and in-run instances alike), only the failed ones run, the ' +
-          'node joins again and the nodes after it follow. 400 when the run is still going or no item failed.',
+          'node joins again and the nodes after it follow. 400 when the run is still going or no item failed. The run asks for a ' +
+          'place of its workflow\'s concurrency key, as a resume does (queue: it waits pending; refuse: 409 CONCURRENCY_LIMIT_REACHED).',
         params: fanOutParamsSchema,
-        response: { 200: fanOutRetryResponseSchema, ...responses, 500: errorBodySchema },
+        response: { 200: fanOutRetryResponseSchema, ...responses, 409: errorBodySchema, 500: errorBodySchema },
       },
     },
     async (req) => {
@@ -69,21 +70,25 @@ export const fanOutRoutes: FastifyPluginAsyncZod<{ store: Store; answerWaitMs?: 
       const retried = grid.counts.failed + grid.counts.cancelled;
       if (retried === 0) throw new CairnError('RUN_INVALID_STATE', `Fan-out node '${nodeId}' has no failed items to retry`);
       const job = await store.enqueueJob('resume_run', run.id, { rerunNodes: [nodeId] });
-      const outcome = await awaitJob(store, job.id, answerWaitMs ?? JOB_ANSWER_WAIT_MS);
-      if (outcome.state === 'done' && outcome.result.startsWith('ignored')) {
+      const outcome = await awaitTypedJob(store, { ...job, kind: 'resume_run' }, answerWaitMs ?? JOB_ANSWER_WAIT_MS);
+      const result = outcome.state === 'done' ? outcome.result : undefined;
+      if (result?.outcome === 'ignored') {
         const now = await store.getRun(run.id);
         throw new CairnError('RUN_INVALID_STATE', `Cannot retry fan-out items of a workflow in '${now?.status ?? 'unknown'}' status`);
       }
-      if (outcome.state === 'done' && outcome.result.startsWith('failed')) {
-        throw new CairnError('INTERNAL', `The supervisor could not carry out the retry: ${outcome.result}`);
-      }
-      req.log.info({ runId: run.id, nodeId, retried, state: outcome.state }, 'run.fan_out_retry_requested');
+      if (result?.outcome === 'failed') throw new CairnError('INTERNAL', `The supervisor could not carry out the retry: ${result.reason}`);
+      // A completed run holds no place of its concurrency key: the retry asks for one, as a resume does.
+      if (result?.outcome === 'refused') throw new CairnError('CONCURRENCY_LIMIT_REACHED', result.reason, { key: result.key, runs: result.holders });
+      req.log.info({ runId: run.id, nodeId, retried, state: outcome.state, outcome: result?.outcome }, 'run.fan_out_retry_requested');
       return {
         success: true as const,
         message:
           outcome.state === 'open'
             ? `Retry of ${retried} failed item(s) of '${nodeId}' queued: the run resumes once a supervisor takes it.`
-            : `Retrying ${retried} failed item(s) of '${nodeId}': the run is running again.`,
+            : result?.outcome === 'waiting'
+              ? `Retry of ${retried} failed item(s) of '${nodeId}' waits for a place of its concurrency key ${JSON.stringify(result.key)}: ` +
+                `the run is pending, number ${result.position} in line behind ${result.waitingFor.join(', ') || 'the runs ahead of it'}.`
+              : `Retrying ${retried} failed item(s) of '${nodeId}': the run is running again.`,
         retried,
       };
     },

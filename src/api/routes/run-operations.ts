@@ -6,7 +6,8 @@ import type { Store } from '../../store/store.js';
 import type { WorkflowCatalog } from '../../workflow/catalog/catalog.js';
 import { errorBodySchema } from '../../wire/error-body.js';
 import { runAbandonResponseSchema, runIdParamsSchema, runOperationResponseSchema, runResumeBodySchema } from '../../wire/runs.js';
-import { awaitJob, JOB_ANSWER_WAIT_MS } from '../waits/await-job.js';
+import { awaitJob, awaitTypedJob, JOB_ANSWER_WAIT_MS } from '../waits/await-job.js';
+import type { ResumeRunResult } from '../../store/schemas/job-results.js';
 import { lookupWorkflow } from '../workflow-files/workflow-lookup.js';
 import { runErrorText } from '../../runs/run-texts.js';
 import { awaitRunsEnded } from '../waits/await-runs-ended.js';
@@ -49,21 +50,15 @@ export const runOperationRoutes: FastifyPluginAsyncZod<RunOperationRoutesOptions
     run: Run,
     payload: Record<string, unknown>,
     refusal: (status: string) => string,
-  ): Promise<'done' | 'queued' | 'waiting'> {
+  ): Promise<'done' | 'queued'> {
     return awaitCarriedOut(await store.enqueueJob(kind, run.id, payload), run, refusal);
   }
 
-  async function awaitCarriedOut(job: Job, run: Run, refusal: (status: string) => string): Promise<'done' | 'queued' | 'waiting'> {
+  async function awaitCarriedOut(job: Job, run: Run, refusal: (status: string) => string): Promise<'done' | 'queued'> {
     const kind = job.kind;
     const outcome = await awaitJob(store, job.id, waitMs);
     if (outcome.state === 'open') return 'queued';
     if (outcome.state === 'gone') return 'done';
-    // A resume its concurrency policy refused once the supervisor came to it (the run is left as it was).
-    if (outcome.result.startsWith('refused: ')) {
-      const now = await store.getRun(run.id);
-      throw new CairnError('CONCURRENCY_LIMIT_REACHED', outcome.result.slice('refused: '.length), { key: now?.metadata.concurrency?.key });
-    }
-    if (outcome.result.startsWith('waiting')) return 'waiting';
     if (outcome.result.startsWith('ignored')) {
       const now = await store.getRun(run.id);
       if (!now) throw new CairnError('RUN_NOT_FOUND', runErrorText.notFound);
@@ -74,6 +69,43 @@ export const runOperationRoutes: FastifyPluginAsyncZod<RunOperationRoutesOptions
       throw new CairnError('INTERNAL', `The supervisor could not carry out the ${kind.replace('_run', '')}: ${now?.error ?? outcome.result}`);
     }
     return 'done';
+  }
+
+  /**
+   * Waits for a resume job, and answers from its typed result: the run resumed or waits for a
+   * place (the message says which), or the resume is refused as the status check or the
+   * concurrency policy would have refused it when asked.
+   */
+  async function awaitResume(job: Job & { kind: 'resume_run' }, run: Run): Promise<string> {
+    const outcome = await awaitTypedJob(store, job, waitMs);
+    if (outcome.state === 'open') return `Resume of workflow ${run.workflow_name} queued: the supervisor resumes it when it is running.`;
+    // The run went (deleted) with its job once the supervisor had carried it out.
+    if (outcome.state === 'gone') return resumeAnswer({ outcome: 'resumed' }, run);
+    return resumeAnswer(outcome.result, run);
+  }
+
+  async function resumeAnswer(result: ResumeRunResult, run: Run): Promise<string> {
+    switch (result.outcome) {
+      case 'resumed':
+        return `Resumed workflow ${run.workflow_name}: nodes that already succeeded are not run again.`;
+      case 'waiting':
+        return (
+          `Resume of workflow ${run.workflow_name} waits for a place of its concurrency key ${JSON.stringify(result.key)}: it is pending, ` +
+          `number ${result.position} in line behind ${result.waitingFor.join(', ') || 'the runs ahead of it'}, and goes on from where it stopped once a place frees.`
+        );
+      // Refused once the supervisor came to it (a place was taken meanwhile): the run is left as it was.
+      case 'refused':
+        throw new CairnError('CONCURRENCY_LIMIT_REACHED', result.reason, { key: result.key, runs: result.holders });
+      case 'ignored': {
+        const now = await store.getRun(run.id);
+        if (!now) throw new CairnError('RUN_NOT_FOUND', runErrorText.notFound);
+        throw new CairnError('RUN_INVALID_STATE', runErrorText.cannotResume(now.status));
+      }
+      case 'failed': {
+        const now = await store.getRun(run.id);
+        throw new CairnError('INTERNAL', `The supervisor could not carry out the resume: ${now?.error ?? result.reason}`);
+      }
+    }
   }
 
   /** The parent left paused as blocked on this run, which abandoning it strands. */
@@ -131,17 +163,10 @@ export const runOperationRoutes: FastifyPluginAsyncZod<RunOperationRoutesOptions
       const definition = reload ? await reloadedDefinition(store, (name, query) => lookupWorkflow(opts.catalog, name, query), run) : undefined;
       const payload = { ...(reload ? { definition, reload: true } : {}), ...(budgetUsd !== undefined ? { budgetUsd } : {}) };
       // Queued only while it applies: never behind a cancel or abandon that will end the run.
-      const done = await awaitCarriedOut(await requestResume(store, run.id, payload), run, runErrorText.cannotResume);
-      req.log.info({ runId: run.id, from: run.status, done }, 'run.resume_requested');
-      return {
-        success: true as const,
-        message:
-          done === 'done'
-            ? `Resumed workflow ${run.workflow_name}: nodes that already succeeded are not run again.`
-            : done === 'waiting'
-              ? `Resume of workflow ${run.workflow_name} waits for a place of its concurrency key: it is pending, and resumes when a place frees (metadata.concurrency says whom it waits for).`
-              : `Resume of workflow ${run.workflow_name} queued: the supervisor resumes it when it is running.`,
-      };
+      const job = await requestResume(store, run.id, payload);
+      const message = await awaitResume({ ...job, kind: 'resume_run' }, run);
+      req.log.info({ runId: run.id, from: run.status }, 'run.resume_requested');
+      return { success: true as const, message };
     },
   );
 

@@ -1,4 +1,5 @@
 import type { Job } from '../../store/schemas/job.js';
+import { decodeJobResult, type JobResultOf, type TypedJobKind } from '../../store/schemas/job-results.js';
 import type { Store } from '../../store/store.js';
 import { awaitStore } from './await-store.js';
 
@@ -21,4 +22,17 @@ export async function awaitJob(store: Pick<Store, 'getJob' | 'onChange'>, jobId:
     return job.status === 'done' ? { state: 'done', result: job.result ?? '' } : undefined;
   };
   return awaitStore(store, look, waitMs, () => ({ state: 'open' }));
+}
+
+/** A job of a typed kind as its request's answer sees it: done with its typed result, gone with its run, or still open. */
+export type TypedJobOutcome<K extends TypedJobKind> = { state: 'done'; result: JobResultOf<K> } | { state: 'gone' } | { state: 'open' };
+
+/** As awaitJob, for a job of a kind whose result is typed (store/schemas/job-results.ts): its result read back. */
+export async function awaitTypedJob<K extends TypedJobKind>(
+  store: Pick<Store, 'getJob' | 'onChange'>,
+  job: Pick<Job, 'id'> & { kind: K },
+  waitMs = JOB_ANSWER_WAIT_MS,
+): Promise<TypedJobOutcome<K>> {
+  const outcome = await awaitJob(store, job.id, waitMs);
+  return outcome.state === 'done' ? { state: 'done', result: decodeJobResult(job.kind, outcome.result) } : outcome;
 }

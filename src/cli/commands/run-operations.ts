@@ -6,6 +6,10 @@ import { MIN_RUN_ID_PREFIX, resolveRunId } from '../run-id.js';
 import { printHelp, printJson, serverOptionsHelp, type Command } from './command.js';
 import { usageError } from '../../terminal/cli-error.js';
 import { clientFor, urlOption } from './server-flags.js';
+import type { ApiClient } from '../api-client.js';
+import type { ErrorSubject } from '../error-hints.js';
+import { waitingAdvice } from '../concurrency-wait.js';
+import type { CliContext } from '../../terminal/context.js';
 
 const idHelp = `<id> is the whole run id or its first ${MIN_RUN_ID_PREFIX} or more characters, as for \`cairn run get\`.`;
 
@@ -25,7 +29,13 @@ function operation(
   summary: string,
   help: string,
   send: (id: string, resume: { budgetUsd?: number; reload: boolean }) => OperationRequest,
-  opts: { resume?: boolean } = {},
+  opts: {
+    resume?: boolean;
+    /** What a refusal is about (its hint names the next command). */
+    subject?: (id: string) => ErrorSubject;
+    /** Prints more after the server's message (not with --json). */
+    after?: (ctx: CliContext, client: ApiClient, id: string) => Promise<void>;
+  } = {},
 ): Command {
   return {
     name,
@@ -44,9 +54,11 @@ function operation(
       const id = await resolveRunId(client, given, this.name);
       const { method, path, body: requestBody } = send(id, { ...(budgetUsd !== undefined ? { budgetUsd } : {}), reload: values.reload === true });
       const schema = name === 'run abandon' ? runAbandonResponseSchema : runOperationResponseSchema;
-      const { raw, body } = await client.request(method, path, schema, requestBody ? { body: requestBody } : {});
+      const subject = opts.subject?.(id);
+      const { raw, body } = await client.request(method, path, schema, { ...(requestBody ? { body: requestBody } : {}), ...(subject ? { subject } : {}) });
       if (values.json) return printJson(ctx, raw);
       writeLine(ctx.stdout, body.message);
+      await opts.after?.(ctx, client, id);
       return 0;
     },
   };
@@ -87,7 +99,14 @@ ${options.slice('Options:\n'.length)}`,
     const body = { ...(budgetUsd !== undefined ? { budgetUsd } : {}), ...(reload ? { reload: true } : {}) };
     return { method: 'POST', path: `${runPath(id)}/resume`, ...(Object.keys(body).length ? { body } : {}) };
   },
-  { resume: true },
+  {
+    resume: true,
+    subject: (id) => ({ resumedRun: id }),
+    // A failed run asks its concurrency key for a place again: when it waits, say for whom and what next.
+    async after(ctx, client, id) {
+      for (const line of await waitingAdvice(client, id)) writeLine(ctx.stdout, line);
+    },
+  },
 );
 
 export const runAbandonCommand = operation(

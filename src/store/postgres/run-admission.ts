@@ -45,7 +45,7 @@ export function runAdmission(q: Query) {
       const policy = resumePolicy(run);
       if (!policy) return undefined;
       await keys.lockKey(run.workflow_name, policy.key);
-      return decideAdmission(policy, run.workflow_name, await keys.openOfKey(run.workflow_name, policy.key));
+      return decideAdmission(policy, run.workflow_name, await keys.openOfKey(run.workflow_name, policy.key), 'resume');
     },
 
     /** A resume that waits: the runs its policy cancels get their `cancel_run` job, and the key's line is read again. */

@@ -34,8 +34,16 @@ function holdersOf(open: readonly KeyRun[]): string[] {
   return open.filter((run) => !run.waiting).map((run) => run.id);
 }
 
-/** What a new run of the policy finds among the key's open runs. */
-export function decideAdmission(policy: Pick<RunConcurrency, 'key' | 'limit' | 'on_overlap'>, workflowName: string, open: readonly KeyRun[]): Admission {
+/** What asks for the place: a new run's start, or a resume of a run that ended (its refusal says which to do again). */
+export type PlaceRequest = 'start' | 'resume';
+
+/** What a new run of the policy (or a resume of one that ended) finds among the key's open runs. */
+export function decideAdmission(
+  policy: Pick<RunConcurrency, 'key' | 'limit' | 'on_overlap'>,
+  workflowName: string,
+  open: readonly KeyRun[],
+  request: PlaceRequest = 'start',
+): Admission {
   const holders = holdersOf(open);
   const waiters = open.filter((run) => run.waiting).map((run) => run.id);
   // Runs that wait keep their order: a new one never starts ahead of them.
@@ -44,7 +52,7 @@ export function decideAdmission(policy: Pick<RunConcurrency, 'key' | 'limit' | '
     case 'queue':
       return { outcome: 'wait', waitingFor: holders, position: waiters.length + 1, cancel: [] };
     case 'refuse':
-      return { outcome: 'refuse', holders, reason: refusalText(policy, workflowName, holders, waiters.length) };
+      return { outcome: 'refuse', holders, reason: refusalText(policy, workflowName, holders, waiters.length, request) };
     case 'cancel_other': {
       // The oldest holders, enough to free one place, and every older waiter: the newest start wins.
       const oldest = holders.slice(0, Math.max(1, holders.length - policy.limit + 1));
@@ -53,13 +61,13 @@ export function decideAdmission(policy: Pick<RunConcurrency, 'key' | 'limit' | '
   }
 }
 
-function refusalText(policy: Pick<RunConcurrency, 'key' | 'limit'>, workflowName: string, holders: readonly string[], waiting: number): string {
+function refusalText(policy: Pick<RunConcurrency, 'key' | 'limit'>, workflowName: string, holders: readonly string[], waiting: number, request: PlaceRequest): string {
   const places = policy.limit === 1 ? 'its one place' : `all ${policy.limit} places`;
   const queued = waiting > 0 ? ` (and ${waiting} run${waiting === 1 ? '' : 's'} wait${waiting === 1 ? 's' : ''} for a place)` : '';
   return (
     `Workflow '${workflowName}' allows ${policy.limit} run${policy.limit === 1 ? '' : 's'} at a time for concurrency key ` +
     `${JSON.stringify(policy.key)} (on_overlap: refuse), and ${holders.join(', ') || 'other runs'} hold${holders.length === 1 ? 's' : ''} ` +
-    `${places}${queued}; start it again once ${holders.length === 1 ? 'that run has' : 'one of them has'} ended, or cancel ${holders.length === 1 ? 'it' : 'one'}`
+    `${places}${queued}; ${request} it again once ${holders.length === 1 ? 'that run has' : 'one of them has'} ended, or cancel ${holders.length === 1 ? 'it' : 'one'}`
   );
 }
 

@@ -43,7 +43,7 @@ export function runAdmission(db: Database.Database) {
     /** What a resume of `run` finds among its key's open runs; undefined when it asks for no place (resumePolicy). */
     decideResume(run: Run): Admission | undefined {
       const policy = resumePolicy(run);
-      return policy && decideAdmission(policy, run.workflow_name, keys.openOfKey(run.workflow_name, policy.key));
+      return policy && decideAdmission(policy, run.workflow_name, keys.openOfKey(run.workflow_name, policy.key), 'resume');
     },
 
     /** A resume that waits: the runs its policy cancels get their `cancel_run` job, and the key's line is read again. */

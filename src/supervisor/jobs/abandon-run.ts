@@ -10,7 +10,7 @@ export const ABANDONED_REASON = 'Abandoned by user';
  * processes killed first; a failed or paused run is recorded cancelled at once, so it can no
  * longer be resumed. Every descendant run that has not ended is cancelled with it (endRun).
  */
-export const abandonRunJob: JobHandler = {
+export const abandonRunJob: JobHandler<'abandon_run'> = {
   mode: 'background',
   handle: (job, ctx) => endRun(job, ctx, { reason: ABANDONED_REASON, idleStatuses: ['pending', 'paused', 'failed'] }),
 };

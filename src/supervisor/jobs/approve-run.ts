@@ -14,7 +14,7 @@ export const approvePayloadSchema = z.object({ comment: z.string().optional() })
  * resolved and the run goes from paused straight to running; then the run is rebuilt from its
  * events and driven on. A client never sees a status in between.
  */
-export const approveRunJob: JobHandler = {
+export const approveRunJob: JobHandler<'approve_run'> = {
   mode: 'inline',
   async handle(job, ctx) {
     const gate = await findPausedGate(ctx.store, runIdOf(job));

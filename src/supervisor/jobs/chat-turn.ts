@@ -31,7 +31,7 @@ function textEvent(conversationId: string, reply: ChatAnswer): NewConversationEv
  * stored message in one transaction, after a `retract` when the streamed text is withdrawn. A turn that throws is
  * answered with an `error` frame rather than retried: the user sees why, and nothing hangs.
  */
-export const chatTurnJob: JobHandler = {
+export const chatTurnJob: JobHandler<'chat_turn'> = {
   mode: 'background',
   async handle(job, { store, log, chat }) {
     const platformId = job.conversation_id;

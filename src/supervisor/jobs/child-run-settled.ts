@@ -19,7 +19,7 @@ const payloadSchema = z.object({ childRunId: z.string(), status: runStatusSchema
  * Anything else (the parent ended, or its node will read the child's status when it is next
  * driven) leaves nothing to do.
  */
-export const childRunSettledJob: JobHandler = {
+export const childRunSettledJob: JobHandler<'child_run_settled'> = {
   mode: 'inline',
   async handle(job, { store, runs, supervisorId, childSignals }) {
     const parentId = runIdOf(job);

@@ -13,7 +13,7 @@ const safeRunId = /^[A-Za-z0-9_-]+$/;
  * that dies in between leaves a run whose delete, claimed again, finishes. A project directory
  * the run worked in is the user's and is never touched, nor is a run's worktree. Deleting a run that is gone is done.
  */
-export const deleteRunJob: JobHandler = {
+export const deleteRunJob: JobHandler<'delete_run'> = {
   mode: 'inline',
   async handle(job, { store, paths }) {
     const run = await store.getRun(runIdOf(job));

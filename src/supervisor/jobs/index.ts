@@ -15,7 +15,7 @@ import { workflowResultJob } from './workflow-result.js';
 export type { JobContext, JobHandler } from './job-handler.js';
 
 /** One handler per job kind: a new operation (approve, reject, ...) is a new file here. */
-export const jobHandlers: Record<JobKind, JobHandler> = {
+export const jobHandlers: { [K in JobKind]: JobHandler<K> } = {
   start_run: startRunJob,
   cancel_run: cancelRunJob,
   chat_turn: chatTurnJob,

@@ -1,7 +1,8 @@
 import type { ChatDeps } from '../../conversations/chat/turn-context.js';
 import type { Logger } from '../../shared/log.js';
 import type { HomePaths } from '../../shared/paths.js';
-import type { Job } from '../../store/schemas/job.js';
+import type { Job, JobKind } from '../../store/schemas/job.js';
+import type { JobResultOf } from '../../store/schemas/job-results.js';
 import type { Store } from '../../store/store.js';
 import type { Run } from '../../store/schemas/run.js';
 import type { RunScheduler } from '../run/scheduler.js';
@@ -44,12 +45,15 @@ export interface JobContext {
 /**
  * Carries out one kind of job. `inline` handlers are awaited by the claim loop; `background`
  * ones (a cancel that waits for process groups to die) let the loop go on meanwhile. The
- * result string is stored on the job row. A handler that throws has its job tried again later,
- * a bounded number of times (see JobRunner), so handling a job twice must be harmless.
+ * result is stored on the job row: typed for the kinds whose requester reads it
+ * (store/schemas/job-results.ts), a note for people otherwise. A handler that throws has its job
+ * tried again later, a bounded number of times (see JobRunner), so handling a job twice must be
+ * harmless.
  */
-export interface JobHandler {
+export interface JobHandler<K extends JobKind = JobKind> {
   readonly mode: 'inline' | 'background';
-  handle(job: Job, ctx: JobContext): Promise<string>;
+  // A property, not a method: its answer is checked against the kind's result type strictly.
+  handle: (job: Job, ctx: JobContext) => Promise<JobResultOf<K>>;
   /**
    * The job is given up (it kept failing): leave what it was about in a state that says so, e.g.
    * fail the run a start job could not start. Optional; errors are logged, not retried.

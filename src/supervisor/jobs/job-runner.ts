@@ -1,6 +1,7 @@
 import { FaultBackoff } from '../../shared/fault-backoff.js';
 import { isWorthWaitingFor } from '../../shared/store-faults.js';
 import type { Job } from '../../store/schemas/job.js';
+import { encodeJobResult, givenUpResult, type JobResultOf } from '../../store/schemas/job-results.js';
 import { jobHandlers, type JobContext, type JobHandler } from './index.js';
 
 /** How long a claimed job stays ours without a renewal; renewed each heartbeat while it runs. */
@@ -80,7 +81,7 @@ export class JobRunner {
 
   private async carryOut(job: Job, handler: JobHandler): Promise<void> {
     const { store, supervisorId, log } = this.ctx;
-    let result: string;
+    let result: JobResultOf<Job['kind']>;
     try {
       result = await handler.handle(job, this.ctx);
     } catch (err) {
@@ -98,7 +99,7 @@ export class JobRunner {
     }
     this.storeFaults.succeeded();
     try {
-      await store.finishJob(job.id, supervisorId, result);
+      await store.finishJob(job.id, supervisorId, encodeJobResult(job.kind, result));
       log.debug({ jobId: job.id, kind: job.kind, runId: job.run_id, result }, 'job.finished');
     } catch (err) {
       // The job is done but not marked so: its lease lapses and it is handled again, harmlessly.
@@ -122,9 +123,11 @@ export class JobRunner {
   /** Finishes a job that will not be tried again, with an error that says why and what to do. */
   private async giveUp(job: Job, handler: JobHandler | undefined, error: string): Promise<void> {
     const { store, supervisorId, log } = this.ctx;
-    const result =
-      `failed: ${job.kind} job ${job.id} for run ${job.run_id} was given up: ${error}. ` +
-      `Look for job ${job.id} in the supervisor log, fix the cause, then make the request again.`;
+    const result = givenUpResult(
+      job.kind,
+      `${job.kind} job ${job.id} for run ${job.run_id} was given up: ${error}. ` +
+        `Look for job ${job.id} in the supervisor log, fix the cause, then make the request again.`,
+    );
     log.error({ jobId: job.id, kind: job.kind, runId: job.run_id, attempts: job.attempts, error }, 'job.given_up');
     try {
       await handler?.giveUp?.(job, error, this.ctx);

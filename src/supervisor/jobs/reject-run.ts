@@ -15,7 +15,7 @@ export const rejectPayloadSchema = z.object({ reason: z.string().optional() });
  * - otherwise (a plain gate, or the last of its `max_attempts`) the gate's attempt fails as
  *   cancelled and the run ends `cancelled`.
  */
-export const rejectRunJob: JobHandler = {
+export const rejectRunJob: JobHandler<'reject_run'> = {
   mode: 'inline',
   async handle(job, ctx) {
     const gate = await findPausedGate(ctx.store, runIdOf(job));

@@ -1,5 +1,6 @@
 import type { NewRunEvent } from '../../store/schemas/event.js';
 import type { Run } from '../../store/schemas/run.js';
+import type { ResumeRunResult } from '../../store/schemas/job-results.js';
 import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
 import { resumableRunStatuses } from '../../runs/run-operations.js';
 import { CairnError } from '../../shared/errors.js';
@@ -21,22 +22,22 @@ import { runIdOf, type JobHandler } from './job-handler.js';
  * Handled twice (its supervisor died after the transition), the job finds the run running and
  * leaves it to the take-over, which reads the same boundary.
  */
-export const resumeRunJob: JobHandler = {
+export const resumeRunJob: JobHandler<'resume_run'> = {
   mode: 'inline',
   async handle(job, { store, runs, supervisorId }) {
     const runId = runIdOf(job);
-    if (await runs.driving(runId)) return 'ignored: run is running';
+    if (await runs.driving(runId)) return ignored('run is running');
     const run = await store.getRun(runId);
-    if (!run) return 'ignored: run is gone';
+    if (!run) return ignored('run is gone');
     // A fan-out retry (rerunNodes) also resumes a completed run: its failed items run again.
     const rerunNodes = Array.isArray(job.payload.rerunNodes) ? job.payload.rerunNodes.filter((n): n is string => typeof n === 'string') : [];
     const retrying = rerunNodes.length > 0 && run.status === 'completed';
-    if (!resumableRunStatuses.includes(run.status) && !retrying) return `ignored: run is ${run.status}`;
+    if (!resumableRunStatuses.includes(run.status) && !retrying) return ignored(`run is ${run.status}`);
     // An automatic resume (quota-resume.ts) applies only to the failure that queued it: a person
     // resumed the run first, or it failed again since, and the run's metadata names no such resume.
     const auto = autoResumeOf(job.payload);
     if (auto !== undefined && (run.status !== 'failed' || scheduledAutoResumeAt(run) !== auto)) {
-      return 'ignored: the automatic resume it was queued for is no longer due';
+      return ignored('the automatic resume it was queued for is no longer due');
     }
     const definition = job.payload.definition;
     const budgetUsd = job.payload.budgetUsd;
@@ -54,30 +55,39 @@ export const resumeRunJob: JobHandler = {
       ...(Object.keys(metadataPatch).length ? { metadataPatch } : {}),
       events: [resumedEvent(run, supervisorId, rerunNodes, auto !== undefined, job.payload.reload === true)],
     }));
-    if (typeof resumed === 'string') return resumed;
-    if (!resumed) return 'ignored: run changed state';
-    if (resumed.status === 'pending') return `waiting for a place: ${waitingText(resumed)}`;
-    return (await runs.resume(resumed)) ? 'resumed' : 'failed to resume';
+    if (resumed === undefined) return ignored('run changed state');
+    if ('outcome' in resumed) return resumed;
+    if (resumed.status === 'pending') return waitingOf(resumed);
+    return (await runs.resume(resumed)) ? { outcome: 'resumed' } : { outcome: 'failed', reason: 'failed to resume' };
   },
 };
 
+const ignored = (reason: string): ResumeRunResult => ({ outcome: 'ignored', reason });
+
 /**
  * The resume's acquire, which its workflow's concurrency policy decides (RunStore.acquireRun):
- * a refusal is the job's answer (`refused: <why>`), the run left as it was.
+ * a refusal is the job's answer, the run left as it was.
  */
-async function acquireUnderPolicy(acquire: () => Promise<Run | undefined>): Promise<Run | undefined | string> {
+async function acquireUnderPolicy(acquire: () => Promise<Run | undefined>): Promise<Run | undefined | ResumeRunResult> {
   try {
     return await acquire();
   } catch (err) {
-    if (err instanceof CairnError && err.code === 'CONCURRENCY_LIMIT_REACHED') return `refused: ${err.message}`;
+    if (err instanceof CairnError && err.code === 'CONCURRENCY_LIMIT_REACHED') return refusalOf(err);
     throw err;
   }
 }
 
-/** Whom a resumed run waits for, as its metadata.concurrency says. */
-function waitingText(run: Run): string {
+/** A refusal's answer: its text, and the key and runs holding its places the error carries (concurrencyRefusal). */
+function refusalOf(err: CairnError): ResumeRunResult {
+  const details = (err.details ?? {}) as { key?: unknown; runs?: unknown };
+  const holders = Array.isArray(details.runs) ? details.runs.filter((id): id is string => typeof id === 'string') : [];
+  return { outcome: 'refused', reason: err.message, key: typeof details.key === 'string' ? details.key : '', holders };
+}
+
+/** Whom a resumed run waits for and its place in line, as its metadata.concurrency says. */
+function waitingOf(run: Run): ResumeRunResult {
   const place = run.metadata.concurrency;
-  return `concurrency key ${JSON.stringify(place?.key)} is full; number ${place?.position ?? 1} in line behind ${(place?.waiting_for ?? []).join(', ')}`;
+  return { outcome: 'waiting', key: place?.key ?? '', position: place?.position ?? 1, waitingFor: [...(place?.waiting_for ?? [])] };
 }
 
 function resumedEvent(run: Run, supervisorId: string, rerunNodes: readonly string[], auto: boolean, reload: boolean): NewRunEvent {

@@ -7,7 +7,7 @@ import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
  * `start_run`: moves a pending run to running under this supervisor and starts its scheduler (a
  * resumed run that waited for a place goes on from its events).
  */
-export const startRunJob: JobHandler = {
+export const startRunJob: JobHandler<'start_run'> = {
   mode: 'inline',
   async handle(job, { store, runs, supervisorId }) {
     const runId = runIdOf(job);

@@ -7,7 +7,7 @@ import { runIdOf, type JobHandler } from './job-handler.js';
  * was requested. Handling it twice is harmless: a run driven by someone, or no longer running,
  * is left alone.
  */
-export const wakeRunJob: JobHandler = {
+export const wakeRunJob: JobHandler<'wake_run'> = {
   mode: 'inline',
   async handle(job, { store, runs }) {
     const runId = runIdOf(job);

@@ -22,7 +22,7 @@ function resultText(run: Run): string {
  * message and a `text` frame (category `workflow_result`). The run's terminal transition queued
  * this job in its own transaction, so the report survives a restart between the two.
  */
-export const workflowResultJob: JobHandler = {
+export const workflowResultJob: JobHandler<'workflow_result'> = {
   mode: 'inline',
   async handle(job, { store }) {
     const { conversationId } = payloadSchema.parse(job.payload);

@@ -79,23 +79,41 @@ export class RunRegistry {
   /**
    * Takes over every running run whose owner is gone (see isOwnerGone), while `keepGoing()`.
    * That includes a run this supervisor owns but no longer drives, once its lease has run out.
+   *
+   * In two steps: each run is restored in turn (its orphaned process groups killed), and none
+   * launches anything until every one of them has been: the processes a dead supervisor left
+   * hold their places (the global and provider limits, the runs' own) until they are gone, so a
+   * run taken over first never runs beside the orphans of one taken over after it.
    */
   async takeOverOrphanedRuns(keepGoing: () => boolean): Promise<void> {
     if (this.takingOver || !keepGoing()) return;
     this.takingOver = true;
+    let allGone!: () => void;
+    const everyOrphanGone = new Promise<void>((resolve) => (allGone = resolve));
+    const takenOver: Promise<unknown>[] = [];
     try {
       for (const run of await this.deps.store.listRunsNotLeasedBy(this.deps.ownerId, 'running')) {
         if (!keepGoing()) break;
         if (this.schedulers.has(run.id) || this.building.has(run.id)) continue;
-        await this.takeOver(run);
+        let restored!: () => void;
+        const orphansGone = new Promise<void>((resolve) => (restored = resolve));
+        const done = this.takeOver(run, () => (restored(), everyOrphanGone));
+        takenOver.push(done.catch(() => undefined));
+        // The next run is restored once this one's orphans are gone, or it was not taken over.
+        await Promise.race([orphansGone, done.then(() => undefined)]);
       }
     } finally {
+      allGone();
+      await Promise.all(takenOver);
       this.takingOver = false;
     }
   }
 
-  /** Takes a running run over if its owner is gone; undefined when a live supervisor has it. */
-  async takeOver(run: Run): Promise<RunScheduler | undefined> {
+  /**
+   * Takes a running run over if its owner is gone; undefined when a live supervisor has it.
+   * `orphansGone`: called once its orphans are gone; it launches nothing before the promise it returns settles.
+   */
+  async takeOver(run: Run, orphansGone?: () => Promise<void>): Promise<RunScheduler | undefined> {
     const existing = await this.driving(run.id);
     if (existing || this.closed) return existing;
     const heartbeats = new Map((await this.deps.store.listHeartbeats()).map((h) => [h.id, h]));
@@ -108,7 +126,9 @@ export class RunRegistry {
     // Read after acquiring: a cancel claimed from now on is claimed by us and reaches our scheduler.
     const cancelling = (await this.deps.store.getCancelRequestedAt(run.id)) !== null;
     this.deps.log.info({ runId: run.id, previousOwner: run.owner_id, cancelling }, 'run.takeover_started');
-    const scheduler = await this.drive(acquired, () => this.deps.factory.takeover(acquired, run.owner_id, { cancelling }));
+    const scheduler = await this.drive(acquired, () =>
+      this.deps.factory.takeover(acquired, run.owner_id, { cancelling, ...(orphansGone ? { orphansGone } : {}) }),
+    );
     // Started with nothing launched: the cancel kills the orphans' leftovers and records the run cancelled.
     if (scheduler && cancelling) {
       void scheduler.cancel().catch((err: unknown) => this.deps.log.error({ err, runId: run.id }, 'run.cancel_failed'));

@@ -167,6 +167,24 @@ export async function restoreRun(
 }
 
 /**
+ * Kills every attempt in flight in the run's events (any path, loops and fan-out instances
+ * included), as a take-over does, without its plan: for a take-over whose run cannot be built (an
+ * unreadable definition), which must not end the run, and so free what it holds, while the
+ * processes it left still run. Only groups on this host whose leader started no later than the
+ * attempt (see restoreRun).
+ */
+export async function killOrphansOf(events: readonly RunEvent[], opts: { previousOwner: string | null; killGraceMs: number }): Promise<void> {
+  if (!ranOnThisHost(opts.previousOwner)) return;
+  const kills: Promise<void>[] = [];
+  for (const snap of rebuildRunSnapshot(events).nodes.values()) {
+    const pid = snap.inFlight?.pid;
+    const startedAt = Date.parse(snap.inFlight?.startedAt ?? '') || Date.now();
+    if (pid !== undefined && startedNoLaterThan(pid, startedAt + ATTEMPT_SPAWN_SLACK_MS)) kills.push(killProcessGroup(pid, { graceMs: opts.killGraceMs }));
+  }
+  await Promise.all(kills);
+}
+
+/**
  * Attempts inside loops (a loop's body, a loop_group's body nodes, their completion checks: paths
  * under a loop node's) and inside an in-run fan-out's instances that were in flight: their process groups are killed and they are closed
  * like a top-level attempt, so the loop, continued, runs that iteration's unfinished part again.

@@ -11,7 +11,8 @@ import type { Slots } from './slots.js';
 import { createRunContext } from './node-context.js';
 import { NodeEventFactory } from './node-events.js';
 import { NodeTable } from './node-table.js';
-import { restoreRun } from './restore-run.js';
+import { killOrphansOf, restoreRun } from './restore-run.js';
+import { isWorthWaitingFor } from '../../shared/store-faults.js';
 import { decideEnvGate } from '../../codebases/env-gate.js';
 import { placeRun } from './run-isolation.js';
 import { recordRunVariables, resolveRunVariables } from './run-variables.js';
@@ -37,12 +38,22 @@ export interface SchedulerFactory {
    * `cancelling` (the run's cancel was requested) it starts without launching anything, for the
    * caller to `cancel()`.
    */
-  takeover(run: Run, previousOwner: string | null, opts?: { cancelling?: boolean }): Promise<RunScheduler>;
+  takeover(run: Run, previousOwner: string | null, opts?: TakeoverOptions): Promise<RunScheduler>;
   /**
    * A run just moved from failed or paused back to running: its state is rebuilt from the event
    * log as at a take-over, the last `workflow_resumed` event starting the new pass (restoreRun).
    */
   resumed(run: Run): Promise<RunScheduler>;
+}
+
+export interface TakeoverOptions {
+  cancelling?: boolean;
+  /**
+   * Called once the run's orphaned process groups are gone (killed, or none), before anything of
+   * it is launched; the run starts when the promise it returns settles. A take-over of several
+   * runs at once holds every run's start until all their orphans are gone (run-registry.ts).
+   */
+  orphansGone?: () => Promise<void>;
 }
 
 export interface SchedulerFactoryDeps {
@@ -65,7 +76,7 @@ export interface SchedulerFactoryDeps {
 export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFactory {
   const build = async (
     acquired: Run,
-    takeover: { previousOwner: string | null; cancelling?: boolean } | undefined,
+    takeover: ({ previousOwner: string | null } & TakeoverOptions) | undefined,
   ): Promise<RunScheduler> => {
     const definition = parseStoredDefinition(await deps.store.getRunDefinition(acquired.id));
     const plan = compileRunPlan(definition, deps.kinds.planning);
@@ -162,13 +173,24 @@ export function createSchedulerFactory(deps: SchedulerFactoryDeps): SchedulerFac
       ...(evidence ? { evidence } : {}),
       log,
     });
+    await takeover?.orphansGone?.();
     await scheduler.start(restored?.events, { cancelling: takeover?.cancelling ?? false });
     return scheduler;
   };
   return {
     fresh: (run) => build(run, undefined),
     resumed: (run) => build(run, { previousOwner: null }),
-    takeover: (run, previousOwner, opts) => build(run, { previousOwner, cancelling: opts?.cancelling ?? false }),
+    // A take-over that cannot build the run (its registry then fails it, which frees what the run
+    // holds, its concurrency place first) kills the orphans the dead owner left before it says so.
+    takeover: (run, previousOwner, opts) =>
+      build(run, { previousOwner, ...opts }).catch(async (err: unknown) => {
+        if (!isWorthWaitingFor(err)) {
+          await killOrphansOf(await deps.store.listRunEvents(run.id), { previousOwner, killGraceMs: KILL_GRACE_MS }).catch((killErr: unknown) =>
+            deps.log.error({ err: killErr, runId: run.id }, 'run.orphan_kill_failed'),
+          );
+        }
+        throw err;
+      }),
   };
 }
 

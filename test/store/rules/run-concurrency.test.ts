@@ -72,6 +72,11 @@ describe('a workflow\'s concurrency policy (rules/run-concurrency.ts)', () => {
     );
   });
 
+  it('refuse of a resume: the same answer, saying to resume the run again', () => {
+    const decision = decideAdmission({ key: 'pr-1', limit: 1, on_overlap: 'refuse' }, 'review', [{ id: 'a', waiting: false, limit: 1 }], 'resume');
+    expect(decision.outcome === 'refuse' && decision.reason).toMatch(/holds its one place; resume it again once that run has ended, or cancel it$/);
+  });
+
   it('cancel_other: the oldest holders, enough for one place, and every older waiter are cancelled', () => {
     const open: KeyRun[] = [
       { id: 'a', waiting: false, limit: 2 },

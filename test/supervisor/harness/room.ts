@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Job, JobKind } from '../../../src/store/schemas/job.js';
+import { decodeJobResult, type ResumeRunResult } from '../../../src/store/schemas/job-results.js';
 import type { Run, RunStatus } from '../../../src/store/schemas/run.js';
 import { terminalRunStatuses } from '../../../src/store/schemas/run.js';
 import { nodeTimeline, startSupervisor, type LooseEvent, type SupervisorHarness } from '../../helpers/supervisor.js';
@@ -127,4 +128,9 @@ export function typesAt(events: readonly LooseEvent[], step: string): string[] {
 /** The last run-level event (workflow_*) of a run's log. */
 export function lastRunEvent(events: readonly LooseEvent[]): LooseEvent | undefined {
   return events.filter((e) => e.event_type.startsWith('workflow_')).at(-1);
+}
+
+/** A `resume_run` job's typed result, read back from its row as the API reads it. */
+export function resumeResult(job: Job): ResumeRunResult {
+  return decodeJobResult('resume_run', job.result ?? '');
 }

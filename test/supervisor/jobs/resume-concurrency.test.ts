@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { OnOverlap } from '../../../src/shared/run-concurrency.js';
 import type { Run } from '../../../src/store/schemas/run.js';
-import { openRoom, type Room } from '../harness/room.js';
+import { openRoom, resumeResult, type Room } from '../harness/room.js';
 
 /**
  * A resume takes a place under its workflow's concurrency policy, as a new start does: a failed
@@ -45,7 +45,7 @@ async function failedThenHolder(onOverlap: OnOverlap): Promise<{ failed: Run; ho
 it('queue: the resumed run waits pending for the place, saying why, and resumes once the holder ends', async () => {
   const { failed, holder } = await failedThenHolder('queue');
   const job = await room.resume(failed.id);
-  expect(job.result).toMatch(/^waiting for a place/);
+  expect(resumeResult(job)).toEqual({ outcome: 'waiting', key: 'k', position: 1, waitingFor: [holder.id] });
   const waiting = (await room.sup.store.getRun(failed.id))!;
   expect(waiting.status).toBe('pending');
   expect(waiting.error).toBeNull();
@@ -73,14 +73,16 @@ it('refuse: the resume is refused with the start refusal text, and the run is le
 
   // A resume already queued (an automatic one) that finds the place taken is refused the same way.
   const job = await room.job('resume_run', failed.id);
-  expect(job.result).toMatch(/^refused: Workflow 'keyed' allows 1 run at a time/);
+  const refused = resumeResult(job);
+  expect(refused).toMatchObject({ outcome: 'refused', key: 'k', holders: [holder.id] });
+  expect(refused.outcome === 'refused' && refused.reason).toMatch(/^Workflow 'keyed' allows 1 run at a time/);
   expect(await room.sup.store.getRun(failed.id)).toEqual(before);
 });
 
 it('cancel_other: the run holding the place is cancelled and the resumed run takes it once that has ended', async () => {
   const { failed, holder } = await failedThenHolder('cancel_other');
   const job = await room.resume(failed.id);
-  expect(job.result).toMatch(/^waiting for a place/);
+  expect(resumeResult(job)).toEqual({ outcome: 'waiting', key: 'k', position: 1, waitingFor: [holder.id] });
   expect((await room.settle(holder.id)).status).toBe('cancelled');
   const resumed = await room.pausedAtGate(failed.id);
   expect(resumed.metadata.concurrency).toEqual({ key: 'k', limit: 1, on_overlap: 'cancel_other' });

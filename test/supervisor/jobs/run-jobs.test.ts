@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRunRow, startSupervisor } from '../../helpers/supervisor.js';
 import { makeTempHome } from '../../helpers/temp-home.js';
 import { waitFor } from '../../helpers/wait-for.js';
-import { lastRunEvent, openRoom, typesAt, type Room } from '../harness/room.js';
+import { lastRunEvent, openRoom, resumeResult, typesAt, type Room } from '../harness/room.js';
 
 /**
  * The run jobs' decisions (start, cancel, abandon, resume, delete, wake, child_run_settled), each
@@ -206,7 +206,7 @@ nodes:
     const failed = await room.settle(run.id);
     expect(failed.status).toBe('failed');
     await mkdir(fixed);
-    expect((await room.resume(run.id)).result).toBe('resumed');
+    expect(resumeResult(await room.resume(run.id))).toEqual({ outcome: 'resumed' });
     expect((await room.settle(run.id, ['completed', 'failed'])).status).toBe('completed');
     const events = await room.events(run.id);
     const resumed = events.find((e) => e.event_type === 'workflow_resumed')!;
@@ -219,14 +219,14 @@ nodes:
   it('delivered again once the run is running or has completed: ignored', async () => {
     const run = await room.start(oneNode);
     await room.settle(run.id);
-    expect((await room.job('resume_run', run.id)).result).toBe('ignored: run is completed');
+    expect(resumeResult(await room.job('resume_run', run.id))).toEqual({ outcome: 'ignored', reason: 'run is completed' });
     expect((await room.events(run.id)).some((e) => e.event_type === 'workflow_resumed')).toBe(false);
   });
 
   it('a raised budget asked with the resume becomes the run’s', async () => {
     const run = await room.start('name: fails\ndescription: x\nnodes:\n  - id: a\n    bash: exit 3\n');
     await room.settle(run.id);
-    expect((await room.resume(run.id, { budgetUsd: 2.5 })).result).toBe('resumed');
+    expect(resumeResult(await room.resume(run.id, { budgetUsd: 2.5 }))).toEqual({ outcome: 'resumed' });
     const after = await room.settle(run.id, ['failed']);
     expect(after.metadata.budget).toEqual({ usd: 2.5 });
   });
@@ -252,7 +252,7 @@ nodes:
     expect((await room.settle(run.id)).status).toBe('completed');
     await mkdir(fixed);
     const job = await room.job('resume_run', run.id, { rerunNodes: ['each'] });
-    expect(job.result).toBe('resumed');
+    expect(resumeResult(job)).toEqual({ outcome: 'resumed' });
     expect((await room.settle(run.id, ['completed', 'failed'])).status).toBe('completed');
     const events = await room.events(run.id);
     expect(events.find((e) => e.event_type === 'workflow_resumed')?.data).toMatchObject({ resumedFrom: 'completed', rerunNodes: ['each'] });
