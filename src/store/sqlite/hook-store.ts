@@ -1,5 +1,5 @@
 import { CairnError } from '../../shared/errors.js';
-import type { DeliveryAnswer, HookStore } from '../hooks.js';
+import type { DeliveryAnswer, HookStore, IgnoreAnswer } from '../hooks.js';
 import { hookStatements } from './hooks-sql.js';
 import { runAdmission } from './run-admission.js';
 import { concurrencyRefusal } from '../rules/run-concurrency.js';
@@ -45,6 +45,14 @@ export function sqliteHookStore(session: SqliteSession): HookStore {
         const admitted = runs.admit(run, now);
         if ('refused' in admitted) throw concurrencyRefusal(run, admitted);
         return { admitted: true, delivery: hooks.insertDelivery(hookId, deliveryId, admitted.run.id, now), run: admitted.run };
+      }),
+
+    ignoreHookDelivery: ({ hookId, deliveryId, reason }) =>
+      session.write('record an ignored webhook delivery', (): IgnoreAnswer => {
+        if (!hooks.exists(hookId)) return { recorded: false, why: 'not_found' };
+        const existing = hooks.delivery(hookId, deliveryId);
+        if (existing) return { recorded: false, delivery: existing };
+        return { recorded: true, delivery: hooks.insertIgnored(hookId, deliveryId, reason, session.now()) };
       }),
   };
 }

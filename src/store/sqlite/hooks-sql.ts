@@ -8,8 +8,8 @@ type Row = Record<string, unknown>;
 /** Statements for `hooks` and `hook_deliveries`. Callers wrap multi-statement changes in a transaction. */
 export function hookStatements(db: Database.Database) {
   const insert = db.prepare(
-    `INSERT INTO hooks (id, name, workflow_name, codebase_id, signature, inputs, sealed_secret, created_at)
-     VALUES (@id, @name, @workflowName, @codebaseId, @signature, @inputs, @sealedSecret, @now)
+    `INSERT INTO hooks (id, name, workflow_name, codebase_id, signature, inputs, sealed_secret, github, sealed_github_token, created_at)
+     VALUES (@id, @name, @workflowName, @codebaseId, @signature, @inputs, @sealedSecret, @github, @sealedGithubToken, @now)
      ON CONFLICT (name) DO NOTHING RETURNING *`,
   );
   const byName = db.prepare('SELECT * FROM hooks WHERE name = ?');
@@ -24,6 +24,9 @@ export function hookStatements(db: Database.Database) {
   const insertDelivery = db.prepare(
     `INSERT INTO hook_deliveries (hook_id, delivery_id, run_id, received_at) VALUES (?, ?, ?, ?) RETURNING *`,
   );
+  const insertIgnored = db.prepare(
+    `INSERT INTO hook_deliveries (hook_id, delivery_id, ignored, received_at) VALUES (?, ?, ?, ?) RETURNING *`,
+  );
 
   // Through the rowid: SQLite takes DELETE ... LIMIT only when built with an option.
   const pruneOldest = db.prepare(
@@ -34,7 +37,8 @@ export function hookStatements(db: Database.Database) {
   return {
     /** Undefined when the name is taken. */
     insert(h: NewHook, now: string): StoredHook | undefined {
-      const row = insert.get({ ...h, inputs: JSON.stringify(h.inputs), now }) as Row | undefined;
+      const github = h.github ? JSON.stringify(h.github) : null;
+      const row = insert.get({ ...h, inputs: JSON.stringify(h.inputs), github, sealedGithubToken: h.sealedGithubToken ?? null, now }) as Row | undefined;
       return row ? toStoredHook(row) : undefined;
     },
     get(name: string): StoredHook | undefined {
@@ -54,6 +58,8 @@ export function hookStatements(db: Database.Database) {
     deliveryCount: (hookId: string): number => Number((deliveryCount.get(hookId) as { n: number }).n),
     insertDelivery: (hookId: string, deliveryId: string, runId: string, now: string): HookDelivery =>
       toHookDelivery(insertDelivery.get(hookId, deliveryId, runId, now) as Row),
+    insertIgnored: (hookId: string, deliveryId: string, reason: string, now: string): HookDelivery =>
+      toHookDelivery(insertIgnored.get(hookId, deliveryId, reason, now) as Row),
     /** Deletes at most `limit` deliveries received before `before`, oldest first; answers how many. */
     pruneOldest: (before: string, limit: number): number => pruneOldest.run(before, limit).changes,
   };

@@ -110,7 +110,13 @@ export function HooksPage() {
                         <time dateTime={delivery.received_at} title={delivery.received_at}>
                           {ago(delivery.received_at)}
                         </time>{' '}
-                        · run <a href={`/runs/${encodeURIComponent(delivery.run_id)}`}>{shortId(delivery.run_id)}</a>
+                        {delivery.run_id !== null ? (
+                          <>
+                            · run <a href={`/runs/${encodeURIComponent(delivery.run_id)}`}>{shortId(delivery.run_id)}</a>
+                          </>
+                        ) : (
+                          <span class="muted"> · ignored: {delivery.ignored}</span>
+                        )}
                       </li>
                     ))}
                   </ul>
