@@ -55,7 +55,7 @@ export const hookDeliveryRoutes: FastifyPluginAsyncZod<HookDeliveryRoutesOptions
           '200 with `ignored` (its reason, also kept in the delivery record) for an event that starts nothing, and 502 ' +
           'GITHUB_UNAVAILABLE when GitHub could not be asked the sender’s permission. docs/webhooks.md.',
         params: hookParamsSchema,
-        response: { 200: deliveryResponseSchema, 202: deliveryResponseSchema, 400: errorBodySchema, 401: errorBodySchema, 404: errorBodySchema, 409: errorBodySchema, 422: errorBodySchema },
+        response: { 200: deliveryResponseSchema, 202: deliveryResponseSchema, 400: errorBodySchema, 401: errorBodySchema, 404: errorBodySchema, 409: errorBodySchema, 422: errorBodySchema, 502: errorBodySchema },
       },
     },
     async (req, reply) => {
