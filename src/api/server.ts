@@ -21,6 +21,7 @@ import { scheduleRoutes } from './routes/schedules.js';
 import { hookRoutes } from './routes/hooks.js';
 import { hookDeliveryRoutes } from './routes/hook-deliveries.js';
 import { GitHubStatusFollower, type RetryPolicy } from '../github/status-follower.js';
+import { resumeStatusComments } from '../github/status-resume.js';
 import { commandRoutes } from './routes/commands.js';
 import { conversationRoutes } from './routes/conversations.js';
 import { conversationMessageRoutes } from './routes/conversation-message.js';
@@ -168,6 +169,12 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(hookRoutes, { store: deps.store, catalog, installKey: deps.settings.installKey });
   const githubStatus = new GitHubStatusFollower({ store: deps.store, log, ...(deps.githubRetry ? { retry: deps.githubRetry } : {}) });
   app.addHook('preClose', () => githubStatus.close());
+  // Once the server is ready: the status comments a previous API process left behind (in the background).
+  app.addHook('onReady', async () => {
+    void resumeStatusComments({ store: deps.store, installKey: deps.settings.installKey, follower: githubStatus, log, now: clock }).catch((err: unknown) =>
+      log.warn({ err: (err as Error).message }, 'github.resume_failed'),
+    );
+  });
   await app.register(hookDeliveryRoutes, {
     store: deps.store, catalog, installKey: deps.settings.installKey, clock, follower: githubStatus, ...(deps.githubRetry ? { githubRetry: deps.githubRetry } : {}),
   });

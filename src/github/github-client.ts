@@ -42,6 +42,8 @@ export interface GitHubClient {
   lastComments(repo: RepositoryName, issueNumber: number, total: number, last: number): Promise<IssueComment[]>;
   /** A pull request's head branch. */
   pullHeadBranch(repo: RepositoryName, number: number): Promise<string>;
+  /** The first comment whose body starts with `prefix`, looking through at most `pages` pages of 100. */
+  findComment(repo: RepositoryName, issueNumber: number, prefix: string, pages: number): Promise<IssueComment | undefined>;
 }
 
 const PAGE = 100;
@@ -114,6 +116,15 @@ export function gitHubClient(opts: { apiUrl: string; token: string; fetch?: type
       const page = Math.max(1, Math.ceil(total / PAGE));
       const items = (await call('GET', `/repos/${repoPath(repo)}/issues/${issueNumber}/comments?per_page=${PAGE}&page=${page}`)) as any[];
       return items.slice(-last).map((c) => ({ id: Number(c.id), author: String(c.user?.login ?? ''), body: String(c.body ?? ''), created_at: String(c.created_at ?? '') }));
+    },
+    async findComment(repo, issueNumber, prefix, pages) {
+      for (let page = 1; page <= pages; page++) {
+        const items = (await call('GET', `/repos/${repoPath(repo)}/issues/${issueNumber}/comments?per_page=${PAGE}&page=${page}`)) as any[];
+        const found = items.find((c) => typeof c.body === 'string' && c.body.startsWith(prefix));
+        if (found) return { id: Number(found.id), author: String(found.user?.login ?? ''), body: String(found.body), created_at: String(found.created_at ?? '') };
+        if (items.length < PAGE) return undefined;
+      }
+      return undefined;
     },
     async pullHeadBranch(repo, number) {
       return String((await call('GET', `/repos/${repoPath(repo)}/pulls/${number}`)).head.ref);

@@ -32,6 +32,12 @@ const statusLines: Record<RunStatus, string> = {
 
 export const statusMarker = (runId: string) => `<!-- cairn-run:${runId} -->`;
 
+/** The status a status comment shows (its second line), if it is one. */
+export function shownStatusOf(body: string): RunStatus | undefined {
+  const line = body.split('\n')[1] ?? '';
+  return (Object.entries(statusLines) as [RunStatus, string][]).find(([, text]) => line.endsWith(`: ${text}`))?.[0];
+}
+
 function fenced(text: string): string {
   const longest = Math.max(0, ...Array.from(text.matchAll(/`+/g), (m) => m[0].length));
   const fence = '`'.repeat(Math.max(3, longest + 1));

@@ -75,10 +75,10 @@ export class GitHubStatusFollower {
     },
   ) {}
 
-  /** Starts keeping the run's status comment (creating it now). */
-  follow(run: FollowedRun): void {
+  /** Starts keeping the run's status comment: creating it now, or (`found`, after a restart) editing the one it has. */
+  follow(run: FollowedRun, found?: { commentId: number; shownStatus: RunStatus | undefined }): void {
     if (this.closed || this.followed.has(run.runId)) return;
-    this.followed.set(run.runId, { run, commentId: undefined, postedStatus: undefined, syncing: false, again: false });
+    this.followed.set(run.runId, { run, commentId: found?.commentId, postedStatus: found?.shownStatus, syncing: false, again: false });
     this.unsubscribe ??= this.deps.store.onChange(() => {
       for (const id of this.followed.keys()) this.sync(id);
     });
