@@ -8,7 +8,7 @@ import { canStartRuns, gitHubClient, GitHubRequestError, type GitHubClient, type
 import { decideGitHubEvent, type GitHubStart } from './github-event.js';
 import { githubRunOf } from './github-run.js';
 import { openGitHubToken } from './github-token.js';
-import { LOGIN_TTL_MS, PERMISSION_TTL_MS, TimedCache } from './permission-cache.js';
+import { LOGIN_TTL_MS, PERMISSION_TTL_MS, QuietPeriod, REPLY_QUIET_MS, TimedCache } from './permission-cache.js';
 import { LAST_COMMENTS } from './run-context.js';
 import { denyReplyBody } from './status-comment.js';
 import { DEFAULT_RETRY, writeWithRetry, type GitHubStatusFollower, type RetryPolicy } from './status-follower.js';
@@ -17,7 +17,7 @@ import { DEFAULT_RETRY, writeWithRetry, type GitHubStatusFollower, type RetryPol
  * A GitHub hook's delivery, once its signature was checked and its id found new: the event
  * decided (github-event.ts); a bot's or the token's own user's event, or one from a sender
  * without write permission (asked of GitHub, kept a minute), is recorded as ignored with its
- * reason (and the one polite reply, when the hook gives one); otherwise the issue's last comments
+ * reason (and one polite reply, when the hook gives one: at most one an hour per person and issue); otherwise the issue's last comments
  * (and a pull request's head branch) are read and the run is admitted with the delivery id. Then,
  * never holding up the answer or the run: the 👀 reaction on the comment, and the status comment.
  */
@@ -38,9 +38,12 @@ export type GitHubDeliveryAnswer = { runId: string | null; duplicate: boolean; i
 export class GitHubAnswers {
   readonly permissions: TimedCache<string>;
   readonly logins: TimedCache<string>;
+  /** Who was told already, per issue: one reply an hour, so comments in a row are not answered one by one. */
+  readonly replied: QuietPeriod;
   constructor(now: () => number) {
     this.permissions = new TimedCache<string>(PERMISSION_TTL_MS, now);
     this.logins = new TimedCache<string>(LOGIN_TTL_MS, now);
+    this.replied = new QuietPeriod(REPLY_QUIET_MS, now);
   }
 }
 
@@ -65,7 +68,7 @@ export async function takeGitHubDelivery(
     if ('why' in recorded) throw new CairnError('HOOK_NOT_FOUND', `Webhook '${hook.name}' was deleted meanwhile`);
     deps.log.info({ hookId: hook.id, deliveryId: delivery.id, reason, recorded: recorded.recorded }, 'github.delivery_ignored');
     // Only the first recording replies: a redelivery finds the record and says nothing again.
-    if (recorded.recorded && reply) {
+    if (recorded.recorded && reply && answers.replied.firstIn(`${hook.id}\n${reply.start.subject.repository}#${reply.start.subject.number}\n${reply.start.sender.login.toLowerCase()}`)) {
       const { subject, sender } = reply.start;
       void writeWithRetry(() => reply.client.createComment(subject.repository, subject.number, denyReplyBody(sender.login)), deps.retry ?? DEFAULT_RETRY, deps.log, {
         hookId: hook.id, deliveryId: delivery.id, write: 'deny_reply',

@@ -6,6 +6,8 @@
  */
 export const PERMISSION_TTL_MS = 60_000;
 export const LOGIN_TTL_MS = 600_000;
+/** A commenter without write access is replied to at most once per issue in this while. */
+export const REPLY_QUIET_MS = 3600_000;
 
 export class TimedCache<T> {
   private readonly entries = new Map<string, { value: T; until: number }>();
@@ -23,5 +25,24 @@ export class TimedCache<T> {
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(key, { value, until: this.now() + this.ttlMs });
     return value;
+  }
+}
+
+/** Keys seen within a while: `firstIn` answers true once per key per `ttlMs`. */
+export class QuietPeriod {
+  private readonly seen = new Map<string, number>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+    private readonly maxEntries = 1000,
+  ) {}
+
+  firstIn(key: string): boolean {
+    const until = this.seen.get(key);
+    if (until !== undefined && until > this.now()) return false;
+    if (this.seen.size >= this.maxEntries) this.seen.delete(this.seen.keys().next().value as string);
+    this.seen.set(key, this.now() + this.ttlMs);
+    return true;
   }
 }

@@ -217,7 +217,7 @@ describe('an issue comment that starts a run', () => {
 });
 
 describe('who may start runs', () => {
-  it('a reader gets one polite reply and no run; the reason is kept; a redelivery replies no more', async () => {
+  it('a reader gets one polite reply and no run; the reason is kept; a redelivery or another comment on the issue replies no more', async () => {
     const sent = await deliver('issue_comment', commentEvent(201, '/cairn run triage please', 'eve'));
     expect(sent.res.status).toBe(200);
     expect(sent.body).toEqual({ runId: null, deliveryId: sent.deliveryId, duplicate: false, ignored: expect.stringContaining('eve has read permission') });
@@ -226,10 +226,14 @@ describe('who may start runs', () => {
     expect(writesTo(201)[0]!.body.body).toMatch(/^@eve thank you: only people with write access/);
     const again = await deliver('issue_comment', {}, sent.deliveryId);
     expect(again.body).toEqual({ runId: null, deliveryId: sent.deliveryId, duplicate: true, ignored: sent.body.ignored });
-    // A second comment within the minute: the permission is not asked again; that comment gets its own reply.
-    await deliver('issue_comment', commentEvent(201, '/cairn run triage', 'eve'));
+    // A second comment within the minute: the permission is not asked again, and Eve was told already.
+    const second = await deliver('issue_comment', commentEvent(201, '/cairn run triage', 'eve'));
+    expect(second.body.ignored).toMatch(/eve has read permission/);
     expect(gh.sent(/collaborators\/eve\/permission$/)).toHaveLength(1);
-    await waitFor(() => writesTo(201).length === 2, { what: 'the second reply' });
+    // On another issue she is told once there too.
+    await deliver('issue_comment', commentEvent(205, '/cairn run triage', 'eve'));
+    await waitFor(() => writesTo(205).length === 1, { what: 'the reply on the other issue' });
+    expect(writesTo(201)).toHaveLength(1);
     expect(gh.sent(/reactions$/).filter((r) => r.path.includes(`/${commentIds}/`))).toHaveLength(0);
   });
 
