@@ -21,6 +21,7 @@ export interface HookDeliveryRoutesOptions {
   clock: () => number;
   /** Keeps the status comments of GitHub hooks' runs (docs/github.md). */
   follower: GitHubStatusFollower;
+  /** How a GitHub hook's reaction and reply are retried (default DEFAULT_RETRY). */
   githubRetry?: RetryPolicy;
 }
 
@@ -29,8 +30,10 @@ export interface HookDeliveryRoutesOptions {
  * (this plugin's own parser: the signature is over the bytes as sent), and nothing is read from it
  * before its signature is checked. Then, in order: a delivery id admitted before answers its first
  * run (200); the body is parsed as JSON and mapped onto the workflow's inputs (400, 422); and the
- * run is queued with the delivery id in one transaction (202). The caller checks (Host, Origin)
- * apply as to every route: senders are servers, which send no Origin.
+ * run is queued with the delivery id in one transaction (202). A GitHub hook's delivery goes to
+ * github/github-admission.ts instead, after the same checks: it starts a run (202) or is recorded
+ * as ignored with its reason (200). The caller checks (Host, Origin) apply as to every route:
+ * senders are servers, which send no Origin.
  */
 export const hookDeliveryRoutes: FastifyPluginAsyncZod<HookDeliveryRoutesOptions> = async (app, { store, catalog, installKey, clock, follower, githubRetry }) => {
   app.removeAllContentTypeParsers();

@@ -70,7 +70,9 @@ export const hookRoutes: FastifyPluginAsyncZod<HookRoutesOptions> = async (app, 
         description:
           'Checks the codebase, the workflow (found as a run request finds it; an interactive one is refused), that each mapped ' +
           'input is one the workflow declares and each path is of the supported form, and that every required input without a ' +
-          'default is mapped; then stores the hook with its secret sealed. Deliveries go to POST /api/hooks/{name}. docs/webhooks.md.',
+          'default is mapped; then stores the hook with its secret sealed. Deliveries go to POST /api/hooks/{name}. docs/webhooks.md. ' +
+          'With `github` (signature github) it is a GitHub hook: each of its `workflows` is checked too, and its token is sealed ' +
+          'and never answered back (docs/github.md).',
         body: createHookBodySchema,
         response: { 201: hookSchema, ...refusals, 409: errorBodySchema },
       },
