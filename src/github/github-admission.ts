@@ -72,7 +72,7 @@ export async function takeGitHubDelivery(
       const { subject, sender } = reply.start;
       void writeWithRetry(() => reply.client.createComment(subject.repository, subject.number, denyReplyBody(sender.login)), deps.retry ?? DEFAULT_RETRY, deps.log, {
         hookId: hook.id, deliveryId: delivery.id, write: 'deny_reply',
-      });
+      }, deps.follower.closing);
     }
     return recorded.recorded
       ? { runId: null, duplicate: false, ignored: reason }
@@ -120,7 +120,7 @@ export async function takeGitHubDelivery(
   deps.log.info({ hookId: hook.id, deliveryId: delivery.id, runId: run.id, trigger: start.trigger, repository: subject.repository, number: subject.number }, 'github.run_admitted');
   if (start.commentId !== undefined) {
     const commentId = start.commentId;
-    void writeWithRetry(() => client.addReaction(subject.repository, commentId, 'eyes'), deps.retry ?? DEFAULT_RETRY, deps.log, { runId: run.id, write: 'reaction' });
+    void writeWithRetry(() => client.addReaction(subject.repository, commentId, 'eyes'), deps.retry ?? DEFAULT_RETRY, deps.log, { runId: run.id, write: 'reaction' }, deps.follower.closing);
   }
   deps.follower.follow({
     runId: run.id, hookName: hook.name, client, repository: subject.repository, number: subject.number, workflow: run.workflowName, runUrl: runUrlOf(run.id),

@@ -39,13 +39,16 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY: RetryPolicy = { tries: 4, firstDelayMs: 1000 };
 
-/** Calls `write` until it works, it fails for good, or `tries` are spent; the waits double. Answers the value, or undefined after logging. */
+/**
+ * Calls `write` until it works, it fails for good, or `tries` are spent; the waits double, and
+ * `stop` (the server closing) ends a wait and the tries at once. Answers the value, or undefined after logging.
+ */
 export async function writeWithRetry<T>(
   write: () => Promise<T>,
   policy: RetryPolicy,
   log: Pick<Logger, 'info' | 'warn'>,
   what: Record<string, unknown>,
-  stopped: () => boolean = () => false,
+  stop?: AbortSignal,
 ): Promise<T | undefined> {
   let delay = policy.firstDelayMs;
   for (let attempt = 1; ; attempt++) {
@@ -54,8 +57,13 @@ export async function writeWithRetry<T>(
     } catch (err) {
       const retryable = err instanceof GitHubRequestError && err.retryable;
       log.warn({ ...what, attempt, retryable, err: (err as Error).message }, 'github.write_failed');
-      if (!retryable || attempt >= policy.tries || stopped()) return undefined;
-      await new Promise((resolve) => setTimeout(resolve, delay).unref());
+      if (!retryable || attempt >= policy.tries || stop?.aborted) return undefined;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delay);
+        timer.unref();
+        stop?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      });
+      if (stop?.aborted) return undefined;
       delay *= 2;
     }
   }
@@ -66,6 +74,7 @@ export class GitHubStatusFollower {
   private readonly inFlight = new Set<Promise<void>>();
   private unsubscribe: (() => void) | undefined;
   private closed = false;
+  private readonly stop = new AbortController();
 
   constructor(
     private readonly deps: {
@@ -74,6 +83,11 @@ export class GitHubStatusFollower {
       retry?: RetryPolicy;
     },
   ) {}
+
+  /** Aborted when the server closes: other writes to GitHub (a reaction, a reply) stop retrying then too. */
+  get closing(): AbortSignal {
+    return this.stop.signal;
+  }
 
   /** Starts keeping the run's status comment: creating it now, or (`found`, after a restart) editing the one it has. */
   follow(run: FollowedRun, found?: { commentId: number; shownStatus: RunStatus | undefined }): void {
@@ -88,6 +102,7 @@ export class GitHubStatusFollower {
   /** Stops listening; waits for the writes under way (their retries end early). */
   async close(): Promise<void> {
     this.closed = true;
+    this.stop.abort();
     this.unsubscribe?.();
     await Promise.allSettled([...this.inFlight]);
   }
@@ -131,7 +146,7 @@ export class GitHubStatusFollower {
     });
     const what = { runId: run.runId, hook: run.hookName, repository: run.repository, number: run.number, status: current.status };
     const policy = this.deps.retry ?? DEFAULT_RETRY;
-    const stopped = () => this.closed;
+    const stopped = this.stop.signal;
     let posted: boolean;
     if (entry.commentId === undefined) {
       const made = await writeWithRetry(() => run.client.createComment(run.repository, run.number, body), policy, this.deps.log, { ...what, write: 'status_comment_create' }, stopped);
