@@ -85,7 +85,8 @@ export async function takeGitHubDelivery(
   if (sender.isBot) return ignore(`sender ${sender.login} is a bot: bots never start runs`);
 
   const client = gitHubClient({ apiUrl: settings.api_url, token: openGitHubToken(deps.installKey(), hook) });
-  const own = await answers.logins.get(hook.id, () => client.authenticatedLogin()).catch((err) => {
+  // Keyed by the sealed token too: a replaced token may be another user's.
+  const own = await answers.logins.get(`${hook.id}\n${hook.sealed_github_token}`, () => client.authenticatedLogin()).catch((err) => {
     throw unavailable(hook, "who its token's user is", err);
   });
   if (own.toLowerCase() === sender.login.toLowerCase()) return ignore(`sender ${sender.login} is this hook's own GitHub user: it never starts its own runs`);

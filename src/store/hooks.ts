@@ -17,6 +17,8 @@ export interface HookStore {
   getHook(name: string): Promise<StoredHook | undefined>;
   /** By name. */
   listHooks(): Promise<StoredHook[]>;
+  /** Replaces a GitHub hook's sealed token (by hook id); the hook as it is now, or undefined when it is gone or not a GitHub hook. */
+  replaceHookGithubToken(hookId: string, sealedGithubToken: string): Promise<StoredHook | undefined>;
   /** Deletes a hook and its delivery record (its runs stay). False when there is none. */
   deleteHook(name: string): Promise<boolean>;
   /** The delivery admitted under this id, if any. */

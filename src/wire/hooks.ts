@@ -46,6 +46,9 @@ export type GitHubHookBody = z.infer<typeof githubHookBodySchema>;
 
 export const DEFAULT_GITHUB_API_URL = 'https://api.github.com';
 
+/** `PUT /api/hooks/{name}/github-token`: a GitHub hook's new token (an installation token that expired, a rotated one). */
+export const githubTokenBodySchema = z.strictObject({ token: githubHookBodySchema.shape.token });
+
 export const createHookBodySchema = z.strictObject({
   name: hookNameSchema,
   workflow: z.string().trim().min(1).describe('The workflow to run, found as a run request finds it (the codebase’s project first)'),

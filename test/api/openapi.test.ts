@@ -49,6 +49,7 @@ it('serves a valid OpenAPI 3.0 document listing the run, health and stream route
       'GET /api/hooks/{name}',
       'DELETE /api/hooks/{name}',
       'POST /api/hooks/{name}',
+      'PUT /api/hooks/{name}/github-token',
     ]),
   );
   expect(operations).not.toContain('GET /api/openapi.json');

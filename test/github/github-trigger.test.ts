@@ -78,9 +78,9 @@ const json = async (res: Response): Promise<any> => res.json();
 
 let deliveries = 0;
 /** A delivery signed as GitHub signs one; answers the response and the delivery id. */
-async function deliver(event: string, payload: unknown, deliveryId = `d-${++deliveries}`): Promise<{ res: Response; body: any; deliveryId: string }> {
+async function deliver(event: string, payload: unknown, deliveryId = `d-${++deliveries}`, hook = 'gh'): Promise<{ res: Response; body: any; deliveryId: string }> {
   const raw = JSON.stringify(payload);
-  const res = await fetch(`${url}/api/hooks/gh`, {
+  const res = await fetch(`${url}/api/hooks/${hook}`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -309,6 +309,41 @@ describe('what else starts a run, and what does not', () => {
     expect(unfit.res.status).toBe(422);
     expect(unfit.body.code).toBe('HOOK_PAYLOAD_UNFIT');
     expect(ignoredReasonOf(unfit.deliveryId)).toBeUndefined();
+  });
+});
+
+describe('replacing a token', () => {
+  it('a hook whose token GitHub refuses answers 502 and admits nothing; with its token replaced, the redelivery starts the run', async () => {
+    const add = await fetch(`${url}/api/hooks`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'gh-expired', workflow: 'triage', signature: 'github', secret: SECRET, github: { token: 'ghs_expired_installation_token', apiUrl: gh.url } }),
+    });
+    expect(add.status).toBe(201);
+    const payload = commentEvent(501, '/cairn run triage', 'alice');
+    const refused = await deliver('issue_comment', payload, 'expired-1', 'gh-expired');
+    expect(refused.res.status).toBe(502);
+    expect(refused.body.error).toMatch(/401 Bad credentials/);
+    expect(refused.body.error).not.toContain('ghs_expired_installation_token');
+    const put = (name: string, body: unknown) =>
+      fetch(`${url}/api/hooks/${name}/github-token`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const replaced = await put('gh-expired', { token: TOKEN });
+    expect(replaced.status).toBe(200);
+    const shown = await replaced.text();
+    expect(JSON.parse(shown)).toMatchObject({ name: 'gh-expired', github: { api_url: gh.url } });
+    expect(shown).not.toContain(TOKEN);
+    const again = await deliver('issue_comment', payload, 'expired-1', 'gh-expired');
+    expect(again.res.status).toBe(202);
+    await statusComment(501, '✅ completed');
+
+    expect((await put('no-such-hook', { token: TOKEN })).status).toBe(404);
+    expect((await put('gh-expired', { token: 'has a space' })).status).toBe(400);
+    expect((await put('gh-expired', { token: TOKEN, more: 1 })).status).toBe(400);
+    await fetch(`${url}/api/hooks`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'plain', workflow: 'triage', signature: 'generic', secret: SECRET, inputs: { github_number: '$.n' } }),
+    });
+    const plain = await put('plain', { token: TOKEN });
+    expect([plain.status, (await json(plain)).error]).toEqual([400, "Webhook 'plain' is not a GitHub hook: it has no token to replace (docs/github.md)"]);
   });
 });
 

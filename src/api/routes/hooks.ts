@@ -11,7 +11,7 @@ import type { WorkflowCatalog } from '../../workflow/catalog/catalog.js';
 import { isInteractive } from '../../workflow/schema/interactive.js';
 import { errorBodySchema } from '../../wire/error-body.js';
 import {
-  createHookBodySchema, DEFAULT_GITHUB_API_URL, HOOK_DELIVERIES_DEFAULT_LIMIT, hookDeleteResponseSchema, hookDeliveriesQuerySchema, hookDeliveryListResponseSchema,
+  createHookBodySchema, DEFAULT_GITHUB_API_URL, githubTokenBodySchema, HOOK_DELIVERIES_DEFAULT_LIMIT, hookDeleteResponseSchema, hookDeliveriesQuerySchema, hookDeliveryListResponseSchema,
   hookListQuerySchema, hookListResponseSchema, hookParamsSchema,
 } from '../../wire/hooks.js';
 import { bindRunToCodebase } from '../run-target/run-codebase.js';
@@ -155,6 +155,28 @@ export const hookRoutes: FastifyPluginAsyncZod<HookRoutesOptions> = async (app, 
     async (req) => {
       const hook = await requireHook(req.params.name);
       return store.listHookDeliveries(hook.id, { limit: req.query.limit ?? HOOK_DELIVERIES_DEFAULT_LIMIT, offset: req.query.offset ?? 0 });
+    },
+  );
+
+  app.put(
+    '/api/hooks/:name/github-token',
+    {
+      schema: {
+        tags: ['hooks'],
+        summary: 'Replace a GitHub hook’s token (never shown back)',
+        description:
+          'For an installation token that expired or a personal access token rotated: the new token is sealed in place of the old; ' +
+          'deliveries from now on use it. A plain webhook has no token (400). docs/github.md.',
+        params: hookParamsSchema, body: githubTokenBodySchema, response: { 200: hookSchema, ...refusals },
+      },
+    },
+    async (req) => {
+      const hook = await requireHook(req.params.name);
+      if (!hook.github) throw new CairnError('VALIDATION_FAILED', `Webhook '${hook.name}' is not a GitHub hook: it has no token to replace (docs/github.md)`);
+      const replaced = await store.replaceHookGithubToken(hook.id, sealGitHubToken(installKey(), hook.id, req.body.token));
+      if (!replaced) throw new CairnError('HOOK_NOT_FOUND', `Webhook '${hook.name}' was deleted meanwhile`);
+      req.log.info({ hookId: hook.id, name: hook.name }, 'hook.github_token_replaced');
+      return hookView(replaced);
     },
   );
 

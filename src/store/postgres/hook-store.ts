@@ -25,6 +25,8 @@ export function pgHookStore(session: PgSession): HookStore {
 
     deleteHook: (name) => session.write('delete a webhook', (q) => hookStatements(q).remove(name)),
 
+    replaceHookGithubToken: (hookId, sealed) => session.write("replace a GitHub hook's token", (q) => hookStatements(q).replaceToken(hookId, sealed)),
+
     getHookDelivery: (hookId, deliveryId) => session.read('read a webhook delivery', (q) => hookStatements(q).delivery(hookId, deliveryId)),
 
     listHookDeliveries: (hookId, { limit, offset }) =>

@@ -29,6 +29,8 @@ export function hookStatements(q: Query) {
     /** Holds the hook's row (FOR SHARE) until the transaction ends: it cannot be deleted under an admission. */
     holds: async (id: string): Promise<boolean> => (await q('SELECT id FROM hooks WHERE id = $1 FOR SHARE', [id])).length > 0,
     list: async (): Promise<StoredHook[]> => (await q('SELECT * FROM hooks ORDER BY name')).map(toStoredHook),
+    replaceToken: (id: string, sealed: string) =>
+      hook('UPDATE hooks SET sealed_github_token = $1 WHERE id = $2 AND github IS NOT NULL RETURNING *', [sealed, id]),
     remove: async (name: string): Promise<boolean> => (await q('DELETE FROM hooks WHERE name = $1 RETURNING id', [name])).length > 0,
     delivery: (hookId: string, deliveryId: string) =>
       delivery('SELECT * FROM hook_deliveries WHERE hook_id = $1 AND delivery_id = $2', [hookId, deliveryId]),

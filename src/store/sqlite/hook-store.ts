@@ -27,6 +27,8 @@ export function sqliteHookStore(session: SqliteSession): HookStore {
 
     deleteHook: (name) => session.write('delete a webhook', () => hooks.remove(name)),
 
+    replaceHookGithubToken: (hookId, sealed) => session.write("replace a GitHub hook's token", () => hooks.replaceToken(hookId, sealed)),
+
     getHookDelivery: (hookId, deliveryId) => session.read('read a webhook delivery', () => hooks.delivery(hookId, deliveryId)),
 
     listHookDeliveries: (hookId, { limit, offset }) =>

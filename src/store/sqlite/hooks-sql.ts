@@ -16,6 +16,7 @@ export function hookStatements(db: Database.Database) {
   const byId = db.prepare('SELECT * FROM hooks WHERE id = ?');
   const all = db.prepare('SELECT * FROM hooks ORDER BY name');
   const remove = db.prepare('DELETE FROM hooks WHERE name = ?');
+  const replaceToken = db.prepare('UPDATE hooks SET sealed_github_token = ? WHERE id = ? AND github IS NOT NULL RETURNING *');
   const delivery = db.prepare('SELECT * FROM hook_deliveries WHERE hook_id = ? AND delivery_id = ?');
   const deliveryPage = db.prepare(
     'SELECT * FROM hook_deliveries WHERE hook_id = ? ORDER BY received_at DESC, delivery_id DESC LIMIT ? OFFSET ?',
@@ -48,6 +49,10 @@ export function hookStatements(db: Database.Database) {
     exists: (id: string): boolean => byId.get(id) !== undefined,
     list: (): StoredHook[] => all.all().map((r) => toStoredHook(r as Row)),
     remove: (name: string): boolean => remove.run(name).changes > 0,
+    replaceToken(id: string, sealed: string): StoredHook | undefined {
+      const row = replaceToken.get(sealed, id) as Row | undefined;
+      return row ? toStoredHook(row) : undefined;
+    },
     delivery(hookId: string, deliveryId: string): HookDelivery | undefined {
       const row = delivery.get(hookId, deliveryId) as Row | undefined;
       return row ? toHookDelivery(row) : undefined;

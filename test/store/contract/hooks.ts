@@ -117,13 +117,19 @@ export function describeHookContract(backend: StoreBackend): void {
       expect(await store.getRun(run.id)).toBeDefined();
     });
 
-    it('keeps a GitHub hook’s settings and sealed token; a plain hook has neither', async () => {
+    it('keeps a GitHub hook’s settings and sealed token, and replaces the token; a plain hook has neither', async () => {
       const store = h().open();
       const github = { api_url: 'https://api.github.com', workflows: ['other'], labels: ['cairn'], on_issue_opened: true, deny_reply: false, dashboard_url: null };
       const made = await store.createHook(newHook({ name: 'gh', github, sealedGithubToken: 'sealed-token' }));
       expect(made).toMatchObject({ github, sealed_github_token: 'sealed-token' });
       expect(await h().open().getHook('gh')).toMatchObject({ github, sealed_github_token: 'sealed-token' });
-      expect(await store.createHook(newHook({ name: 'plain' }))).toMatchObject({ github: null, sealed_github_token: null });
+      const plain = await store.createHook(newHook({ name: 'plain' }));
+      expect(plain).toMatchObject({ github: null, sealed_github_token: null });
+      expect(await h().open().replaceHookGithubToken(made.id, 'sealed-token-2')).toMatchObject({ name: 'gh', github, sealed_github_token: 'sealed-token-2' });
+      expect((await store.getHook('gh'))!.sealed_github_token).toBe('sealed-token-2');
+      expect(await store.replaceHookGithubToken(plain.id, 'x')).toBeUndefined();
+      expect((await store.getHook('plain'))!.sealed_github_token).toBeNull();
+      expect(await store.replaceHookGithubToken('no-such-hook', 'x')).toBeUndefined();
     });
 
     it('records an ignored delivery once, with its reason and no run; the same id is not admitted or recorded again', async () => {
