@@ -56,6 +56,16 @@ it('adds a GitHub hook with its token from the environment and its settings from
   expect(hook!.sealed_github_token).not.toContain(token);
   const json = await cairn(['hooks', 'list', '--json'], {});
   expect(json.stdout).not.toContain(token);
+
+  const before = hook!.sealed_github_token;
+  const replaced = await cairn(['hooks', 'github-token', 'issues', '--github-token-env', 'NEW_TOKEN'], { NEW_TOKEN: 'github_pat_rotated_0123' });
+  expect([replaced.code, replaced.stdout, replaced.stderr]).toEqual([0, 'Replaced the GitHub token of webhook issues.\n', '']);
+  const after = (await home.openStore().getHook('issues'))!.sealed_github_token;
+  expect(after).not.toBe(before);
+  expect(after).not.toContain('github_pat_rotated_0123');
+  const missing = await cairn(['hooks', 'github-token', 'issues'], {});
+  expect(missing.code).toBe(2);
+  expect(missing.stderr).toContain('--github-token-env <var> is required');
 });
 
 it('refuses a GitHub flag without --github-token-env, and a token variable that is not set, before asking the server', async () => {

@@ -169,3 +169,30 @@ ${jsonOption}`,
     return 0;
   },
 };
+
+export const hooksGithubTokenCommand: Command = {
+  name: 'hooks github-token',
+  summary: "replace a GitHub hook's token (an installation token about to expire, a rotated one)",
+  help: `Usage: cairn hooks github-token <name> --github-token-env <var> [--json] [--url <url>]
+
+Replace a GitHub hook's token (docs/github.md): the new one is read from the environment variable
+named (e.g. GH_TOKEN), never from the command line, stored sealed in place of the old, and never
+shown. Deliveries from then on use it.
+
+Options:
+  --github-token-env <var>  the environment variable holding the new token
+${jsonOption}`,
+  async run(argv, ctx) {
+    const { values, positionals } = parseCommandArgs(this.name, argv, { 'github-token-env': { type: 'string' }, json: { type: 'boolean' }, ...urlOption });
+    if (values.help) return printHelp(ctx, this.help);
+    const [name] = expectPositionals(this.name, positionals, ['name']) as [string];
+    const settings = githubSettingsOf(this.name, values, ctx.env);
+    if (!settings) throw usageError('--github-token-env <var> is required: the environment variable holding the new token', this.name);
+    const { raw, body } = await clientFor(ctx, values.url).request('PUT', `/api/hooks/${encodeURIComponent(name)}/github-token`, hookSchema, {
+      body: { token: settings.token },
+    });
+    if (values.json) return printJson(ctx, raw);
+    writeLine(ctx.stdout, `Replaced the GitHub token of webhook ${body.name}.`);
+    return 0;
+  },
+};
