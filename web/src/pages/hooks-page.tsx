@@ -98,6 +98,14 @@ export function HooksPage() {
                   </>
                 )}
               </p>
+              {hook.github ? (
+                <p class="hook-github" data-github>
+                  GitHub: <code>/cairn run</code> {[hook.workflow_name, ...hook.github.workflows].join(', ')}
+                  {hook.github.labels.length > 0 ? ` · labels ${hook.github.labels.join(', ')}` : ''}
+                  {hook.github.on_issue_opened ? ' · new issues' : ''}
+                  {hook.github.deny_reply ? ' · one reply to people without write access' : ' · no reply to people without write access'}
+                </p>
+              ) : null}
               {hook.deliveries.length > 0 ? (
                 <>
                   <p class="muted">
