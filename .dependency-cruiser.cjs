@@ -30,6 +30,8 @@ const layers = {
   // Runs as a domain: creating one (queue-run.ts: the run route, the chat's `/workflow run` and a
   // parent's child runs all queue through it) and the rules of operations on a run.
   runs: ['hooks', 'models', 'codebases', 'workflow', 'records', 'store', 'shared'],
+  // GitHub as a trigger (docs/github.md): its REST client, the decisions on an event, a run's status comment.
+  github: ['runs', 'hooks', 'workflow', 'records', 'store', 'shared'],
   // Conversations and the chat turn's answers.
   conversations: ['runs', 'models', 'codebases', 'workflow', 'records', 'store', 'shared'],
   // HTTP wire schemas, shared by the API and the CLI.
@@ -48,7 +50,7 @@ const layers = {
   doctor: ['terminal', 'worker', 'credentials', 'models', 'workflow', 'store', 'shared'],
   // The API process never executes a node: no worker, no supervisor. It may use the doctor, which
   // only looks at the worker's adapters (where an executable is, its `--version`) and runs nothing else.
-  api: ['doctor', 'wire', 'conversations', 'runs', 'hooks', 'credentials', 'models', 'codebases', 'workflow', 'records', 'store', 'shared'],
+  api: ['doctor', 'wire', 'conversations', 'github', 'runs', 'hooks', 'credentials', 'models', 'codebases', 'workflow', 'records', 'store', 'shared'],
   // `cairn serve`: starts and watches the API and the supervisor as child processes (by file, not by import).
   launcher: ['terminal', 'shared'],
   // `cairn stress`: runs a server under faults and reports.

@@ -9,7 +9,7 @@ import { defineConfig } from 'vitest/config';
  * no changed process.env, real timers), and each closes what it opened.
  */
 const inProcess = [
-  'api', 'codebases', 'conversations', 'credentials', 'hooks', 'layers', 'models', 'records', 'shared', 'store', 'supervisor',
+  'api', 'codebases', 'conversations', 'credentials', 'github', 'hooks', 'layers', 'models', 'records', 'shared', 'store', 'supervisor',
   'terminal', 'worker', 'workflow',
 ].map((folder) => `test/${folder}/**/*.test.ts`);
 

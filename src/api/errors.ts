@@ -64,6 +64,7 @@ export const statusByCode: Record<ErrorCode, number> = {
   OAUTH_SESSION_NOT_FOUND: 404,
   // The vendor's server failed us: a bad gateway, not the request's fault.
   OAUTH_UNAVAILABLE: 502,
+  GITHUB_UNAVAILABLE: 502,
   CREDENTIAL_UNUSABLE: 409,
   INSTALL_KEY_INVALID: 500,
   SECRET_UNREADABLE: 500,

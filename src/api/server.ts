@@ -20,6 +20,8 @@ import { codebaseRoutes } from './routes/codebases.js';
 import { scheduleRoutes } from './routes/schedules.js';
 import { hookRoutes } from './routes/hooks.js';
 import { hookDeliveryRoutes } from './routes/hook-deliveries.js';
+import { GitHubStatusFollower, type RetryPolicy } from '../github/status-follower.js';
+import { resumeStatusComments } from '../github/status-resume.js';
 import { commandRoutes } from './routes/commands.js';
 import { conversationRoutes } from './routes/conversations.js';
 import { conversationMessageRoutes } from './routes/conversation-message.js';
@@ -77,6 +79,8 @@ export interface ApiDeps {
   openFilesLimit?: number;
   /** The built dashboard's folder; defaults to the package's `dist/web/`. */
   webRoot?: string;
+  /** How GitHub hooks retry a write GitHub may take later (default: 4 tries, waits from 1 s doubling). */
+  githubRetry?: RetryPolicy;
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -163,7 +167,17 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(codebaseRoutes, { registry, clock });
   await app.register(scheduleRoutes, { store: deps.store, catalog, clock });
   await app.register(hookRoutes, { store: deps.store, catalog, installKey: deps.settings.installKey });
-  await app.register(hookDeliveryRoutes, { store: deps.store, catalog, installKey: deps.settings.installKey, clock });
+  const githubStatus = new GitHubStatusFollower({ store: deps.store, log, ...(deps.githubRetry ? { retry: deps.githubRetry } : {}) });
+  app.addHook('preClose', () => githubStatus.close());
+  // Once the server is ready: the status comments a previous API process left behind (in the background).
+  app.addHook('onReady', async () => {
+    void resumeStatusComments({ store: deps.store, installKey: deps.settings.installKey, follower: githubStatus, log, now: clock }).catch((err: unknown) =>
+      log.warn({ err: (err as Error).message }, 'github.resume_failed'),
+    );
+  });
+  await app.register(hookDeliveryRoutes, {
+    store: deps.store, catalog, installKey: deps.settings.installKey, clock, follower: githubStatus, ...(deps.githubRetry ? { githubRetry: deps.githubRetry } : {}),
+  });
   await app.register(conversationRoutes, { store: deps.store, clock });
   await app.register(conversationMessageRoutes, { store: deps.store, paths: homePaths(deps.settings.home), bodyLimit: limits.bodyLimit });
   await app.register(artifactRoutes, { store: deps.store, paths: homePaths(deps.settings.home) });

@@ -42,6 +42,7 @@ const registry: readonly { name: string; load: () => Promise<Command> }[] = [
   { name: 'hooks list', load: async () => (await import('./commands/hooks.js')).hooksListCommand },
   { name: 'hooks add', load: async () => (await import('./commands/hooks.js')).hooksAddCommand },
   { name: 'hooks remove', load: async () => (await import('./commands/hooks.js')).hooksRemoveCommand },
+  { name: 'hooks github-token', load: async () => (await import('./commands/hooks.js')).hooksGithubTokenCommand },
   { name: 'worktree list', load: async () => (await import('./commands/worktree.js')).worktreeListCommand },
   { name: 'worktree remove', load: async () => (await import('./commands/worktree.js')).worktreeRemoveCommand },
   { name: 'config get', load: async () => (await import('./commands/config.js')).configGetCommand },

@@ -93,6 +93,8 @@ export const errorCodes = [
   'HOOK_SIGNATURE_INVALID',
   /** A signed delivery's payload does not map onto the workflow's inputs (a path finds nothing, or an object). */
   'HOOK_PAYLOAD_UNFIT',
+  /** A GitHub hook could not ask GitHub what it must before admitting a delivery (a permission, a pull request's branch): nothing was admitted. */
+  'GITHUB_UNAVAILABLE',
   /** A workflow's `concurrency:` (on_overlap: refuse) has no free place for the run's key. */
   'CONCURRENCY_LIMIT_REACHED',
 ] as const;

@@ -1,8 +1,8 @@
 import type { NewRun } from './runs.js';
 import type { Run } from './schemas/run.js';
-import type { HookDelivery, HookSignature, StoredHook } from './schemas/hook.js';
+import type { GitHubTrigger, HookDelivery, HookSignature, StoredHook } from './schemas/hook.js';
 
-export type { Hook, HookDelivery, HookSignature, StoredHook } from './schemas/hook.js';
+export type { GitHubTrigger, Hook, HookDelivery, HookSignature, StoredHook } from './schemas/hook.js';
 
 /**
  * Webhooks and the deliveries they admitted. A delivery id is unique per hook: it is written in
@@ -17,6 +17,8 @@ export interface HookStore {
   getHook(name: string): Promise<StoredHook | undefined>;
   /** By name. */
   listHooks(): Promise<StoredHook[]>;
+  /** Replaces a GitHub hook's sealed token (by hook id); the hook as it is now, or undefined when it is gone or not a GitHub hook. */
+  replaceHookGithubToken(hookId: string, sealedGithubToken: string): Promise<StoredHook | undefined>;
   /** Deletes a hook and its delivery record (its runs stay). False when there is none. */
   deleteHook(name: string): Promise<boolean>;
   /** The delivery admitted under this id, if any. */
@@ -28,6 +30,12 @@ export interface HookStore {
    * nothing is written. `not_found`: the hook was deleted meanwhile.
    */
   admitHookDelivery(admission: { hookId: string; deliveryId: string; run: NewRun }): Promise<DeliveryAnswer>;
+  /**
+   * Records a delivery a GitHub hook acknowledged and started nothing for, with the reason, under
+   * the same (hook, delivery id) key: the same delivery sent again finds it and does nothing again
+   * (no second reply). A delivery recorded already answers `recorded: false` with it.
+   */
+  ignoreHookDelivery(ignored: { hookId: string; deliveryId: string; reason: string }): Promise<IgnoreAnswer>;
   /**
    * A page of a hook's admitted deliveries, newest first (by when each was received, then by
    * delivery id), and how many it has in all. A hook with none, or no such hook: an empty page.
@@ -55,9 +63,17 @@ export interface NewHook {
   signature: HookSignature;
   inputs: Record<string, string>;
   sealedSecret: string;
+  /** A GitHub hook's settings and sealed token; absent (or null) for a plain webhook. */
+  github?: GitHubTrigger | null;
+  sealedGithubToken?: string | null;
 }
 
 export type DeliveryAnswer =
   | { admitted: true; delivery: HookDelivery; run: Run }
   | { admitted: false; delivery: HookDelivery }
   | { admitted: false; why: 'not_found' };
+
+export type IgnoreAnswer =
+  | { recorded: true; delivery: HookDelivery }
+  | { recorded: false; delivery: HookDelivery }
+  | { recorded: false; why: 'not_found' };

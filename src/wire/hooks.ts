@@ -10,6 +10,45 @@ export const hookNameSchema = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, 'name: 1-100 letters, digits, ".", "_" or "-", starting with a letter or digit');
 
+const httpUrl = (field: string) =>
+  z
+    .string()
+    .max(500)
+    .refine((value) => {
+      try {
+        const url = new URL(value);
+        return (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password && !url.search && !url.hash;
+      } catch {
+        return false;
+      }
+    }, `${field}: an http(s) URL without credentials, query or fragment, such as https://api.github.com`);
+
+/** A GitHub hook's access and triggers (docs/github.md); the token is sealed and never answered back. */
+export const githubHookBodySchema = z.strictObject({
+  token: z
+    .string()
+    .min(1)
+    .max(1024)
+    .regex(/^[\x21-\x7e]+$/, 'github.token: printable characters without spaces (a fine-grained personal access token or an installation token)')
+    .describe('The GitHub API token: a fine-grained personal access token, or an installation token; stored sealed, never shown back'),
+  apiUrl: httpUrl('github.apiUrl').optional().describe('The GitHub REST API (default https://api.github.com; a GitHub Enterprise Server’s https://<host>/api/v3)'),
+  workflows: z
+    .array(z.string().trim().min(1).max(200))
+    .max(50)
+    .optional()
+    .describe('Other workflows `/cairn run <workflow>` may start, besides the hook’s own'),
+  labels: z.array(z.string().min(1).max(50)).max(50).optional().describe('Adding one of these labels starts the hook’s workflow'),
+  onIssueOpened: z.boolean().optional().describe('Whether a newly opened issue starts the hook’s workflow (default false)'),
+  denyReply: z.boolean().optional().describe('Whether a commenter without write permission gets one polite reply (default true)'),
+  dashboardUrl: httpUrl('github.dashboardUrl').optional().describe('The dashboard’s address for the link in status comments (default: the address deliveries come to)'),
+});
+export type GitHubHookBody = z.infer<typeof githubHookBodySchema>;
+
+export const DEFAULT_GITHUB_API_URL = 'https://api.github.com';
+
+/** `PUT /api/hooks/{name}/github-token`: a GitHub hook's new token (an installation token that expired, a rotated one). */
+export const githubTokenBodySchema = z.strictObject({ token: githubHookBodySchema.shape.token });
+
 export const createHookBodySchema = z.strictObject({
   name: hookNameSchema,
   workflow: z.string().trim().min(1).describe('The workflow to run, found as a run request finds it (the codebase’s project first)'),
@@ -24,6 +63,9 @@ export const createHookBodySchema = z.strictObject({
     .record(z.string(), z.string())
     .optional()
     .describe('Workflow input -> path into the JSON payload: $ then .name and [n] steps, e.g. $.pull_request.number'),
+  github: githubHookBodySchema
+    .optional()
+    .describe('Makes it a GitHub hook (signature github): runs start from `/cairn run` comments, labels or new issues, with status comments (docs/github.md)'),
 });
 export type CreateHookBody = z.infer<typeof createHookBodySchema>;
 
@@ -33,9 +75,13 @@ export const hookParamsSchema = z.object({ name: z.string().min(1).max(100).desc
 export const hookDeleteResponseSchema = z.object({ deleted: z.literal(true), name: z.string() });
 
 export const deliveryResponseSchema = z.object({
-  runId: z.string().describe('The run the delivery started; for a delivery sent again, the run its first sending started'),
+  runId: z.string().nullable().describe('The run the delivery started; for a delivery sent again, the run its first sending started; null when it was ignored'),
   deliveryId: z.string(),
   duplicate: z.boolean().describe('True (status 200) when this delivery id was admitted before: no second run was started'),
+  ignored: z
+    .string()
+    .optional()
+    .describe('A GitHub hook’s delivery that starts nothing (status 200): why (an event it does not act on, no `/cairn run` command, a sender without write permission, its own comment)'),
 });
 export type DeliveryResponse = z.infer<typeof deliveryResponseSchema>;
 

@@ -49,6 +49,7 @@ it('serves a valid OpenAPI 3.0 document listing the run, health and stream route
       'GET /api/hooks/{name}',
       'DELETE /api/hooks/{name}',
       'POST /api/hooks/{name}',
+      'PUT /api/hooks/{name}/github-token',
     ]),
   );
   expect(operations).not.toContain('GET /api/openapi.json');
@@ -112,7 +113,7 @@ it('describes the run list query and the run detail events from the schemas that
   const metadata = doc.components.schemas.WorkflowRun.properties.metadata;
   expect(Object.keys(metadata.properties)).toEqual([
     'workflow_source', 'workflow_filename', 'parse_warnings', 'isolation', 'base_branch', 'state_dir', 'overrides', 'sealed_env', 'model_bindings', 'attachments',
-    'hook', 'concurrency', 'parent_conversation_id', 'parent_node_id', 'child_index', 'approval', 'rejections', 'budget', 'budget_scope', 'descendants_cost_usd', 'budget_pause', 'auto_resume', 'auto_resumes', 'totals', 'total_cost_usd', 'total_tokens_in', 'total_tokens_out',
+    'hook', 'github', 'concurrency', 'parent_conversation_id', 'parent_node_id', 'child_index', 'approval', 'rejections', 'budget', 'budget_scope', 'descendants_cost_usd', 'budget_pause', 'auto_resume', 'auto_resumes', 'totals', 'total_cost_usd', 'total_tokens_in', 'total_tokens_out',
     'total_cache_read_tokens', 'total_cache_write_tokens', 'total_cache_partial', 'total_tokens_incomplete', 'unreadable',
   ]);
   expect(Object.keys(metadata.properties.totals.properties)).toEqual(expect.arrayContaining(['total_cost_usd', 'counted']));

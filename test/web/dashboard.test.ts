@@ -561,6 +561,38 @@ it('adds a webhook from the page, lists it with its input mapping, and a signed 
   await page.close();
 });
 
+it('shows a GitHub hook’s settings, never its token, and a delivery it ignored with the reason instead of a run', async () => {
+  await writeHomeWorkflow(home, 'gh-triage', 'name: gh-triage\ndescription: t\nnodes:\n  - id: a\n    bash: "true"\n');
+  const token = 'github_pat_never_on_the_page';
+  const secret = 'gh-secret-of-32-characters-00000';
+  const made = await fetch(`${server.url}/api/hooks`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'gh-issues', workflow: 'gh-triage', signature: 'github', secret, github: { token, labels: ['cairn'], apiUrl: 'http://127.0.0.1:9' } }),
+  });
+  expect(made.status).toBe(201);
+  // A ping asks nothing of GitHub: it is acknowledged and kept with its reason.
+  const body = JSON.stringify({ zen: 'Keep it logically awesome.' });
+  const ping = await fetch(`${server.url}/api/hooks/gh-issues`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json', 'x-github-event': 'ping', 'x-github-delivery': 'ping-1',
+      'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
+    },
+    body,
+  });
+  expect(ping.status).toBe(200);
+  const page = await open('/hooks');
+  const item = page.locator('[data-hook="gh-issues"]');
+  expect(await item.locator('[data-github]').textContent()).toBe('GitHub: /cairn run gh-triage · labels cairn · one reply to people without write access');
+  const delivery = item.locator('.deliveries li').first();
+  await delivery.waitFor();
+  expect(await delivery.textContent()).toContain('ignored: ping: GitHub checking the hook');
+  expect(await delivery.locator('a').count()).toBe(0);
+  expect(await page.content()).not.toContain(token);
+  await fetch(`${server.url}/api/hooks/gh-issues`, { method: 'DELETE' });
+  await page.close();
+});
+
 it('shows the supervisor and the live concurrency on the health page', async () => {
   const page = await open('/status');
   await expect.poll(() => page.locator('[data-card="supervisor"] .big').textContent()).toBe('up');

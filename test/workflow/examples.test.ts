@@ -38,6 +38,7 @@ describe('the documented examples', () => {
       'guarded-fix',
       'hello',
       'in-checkout',
+      'issue-summary',
       'model-tiers',
       'nightly-notes',
       'nightly-review',

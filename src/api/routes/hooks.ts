@@ -11,11 +11,13 @@ import type { WorkflowCatalog } from '../../workflow/catalog/catalog.js';
 import { isInteractive } from '../../workflow/schema/interactive.js';
 import { errorBodySchema } from '../../wire/error-body.js';
 import {
-  createHookBodySchema, HOOK_DELIVERIES_DEFAULT_LIMIT, hookDeleteResponseSchema, hookDeliveriesQuerySchema, hookDeliveryListResponseSchema,
+  createHookBodySchema, DEFAULT_GITHUB_API_URL, githubTokenBodySchema, HOOK_DELIVERIES_DEFAULT_LIMIT, hookDeleteResponseSchema, hookDeliveriesQuerySchema, hookDeliveryListResponseSchema,
   hookListQuerySchema, hookListResponseSchema, hookParamsSchema,
 } from '../../wire/hooks.js';
 import { bindRunToCodebase } from '../run-target/run-codebase.js';
 import { lookupWorkflow } from '../workflow-files/workflow-lookup.js';
+import { sealGitHubToken } from '../../github/github-token.js';
+import { GITHUB_INPUT_NAMES } from '../../github/run-context.js';
 
 export interface HookRoutesOptions {
   store: Store;
@@ -26,7 +28,7 @@ export interface HookRoutesOptions {
 const refusals = { 400: errorBodySchema, 404: errorBodySchema };
 
 /** What the API shows of a hook: everything but its sealed secret. */
-export const hookView = ({ sealed_secret: _sealed, ...hook }: StoredHook): Hook => hook;
+export const hookView = ({ sealed_secret: _sealed, sealed_github_token: _token, ...hook }: StoredHook): Hook => hook;
 
 /**
  * `/api/hooks`: list, create, read and delete webhooks, and list a hook's deliveries. Deliveries arrive at `POST
@@ -68,7 +70,9 @@ export const hookRoutes: FastifyPluginAsyncZod<HookRoutesOptions> = async (app, 
         description:
           'Checks the codebase, the workflow (found as a run request finds it; an interactive one is refused), that each mapped ' +
           'input is one the workflow declares and each path is of the supported form, and that every required input without a ' +
-          'default is mapped; then stores the hook with its secret sealed. Deliveries go to POST /api/hooks/{name}. docs/webhooks.md.',
+          'default is mapped; then stores the hook with its secret sealed. Deliveries go to POST /api/hooks/{name}. docs/webhooks.md. ' +
+          'With `github` (signature github) it is a GitHub hook: each of its `workflows` is checked too, and its token is sealed ' +
+          'and never answered back (docs/github.md).',
         body: createHookBodySchema,
         response: { 201: hookSchema, ...refusals, 409: errorBodySchema },
       },
@@ -78,30 +82,54 @@ export const hookRoutes: FastifyPluginAsyncZod<HookRoutesOptions> = async (app, 
       const inputs = body.inputs ?? {};
       const problem = mappingProblem(inputs);
       if (problem) throw new CairnError('VALIDATION_FAILED', `inputs: ${problem}`);
+      if (body.github && body.signature !== 'github') {
+        throw new CairnError('VALIDATION_FAILED', "github: a GitHub hook's deliveries come from GitHub, signed in its form: set signature to github");
+      }
       const codebase = body.codebaseId !== undefined ? await bindRunToCodebase(store, body.codebaseId) : undefined;
-      const entry = await lookupWorkflow(catalog, body.workflow, { cwd: codebase?.checkout });
-      const workflow = entry.workflow;
-      if (isInteractive(workflow)) {
-        throw new CairnError('VALIDATION_FAILED', `Workflow '${workflow.name}' is interactive ('interactive: true'): a webhook starts runs with no one there to drive them`);
-      }
-      const declared = Object.keys(workflow.inputs ?? {});
-      for (const input of Object.keys(inputs)) {
-        if (!declared.includes(input)) {
-          throw new CairnError(
-            'VALIDATION_FAILED',
-            `inputs: '${input}' is not an input of workflow '${workflow.name}'; ${declared.length ? `declared inputs: ${declared.join(', ')}` : 'it declares none'}`,
-          );
+      // A GitHub hook's runs receive the github_* inputs they declare (github/run-context.ts).
+      const supplied = (input: string) => inputs[input] !== undefined || (body.github !== undefined && (GITHUB_INPUT_NAMES as readonly string[]).includes(input));
+      const checkWorkflow = async (name: string, mapped: boolean) => {
+        const workflow = (await lookupWorkflow(catalog, name, { cwd: codebase?.checkout })).workflow;
+        if (isInteractive(workflow)) {
+          throw new CairnError('VALIDATION_FAILED', `Workflow '${workflow.name}' is interactive ('interactive: true'): a webhook starts runs with no one there to drive them`);
         }
-      }
-      for (const [input, spec] of Object.entries(workflow.inputs ?? {})) {
-        if (spec.required && spec.default === undefined && inputs[input] === undefined) {
-          throw new CairnError('VALIDATION_FAILED', `inputs: workflow '${workflow.name}' requires input '${input}' (no default): map it to a path in the payload`);
+        const declared = Object.keys(workflow.inputs ?? {});
+        for (const input of mapped ? Object.keys(inputs) : []) {
+          if (!declared.includes(input)) {
+            throw new CairnError(
+              'VALIDATION_FAILED',
+              `inputs: '${input}' is not an input of workflow '${workflow.name}'; ${declared.length ? `declared inputs: ${declared.join(', ')}` : 'it declares none'}`,
+            );
+          }
         }
-      }
+        for (const [input, spec] of Object.entries(workflow.inputs ?? {})) {
+          if (spec.required && spec.default === undefined && !supplied(input)) {
+            throw new CairnError('VALIDATION_FAILED', `inputs: workflow '${workflow.name}' requires input '${input}' (no default): map it to a path in the payload`);
+          }
+        }
+        return workflow;
+      };
+      const workflow = await checkWorkflow(body.workflow, true);
+      const others = [...new Set(body.github?.workflows ?? [])].filter((name) => name !== workflow.name);
+      const allowed: string[] = [];
+      for (const name of others) allowed.push((await checkWorkflow(name, false)).name);
       const id = randomUUID();
       const hook = await store.createHook({
         id, name: body.name, workflowName: workflow.name, codebaseId: codebase?.codebaseId ?? null, signature: body.signature, inputs,
         sealedSecret: sealHookSecret(installKey(), id, body.secret),
+        ...(body.github
+          ? {
+              github: {
+                api_url: body.github.apiUrl ?? DEFAULT_GITHUB_API_URL,
+                workflows: allowed,
+                labels: [...new Set(body.github.labels ?? [])],
+                on_issue_opened: body.github.onIssueOpened ?? false,
+                deny_reply: body.github.denyReply ?? true,
+                dashboard_url: body.github.dashboardUrl ?? null,
+              },
+              sealedGithubToken: sealGitHubToken(installKey(), id, body.github.token),
+            }
+          : {}),
       });
       req.log.info({ hookId: hook.id, name: hook.name, workflow: hook.workflow_name }, 'hook.created');
       return reply.code(201).send(hookView(hook));
@@ -127,6 +155,28 @@ export const hookRoutes: FastifyPluginAsyncZod<HookRoutesOptions> = async (app, 
     async (req) => {
       const hook = await requireHook(req.params.name);
       return store.listHookDeliveries(hook.id, { limit: req.query.limit ?? HOOK_DELIVERIES_DEFAULT_LIMIT, offset: req.query.offset ?? 0 });
+    },
+  );
+
+  app.put(
+    '/api/hooks/:name/github-token',
+    {
+      schema: {
+        tags: ['hooks'],
+        summary: 'Replace a GitHub hook’s token (never shown back)',
+        description:
+          'For an installation token that expired or a personal access token rotated: the new token is sealed in place of the old; ' +
+          'deliveries from now on use it. A plain webhook has no token (400). docs/github.md.',
+        params: hookParamsSchema, body: githubTokenBodySchema, response: { 200: hookSchema, ...refusals },
+      },
+    },
+    async (req) => {
+      const hook = await requireHook(req.params.name);
+      if (!hook.github) throw new CairnError('VALIDATION_FAILED', `Webhook '${hook.name}' is not a GitHub hook: it has no token to replace (docs/github.md)`);
+      const replaced = await store.replaceHookGithubToken(hook.id, sealGitHubToken(installKey(), hook.id, req.body.token));
+      if (!replaced) throw new CairnError('HOOK_NOT_FOUND', `Webhook '${hook.name}' was deleted meanwhile`);
+      req.log.info({ hookId: hook.id, name: hook.name }, 'hook.github_token_replaced');
+      return hookView(replaced);
     },
   );
 

@@ -1,4 +1,4 @@
-import { hookSchema, hookSignatureSchema } from '../../store/schemas/hook.js';
+import { hookSchema, hookSignatureSchema, type Hook } from '../../store/schemas/hook.js';
 import { mappingProblem } from '../../hooks/payload-inputs.js';
 import { hookDeleteResponseSchema, hookListResponseSchema, hookNameSchema, MIN_SECRET_LENGTH } from '../../wire/hooks.js';
 import { usageError } from '../../terminal/cli-error.js';
@@ -41,10 +41,40 @@ ${jsonOption}`,
   },
 };
 
+const githubText = (hook: Hook, g: NonNullable<Hook['github']>) =>
+  [
+    `/cairn run ${[hook.workflow_name, ...g.workflows].join(', ')}`,
+    g.labels.length ? `labels ${g.labels.join(', ')}` : 'no labels',
+    g.on_issue_opened ? 'new issues' : 'not new issues',
+    g.deny_reply ? 'replies to non-writers' : 'no reply to non-writers',
+    g.api_url,
+  ].join('; ');
+
+/** The `github` of the request from the --github-* flags; undefined without --github-token-env (then no other may be given). */
+function githubSettingsOf(command: string, values: Record<string, unknown>, env: NodeJS.ProcessEnv): Record<string, unknown> | undefined {
+  const tokenVar = values['github-token-env'] as string | undefined;
+  const others = ['github-api-url', 'github-workflow', 'github-label', 'github-on-issue-opened', 'github-no-reply', 'github-dashboard-url'].filter((k) => values[k] !== undefined);
+  if (tokenVar === undefined) {
+    if (others.length) throw usageError(`--${others[0]} makes a GitHub hook, which needs --github-token-env <var> (the variable holding its token)`, command);
+    return undefined;
+  }
+  const token = env[tokenVar];
+  if (!token) throw usageError(`--github-token-env ${tokenVar}: the environment has no ${tokenVar} (or it is empty); set it to the GitHub token`, command);
+  return {
+    token,
+    ...(values['github-api-url'] !== undefined ? { apiUrl: values['github-api-url'] } : {}),
+    ...(values['github-workflow'] !== undefined ? { workflows: values['github-workflow'] } : {}),
+    ...(values['github-label'] !== undefined ? { labels: values['github-label'] } : {}),
+    ...(values['github-on-issue-opened'] ? { onIssueOpened: true } : {}),
+    ...(values['github-no-reply'] ? { denyReply: false } : {}),
+    ...(values['github-dashboard-url'] !== undefined ? { dashboardUrl: values['github-dashboard-url'] } : {}),
+  };
+}
+
 export const hooksAddCommand: Command = {
   name: 'hooks add',
   summary: 'add a webhook: a signed POST to /api/hooks/<name> starts a run of a workflow',
-  help: `Usage: cairn hooks add <name> --workflow <name> --signature <form> [--input key=path ...] [--codebase <id>] [--stdin] [--json] [--url <url>]
+  help: `Usage: cairn hooks add <name> --workflow <name> --signature <form> [--input key=path ...] [--codebase <id>] [--github-token-env <var> ...] [--stdin] [--json] [--url <url>]
 
 Add a webhook. Each delivery signed with its secret (POST /api/hooks/<name>) starts one run of
 the workflow, with inputs read from the JSON payload; a delivery sent again starts none
@@ -59,11 +89,24 @@ Options:
                         e.g. --input sha='$.head_commit.id'; repeat for several
   --codebase <id>       run on this registered codebase (owner/repo), each run in its own worktree
   --stdin               read the secret (at least ${MIN_SECRET_LENGTH} characters) from stdin instead of asking
+
+A GitHub hook (docs/github.md: \`/cairn run <workflow>\` comments, labels and new issues start runs):
+  --github-token-env <var>     makes it one: its GitHub token is read from this environment
+                               variable (e.g. GH_TOKEN), never from the command line
+  --github-api-url <url>       the GitHub REST API (default https://api.github.com)
+  --github-workflow <name>     another workflow \`/cairn run\` may start; repeat for several
+  --github-label <label>       adding this label starts the workflow; repeat for several
+  --github-on-issue-opened     a newly opened issue starts the workflow
+  --github-no-reply            say nothing to a commenter without write access (default: one reply)
+  --github-dashboard-url <url> the dashboard's address for the status comment's link
 ${jsonOption}`,
   async run(argv, ctx) {
     const { values, positionals } = parseCommandArgs(this.name, argv, {
       workflow: { type: 'string' }, signature: { type: 'string' }, input: { type: 'string', multiple: true }, codebase: { type: 'string' },
       stdin: { type: 'boolean' }, json: { type: 'boolean' }, ...urlOption,
+      'github-token-env': { type: 'string' }, 'github-api-url': { type: 'string' }, 'github-workflow': { type: 'string', multiple: true },
+      'github-label': { type: 'string', multiple: true }, 'github-on-issue-opened': { type: 'boolean' }, 'github-no-reply': { type: 'boolean' },
+      'github-dashboard-url': { type: 'string' },
     });
     if (values.help) return printHelp(ctx, this.help);
     const [name] = expectPositionals(this.name, positionals, ['name']) as [string];
@@ -79,6 +122,7 @@ ${jsonOption}`,
         this.name,
       );
     }
+    const github = githubSettingsOf(this.name, values, ctx.env);
     const inputs = parseInputs(this.name, values.input ?? []);
     const problem = mappingProblem(inputs);
     if (problem) throw usageError(problem.replace(/^input /, '--input '), this.name);
@@ -94,10 +138,12 @@ ${jsonOption}`,
         name, workflow: values.workflow, signature: signature.data, secret,
         ...(Object.keys(inputs).length ? { inputs } : {}),
         ...(values.codebase !== undefined ? { codebaseId: values.codebase } : {}),
+        ...(github ? { github } : {}),
       },
     });
     if (values.json) return printJson(ctx, raw);
     writeLine(ctx.stdout, `Webhook ${body.name}: ${body.workflow_name}, ${body.signature} signature, inputs ${mappingText(body.inputs)}.`);
+    if (body.github) writeLine(ctx.stdout, `GitHub: ${githubText(body, body.github)}.`);
     writeLine(ctx.stdout, `Deliveries: POST /api/hooks/${body.name}`);
     return 0;
   },
@@ -120,6 +166,33 @@ ${jsonOption}`,
     const { raw } = await clientFor(ctx, values.url).request('DELETE', `/api/hooks/${encodeURIComponent(name)}`, hookDeleteResponseSchema);
     if (values.json) return printJson(ctx, raw);
     writeLine(ctx.stdout, `Removed webhook ${name}.`);
+    return 0;
+  },
+};
+
+export const hooksGithubTokenCommand: Command = {
+  name: 'hooks github-token',
+  summary: "replace a GitHub hook's token (an installation token about to expire, a rotated one)",
+  help: `Usage: cairn hooks github-token <name> --github-token-env <var> [--json] [--url <url>]
+
+Replace a GitHub hook's token (docs/github.md): the new one is read from the environment variable
+named (e.g. GH_TOKEN), never from the command line, stored sealed in place of the old, and never
+shown. Deliveries from then on use it.
+
+Options:
+  --github-token-env <var>  the environment variable holding the new token
+${jsonOption}`,
+  async run(argv, ctx) {
+    const { values, positionals } = parseCommandArgs(this.name, argv, { 'github-token-env': { type: 'string' }, json: { type: 'boolean' }, ...urlOption });
+    if (values.help) return printHelp(ctx, this.help);
+    const [name] = expectPositionals(this.name, positionals, ['name']) as [string];
+    const settings = githubSettingsOf(this.name, values, ctx.env);
+    if (!settings) throw usageError('--github-token-env <var> is required: the environment variable holding the new token', this.name);
+    const { raw, body } = await clientFor(ctx, values.url).request('PUT', `/api/hooks/${encodeURIComponent(name)}/github-token`, hookSchema, {
+      body: { token: settings.token },
+    });
+    if (values.json) return printJson(ctx, raw);
+    writeLine(ctx.stdout, `Replaced the GitHub token of webhook ${body.name}.`);
     return 0;
   },
 };

@@ -1,5 +1,5 @@
 import { CairnError } from '../../shared/errors.js';
-import type { DeliveryAnswer, HookStore } from '../hooks.js';
+import type { DeliveryAnswer, HookStore, IgnoreAnswer } from '../hooks.js';
 import { hookStatements } from './hooks-sql.js';
 import { runAdmission } from './run-admission.js';
 import { concurrencyRefusal } from '../rules/run-concurrency.js';
@@ -24,6 +24,8 @@ export function pgHookStore(session: PgSession): HookStore {
     listHooks: () => session.read('list webhooks', (q) => hookStatements(q).list()),
 
     deleteHook: (name) => session.write('delete a webhook', (q) => hookStatements(q).remove(name)),
+
+    replaceHookGithubToken: (hookId, sealed) => session.write("replace a GitHub hook's token", (q) => hookStatements(q).replaceToken(hookId, sealed)),
 
     getHookDelivery: (hookId, deliveryId) => session.read('read a webhook delivery', (q) => hookStatements(q).delivery(hookId, deliveryId)),
 
@@ -51,6 +53,17 @@ export function pgHookStore(session: PgSession): HookStore {
         const admitted = await runAdmission(q).admit(run, now);
         if ('refused' in admitted) throw concurrencyRefusal(run, admitted);
         return { admitted: true, delivery, run: admitted.run };
+      }),
+
+    ignoreHookDelivery: ({ hookId, deliveryId, reason }) =>
+      session.write('record an ignored webhook delivery', async (q): Promise<IgnoreAnswer> => {
+        const hooks = hookStatements(q);
+        if (!(await hooks.holds(hookId))) return { recorded: false, why: 'not_found' };
+        const delivery = await hooks.insertIgnored(hookId, deliveryId, reason, session.now());
+        if (delivery) return { recorded: true, delivery };
+        const existing = await hooks.delivery(hookId, deliveryId);
+        if (!existing) throw new CairnError('STORE_UNAVAILABLE', `Webhook delivery '${deliveryId}' was taken and then gone; try again`);
+        return { recorded: false, delivery: existing };
       }),
   };
 }

@@ -18,14 +18,19 @@ export function hookStatements(q: Query) {
     /** Undefined when the name is taken. */
     insert: (h: NewHook, now: string) =>
       hook(
-        `INSERT INTO hooks (id, name, workflow_name, codebase_id, signature, inputs, sealed_secret, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (name) DO NOTHING RETURNING *`,
-        [h.id, h.name, h.workflowName, h.codebaseId, h.signature, JSON.stringify(h.inputs), h.sealedSecret, now],
+        `INSERT INTO hooks (id, name, workflow_name, codebase_id, signature, inputs, sealed_secret, github, sealed_github_token, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (name) DO NOTHING RETURNING *`,
+        [
+          h.id, h.name, h.workflowName, h.codebaseId, h.signature, JSON.stringify(h.inputs), h.sealedSecret,
+          h.github ? JSON.stringify(h.github) : null, h.sealedGithubToken ?? null, now,
+        ],
       ),
     get: (name: string) => hook('SELECT * FROM hooks WHERE name = $1', [name]),
     /** Holds the hook's row (FOR SHARE) until the transaction ends: it cannot be deleted under an admission. */
     holds: async (id: string): Promise<boolean> => (await q('SELECT id FROM hooks WHERE id = $1 FOR SHARE', [id])).length > 0,
     list: async (): Promise<StoredHook[]> => (await q('SELECT * FROM hooks ORDER BY name')).map(toStoredHook),
+    replaceToken: (id: string, sealed: string) =>
+      hook('UPDATE hooks SET sealed_github_token = $1 WHERE id = $2 AND github IS NOT NULL RETURNING *', [sealed, id]),
     remove: async (name: string): Promise<boolean> => (await q('DELETE FROM hooks WHERE name = $1 RETURNING id', [name])).length > 0,
     delivery: (hookId: string, deliveryId: string) =>
       delivery('SELECT * FROM hook_deliveries WHERE hook_id = $1 AND delivery_id = $2', [hookId, deliveryId]),
@@ -46,6 +51,13 @@ export function hookStatements(q: Query) {
         `INSERT INTO hook_deliveries (hook_id, delivery_id, run_id, received_at) VALUES ($1, $2, $3, $4)
          ON CONFLICT (hook_id, delivery_id) DO NOTHING RETURNING *`,
         [hookId, deliveryId, runId, now],
+      ),
+    /** Undefined when the (hook, delivery id) key is taken (waiting, like insertDelivery, for a racing holder). */
+    insertIgnored: (hookId: string, deliveryId: string, reason: string, now: string) =>
+      delivery(
+        `INSERT INTO hook_deliveries (hook_id, delivery_id, ignored, received_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (hook_id, delivery_id) DO NOTHING RETURNING *`,
+        [hookId, deliveryId, reason, now],
       ),
     /**
      * Deletes at most `limit` deliveries received before `before`, oldest first; answers how many.

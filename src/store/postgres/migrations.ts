@@ -332,4 +332,17 @@ export const pgMigrations: readonly PgMigration[] = [
       CREATE INDEX run_files_hash ON run_files (hash) WHERE hash IS NOT NULL;
     `,
   },
+  {
+    version: 6,
+    name: 'GitHub hooks, and deliveries acknowledged without a run',
+    sql: `
+      -- As SQLite's migration 21: a GitHub hook's settings and sealed token; an ignored delivery
+      -- keeps its key and its reason, without a run.
+      ALTER TABLE hooks ADD COLUMN github TEXT;
+      ALTER TABLE hooks ADD COLUMN sealed_github_token TEXT;
+      ALTER TABLE hook_deliveries ALTER COLUMN run_id DROP NOT NULL;
+      ALTER TABLE hook_deliveries ADD COLUMN ignored TEXT;
+      ALTER TABLE hook_deliveries ADD CONSTRAINT hook_deliveries_run_or_ignored CHECK ((run_id IS NULL) <> (ignored IS NULL));
+    `,
+  },
 ];

@@ -62,6 +62,18 @@ export const runMetadataSchema = z.looseObject({
     .looseObject({ id: z.string(), name: z.string(), delivery_id: z.string() })
     .optional()
     .describe('A run a webhook started: the hook (id, name) and the delivery id it was admitted under (docs/webhooks.md)'),
+  github: z
+    .looseObject({
+      repository: z.string(),
+      number: z.number().int(),
+      kind: z.enum(['issue', 'pull_request']),
+      trigger: z.enum(['comment', 'label', 'issue_opened']),
+      author: z.string(),
+      comment_id: z.number().int().optional(),
+      run_url: z.string(),
+    })
+    .optional()
+    .describe('A run a GitHub hook started (docs/github.md): the issue or pull request, what started it and who, its link in the dashboard'),
   concurrency: runConcurrencySchema
     .optional()
     .describe(

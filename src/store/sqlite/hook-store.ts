@@ -1,5 +1,5 @@
 import { CairnError } from '../../shared/errors.js';
-import type { DeliveryAnswer, HookStore } from '../hooks.js';
+import type { DeliveryAnswer, HookStore, IgnoreAnswer } from '../hooks.js';
 import { hookStatements } from './hooks-sql.js';
 import { runAdmission } from './run-admission.js';
 import { concurrencyRefusal } from '../rules/run-concurrency.js';
@@ -27,6 +27,8 @@ export function sqliteHookStore(session: SqliteSession): HookStore {
 
     deleteHook: (name) => session.write('delete a webhook', () => hooks.remove(name)),
 
+    replaceHookGithubToken: (hookId, sealed) => session.write("replace a GitHub hook's token", () => hooks.replaceToken(hookId, sealed)),
+
     getHookDelivery: (hookId, deliveryId) => session.read('read a webhook delivery', () => hooks.delivery(hookId, deliveryId)),
 
     listHookDeliveries: (hookId, { limit, offset }) =>
@@ -45,6 +47,14 @@ export function sqliteHookStore(session: SqliteSession): HookStore {
         const admitted = runs.admit(run, now);
         if ('refused' in admitted) throw concurrencyRefusal(run, admitted);
         return { admitted: true, delivery: hooks.insertDelivery(hookId, deliveryId, admitted.run.id, now), run: admitted.run };
+      }),
+
+    ignoreHookDelivery: ({ hookId, deliveryId, reason }) =>
+      session.write('record an ignored webhook delivery', (): IgnoreAnswer => {
+        if (!hooks.exists(hookId)) return { recorded: false, why: 'not_found' };
+        const existing = hooks.delivery(hookId, deliveryId);
+        if (existing) return { recorded: false, delivery: existing };
+        return { recorded: true, delivery: hooks.insertIgnored(hookId, deliveryId, reason, session.now()) };
       }),
   };
 }

@@ -8,14 +8,15 @@ type Row = Record<string, unknown>;
 /** Statements for `hooks` and `hook_deliveries`. Callers wrap multi-statement changes in a transaction. */
 export function hookStatements(db: Database.Database) {
   const insert = db.prepare(
-    `INSERT INTO hooks (id, name, workflow_name, codebase_id, signature, inputs, sealed_secret, created_at)
-     VALUES (@id, @name, @workflowName, @codebaseId, @signature, @inputs, @sealedSecret, @now)
+    `INSERT INTO hooks (id, name, workflow_name, codebase_id, signature, inputs, sealed_secret, github, sealed_github_token, created_at)
+     VALUES (@id, @name, @workflowName, @codebaseId, @signature, @inputs, @sealedSecret, @github, @sealedGithubToken, @now)
      ON CONFLICT (name) DO NOTHING RETURNING *`,
   );
   const byName = db.prepare('SELECT * FROM hooks WHERE name = ?');
   const byId = db.prepare('SELECT * FROM hooks WHERE id = ?');
   const all = db.prepare('SELECT * FROM hooks ORDER BY name');
   const remove = db.prepare('DELETE FROM hooks WHERE name = ?');
+  const replaceToken = db.prepare('UPDATE hooks SET sealed_github_token = ? WHERE id = ? AND github IS NOT NULL RETURNING *');
   const delivery = db.prepare('SELECT * FROM hook_deliveries WHERE hook_id = ? AND delivery_id = ?');
   const deliveryPage = db.prepare(
     'SELECT * FROM hook_deliveries WHERE hook_id = ? ORDER BY received_at DESC, delivery_id DESC LIMIT ? OFFSET ?',
@@ -23,6 +24,9 @@ export function hookStatements(db: Database.Database) {
   const deliveryCount = db.prepare('SELECT count(*) AS n FROM hook_deliveries WHERE hook_id = ?');
   const insertDelivery = db.prepare(
     `INSERT INTO hook_deliveries (hook_id, delivery_id, run_id, received_at) VALUES (?, ?, ?, ?) RETURNING *`,
+  );
+  const insertIgnored = db.prepare(
+    `INSERT INTO hook_deliveries (hook_id, delivery_id, ignored, received_at) VALUES (?, ?, ?, ?) RETURNING *`,
   );
 
   // Through the rowid: SQLite takes DELETE ... LIMIT only when built with an option.
@@ -34,7 +38,8 @@ export function hookStatements(db: Database.Database) {
   return {
     /** Undefined when the name is taken. */
     insert(h: NewHook, now: string): StoredHook | undefined {
-      const row = insert.get({ ...h, inputs: JSON.stringify(h.inputs), now }) as Row | undefined;
+      const github = h.github ? JSON.stringify(h.github) : null;
+      const row = insert.get({ ...h, inputs: JSON.stringify(h.inputs), github, sealedGithubToken: h.sealedGithubToken ?? null, now }) as Row | undefined;
       return row ? toStoredHook(row) : undefined;
     },
     get(name: string): StoredHook | undefined {
@@ -44,6 +49,10 @@ export function hookStatements(db: Database.Database) {
     exists: (id: string): boolean => byId.get(id) !== undefined,
     list: (): StoredHook[] => all.all().map((r) => toStoredHook(r as Row)),
     remove: (name: string): boolean => remove.run(name).changes > 0,
+    replaceToken(id: string, sealed: string): StoredHook | undefined {
+      const row = replaceToken.get(sealed, id) as Row | undefined;
+      return row ? toStoredHook(row) : undefined;
+    },
     delivery(hookId: string, deliveryId: string): HookDelivery | undefined {
       const row = delivery.get(hookId, deliveryId) as Row | undefined;
       return row ? toHookDelivery(row) : undefined;
@@ -54,6 +63,8 @@ export function hookStatements(db: Database.Database) {
     deliveryCount: (hookId: string): number => Number((deliveryCount.get(hookId) as { n: number }).n),
     insertDelivery: (hookId: string, deliveryId: string, runId: string, now: string): HookDelivery =>
       toHookDelivery(insertDelivery.get(hookId, deliveryId, runId, now) as Row),
+    insertIgnored: (hookId: string, deliveryId: string, reason: string, now: string): HookDelivery =>
+      toHookDelivery(insertIgnored.get(hookId, deliveryId, reason, now) as Row),
     /** Deletes at most `limit` deliveries received before `before`, oldest first; answers how many. */
     pruneOldest: (before: string, limit: number): number => pruneOldest.run(before, limit).changes,
   };

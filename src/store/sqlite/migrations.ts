@@ -257,6 +257,32 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX run_files_hash ON run_files (hash) WHERE hash IS NOT NULL;
     `,
   },
+  {
+    version: 21,
+    name: 'GitHub hooks, and deliveries acknowledged without a run',
+    sql: `
+      -- A GitHub hook (docs/github.md): its trigger settings (JSON) and its API token, sealed with
+      -- the install key. Both null for a plain webhook.
+      ALTER TABLE hooks ADD COLUMN github TEXT;
+      ALTER TABLE hooks ADD COLUMN sealed_github_token TEXT;
+      -- A delivery a GitHub hook ignored keeps its key (a redelivery does nothing again) and its
+      -- reason, without a run: run_id becomes nullable, which SQLite does by rebuilding the table.
+      CREATE TABLE hook_deliveries_next (
+        hook_id     TEXT NOT NULL REFERENCES hooks (id) ON DELETE CASCADE,
+        delivery_id TEXT NOT NULL,
+        run_id      TEXT,
+        ignored     TEXT,
+        received_at TEXT NOT NULL,
+        PRIMARY KEY (hook_id, delivery_id),
+        CHECK ((run_id IS NULL) <> (ignored IS NULL))
+      );
+      INSERT INTO hook_deliveries_next (hook_id, delivery_id, run_id, received_at)
+        SELECT hook_id, delivery_id, run_id, received_at FROM hook_deliveries;
+      DROP TABLE hook_deliveries;
+      ALTER TABLE hook_deliveries_next RENAME TO hook_deliveries;
+      CREATE INDEX hook_deliveries_received ON hook_deliveries (received_at);
+    `,
+  },
 ];
 
 /**

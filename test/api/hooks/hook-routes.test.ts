@@ -78,7 +78,7 @@ describe('configuring webhooks', () => {
     const made = await json(res);
     expect(made).toEqual({
       id: expect.any(String), name: 'listed', workflow_name: 'ci-report', codebase_id: null, signature: 'github',
-      inputs: { sha: '$.head_commit.id', status: '$.check.conclusion' }, created_at: expect.any(String),
+      inputs: { sha: '$.head_commit.id', status: '$.check.conclusion' }, github: null, created_at: expect.any(String),
     });
     const list = await (await fetch(`${url}/api/hooks`)).text();
     expect(JSON.parse(list).hooks.map((h: { name: string }) => h.name)).toContain('listed');

@@ -60,7 +60,7 @@ export function describeHookContract(backend: StoreBackend): void {
       const all = await h().open().listHookDeliveries(hook.id, { limit: 10, offset: 0 });
       expect(all.total).toBe(4);
       expect(all.deliveries.map((d) => d.delivery_id)).toEqual(['d-d', 'd-c', 'd-b', 'd-a']);
-      expect(all.deliveries[0]).toEqual({ hook_id: hook.id, delivery_id: 'd-d', run_id: expect.any(String), received_at: '2026-06-01T12:00:02.000Z' });
+      expect(all.deliveries[0]).toEqual({ hook_id: hook.id, delivery_id: 'd-d', run_id: expect.any(String), ignored: null, received_at: '2026-06-01T12:00:02.000Z' });
       const second = await store.listHookDeliveries(hook.id, { limit: 2, offset: 2 });
       expect(second).toEqual({ deliveries: all.deliveries.slice(2), total: 4 });
       expect(await store.listHookDeliveries(hook.id, { limit: 2, offset: 4 })).toEqual({ deliveries: [], total: 4 });
@@ -115,6 +115,39 @@ export function describeHookContract(backend: StoreBackend): void {
       expect(await store.getHookDelivery(hook.id, 'd-1')).toBeUndefined();
       expect(await store.admitHookDelivery({ hookId: hook.id, deliveryId: 'd-2', run: newRun() })).toEqual({ admitted: false, why: 'not_found' });
       expect(await store.getRun(run.id)).toBeDefined();
+    });
+
+    it('keeps a GitHub hook’s settings and sealed token, and replaces the token; a plain hook has neither', async () => {
+      const store = h().open();
+      const github = { api_url: 'https://api.github.com', workflows: ['other'], labels: ['cairn'], on_issue_opened: true, deny_reply: false, dashboard_url: null };
+      const made = await store.createHook(newHook({ name: 'gh', github, sealedGithubToken: 'sealed-token' }));
+      expect(made).toMatchObject({ github, sealed_github_token: 'sealed-token' });
+      expect(await h().open().getHook('gh')).toMatchObject({ github, sealed_github_token: 'sealed-token' });
+      const plain = await store.createHook(newHook({ name: 'plain' }));
+      expect(plain).toMatchObject({ github: null, sealed_github_token: null });
+      expect(await h().open().replaceHookGithubToken(made.id, 'sealed-token-2')).toMatchObject({ name: 'gh', github, sealed_github_token: 'sealed-token-2' });
+      expect((await store.getHook('gh'))!.sealed_github_token).toBe('sealed-token-2');
+      expect(await store.replaceHookGithubToken(plain.id, 'x')).toBeUndefined();
+      expect((await store.getHook('plain'))!.sealed_github_token).toBeNull();
+      expect(await store.replaceHookGithubToken('no-such-hook', 'x')).toBeUndefined();
+    });
+
+    it('records an ignored delivery once, with its reason and no run; the same id is not admitted or recorded again', async () => {
+      const store = h().open();
+      const hook = await store.createHook(newHook());
+      const first = await store.ignoreHookDelivery({ hookId: hook.id, deliveryId: 'i-1', reason: 'no /cairn command' });
+      expect(first).toMatchObject({ recorded: true, delivery: { hook_id: hook.id, delivery_id: 'i-1', run_id: null, ignored: 'no /cairn command' } });
+      expect(await h().open().ignoreHookDelivery({ hookId: hook.id, deliveryId: 'i-1', reason: 'again' })).toMatchObject({
+        recorded: false, delivery: { run_id: null, ignored: 'no /cairn command' },
+      });
+      const run = newRun();
+      expect(await store.admitHookDelivery({ hookId: hook.id, deliveryId: 'i-1', run })).toMatchObject({ admitted: false, delivery: { run_id: null } });
+      expect(await store.getRun(run.id)).toBeUndefined();
+      await store.admitHookDelivery({ hookId: hook.id, deliveryId: 'a-1', run: newRun() });
+      expect(await store.ignoreHookDelivery({ hookId: hook.id, deliveryId: 'a-1', reason: 'late' })).toMatchObject({ recorded: false, delivery: { ignored: null } });
+      expect((await store.listHookDeliveries(hook.id, { limit: 10, offset: 0 })).total).toBe(2);
+      await store.deleteHook(hook.name);
+      expect(await store.ignoreHookDelivery({ hookId: hook.id, deliveryId: 'i-2', reason: 'x' })).toEqual({ recorded: false, why: 'not_found' });
     });
   });
 }

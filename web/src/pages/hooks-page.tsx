@@ -98,6 +98,14 @@ export function HooksPage() {
                   </>
                 )}
               </p>
+              {hook.github ? (
+                <p class="hook-github" data-github>
+                  GitHub: <code>/cairn run</code> {[hook.workflow_name, ...hook.github.workflows].join(', ')}
+                  {hook.github.labels.length > 0 ? ` · labels ${hook.github.labels.join(', ')}` : ''}
+                  {hook.github.on_issue_opened ? ' · new issues' : ''}
+                  {hook.github.deny_reply ? ' · one reply to people without write access' : ' · no reply to people without write access'}
+                </p>
+              ) : null}
               {hook.deliveries.length > 0 ? (
                 <>
                   <p class="muted">
@@ -110,7 +118,13 @@ export function HooksPage() {
                         <time dateTime={delivery.received_at} title={delivery.received_at}>
                           {ago(delivery.received_at)}
                         </time>{' '}
-                        · run <a href={`/runs/${encodeURIComponent(delivery.run_id)}`}>{shortId(delivery.run_id)}</a>
+                        {delivery.run_id !== null ? (
+                          <>
+                            · run <a href={`/runs/${encodeURIComponent(delivery.run_id)}`}>{shortId(delivery.run_id)}</a>
+                          </>
+                        ) : (
+                          <span class="muted"> · ignored: {delivery.ignored}</span>
+                        )}
                       </li>
                     ))}
                   </ul>

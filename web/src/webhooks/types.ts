@@ -8,13 +8,17 @@ export interface Hook {
   signature: 'github' | 'generic';
   /** Workflow input -> path into the delivery's JSON payload. */
   inputs: Record<string, string>;
+  /** A GitHub hook's trigger settings (docs/github.md); null: a plain webhook. */
+  github: { api_url: string; workflows: string[]; labels: string[]; on_issue_opened: boolean; deny_reply: boolean } | null;
   created_at: string;
 }
 
 export interface HookDelivery {
   hook_id: string;
   delivery_id: string;
-  run_id: string;
+  /** Null when a GitHub hook acknowledged the delivery and started nothing (`ignored` says why). */
+  run_id: string | null;
+  ignored: string | null;
   received_at: string;
 }
 

@@ -1,0 +1,119 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A local stand-in for the part of GitHub's REST API a GitHub hook calls (src/github/
+ * github-client.ts): the token's user, a collaborator's permission, an issue's comments (paged as
+ * GitHub pages them), a pull request, creating and editing comments, and reactions. Answers have
+ * GitHub's shapes and status codes (401 without the token, 404 `{ message: 'Not Found' }`); every
+ * request is recorded, and a test can make the next requests to a path fail.
+ */
+
+export interface StandInComment {
+  id: number;
+  user: { login: string; type: 'User' | 'Bot' };
+  body: string;
+  created_at: string;
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  authorization: string | undefined;
+  body: any;
+}
+
+export interface GitHubApi {
+  url: string;
+  requests: RecordedRequest[];
+  /** Comments by issue number (those a test seeds and those the hook writes). */
+  comments: Map<number, StandInComment[]>;
+  /** The answers of the next `times` requests whose `METHOD path` matches: this status. */
+  failNext(match: RegExp, status: number, times?: number): void;
+  /** The recorded requests whose `METHOD path` matches. */
+  sent(match: RegExp): RecordedRequest[];
+  close(): Promise<void>;
+}
+
+export async function startGitHubApi(opts: {
+  token: string;
+  /** The token's own user (GET /user). */
+  login: string;
+  /** Permission (role_name) by user; others have `read`. */
+  permissions: Record<string, string>;
+  /** Pull requests' head branches by number. */
+  pulls?: Record<number, string>;
+}): Promise<GitHubApi> {
+  const requests: RecordedRequest[] = [];
+  const comments = new Map<number, StandInComment[]>();
+  const failures: { match: RegExp; status: number; left: number }[] = [];
+  let nextId = 9000;
+
+  const server: Server = createServer((req: IncomingMessage, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://stand-in');
+      const path = url.pathname;
+      let body: any;
+      try {
+        body = raw ? JSON.parse(raw) : undefined;
+      } catch {
+        body = raw;
+      }
+      requests.push({ method: req.method ?? '', path, query: url.searchParams, authorization: req.headers.authorization, body });
+      const send = (status: number, value?: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+        res.end(value === undefined ? '' : JSON.stringify(value));
+      };
+      if (req.headers.authorization !== `Bearer ${opts.token}`) return send(401, { message: 'Bad credentials' });
+      const key = `${req.method} ${path}`;
+      const failure = failures.find((f) => f.left > 0 && f.match.test(key));
+      if (failure) {
+        failure.left--;
+        return send(failure.status, { message: `stand-in failure ${failure.status}` });
+      }
+      let m: RegExpExecArray | null;
+      if (key === 'GET /user') return send(200, { login: opts.login, type: 'User' });
+      if ((m = /^GET \/repos\/[^/]+\/[^/]+\/collaborators\/([^/]+)\/permission$/.exec(key))) {
+        const role = opts.permissions[decodeURIComponent(m[1]!)] ?? 'read';
+        const permission = role === 'maintain' ? 'write' : role === 'triage' ? 'read' : role;
+        return send(200, { permission, role_name: role, user: { login: m[1] } });
+      }
+      if ((m = /^GET \/repos\/[^/]+\/[^/]+\/issues\/(\d+)\/comments$/.exec(key))) {
+        const all = comments.get(Number(m[1])) ?? [];
+        const perPage = Number(url.searchParams.get('per_page') ?? 30);
+        const page = Number(url.searchParams.get('page') ?? 1);
+        return send(200, all.slice((page - 1) * perPage, page * perPage));
+      }
+      if ((m = /^POST \/repos\/[^/]+\/[^/]+\/issues\/(\d+)\/comments$/.exec(key))) {
+        const made: StandInComment = { id: nextId++, user: { login: opts.login, type: 'User' }, body: String(body?.body ?? ''), created_at: new Date().toISOString() };
+        comments.set(Number(m[1]), [...(comments.get(Number(m[1])) ?? []), made]);
+        return send(201, made);
+      }
+      if ((m = /^PATCH \/repos\/[^/]+\/[^/]+\/issues\/comments\/(\d+)$/.exec(key))) {
+        const found = [...comments.values()].flat().find((c) => c.id === Number(m![1]));
+        if (!found) return send(404, { message: 'Not Found' });
+        found.body = String(body?.body ?? '');
+        return send(200, found);
+      }
+      if (/^POST \/repos\/[^/]+\/[^/]+\/issues\/comments\/\d+\/reactions$/.test(key)) return send(201, { id: nextId++, content: body?.content });
+      if ((m = /^GET \/repos\/[^/]+\/[^/]+\/pulls\/(\d+)$/.exec(key))) {
+        const head = opts.pulls?.[Number(m[1])];
+        return head === undefined ? send(404, { message: 'Not Found' }) : send(200, { number: Number(m[1]), head: { ref: head } });
+      }
+      return send(404, { message: 'Not Found' });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    comments,
+    failNext: (match, status, times = 1) => void failures.push({ match, status, left: times }),
+    sent: (match) => requests.filter((r) => match.test(`${r.method} ${r.path}`)),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
