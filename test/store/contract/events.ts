@@ -75,6 +75,23 @@ export function describeEventContract(backend: StoreBackend): void {
       expect(await store.listRunEvents(one.id)).toHaveLength(1);
     });
 
+    it('in appends made at once on one connection, an end already written (in an earlier call or earlier in the same call) is left out of its own call only', async () => {
+      const store = h().open();
+      const { one, two } = await seed(store);
+      const end = (run: typeof one, type: string, attempt: string) => ({ ...newEvent(run, type), ends_attempt: attempt });
+      const [first, second, third] = await Promise.all([
+        store.appendEvents([newEvent(one, 'a'), end(one, 'end-1', 'x-1'), newEvent(two, 'b')]),
+        store.appendEvents([end(one, 'end-1-again', 'x-1'), newEvent(one, 'c'), end(two, 'end-2', 'x-2'), end(two, 'end-2-again', 'x-2')]),
+        store.appendEvents([end(one, 'end-1-third', 'x-1')]),
+      ]);
+      expect(first!.map((e) => e.event_type)).toEqual(['a', 'end-1', 'b']);
+      expect(second!.map((e) => e.event_type)).toEqual(['c', 'end-2']);
+      expect(third).toEqual([]);
+      // What each call got back is what was stored, with the seqs it was stored under.
+      const stored = [...(await store.listRunEvents(one.id)), ...(await store.listRunEvents(two.id))].sort((x, y) => x.seq - y.seq);
+      expect(stored.map((e) => [e.event_type, e.seq])).toEqual([...first!, ...second!].map((e) => [e.event_type, e.seq]));
+    });
+
     it('keeps one terminal event per attempt, whoever writes it and however the writes race', async () => {
       const a = h().open();
       const b = h().open();
