@@ -33,6 +33,8 @@ export class ChangeWatch {
   private recheckUntil = 0;
   private scheduled = false;
   private lastVersion = -1;
+  /** Prepared once: `db.pragma()` prepares its statement again on every call. */
+  private versionStatement: Database.Statement<[], number> | undefined;
 
   constructor(
     private readonly db: Database.Database,
@@ -113,7 +115,8 @@ export class ChangeWatch {
   /** `PRAGMA data_version`, or undefined while the database is busy or closing (a timer must not throw). */
   private readVersion(): number | undefined {
     try {
-      return this.db.pragma('data_version', { simple: true }) as number;
+      this.versionStatement ??= this.db.prepare<[], number>('PRAGMA data_version').pluck();
+      return this.versionStatement.get();
     } catch {
       return undefined;
     }

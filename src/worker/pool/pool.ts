@@ -5,7 +5,7 @@ import type { Logger } from '../../shared/log.js';
 import { silentLogger } from '../../shared/log.js';
 import { killProcessGroup } from '../../shared/process-group.js';
 import {
-  FLUSH_ENDS_KIND, attemptResultSchema, attemptTaskEnvelopeSchema, flushEndsAnswerSchema, type AttemptResult, type AttemptTaskEnvelope,
+  FLUSH_ENDS_KIND, attemptResultSchema, flushEndsAnswerSchema, type AttemptResult, type AttemptTaskEnvelope,
   type FlushEndsAnswer,
 } from '../attempt-protocol.js';
 import type { NewRunEvent } from '../../store/schemas/event.js';
@@ -174,9 +174,10 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
     // A malformed task is a bug in the caller: throw rather than return a failed attempt.
     const kind = kinds.get(input.kind);
     if (!kind) throw new CairnError('INTERNAL', `no worker kind runs '${input.kind}' attempts`);
+    // The kind's schema spreads the envelope's shape (worker-kind.ts), so the task it parses is
+    // the envelope as well: parsing the envelope again would check the same fields twice.
     const task = kind.taskSchema.parse(holding ? { ...input, holdEnd: true } : input);
-    const envelope = attemptTaskEnvelopeSchema.parse(input);
-    const attemptId = envelope.attempt.id;
+    const attemptId = task.attempt.id;
     const signal = runOpts.signal;
     if (signal?.aborted) return notStartedResult();
 
@@ -186,7 +187,7 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
     dispatched = true;
     const running = piscina.run(task) as Promise<unknown>;
     try {
-      const settled = await raceWithCancel(running, attemptId, envelope.killGraceMs, signal);
+      const settled = await raceWithCancel(running, attemptId, task.killGraceMs, signal);
       if (settled.kind === 'result') {
         const result = attemptResultSchema.parse(settled.value);
         noteAnswer(attemptId, result);
@@ -197,7 +198,7 @@ export function createWorkerPool(opts: WorkerPoolOptions): WorkerPool {
       // record and the closer to close with it (a no-op when the thread's own close got there
       // first, and then the attempt's outcome is what the thread recorded).
       const answer = await closer.close('pool', [kind.closedEvent(task, dispatchedAt, result)]);
-      return answer === 'closed' ? result : await recordedResult(opts.store, envelope, result);
+      return answer === 'closed' ? result : await recordedResult(opts.store, task, result);
     } finally {
       tracker.end(attemptId);
       inFlight--;

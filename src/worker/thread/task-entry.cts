@@ -5,9 +5,18 @@
  * instantiated module`) when a thread started while modules were still loading. Required as
  * CommonJS, this file reaches the thread's ES modules through a plain dynamic `import()`.
  */
+type ThreadModule = { default: (input: unknown) => Promise<unknown> };
+
+/** The thread's module, kept once loaded: an `import()` per task would cost a trip through the loader each time. */
+let loading: Promise<ThreadModule> | undefined;
+
 async function runTask(input: unknown): Promise<unknown> {
-  const thread = (await import('./task.js')) as { default: (input: unknown) => Promise<unknown> };
-  return thread.default(input);
+  // A load that fails is not kept: the next task tries again, as its own import() would.
+  loading ??= (import('./task.js') as Promise<ThreadModule>).catch((err: unknown) => {
+    loading = undefined;
+    throw err;
+  });
+  return (await loading).default(input);
 }
 
 export = runTask;
