@@ -1,10 +1,9 @@
-import { CairnError } from '../shared/errors.js';
 import type { StoredHook } from '../store/schemas/hook.js';
 import type { NewRun, Store } from '../store/store.js';
 import { inputsFromPayload } from '../hooks/payload-inputs.js';
+import { hookWorkflowOf } from '../runs/hook-run.js';
 import { newRunOf } from '../runs/queue-run.js';
 import type { WorkflowLookup } from '../runs/schedule-run.js';
-import { isInteractive } from '../workflow/schema/interactive.js';
 import { resolveRunInputs } from '../workflow/schema/run-inputs.js';
 import type { IssueComment } from './github-client.js';
 import type { GitHubStart } from './github-event.js';
@@ -24,14 +23,7 @@ export async function githubRunOf(
   start: GitHubStart,
   context: { comments: IssueComment[]; headBranch: string | undefined; runUrlOf: (runId: string) => string },
 ): Promise<NewRun> {
-  const codebase = hook.codebase_id ? await deps.store.getCodebase(hook.codebase_id) : undefined;
-  if (hook.codebase_id && !codebase) {
-    throw new CairnError('VALIDATION_FAILED', `Webhook '${hook.name}' works on codebase '${hook.codebase_id}', which is no longer registered`);
-  }
-  const entry = await deps.lookup(start.workflow, { cwd: codebase?.default_cwd });
-  if (isInteractive(entry.workflow)) {
-    throw new CairnError('VALIDATION_FAILED', `Webhook '${hook.name}' cannot start workflow '${entry.workflow.name}': it is interactive ('interactive: true')`);
-  }
+  const { codebase, entry } = await hookWorkflowOf(deps, hook, start.workflow);
   const declared = entry.workflow.inputs ?? {};
   const given: Record<string, string> = {};
   for (const [name, value] of Object.entries({ ...inputsFromPayload(hook.inputs, delivery.payload), ...githubInputs(start, context) })) {

@@ -18,14 +18,7 @@ export async function hookRunOf(
   hook: StoredHook,
   delivery: { id: string; payload: unknown },
 ): Promise<NewRun> {
-  const codebase = hook.codebase_id ? await deps.store.getCodebase(hook.codebase_id) : undefined;
-  if (hook.codebase_id && !codebase) {
-    throw new CairnError('VALIDATION_FAILED', `Webhook '${hook.name}' works on codebase '${hook.codebase_id}', which is no longer registered`);
-  }
-  const entry = await deps.lookup(hook.workflow_name, { cwd: codebase?.default_cwd });
-  if (isInteractive(entry.workflow)) {
-    throw new CairnError('VALIDATION_FAILED', `Webhook '${hook.name}' cannot start workflow '${entry.workflow.name}': it is interactive ('interactive: true')`);
-  }
+  const { codebase, entry } = await hookWorkflowOf(deps, hook, hook.workflow_name);
   const mapped = inputsFromPayload(hook.inputs, delivery.payload);
   for (const [input, path] of Object.entries(hook.inputs)) {
     const spec = entry.workflow.inputs?.[input];
@@ -45,4 +38,21 @@ export async function hookRunOf(
     hook: { id: hook.id, name: hook.name, delivery_id: delivery.id },
     clock: deps.clock,
   });
+}
+
+/**
+ * The codebase a hook works on and the workflow `name` as its file reads now (the codebase's
+ * project first): refused when the codebase is no longer registered or the workflow is
+ * interactive (nobody would be there to answer it). Shared with GitHub hooks (github/github-run.ts).
+ */
+export async function hookWorkflowOf(deps: { store: Store; lookup: WorkflowLookup }, hook: StoredHook, name: string) {
+  const codebase = hook.codebase_id ? await deps.store.getCodebase(hook.codebase_id) : undefined;
+  if (hook.codebase_id && !codebase) {
+    throw new CairnError('VALIDATION_FAILED', `Webhook '${hook.name}' works on codebase '${hook.codebase_id}', which is no longer registered`);
+  }
+  const entry = await deps.lookup(name, { cwd: codebase?.default_cwd });
+  if (isInteractive(entry.workflow)) {
+    throw new CairnError('VALIDATION_FAILED', `Webhook '${hook.name}' cannot start workflow '${entry.workflow.name}': it is interactive ('interactive: true')`);
+  }
+  return { codebase, entry };
 }
