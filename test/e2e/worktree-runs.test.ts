@@ -230,7 +230,7 @@ it("deleting a finished run on a codebase removes its artifacts folder and keeps
   expect(git(clone, 'branch', '--list', `cairn/mark-${started.runId.slice(0, 8)}`)).toContain('cairn/mark-');
 });
 
-it("resumes a run on a codebase with its project workflow as the checkout now has it (not yet committed, so not in the worktree)", async () => {
+it("resumed with reload, a run on a codebase takes its project workflow as the checkout now has it (not yet committed, so not in the worktree)", async () => {
   const dir = join(clone, '.cairn', 'workflows');
   await mkdir(dir, { recursive: true });
   const flaky = (body: string) => `name: flaky\ndescription: fails until fixed\nnodes:\n  - id: a\n    bash: "${body}"\n`;
@@ -239,7 +239,8 @@ it("resumes a run on a codebase with its project workflow as the checkout now ha
   expect((await waitForStatus(started.runId, ['completed', 'failed'])).status).toBe('failed');
 
   await writeFile(join(dir, 'flaky.yaml'), flaky('echo fixed'));
-  const res = await post(`/api/workflows/runs/${started.runId}/resume`, {});
+  // Without reload the run keeps the copy it took when it started (docs/runs.md).
+  const res = await post(`/api/workflows/runs/${started.runId}/resume`, { reload: true });
   expect(res.status).toBe(200);
   expect((await waitForStatus(started.runId, ['completed', 'failed'])).status).toBe('completed');
   const { events } = await getRun(server.url, started.runId);
