@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { isProcessGroupAlive, killProcessGroup } from '../../../src/shared/process-group.js';
 import type { ChildEnd, ChildLauncher, LaunchResult } from '../../../src/worker/spawn/child-launcher.js';
 import { chooseLauncher } from '../../../src/worker/spawn/default-launcher.js';
@@ -132,20 +132,28 @@ describe.runIf(helper)('the spawn helper', () => {
     await writeFile(script, '#!/bin/sh\necho never\n');
     await chmod(script, 0o644);
     const errs: Buffer[] = [];
-    const launched = await helper!.launch(
-      { file: script, args: [], cwd: dir, env: {} },
-      { stdout: () => {}, stderr: (c) => errs.push(c) },
-    );
-    expect(launched.ok).toBe(true);
-    if (!launched.ok) return;
-    launched.child.start();
-    expect(await launched.child.closed).toEqual({ code: 127, signal: null });
-    expect(Buffer.concat(errs).toString()).toMatch(/cannot execute .*not-executable\.sh.*Permission denied/);
+    // A helper of its own, as each test below has: nothing another test left behind reaches it.
+    const own = new SpawnHelper(perl!);
+    try {
+      const launched = await own.launch(
+        { file: script, args: [], cwd: dir, env: {} },
+        { stdout: () => {}, stderr: (c) => errs.push(c) },
+      );
+      expect(launched.ok).toBe(true);
+      if (!launched.ok) return;
+      launched.child.start();
+      expect(await launched.child.closed).toEqual({ code: 127, signal: null });
+      expect(Buffer.concat(errs).toString()).toMatch(/cannot execute .*not-executable\.sh.*Permission denied/);
+    } finally {
+      own.stop();
+    }
   });
 
   it('adopts and reaps what a node leaves behind, so orphans never pile up as zombies under PID 1', async () => {
     const out: Buffer[] = [];
-    const launched = (await helper!.launch(
+    const own = new SpawnHelper(perl!);
+    onTestFinished(() => own.stop());
+    const launched = (await own.launch(
       // The leader exits at once; its background sleep outlives it.
       { file: bash, args: ['-c', 'sleep 30 >/dev/null 2>&1 & echo $!'], cwd: dir, env: {} },
       { stdout: (c) => out.push(c), stderr: () => {} },
