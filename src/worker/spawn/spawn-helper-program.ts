@@ -234,8 +234,15 @@ while (1) {
   # otherwise 1 s, the longest an orphan that dies in that moment waits to be reaped.
   my $ready = select($r, undef, undef, $got_child ? 0 : %id_of ? 0.02 : 1);
   if ($ready > 0) {
+    # The streams select found readable, taken before the requests are read: a 'release' closes
+    # descriptors whose numbers a 'spawn' in the same read reuses, and the new child's pipe must
+    # not be read on the old one's readiness (its child waits at its gate: the read would block).
+    my @readable = map { [$_, $watch{$_}] } grep { vec($r, $_, 1) } keys %watch;
     read_requests() if vec($r, 0, 1);
-    for my $fd (keys %watch) { on_readable($fd) if $watch{$fd} && vec($r, $fd, 1); }
+    for my $seen (@readable) {
+      my ($fd, $entry) = @$seen;
+      on_readable($fd) if $watch{$fd} && $watch{$fd} == $entry;
+    }
   }
   reap() if $got_child || $ready == 0;
   flush();
