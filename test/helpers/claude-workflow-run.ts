@@ -91,7 +91,7 @@ export async function waitForRun(
     if (run.status !== status && !ended) return undefined;
     const events = await allEvents(url, runId);
     return ended || opts.until === undefined || opts.until(events) ? { run, events } : undefined;
-  }, { what: `run ${runId} to be ${status}`, timeoutMs: opts.timeoutMs ?? 50_000, intervalMs: 100 });
+  }, { what: `run ${runId} to be ${status}`, timeoutMs: opts.timeoutMs ?? 150_000, intervalMs: 100 });
 }
 
 /** The errors of the run's failed nodes, for a failure message. */
