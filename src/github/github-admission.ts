@@ -4,10 +4,10 @@ import type { Logger } from '../shared/log.js';
 import type { StoredHook } from '../store/schemas/hook.js';
 import type { Store } from '../store/store.js';
 import type { WorkflowLookup } from '../runs/schedule-run.js';
-import { canStartRuns, gitHubClient, GitHubRequestError, type GitHubClient, type IssueComment } from './github-client.js';
+import { canStartRuns, GitHubRequestError, type GitHubClient, type IssueComment } from './github-client.js';
 import { decideGitHubEvent, type GitHubStart } from './github-event.js';
 import { githubRunOf } from './github-run.js';
-import { openGitHubToken } from './github-token.js';
+import { gitHubClientOfHook } from './hook-client.js';
 import { LOGIN_TTL_MS, PERMISSION_TTL_MS, QuietPeriod, REPLY_QUIET_MS, TimedCache } from './permission-cache.js';
 import { LAST_COMMENTS } from './run-context.js';
 import { denyReplyBody } from './status-comment.js';
@@ -84,7 +84,7 @@ export async function takeGitHubDelivery(
   const { sender, subject } = start;
   if (sender.isBot) return ignore(`sender ${sender.login} is a bot: bots never start runs`);
 
-  const client = gitHubClient({ apiUrl: settings.api_url, token: openGitHubToken(deps.installKey(), hook) });
+  const client = gitHubClientOfHook(deps.installKey(), { ...hook, github: settings });
   // Keyed by the sealed token too: a replaced token may be another user's.
   const own = await answers.logins.get(`${hook.id}\n${hook.sealed_github_token}`, () => client.authenticatedLogin()).catch((err) => {
     throw unavailable(hook, "who its token's user is", err);

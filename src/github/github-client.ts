@@ -48,19 +48,47 @@ export interface GitHubClient {
 
 const PAGE = 100;
 
-export function gitHubClient(opts: { apiUrl: string; token: string; fetch?: typeof fetch }): GitHubClient {
+/** A token as it is made: `refresh` asks for a new one (GitHub refused the last). */
+export type TokenSource = (refresh: boolean) => Promise<string>;
+
+/**
+ * `token`: a fixed token, or a source of tokens (a GitHub App's installation tokens, app-auth.ts),
+ * asked again with `refresh` once when GitHub answers 401. `login`: who the token's user is, when
+ * GET /user cannot say (an App's installation token: its bot user).
+ */
+export function gitHubClient(opts: { apiUrl: string; token: string | TokenSource; login?: () => Promise<string>; fetch?: typeof fetch }): GitHubClient {
   const base = opts.apiUrl.replace(/\/+$/, '');
   const doFetch = opts.fetch ?? fetch;
   const repoPath = (repo: RepositoryName) => repo.split('/').map(encodeURIComponent).join('/');
+  const source = opts.token;
+
+  async function tokenFor(refresh: boolean): Promise<string> {
+    if (typeof source === 'string') return source;
+    try {
+      return await source(refresh);
+    } catch (err) {
+      throw sdkError('GitHub App installation token', err);
+    }
+  }
 
   async function call(method: string, path: string, body?: unknown): Promise<any> {
+    try {
+      return await callWith(await tokenFor(false), method, path, body);
+    } catch (err) {
+      // An App's token GitHub refuses (revoked, expired early): one new token, one more try.
+      if (typeof source === 'string' || !(err instanceof GitHubRequestError) || err.status !== 401) throw err;
+      return callWith(await tokenFor(true), method, path, body);
+    }
+  }
+
+  async function callWith(token: string, method: string, path: string, body?: unknown): Promise<any> {
     let res: Response;
     try {
       res = await doFetch(`${base}${path}`, {
         method,
         headers: {
           accept: 'application/vnd.github+json',
-          authorization: `Bearer ${opts.token}`,
+          authorization: `Bearer ${token}`,
           'x-github-api-version': '2022-11-28',
           'user-agent': 'cairn',
           ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
@@ -90,6 +118,13 @@ export function gitHubClient(opts: { apiUrl: string; token: string; fetch?: type
 
   return {
     async authenticatedLogin() {
+      if (opts.login) {
+        try {
+          return await opts.login();
+        } catch (err) {
+          throw sdkError('GET /app', err);
+        }
+      }
       return String((await call('GET', '/user')).login);
     },
     async permission(repo, user) {
@@ -134,3 +169,10 @@ export function gitHubClient(opts: { apiUrl: string; token: string; fetch?: type
 
 /** Whether a permission lets its user start runs: write, maintain or admin. */
 export const canStartRuns = (permission: string): boolean => ['admin', 'maintain', 'write'].includes(permission);
+
+/** A failure of GitHub's SDK (app-auth.ts) as a GitHubRequestError: its HTTP status, if GitHub answered. */
+function sdkError(what: string, err: unknown): GitHubRequestError {
+  const status = (err as { status?: unknown }).status;
+  const code = typeof status === 'number' && status > 0 ? status : undefined;
+  return new GitHubRequestError(`${what}: ${(err as Error).message}`, code, code === undefined || code === 429 || code >= 500);
+}

@@ -2,8 +2,7 @@ import type { InstallKey } from '../shared/secrets/install-key.js';
 import type { Logger } from '../shared/log.js';
 import { terminalRunStatuses } from '../store/schemas/run.js';
 import type { Store } from '../store/store.js';
-import { gitHubClient } from './github-client.js';
-import { openGitHubToken } from './github-token.js';
+import { gitHubClientOfHook } from './hook-client.js';
 import { shownStatusOf, statusMarker } from './status-comment.js';
 import type { GitHubStatusFollower } from './status-follower.js';
 
@@ -32,7 +31,7 @@ export async function resumeStatusComments(deps: {
     if (!hook.github || !hook.sealed_github_token) continue;
     let client;
     try {
-      client = gitHubClient({ apiUrl: hook.github.api_url, token: openGitHubToken(deps.installKey(), hook) });
+      client = gitHubClientOfHook(deps.installKey(), { ...hook, github: hook.github });
     } catch (err) {
       deps.log.warn({ hook: hook.name, err: (err as Error).message }, 'github.resume_skipped');
       continue;

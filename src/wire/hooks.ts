@@ -23,14 +23,30 @@ const httpUrl = (field: string) =>
       }
     }, `${field}: an http(s) URL without credentials, query or fragment, such as https://api.github.com`);
 
-/** A GitHub hook's access and triggers (docs/github.md); the token is sealed and never answered back. */
+const githubToken = z
+  .string()
+  .min(1)
+  .max(1024)
+  .regex(/^[\x21-\x7e]+$/, 'github.token: printable characters without spaces (a fine-grained personal access token or an installation token)')
+  .describe('The GitHub API token: a fine-grained personal access token, or an installation token; stored sealed, never shown back');
+
+/** A GitHub App the hook signs in as: it makes its own installation tokens (docs/github.md). */
+export const githubAppBodySchema = z
+  .strictObject({
+    appId: z.number().int().positive().describe('The App’s id (its settings page: “App ID”)'),
+    installationId: z.number().int().positive().describe('The id of the App’s installation on the repository’s owner'),
+    privateKey: z
+      .string()
+      .max(16_384)
+      .regex(/^-----BEGIN (RSA )?PRIVATE KEY-----\r?\n[\s\S]+\r?\n-----END (RSA )?PRIVATE KEY-----\s*$/, 'github.app.privateKey: the App’s private key in PEM, as GitHub gave it (-----BEGIN RSA PRIVATE KEY----- …)')
+      .describe('The App’s private key (PEM); stored sealed, never shown back'),
+  })
+  .describe('Sign in as a GitHub App instead of with a token: installation tokens are made as needed and replaced before they expire');
+
+/** A GitHub hook's access and triggers (docs/github.md); the token or the App's key is sealed and never answered back. */
 export const githubHookBodySchema = z.strictObject({
-  token: z
-    .string()
-    .min(1)
-    .max(1024)
-    .regex(/^[\x21-\x7e]+$/, 'github.token: printable characters without spaces (a fine-grained personal access token or an installation token)')
-    .describe('The GitHub API token: a fine-grained personal access token, or an installation token; stored sealed, never shown back'),
+  token: githubToken.optional(),
+  app: githubAppBodySchema.optional(),
   apiUrl: httpUrl('github.apiUrl').optional().describe('The GitHub REST API (default https://api.github.com; a GitHub Enterprise Server’s https://<host>/api/v3)'),
   workflows: z
     .array(z.string().trim().min(1).max(200))
@@ -47,7 +63,7 @@ export type GitHubHookBody = z.infer<typeof githubHookBodySchema>;
 export const DEFAULT_GITHUB_API_URL = 'https://api.github.com';
 
 /** `PUT /api/hooks/{name}/github-token`: a GitHub hook's new token (an installation token that expired, a rotated one). */
-export const githubTokenBodySchema = z.strictObject({ token: githubHookBodySchema.shape.token });
+export const githubTokenBodySchema = z.strictObject({ token: githubToken });
 
 export const createHookBodySchema = z.strictObject({
   name: hookNameSchema,

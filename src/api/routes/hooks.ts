@@ -16,7 +16,7 @@ import {
 } from '../../wire/hooks.js';
 import { bindRunToCodebase } from '../run-target/run-codebase.js';
 import { lookupWorkflow } from '../workflow-files/workflow-lookup.js';
-import { sealGitHubToken } from '../../github/github-token.js';
+import { sealGitHubAppKey, sealGitHubToken } from '../../github/github-token.js';
 import { GITHUB_INPUT_NAMES } from '../../github/run-context.js';
 
 export interface HookRoutesOptions {
@@ -82,6 +82,9 @@ export const hookRoutes: FastifyPluginAsyncZod<HookRoutesOptions> = async (app, 
       const inputs = body.inputs ?? {};
       const problem = mappingProblem(inputs);
       if (problem) throw new CairnError('VALIDATION_FAILED', `inputs: ${problem}`);
+      if (body.github && (body.github.token === undefined) === (body.github.app === undefined)) {
+        throw new CairnError('VALIDATION_FAILED', 'github: give either token (a personal access or installation token) or app (appId, installationId, privateKey), not both');
+      }
       if (body.github && body.signature !== 'github') {
         throw new CairnError('VALIDATION_FAILED', "github: a GitHub hook's deliveries come from GitHub, signed in its form: set signature to github");
       }
@@ -126,8 +129,11 @@ export const hookRoutes: FastifyPluginAsyncZod<HookRoutesOptions> = async (app, 
                 on_issue_opened: body.github.onIssueOpened ?? false,
                 deny_reply: body.github.denyReply ?? true,
                 dashboard_url: body.github.dashboardUrl ?? null,
+                app: body.github.app ? { app_id: body.github.app.appId, installation_id: body.github.app.installationId } : null,
               },
-              sealedGithubToken: sealGitHubToken(installKey(), id, body.github.token),
+              sealedGithubToken: body.github.app
+                ? sealGitHubAppKey(installKey(), id, body.github.app.privateKey)
+                : sealGitHubToken(installKey(), id, body.github.token!),
             }
           : {}),
       });
@@ -173,6 +179,9 @@ export const hookRoutes: FastifyPluginAsyncZod<HookRoutesOptions> = async (app, 
     async (req) => {
       const hook = await requireHook(req.params.name);
       if (!hook.github) throw new CairnError('VALIDATION_FAILED', `Webhook '${hook.name}' is not a GitHub hook: it has no token to replace (docs/github.md)`);
+      if (hook.github.app) {
+        throw new CairnError('VALIDATION_FAILED', `Webhook '${hook.name}' signs in as a GitHub App and makes its own tokens: there is no token to replace; to change its App or key, delete the hook and add it again (docs/github.md)`);
+      }
       const replaced = await store.replaceHookGithubToken(hook.id, sealGitHubToken(installKey(), hook.id, req.body.token));
       if (!replaced) throw new CairnError('HOOK_NOT_FOUND', `Webhook '${hook.name}' was deleted meanwhile`);
       req.log.info({ hookId: hook.id, name: hook.name }, 'hook.github_token_replaced');

@@ -25,6 +25,11 @@ export const githubTriggerSchema = z.object({
     .string()
     .nullable()
     .describe('Where people reach the dashboard (https://cairn.example.com), for the link in a status comment; null: the address the delivery came to'),
+  app: z
+    .object({ app_id: z.number().int(), installation_id: z.number().int() })
+    .nullable()
+    .optional()
+    .describe('A hook that signs in as a GitHub App: the App and its installation (its private key is sealed, never shown); null or absent: a token'),
 });
 export type GitHubTrigger = z.infer<typeof githubTriggerSchema>;
 
