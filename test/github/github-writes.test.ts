@@ -1,4 +1,6 @@
 import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen, makeTestApp, type TestApp } from '../helpers/app.js';
 import { startGitHubApi, type GitHubApi } from '../helpers/github-api.js';
@@ -18,6 +20,11 @@ import { startRun, writeHomeWorkflow } from '../helpers/workflows.js';
 const SECRET = 'github-writes-secret-0123456789abcdef';
 const TOKEN = 'github_pat_writes_0123456789TOKEN';
 const REPO = 'octo/widgets';
+
+/** docs/github.md's worked example of writes: its fenced blocks (its workflow is written as the home's in beforeAll). */
+const doc = readFileSync(fileURLToPath(new URL('../../docs/github.md', import.meta.url)), 'utf8');
+const example = doc.split('\n### A worked example: an issue comment that opens a pull request\n')[1]!.split('\n## ')[0]!;
+const block = (fence: string, lang: string) => [...example.matchAll(new RegExp(`^${fence}${lang}\\n([\\s\\S]*?)^${fence}$`, 'gm'))].map((m) => m[1]!);
 
 let home: TempHome;
 let t: TestApp;
@@ -83,6 +90,7 @@ nodes:
 `,
   );
   await writeHomeWorkflow(home, 'triage', 'name: triage\ndescription: looks\ninputs:\n  github_args: { default: "" }\nnodes:\n  - id: look\n    bash: \'printf "args=[%s]" "$INPUTS.github_args"\'\n');
+  await writeHomeWorkflow(home, 'propose-fix', block('```', 'yaml')[0]!);
   gh = await startGitHubApi({ token: TOKEN, login: 'cairn-bot', permissions: { alice: 'write' } });
   home.defer(() => gh.close());
   await startSupervisor(home);
@@ -91,7 +99,7 @@ nodes:
   const res = await fetch(`${url}/api/hooks`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'gh', workflow: 'triage', signature: 'github', secret: SECRET, github: { token: TOKEN, apiUrl: gh.url, workflows: ['writes', 'over', 'once'] } }),
+    body: JSON.stringify({ name: 'gh', workflow: 'triage', signature: 'github', secret: SECRET, github: { token: TOKEN, apiUrl: gh.url, workflows: ['writes', 'over', 'once', 'propose-fix'] } }),
   });
   expect(res.status).toBe(201);
 }, 60_000);
@@ -184,6 +192,21 @@ describe('github: nodes', () => {
     expect(JSON.stringify(await t.store.listRunEvents(runId))).toContain('was not started by one: start this workflow from GitHub');
     expect(gh.requests.slice(before).filter((r) => JSON.stringify(r.body ?? '').includes('written once'))).toEqual([]);
     expect(await t.store.listGitHubWrites(runId)).toEqual([]);
+  });
+});
+
+describe("docs/github.md's worked example", () => {
+  it('runs as written: a mention opens the pull request, with the comments and the label it shows', async () => {
+    const said = /mentions the bot:\n\n```\n(.*)\n```/.exec(example)![1]!;
+    const sent = await comment(42, said, 'alice', 'Crash on start');
+    expect(sent.status).toBe(202);
+    const run = await ended(sent.body.runId);
+    expect(run.status).toBe('completed');
+    const withId = (text: string) => text.replaceAll('<run id>', run.id);
+    expect(written(42).map((c) => `${c.body}\n`)).toEqual(block('~~~', 'markdown').map(withId));
+    expect(gh.labels.get(42)).toEqual(['cairn']);
+    const [pull] = block('```', 'json');
+    expect(gh.sent(/^POST \/repos\/octo\/widgets\/pulls$/).map((r) => r.body).at(-1)).toEqual(JSON.parse(withId(pull!)));
   });
 });
 
