@@ -89,6 +89,21 @@ nodes:
     github: { comment: "written once" }
 `,
   );
+  await writeHomeWorkflow(
+    home,
+    'gated-note',
+    `name: gated-note
+description: a comment after an approval
+github:
+  writes: { comment: 1 }
+nodes:
+  - id: go
+    approval: { message: "write?" }
+  - id: note
+    depends_on: [go]
+    github: { comment: "after the gate" }
+`,
+  );
   await writeHomeWorkflow(home, 'triage', 'name: triage\ndescription: looks\ninputs:\n  github_args: { default: "" }\nnodes:\n  - id: look\n    bash: \'printf "args=[%s]" "$INPUTS.github_args"\'\n');
   await writeHomeWorkflow(home, 'propose-fix', block('```', 'yaml')[0]!);
   gh = await startGitHubApi({ token: TOKEN, login: 'cairn-bot', permissions: { alice: 'write' } });
@@ -99,7 +114,7 @@ nodes:
   const res = await fetch(`${url}/api/hooks`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'gh', workflow: 'triage', signature: 'github', secret: SECRET, github: { token: TOKEN, apiUrl: gh.url, workflows: ['writes', 'over', 'once', 'propose-fix'] } }),
+    body: JSON.stringify({ name: 'gh', workflow: 'triage', signature: 'github', secret: SECRET, github: { token: TOKEN, apiUrl: gh.url, workflows: ['writes', 'over', 'once', 'propose-fix', 'gated-note'] } }),
   });
   expect(res.status).toBe(201);
 }, 60_000);
@@ -182,6 +197,20 @@ describe('github: nodes', () => {
     expect(gh.sent(new RegExp(`^PATCH /repos/octo/widgets/issues/comments/${written(203)[0]!.id}$`)).length).toBeGreaterThanOrEqual(1);
     const attempts = (await t.store.listRunEvents(run.id)).filter((e) => e.step_name === 'note' && ['node_failed', 'node_completed'].includes(e.event_type));
     expect(attempts.map((e) => e.event_type)).toEqual(['node_failed', 'node_completed']);
+  });
+
+  it('after a crash between GitHub making a comment and its record, the node run again edits that comment and posts none', async () => {
+    const sent = await comment(204, '/cairn run gated-note');
+    const runId = sent.body.runId as string;
+    await waitFor(async () => (await t.store.getRun(runId))?.status === 'paused', { what: 'the run at its gate' });
+    // What a supervisor that died mid-write leaves: the write reserved, unrecorded, and made on GitHub.
+    expect(await t.store.reserveGitHubWrite({ runId, key: 'comment:note', kind: 'comment', cap: 1 })).toMatchObject({ reserved: true, existing: false });
+    gh.comments.set(204, [...(gh.comments.get(204) ?? []), { id: 555, user: { login: 'cairn-bot', type: 'User' }, body: `<!-- cairn-write:${runId}:comment:note -->\nafter the`, created_at: '2026-01-01T00:00:00Z' }]);
+    expect((await fetch(`${url}/api/workflows/runs/${runId}/approve`, { method: 'POST' })).status).toBeLessThan(300);
+    expect((await ended(runId)).status).toBe('completed');
+    expect(written(204).map((c) => [c.id, c.body])).toEqual([[555, `<!-- cairn-write:${runId}:comment:note -->\nafter the gate`]]);
+    expect(gh.sent(/^POST \/repos\/octo\/widgets\/issues\/204\/comments$/).filter((r) => String(r.body.body).startsWith('<!-- cairn-write:'))).toEqual([]);
+    expect((await t.store.listGitHubWrites(runId)).map((w) => [w.key, w.githubId])).toEqual([['comment:note', '555']]);
   });
 
   it('fails clearly in a run no GitHub hook started, writing nothing', async () => {
