@@ -2,6 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { nodeDescriptorSchema } from '../../src/records/schemas/node-descriptor.js';
 import { validateWorkflowDefinition } from '../../src/workflow/checks/validate-definition.js';
 import { describeNode } from '../../src/workflow/schema/describe-node.js';
+import { walkDryRun } from '../../src/workflow/dry-run/dry-run-walk.js';
+import { resolveModelBinding } from '../../src/models/model-binding.js';
+import { resolveRunInputs } from '../../src/workflow/schema/run-inputs.js';
+import { decideGitHubWrite } from '../../src/store/rules/github-write-caps.js';
 
 /** A workflow's declared GitHub writes and its `github:` nodes, checked when it loads (src/workflow/schema/github-writes.ts). */
 
@@ -53,5 +57,34 @@ describe('github writes when a workflow loads', () => {
     expect(errorsOf({ writes: { comment: 0 } }, [{ id: 'a', bash: 'true' }]).join('\n')).toMatch(/'github.writes.comment' must be at least 1/);
     expect(errorsOf({ writes: { comment: 1.5 } }, [{ id: 'a', bash: 'true' }]).join('\n')).toMatch(/whole number/);
     expect(errorsOf({ writes: { comments: 1 } }, [{ id: 'a', bash: 'true' }]).join('\n')).toMatch(/comments/);
+  });
+});
+
+describe('github nodes in a dry run, and the cap rule', () => {
+  it('shows each write with its substituted text and writes nothing', () => {
+    const result = validateWorkflowDefinition(
+      workflow({ writes: { comment: 1, pull_request: 1 } }, [
+        { id: 'a', github: { comment: 'hi $INPUTS.x' } },
+        { id: 'pr', github: { pull_request: { title: 'Fix $INPUTS.x', head: 'feature' } } },
+      ]),
+    );
+    if (!result.valid) throw new Error(result.errors.join('; '));
+    const definition = result.workflow;
+    const trace = walkDryRun(
+      { definition, inputs: resolveRunInputs(definition.name, definition.inputs, { x: 'there' }), message: 'm', variables: {} },
+      { bind: (node) => resolveModelBinding({ node, workflow: definition, layers: {} }), loadCommand: () => ({ ok: false, message: 'none' }) },
+    );
+    expect(trace.nodes.map((n) => [n.id, n.kind, n.decision, n.text])).toEqual([['a', 'github', 'run', 'hi there'], ['pr', 'github', 'run', 'Fix there']]);
+    expect(trace.nodes.map((n) => n.detail)).toEqual([
+      'comments on the run’s GitHub issue or pull request (its cap counted); a dry run writes nothing',
+      'opens a pull request from feature into the default branch; a dry run writes nothing',
+    ]);
+  });
+
+  it('answers a reserved key again, admits a new one under the cap and refuses one at it', () => {
+    const write = { key: 'comment:a', kind: 'comment' as const, githubId: '1', url: null, createdAt: 't' };
+    expect(decideGitHubWrite(write, 5, 1)).toEqual({ outcome: 'existing', write });
+    expect(decideGitHubWrite(undefined, 1, 2)).toEqual({ outcome: 'insert' });
+    expect(decideGitHubWrite(undefined, 2, 2)).toEqual({ outcome: 'cap', used: 2 });
   });
 });
