@@ -19,10 +19,20 @@ const COMMAND_LINE = /^[ \t]*\/cairn(?=\s|$)(.*)$/m;
 const RUN_WORDS = /^[ \t]+run[ \t]+(\S+)([\s\S]*)$/;
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** Whether `body` mentions one of `logins` (not as part of an e-mail address or a longer login). */
-function mentionIn(body: string, logins: readonly string[]): RegExpExecArray | null {
+/**
+ * Where `body` first mentions one of `logins`: not as part of an e-mail address, a path or a longer
+ * login, not in `code`, and not on a quoted line (`> @cairn run ...` quotes someone else's request).
+ */
+function mentionIn(body: string, logins: readonly string[]): { index: number; length: number } | undefined {
   const names = logins.map(escape).join('|');
-  return new RegExp(`(?:^|[^A-Za-z0-9_.@/-])@(?:${names})(?![A-Za-z0-9_-])`, 'i').exec(body);
+  const mention = new RegExp(`(?:^|[^A-Za-z0-9_.@/\`-])@(?:${names})(?![A-Za-z0-9_-])`, 'i');
+  let offset = 0;
+  for (const line of body.split('\n')) {
+    const found = /^[ \t]*>/.test(line) ? null : mention.exec(line);
+    if (found) return { index: offset + found.index, length: found[0].length };
+    offset += line.length + 1;
+  }
+  return undefined;
 }
 
 export function parseCommentCommand(body: string, mentions: readonly string[] = [BOT_MENTION]): CommentCommand {
@@ -35,7 +45,7 @@ export function parseCommentCommand(body: string, mentions: readonly string[] = 
   }
   const mention = mentionIn(body, mentions);
   if (!mention) return { kind: 'none' };
-  const words = RUN_WORDS.exec(body.slice(mention.index + mention[0].length));
+  const words = RUN_WORDS.exec(body.slice(mention.index + mention.length));
   if (!words) return { kind: 'malformed', reason: 'a mention that starts a run must read `@cairn run <workflow> [args]`' };
   return { kind: 'run', workflow: words[1]!, args: words[2]!.trim() };
 }

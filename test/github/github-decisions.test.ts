@@ -20,12 +20,12 @@ describe('the /cairn command in a comment', () => {
   });
 
   it('reads a mention of @cairn (or of a login the caller names) followed by `run`, anywhere in a line', () => {
-    expect(parseCommentCommand('Hey @cairn run fix the crash\nthanks')).toEqual({ kind: 'run', workflow: 'fix', args: 'the crash\nthanks' });
+    expect(parseCommentCommand('> quoted\nHey @cairn run fix the crash\nthanks')).toEqual({ kind: 'run', workflow: 'fix', args: 'the crash\nthanks' });
     expect(parseCommentCommand('@CAIRN run fix')).toEqual({ kind: 'run', workflow: 'fix', args: '' });
     expect(parseCommentCommand('@widget-bot run fix', ['cairn', 'widget-bot'])).toEqual({ kind: 'run', workflow: 'fix', args: '' });
     expect(parseCommentCommand('@widget-bot run fix')).toEqual({ kind: 'none' });
     // Not a mention of the bot: a longer login, an address, a path.
-    for (const body of ['@cairnish run fix', '@cairn-bot run fix', 'me@cairn run fix', 'see /@cairn run fix']) expect(parseCommentCommand(body), body).toEqual({ kind: 'none' });
+    for (const body of ['@cairnish run fix', '@cairn-bot run fix', 'me@cairn run fix', 'see /@cairn run fix', 'try `@cairn run fix`', '> @cairn run fix\nthis broke']) expect(parseCommentCommand(body), body).toEqual({ kind: 'none' });
     expect(parseCommentCommand('@cairn what do you think?')).toMatchObject({ kind: 'malformed' });
     // A /cairn line wins over a mention.
     expect(parseCommentCommand('@cairn run a\n/cairn run b')).toEqual({ kind: 'run', workflow: 'b', args: '' });
