@@ -183,6 +183,7 @@ describe('github: nodes', () => {
     expect(written(202).map((c) => c.body.split('\n')[1])).toEqual(['first']);
     const failed = (await t.store.listRunEvents(run.id)).find((e) => e.event_type === 'node_failed' && e.step_name === 'second');
     expect(JSON.stringify(failed)).toContain("this run has made 1 GitHub comment write, the most the workflow allows ('github.writes.comment: 1'): nothing was written");
+    expect(JSON.stringify(failed)).toContain('"retryable":false');
     expect((await t.store.listGitHubWrites(run.id)).map((w) => w.key)).toEqual(['comment:first']);
   });
 

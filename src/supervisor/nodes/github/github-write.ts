@@ -41,7 +41,7 @@ export class GitHubWriteHandler implements NodeHandler<GitHubAction> {
     const { store, run } = this.deps;
     const node = attempt.node;
     const kind = node.action.write;
-    const refuse = async (error: string) => ({ ...(await recordRefusedAttempt(store, run, attempt, { error: `Node '${node.id}': ${error}`, failureKind: 'config' })), retryable: false });
+    const refuse = (error: string) => recordRefusedAttempt(store, run, attempt, { error: `Node '${node.id}': ${error}`, failureKind: 'config', retryable: false });
 
     const write = this.writeOf(node);
     if ('error' in write) return refuse(write.error);
