@@ -173,7 +173,7 @@ describe('github: nodes', () => {
       ['label:tag', `cairn-done,Crash ${HOSTILE}`], ['pull_request:pr', '100'],
     ]);
     const outputs = (await t.store.listRunEvents(runId)).filter((e) => e.event_type === 'node_completed' && e.step_name === 'pr');
-    expect(JSON.stringify(outputs)).toContain('https://github.com/stand-in/pull/100');
+    expect(JSON.stringify(outputs)).toContain('https://github.com/octo/widgets/pull/100');
   });
 
   it('fails the node that would write past a cap, naming the cap, and writes nothing past it', async () => {
@@ -233,7 +233,8 @@ describe("docs/github.md's worked example", () => {
     const run = await ended(sent.body.runId);
     expect(run.status).toBe('completed');
     const withId = (text: string) => text.replaceAll('<run id>', run.id);
-    expect(written(42).map((c) => `${c.body}\n`)).toEqual(block('~~~', 'markdown').map(withId));
+    const number = gh.pulls.at(-1)!.number;
+    expect(written(42).map((c) => `${c.body}\n`)).toEqual(block('~~~', 'markdown').map((b) => withId(b).replace('<number>', String(number))));
     expect(gh.labels.get(42)).toEqual(['cairn']);
     const [pull] = block('```', 'json');
     expect(gh.sent(/^POST \/repos\/octo\/widgets\/pulls$/).map((r) => r.body).at(-1)).toEqual(JSON.parse(withId(pull!)));

@@ -104,7 +104,7 @@ export async function startGitHubApi(opts: {
       if ((m = /^POST \/repos\/[^/]+\/[^/]+\/issues\/(\d+)\/comments$/.exec(key))) {
         const made: StandInComment = { id: nextId++, user: { login: opts.login, type: 'User' }, body: String(body?.body ?? ''), created_at: new Date().toISOString() };
         comments.set(Number(m[1]), [...(comments.get(Number(m[1])) ?? []), made]);
-        return send(201, { ...made, html_url: `https://github.com/stand-in/issues/${m[1]}#issuecomment-${made.id}` });
+        return send(201, { ...made, html_url: `https://github.com/${path.split('/').slice(2, 4).join('/')}/issues/${m[1]}#issuecomment-${made.id}` });
       }
       if ((m = /^PATCH \/repos\/[^/]+\/[^/]+\/issues\/comments\/(\d+)$/.exec(key))) {
         const found = [...comments.values()].flat().find((c) => c.id === Number(m![1]));
@@ -125,12 +125,12 @@ export async function startGitHubApi(opts: {
         if (typeof title !== 'string' || typeof head !== 'string' || typeof base !== 'string') return send(422, { message: 'Validation Failed' });
         const pull = { number: 100 + pulls.length, title, body: String(text ?? ''), head, base, draft: draft === true };
         pulls.push(pull);
-        return send(201, { ...pull, html_url: `https://github.com/stand-in/pull/${pull.number}` });
+        return send(201, { ...pull, html_url: `https://github.com/${path.split('/').slice(2, 4).join('/')}/pull/${pull.number}` });
       }
       if (/^GET \/repos\/[^/]+\/[^/]+\/pulls$/.test(key)) {
         const perPage = Number(url.searchParams.get('per_page') ?? 30);
         const page = Number(url.searchParams.get('page') ?? 1);
-        const newest = [...pulls].reverse().map((p) => ({ ...p, html_url: `https://github.com/stand-in/pull/${p.number}` }));
+        const newest = [...pulls].reverse().map((p) => ({ ...p, html_url: `https://github.com/${path.split('/').slice(2, 4).join('/')}/pull/${p.number}` }));
         return send(200, newest.slice((page - 1) * perPage, page * perPage));
       }
       if ((m = /^GET \/repos\/[^/]+\/[^/]+\/pulls\/(\d+)$/.exec(key))) {
