@@ -345,4 +345,15 @@ export const pgMigrations: readonly PgMigration[] = [
       ALTER TABLE hook_deliveries ADD CONSTRAINT hook_deliveries_run_or_ignored CHECK ((run_id IS NULL) <> (ignored IS NULL));
     `,
   },
+  {
+    version: 7,
+    name: "GitHub runs' status comments",
+    sql: `
+      -- As SQLite's migration 22: a GitHub run's status comment, what it last showed, who makes it.
+      ALTER TABLE hook_deliveries ADD COLUMN status_comment_id BIGINT;
+      ALTER TABLE hook_deliveries ADD COLUMN status_shown TEXT;
+      ALTER TABLE hook_deliveries ADD COLUMN status_claimed_by TEXT;
+      ALTER TABLE hook_deliveries ADD COLUMN status_claimed_at TEXT;
+    `,
+  },
 ];
