@@ -137,7 +137,7 @@ export async function takeGitHubDelivery(
     void writeWithRetry(() => client.addReaction(subject.repository, commentId, 'eyes'), deps.retry ?? DEFAULT_RETRY, deps.log, { runId: run.id, write: 'reaction' }, deps.follower.closing);
   }
   deps.follower.follow({
-    runId: run.id, hookName: hook.name, client, repository: subject.repository, number: subject.number, workflow: run.workflowName, runUrl: runUrlOf(run.id),
+    runId: run.id, hookId: hook.id, deliveryId: delivery.id, hookName: hook.name, client, repository: subject.repository, number: subject.number, workflow: run.workflowName, runUrl: runUrlOf(run.id),
   });
   return { runId: run.id, duplicate: false };
 }

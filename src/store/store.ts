@@ -25,7 +25,7 @@ export type {
 export type { CredentialKind, CredentialStore, CredentialWrite, StoredCredential } from './credentials.js';
 export type { EventFilter, EventStore } from './events.js';
 export type { HeartbeatStore } from './heartbeats.js';
-export type { DeliveryAnswer, GitHubTrigger, Hook, HookDelivery, HookDeliveryPage, HookStore, IgnoreAnswer, NewHook, StoredHook } from './hooks.js';
+export type { DeliveryAnswer, GitHubTrigger, Hook, HookDelivery, HookDeliveryPage, HookStore, IgnoreAnswer, NewHook, StatusCommentClaim, StoredHook } from './hooks.js';
 export type { JobStore } from './jobs.js';
 export type { NodeSession, NodeSessionStore } from './node-sessions.js';
 export type { GitHubWriteKind, GitHubWriteRecord, GitHubWriteReservation, GitHubWriteStore } from './github-writes.js';

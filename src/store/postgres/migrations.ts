@@ -361,4 +361,15 @@ export const pgMigrations: readonly PgMigration[] = [
       );
     `,
   },
+  {
+    version: 8,
+    name: "GitHub runs' status comments",
+    sql: `
+      -- As SQLite's migration 23: a GitHub run's status comment, what it last showed, who makes it.
+      ALTER TABLE hook_deliveries ADD COLUMN status_comment_id BIGINT;
+      ALTER TABLE hook_deliveries ADD COLUMN status_shown TEXT;
+      ALTER TABLE hook_deliveries ADD COLUMN status_claimed_by TEXT;
+      ALTER TABLE hook_deliveries ADD COLUMN status_claimed_at TEXT;
+    `,
+  },
 ];

@@ -301,6 +301,19 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 23,
+    name: "GitHub runs' status comments",
+    sql: `
+      -- A GitHub run's status comment (docs/github.md): its id and the run status it last showed,
+      -- so a restarted API asks GitHub nothing about a comment that shows its run's end already;
+      -- and which API process makes it, so processes starting together make one comment.
+      ALTER TABLE hook_deliveries ADD COLUMN status_comment_id INTEGER;
+      ALTER TABLE hook_deliveries ADD COLUMN status_shown TEXT;
+      ALTER TABLE hook_deliveries ADD COLUMN status_claimed_by TEXT;
+      ALTER TABLE hook_deliveries ADD COLUMN status_claimed_at TEXT;
+    `,
+  },
 ];
 
 /**
