@@ -83,7 +83,7 @@ export const defaultsOutcomes: DefaultsRow[] = [
   },
   {
     file: 'archon-interactive-prd.yaml', scenario: 'a person answers its three gates',
-    here: false, blocker: 'unscripted', reason: unscripted('five AI nodes and the answers to its three gates'),
+    here: true, test: 'defaults-server.test.ts',
     run: 'completed',
     nodes: all('completed', ['initiate', 'foundation-gate', 'research', 'deepdive-gate', 'technical', 'scope-gate', 'generate', 'validate']),
   },

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { git } from '../api/codebases/git-fixtures.js';
 import type { AgentScript } from '../helpers/agent-script.js';
 import {
-  checkoutState, codebaseId, failures, pathWithGhStandIn, startClaudeWorkflowBench, upstreamProject, waitForRun, type ClaudeWorkflowBench,
+  answerGate, asks, checkoutState, codebaseId, failures, pathWithGhStandIn, startClaudeWorkflowBench, upstreamProject, waitForRun, type ClaudeWorkflowBench,
 } from '../helpers/claude-workflow-run.js';
 import { startGitHubServer, type GitHubServer } from '../helpers/github-server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
@@ -46,7 +46,35 @@ const intent = {
 };
 const generated = 'name: lint-and-test\ndescription: |\n  Use when: checking a change.\n  Does: lint -> test.\nnodes:\n  - id: lint\n    bash: bun run lint\n  - id: test\n    bash: bun run test\n    depends_on: [lint]\n';
 
+// archon-interactive-prd: a person's answers at its three gates, and the PRD written from them.
+const gateAnswers = ['Developers scripting greetings; they need emphasis; no helper exists', 'Vision: one call to shout; primary user: CLI authors', 'MVP: shout(name) only; no i18n'];
+const prd = '# shout(): PRD\n\n## Problem\nDevelopers scripting greetings need emphasis.\n\n## Technical Approach\nExtend `src/greet.js`.\n';
+const prdNotes = '\n## Validation Notes\nAll technical references verified against codebase. No corrections needed.\n';
+
 const scripts: AgentScript[] = [
+  { match: /You are a sharp product manager starting a PRD creation process/, steps: [{ say: 'I understand you want to build: a shout() helper. Is this correct?\n\n**Foundation Questions:** 1. Who has this problem? ...' }] },
+  {
+    match: /You are researching context for a PRD/,
+    steps: [{ tool: 'read', path: 'src/greet.js' }, { say: '**What I found:** greet() in src/greet.js.\n\n**Deep Dive Questions:** 1. Vision? ...' }],
+  },
+  {
+    match: /You are assessing technical feasibility for a PRD/,
+    steps: [{ tool: 'read', path: 'src/greet.js' }, { say: '**What Already Exists:** greet at `src/greet.js:1`.\n\n**Scope Questions:** 1. MVP? ...' }],
+  },
+  {
+    match: /You are generating a PRD from the user's guided inputs/,
+    steps: [{ tool: 'run', command: 'mkdir -p {artifacts}/prds' }, { tool: 'write', path: '{artifacts}/prds/shout.prd.md', content: prd }, { say: '{artifacts}/prds/shout.prd.md' }],
+  },
+  {
+    match: /You are a technical validator checking a PRD for accuracy/,
+    steps: [
+      { tool: 'run', command: 'ls -t {artifacts}/prds/*.prd.md | head -1' },
+      { tool: 'read', path: '{artifacts}/prds/shout.prd.md' },
+      { tool: 'read', path: 'src/greet.js' },
+      { tool: 'edit', path: '{artifacts}/prds/shout.prd.md', old: 'Extend `src/greet.js`.\n', new: `Extend \`src/greet.js\`.\n${prdNotes}` },
+      { say: '## PRD Validated\n\n**File**: `shout.prd.md`\n**Corrections**: 0' },
+    ],
+  },
   { match: /You are a workflow design classifier/, steps: [{ say: JSON.stringify(intent) }] },
   {
     match: /You are an Archon workflow author/,
@@ -134,7 +162,7 @@ beforeAll(async () => {
   bench = await startClaudeWorkflowBench(home, scripts, {
     files: {
       ...upstreamProject(
-        ['archon-resolve-conflicts', 'archon-feature-development', 'archon-workflow-builder'],
+        ['archon-resolve-conflicts', 'archon-feature-development', 'archon-workflow-builder', 'archon-interactive-prd'],
         ['archon-resolve-merge-conflicts', 'archon-implement', 'archon-create-pr'],
       ),
       'plans/shout.md': plan,
@@ -161,6 +189,7 @@ beforeAll(async () => {
     'archon-resolve-conflicts': (await startRun(url, 'archon-resolve-conflicts', { codebaseId, message: '#1' })).runId,
     'archon-feature-development': (await startRun(url, 'archon-feature-development', { codebaseId, message: 'plans/shout.md' })).runId,
     'archon-workflow-builder': (await startRun(url, 'archon-workflow-builder', { codebaseId, message: 'a workflow that lints and then tests a change' })).runId,
+    'archon-interactive-prd': (await startRun(url, 'archon-interactive-prd', { codebaseId, message: 'a shout() helper next to greet()' })).runId,
   };
 }, 60_000);
 afterAll(async () => {
@@ -263,6 +292,24 @@ it('archon-workflow-builder writes the workflow it generated into the live check
   expect([...offered('You are a workflow design classifier')]).toEqual(['StructuredOutput']);
   const listed = (await (await fetch(`${bench.server.url}/api/workflows?cwd=${encodeURIComponent(bench.clone)}`)).json()) as { workflows: { workflow: { name: string } }[] };
   expect(listed.workflows.map((w) => w.workflow.name)).toContain('lint-and-test');
+}, 150_000);
+
+it('archon-interactive-prd asks at its three gates, and writes and validates a PRD from the answers', async () => {
+  const url = bench.server.url;
+  const runId = runs['archon-interactive-prd']!;
+  for (const [i, answer] of gateAnswers.entries()) {
+    const paused = await waitForRun(url, runId, 'paused', { until: (events) => asks(events) === i + 1, timeoutMs: 120_000 });
+    expect(paused.run.status, failures(paused.events)).toBe('paused');
+    await answerGate(url, runId, { approve: answer });
+  }
+  const { run, events } = await finished('archon-interactive-prd');
+  expect(asks(events)).toBe(3);
+  // capture_response: each answer is its gate's output, and reaches the prompts after it.
+  expect(gateAnswers.map((_, i) => output(events, ['foundation-gate', 'deepdive-gate', 'scope-gate'][i]!))).toEqual(gateAnswers);
+  const generateRequest = bench.messages.requests.find((r) => JSON.stringify(r.body.messages).includes("You are generating a PRD from the user's guided inputs"));
+  for (const answer of gateAnswers) expect(JSON.stringify(generateRequest?.body.messages)).toContain(answer);
+  expect(readFileSync(join(artifactsOf(run.id as string), 'prds', 'shout.prd.md'), 'utf8')).toBe(prd + prdNotes);
+  expect(output(events, 'validate')).toContain('## PRD Validated');
 }, 150_000);
 
 it("the runs in worktrees left the user's checkout alone, and no tool call was refused", async () => {
