@@ -26,8 +26,13 @@ const all = (status: NodeSummaryStatus, ids: string[]) => Object.fromEntries(ids
 const reviewBlock = ['verify-pr-base', 'review-scope', 'sync', 'code-review', 'error-handling', 'test-coverage', 'comment-quality', 'docs-impact', 'synthesize', 'implement-fixes'];
 const includedReview = reviewBlock.map((id) => `review__${id}`);
 
-const unscripted = (aiNodes: string) =>
-  `nothing outside stands in the way (its bash nodes need git, bun and \`gh\`, which the stand-in answers), but no test scripts its ${aiNodes} yet`;
+/**
+ * Nothing these machines lack stands in the way: git and bun are here, and `gh` is the stand-in,
+ * which answers `gh pr list|view|create|edit|comment` (the calls the rows that run here make);
+ * `gh issue view|list|create|comment`, `gh pr diff|ready|checks` and `gh label list`, which some
+ * of these make, would be added with their tests.
+ */
+const unscripted = (aiNodes: string) => `nothing these machines lack stands in the way, but no test scripts its ${aiNodes} yet`;
 
 export const defaultsOutcomes: DefaultsRow[] = [
   {
@@ -53,7 +58,7 @@ export const defaultsOutcomes: DefaultsRow[] = [
   {
     file: 'archon-create-issue.yaml', scenario: 'a CLI bug (classify: needs_server false), reproduced',
     here: false, blocker: 'unscripted',
-    reason: `${unscripted('seven AI nodes')}; its last node runs \`gh issue create\`, which the stand-in does not answer yet (and a UI bug's reproduction drives agent-browser, whose browser build is fetched from outside the npm registry)`,
+    reason: `${unscripted('five AI nodes on this path')} (a UI bug's reproduction would drive agent-browser, whose browser build is fetched from outside the npm registry)`,
     run: 'completed',
     nodes: {
       ...all('completed', ['classify', 'fetch-template', 'git-context', 'dedup-check', 'investigate', 'reproduce', 'cleanup-server', 'check-reproduction', 'draft-issue', 'create-issue']),
@@ -67,7 +72,7 @@ export const defaultsOutcomes: DefaultsRow[] = [
   {
     file: 'archon-fix-github-issue.yaml', scenario: 'a bug issue; review-classify asks for the code review only',
     here: false, blocker: 'unscripted',
-    reason: `${unscripted('sixteen AI nodes that run on this path')}; its web-research node may search the web, which the scripted session would not`,
+    reason: unscripted('fourteen AI nodes that run on this path'),
     run: 'completed',
     nodes: {
       ...all('completed', ['parse-request', 'fetch-issue', 'classify', 'web-research', 'investigate', 'bridge-artifacts', 'implement', 'validate', 'create-pr', 'verify-pr-base',
@@ -77,7 +82,7 @@ export const defaultsOutcomes: DefaultsRow[] = [
   },
   {
     file: 'archon-idea-to-pr.yaml', scenario: 'an idea in a sentence; the review finds nothing to fix',
-    here: false, blocker: 'unscripted', reason: unscripted('seventeen AI nodes (plan, implement, validate, finalize, the included review block, summary)'),
+    here: false, blocker: 'unscripted', reason: unscripted('sixteen AI nodes (plan, implement, validate, finalize, the included review block, summary)'),
     run: 'completed',
     nodes: all('completed', ['create-plan', 'plan-setup', 'confirm-plan', 'implement-tasks', 'validate', 'finalize-pr', ...includedReview, 'workflow-summary']),
   },
@@ -100,7 +105,7 @@ export const defaultsOutcomes: DefaultsRow[] = [
   },
   {
     file: 'archon-plan-to-pr.yaml', scenario: 'a plan file; the review finds nothing to fix',
-    here: false, blocker: 'unscripted', reason: unscripted('sixteen AI nodes (setup, implement, validate, finalize, the included review block, summary)'),
+    here: false, blocker: 'unscripted', reason: unscripted('fifteen AI nodes (setup, implement, validate, finalize, the included review block, summary)'),
     run: 'completed',
     nodes: all('completed', ['plan-setup', 'confirm-plan', 'implement-tasks', 'validate', 'finalize-pr', ...includedReview, 'workflow-summary']),
   },
@@ -119,7 +124,7 @@ export const defaultsOutcomes: DefaultsRow[] = [
     file: 'archon-remotion-generate.yaml', scenario: 'a Remotion project',
     here: false, blocker: 'outside',
     reason:
-      'every node but the AI one runs `npx remotion`, which renders in a Chrome Headless Shell it downloads itself from outside the npm registry and Debian (these machines reach only those two); Remotion\'s own licence is not an open-source one either',
+      'every node but the AI one runs `npx remotion` in a Remotion project, and Remotion has its own licence, not an open-source one, so the project cannot take it as a dependency; it also renders, by default, in a Chrome Headless Shell it downloads itself from outside the npm registry and Debian, the only registries these machines reach',
     run: 'completed', nodes: all('completed', ['check-project', 'generate', 'render-preview', 'render-video', 'summary']),
   },
   {
@@ -127,8 +132,8 @@ export const defaultsOutcomes: DefaultsRow[] = [
     here: true, test: 'defaults-server.test.ts', run: 'completed', nodes: { resolve: 'completed' },
   },
   {
-    file: 'archon-review-block.yaml', scenario: 'run on its own, on a branch with an open pull request',
-    here: false, blocker: 'unscripted', reason: unscripted('eight AI nodes'),
+    file: 'archon-review-block.yaml', scenario: 'run on its own (the upstream includes it in three workflows and does not mean it to run alone), on a branch with an open pull request',
+    here: false, blocker: 'unscripted', reason: unscripted('nine AI nodes'),
     run: 'completed', nodes: all('completed', reviewBlock),
   },
   {
@@ -147,7 +152,7 @@ export const defaultsOutcomes: DefaultsRow[] = [
   {
     file: 'archon-validate-pr.yaml', scenario: 'a pull request with no UI change (classify-testability: not e2e_testable)',
     here: false, blocker: 'unscripted',
-    reason: `${unscripted('five AI nodes on this path')}; a UI change's e2e nodes start the upstream's own app and drive agent-browser, whose browser build is fetched from outside the npm registry`,
+    reason: `${unscripted('four AI nodes on this path')} (a UI change's e2e nodes would start the upstream's own app and drive agent-browser, whose browser build is fetched from outside the npm registry)`,
     run: 'completed',
     nodes: {
       ...all('completed', ['fetch-pr', 'find-ports', 'resolve-paths', 'code-review-main', 'code-review-feature', 'classify-testability', 'cleanup-processes', 'final-report']),
