@@ -125,6 +125,11 @@ const scripts: AgentScript[] = [
   {
     match: /# Create Pull Request/,
     steps: [
+      // The pre-flight: the branch name's last number (of the run's id) is taken for an issue, and no open pull request names it.
+      {
+        tool: 'run',
+        command: 'ISSUE_NUM=$(git branch --show-current | grep -oE "[0-9]+" | tail -1); echo "issue: ${ISSUE_NUM:-none}"; [ -z "$ISSUE_NUM" ] || gh pr list --repo acme/widget --search "Fixes #${ISSUE_NUM} OR Closes #${ISSUE_NUM}" --state open --json number,url,headRefName',
+      },
       { tool: 'run', command: 'git status --short && git log --oneline main..HEAD' },
       { tool: 'run', command: 'ls -t {artifacts}/../reports/*-report.md | head -1' },
       { tool: 'run', command: 'git push -q -u origin HEAD' },
@@ -270,6 +275,10 @@ it('archon-feature-development implements the plan in a commit on the run\'s bra
   expect(git(worktree, 'log', '--format=%s', `main..${branch}`).trim()).toBe('feat: add shout()');
   expect(git(worktree, 'show', '--name-only', '--format=', branch).trim().split('\n').sort()).toEqual(['src/shout.js', 'test/shout.test.js']);
   expect(git(bench.origin, 'rev-parse', `refs/heads/${branch}`).trim()).toBe(git(worktree, 'rev-parse', branch).trim());
+  // The pre-flight found no open pull request naming the branch's number (the conflicting one, #1, names none).
+  const issueNumber = branch.match(/[0-9]+/g)?.at(-1);
+  const preflight = bench.messages.toolResults.find((r) => JSON.stringify(r.input).includes('ISSUE_NUM='))?.output.trim();
+  expect(preflight).toBe(issueNumber === undefined ? 'issue: none' : `issue: ${issueNumber}\n[]`);
   expect(github.pulls.find((p) => p.head === branch)).toMatchObject({ number: 2, title: 'feat: add shout()', base: 'main', draft: false });
   expect(output(events, 'verify-pr-base')).toBe('PR base verified: main');
   const artifacts = artifactsOf(run.id as string);
