@@ -44,7 +44,8 @@ const layers = {
   // The worker runs node attempts for the supervisor; it knows no process above it.
   worker: ['credentials', 'models', 'codebases', 'workflow', 'records', 'store', 'shared'],
   // The supervisor drives runs through the worker pool.
-  supervisor: ['worker', 'conversations', 'runs', 'credentials', 'models', 'codebases', 'workflow', 'records', 'store', 'shared'],
+  // It makes a run's declared GitHub writes (nodes/github/) through github/'s client.
+  supervisor: ['worker', 'conversations', 'github', 'runs', 'credentials', 'models', 'codebases', 'workflow', 'records', 'store', 'shared'],
   // `cairn doctor`: checks the install, the provider CLIs (through their adapters) and the config.
   // Below the API, which runs the same checks on request (GET /api/system/doctor, loaded lazily).
   doctor: ['terminal', 'worker', 'credentials', 'models', 'workflow', 'store', 'shared'],

@@ -5,6 +5,7 @@ import type { StoredHook } from '../store/schemas/hook.js';
 import type { Store } from '../store/store.js';
 import type { WorkflowLookup } from '../runs/schedule-run.js';
 import { canStartRuns, GitHubRequestError, type GitHubClient, type IssueComment } from './github-client.js';
+import { BOT_MENTION, mayMentionRun } from './comment-command.js';
 import { decideGitHubEvent, type GitHubStart } from './github-event.js';
 import { githubRunOf } from './github-run.js';
 import { gitHubClientOfHook } from './hook-client.js';
@@ -60,7 +61,22 @@ export async function takeGitHubDelivery(
   delivery: { id: string; event: string | undefined; payload: unknown; dashboardUrl: string },
 ): Promise<GitHubDeliveryAnswer> {
   const settings = hook.github!;
-  const decision = decideGitHubEvent({ event: delivery.event, payload: delivery.payload, settings, hookWorkflow: hook.workflow_name, codebaseId: hook.codebase_id });
+  // Made when first needed: an event ignored without asking GitHub never opens the token.
+  let made: GitHubClient | undefined;
+  const clientOf = () => (made ??= gitHubClientOfHook(deps.installKey(), { ...hook, github: settings }));
+  // Keyed by the sealed token too: a replaced token may be another user's.
+  const ownLogin = () =>
+    answers.logins.get(`${hook.id}\n${hook.sealed_github_token}`, () => clientOf().authenticatedLogin()).catch((err) => {
+      throw unavailable(hook, "who its token's user is", err);
+    });
+  const decide = (mentions: readonly string[]) =>
+    decideGitHubEvent({ event: delivery.event, payload: delivery.payload, settings, hookWorkflow: hook.workflow_name, codebaseId: hook.codebase_id, mentions });
+  let decision = decide([BOT_MENTION]);
+  // `@<the token's user> run ...` is a command too: GitHub is asked who that is only for a comment that may be one.
+  const commentBody = (delivery.payload as { comment?: { body?: unknown } } | null)?.comment?.body;
+  if (decision.kind === 'ignore' && delivery.event === 'issue_comment' && typeof commentBody === 'string' && mayMentionRun(commentBody)) {
+    decision = decide([BOT_MENTION, await ownLogin()]);
+  }
   if (decision.kind === 'unfit') throw new CairnError('HOOK_PAYLOAD_UNFIT', `Webhook '${hook.name}': ${decision.reason}`);
 
   const ignore = async (reason: string, reply?: { client: GitHubClient; start: GitHubStart }): Promise<GitHubDeliveryAnswer> => {
@@ -84,11 +100,8 @@ export async function takeGitHubDelivery(
   const { sender, subject } = start;
   if (sender.isBot) return ignore(`sender ${sender.login} is a bot: bots never start runs`);
 
-  const client = gitHubClientOfHook(deps.installKey(), { ...hook, github: settings });
-  // Keyed by the sealed token too: a replaced token may be another user's.
-  const own = await answers.logins.get(`${hook.id}\n${hook.sealed_github_token}`, () => client.authenticatedLogin()).catch((err) => {
-    throw unavailable(hook, "who its token's user is", err);
-  });
+  const own = await ownLogin();
+  const client = clientOf();
   if (own.toLowerCase() === sender.login.toLowerCase()) return ignore(`sender ${sender.login} is this hook's own GitHub user: it never starts its own runs`);
   const permission = await answers.permissions
     .get(`${hook.id}\n${subject.repository}\n${sender.login.toLowerCase()}`, () => client.permission(subject.repository, sender.login))
@@ -124,7 +137,7 @@ export async function takeGitHubDelivery(
     void writeWithRetry(() => client.addReaction(subject.repository, commentId, 'eyes'), deps.retry ?? DEFAULT_RETRY, deps.log, { runId: run.id, write: 'reaction' }, deps.follower.closing);
   }
   deps.follower.follow({
-    runId: run.id, hookName: hook.name, client, repository: subject.repository, number: subject.number, workflow: run.workflowName, runUrl: runUrlOf(run.id),
+    runId: run.id, hookId: hook.id, deliveryId: delivery.id, hookName: hook.name, client, repository: subject.repository, number: subject.number, workflow: run.workflowName, runUrl: runUrlOf(run.id),
   });
   return { runId: run.id, duplicate: false };
 }

@@ -1,8 +1,10 @@
 /**
- * The part of GitHub's REST API a GitHub hook uses, over plain `fetch`: seven endpoints, each with
+ * The part of GitHub's REST API a GitHub hook and a run's `github:` nodes use, over plain `fetch`, each with
  * a time limit, no dependency to keep up. The base URL is the hook's (api.github.com, a GitHub
  * Enterprise Server's `/api/v3`, or a test's local stand-in); the token is sent only there.
- * A failure is a GitHubRequestError that says whether trying again may help.
+ * A failure is a GitHubRequestError that says whether trying again may help. Only the repository
+ * (owner/name, checked when the delivery was admitted) and numbers GitHub gave go into a URL; every
+ * text a workflow or an agent wrote (a comment, a label, a title, a branch) goes in the JSON body.
  */
 
 export const GITHUB_REQUEST_TIMEOUT_MS = 5000;
@@ -36,12 +38,20 @@ export interface GitHubClient {
   /** A user's permission on the repository: admin, maintain, write, triage, read or none. */
   permission(repo: RepositoryName, user: string): Promise<string>;
   addReaction(repo: RepositoryName, commentId: number, content: 'eyes'): Promise<void>;
-  createComment(repo: RepositoryName, issueNumber: number, body: string): Promise<{ id: number }>;
+  createComment(repo: RepositoryName, issueNumber: number, body: string): Promise<{ id: number; url: string }>;
   updateComment(repo: RepositoryName, commentId: number, body: string): Promise<void>;
   /** At most `last` comments, the newest last, from the last page of the issue's comments. */
   lastComments(repo: RepositoryName, issueNumber: number, total: number, last: number): Promise<IssueComment[]>;
   /** A pull request's head branch. */
   pullHeadBranch(repo: RepositoryName, number: number): Promise<string>;
+  /** Adds labels to an issue or pull request (GitHub keeps a label once); answers the issue's labels. */
+  addLabels(repo: RepositoryName, issueNumber: number, labels: readonly string[]): Promise<string[]>;
+  /** Opens a pull request. */
+  createPull(repo: RepositoryName, pull: { title: string; body: string; head: string; base: string; draft: boolean }): Promise<{ number: number; url: string }>;
+  /** The newest pull request (open or closed) whose body starts with `prefix`, looking through at most `pages` pages of 100. */
+  findPull(repo: RepositoryName, prefix: string, pages: number): Promise<{ number: number; url: string } | undefined>;
+  /** The repository's default branch. */
+  defaultBranch(repo: RepositoryName): Promise<string>;
   /** The first comment whose body starts with `prefix`, looking through at most `pages` pages of 100. */
   findComment(repo: RepositoryName, issueNumber: number, prefix: string, pages: number): Promise<IssueComment | undefined>;
 }
@@ -141,7 +151,8 @@ export function gitHubClient(opts: { apiUrl: string; token: string | TokenSource
       await call('POST', `/repos/${repoPath(repo)}/issues/comments/${commentId}/reactions`, { content });
     },
     async createComment(repo, issueNumber, body) {
-      return { id: Number((await call('POST', `/repos/${repoPath(repo)}/issues/${issueNumber}/comments`, { body })).id) };
+      const made = await call('POST', `/repos/${repoPath(repo)}/issues/${issueNumber}/comments`, { body });
+      return { id: Number(made.id), url: String(made.html_url ?? '') };
     },
     async updateComment(repo, commentId, body) {
       await call('PATCH', `/repos/${repoPath(repo)}/issues/comments/${commentId}`, { body });
@@ -160,6 +171,26 @@ export function gitHubClient(opts: { apiUrl: string; token: string | TokenSource
         if (items.length < PAGE) return undefined;
       }
       return undefined;
+    },
+    async addLabels(repo, issueNumber, labels) {
+      const answer = (await call('POST', `/repos/${repoPath(repo)}/issues/${issueNumber}/labels`, { labels })) as any[];
+      return (Array.isArray(answer) ? answer : []).map((l) => String(l?.name ?? ''));
+    },
+    async createPull(repo, pull) {
+      const made = await call('POST', `/repos/${repoPath(repo)}/pulls`, pull);
+      return { number: Number(made.number), url: String(made.html_url ?? '') };
+    },
+    async findPull(repo, prefix, pages) {
+      for (let page = 1; page <= pages; page++) {
+        const items = (await call('GET', `/repos/${repoPath(repo)}/pulls?state=all&sort=created&direction=desc&per_page=${PAGE}&page=${page}`)) as any[];
+        const found = items.find((p) => typeof p.body === 'string' && p.body.startsWith(prefix));
+        if (found) return { number: Number(found.number), url: String(found.html_url ?? '') };
+        if (items.length < PAGE) return undefined;
+      }
+      return undefined;
+    },
+    async defaultBranch(repo) {
+      return String((await call('GET', `/repos/${repoPath(repo)}`)).default_branch);
     },
     async pullHeadBranch(repo, number) {
       return String((await call('GET', `/repos/${repoPath(repo)}/pulls/${number}`)).head.ref);

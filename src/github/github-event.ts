@@ -56,6 +56,8 @@ export function decideGitHubEvent(input: {
   hookWorkflow: string;
   /** The hook's codebase id; when it names a GitHub repository (owner/name), other repositories' events are ignored. */
   codebaseId: string | null;
+  /** The logins a mention may name (`@cairn run ...`); default `cairn` alone. The caller adds the token's own user. */
+  mentions?: readonly string[];
 }): GitHubDecision {
   const { event, settings } = input;
   const payload = record(input.payload);
@@ -92,8 +94,8 @@ export function decideGitHubEvent(input: {
     if (action !== 'created') return { kind: 'ignore', reason: `issue_comment ${action || 'without an action'}: only a new comment starts a run` };
     const comment = record(payload?.comment);
     if (!comment || !Number.isSafeInteger(comment.id) || typeof comment.body !== 'string') return { kind: 'unfit', reason: 'comment.id or comment.body is missing' };
-    const command = parseCommentCommand(comment.body);
-    if (command.kind === 'none') return { kind: 'ignore', reason: 'the comment holds no /cairn command' };
+    const command = parseCommentCommand(comment.body, input.mentions);
+    if (command.kind === 'none') return { kind: 'ignore', reason: 'the comment holds no /cairn command and no @cairn mention' };
     if (command.kind === 'malformed') return { kind: 'ignore', reason: command.reason };
     const allowed = [input.hookWorkflow, ...settings.workflows.filter((w) => w !== input.hookWorkflow)];
     if (!allowed.includes(command.workflow)) {

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Logger } from '../shared/log.js';
 import { terminalRunStatuses, type RunStatus } from '../store/schemas/run.js';
 import type { Store } from '../store/store.js';
@@ -12,10 +14,22 @@ import { statusCommentBody } from './status-comment.js';
  * one write at a time per run, and only on a change of status, so a busy run costs GitHub a few
  * requests in all. A write GitHub refuses is logged and never touches the run; one that may work
  * later (network, 429, 5xx) is tried again after a growing wait.
+ *
+ * The comment's id and the status it shows are recorded with the run's delivery, so a restarted
+ * API edits it without looking for it, and leaves alone one that shows its run's end already.
+ * Only the API process that claims a run's comment makes it (several API processes on
+ * PostgreSQL each bring their runs up to date when they start): another one waits, and takes the
+ * claim over when its holder has not made the comment within CLAIM_STALE_MS (it died).
  */
+
+/** How long a claim to make a status comment holds against other API processes: the making's retries take at most about 30 s. */
+export const CLAIM_STALE_MS = 60_000;
 
 export interface FollowedRun {
   runId: string;
+  /** The delivery that started the run: its record keeps the comment's id and what it shows. */
+  hookId: string;
+  deliveryId: string;
   hookName: string;
   client: GitHubClient;
   repository: string;
@@ -30,6 +44,8 @@ interface Followed {
   postedStatus: RunStatus | undefined;
   syncing: boolean;
   again: boolean;
+  /** Another API process holds the claim to make the comment: look again when it would be stale. */
+  waiting?: NodeJS.Timeout;
 }
 
 export interface RetryPolicy {
@@ -75,14 +91,21 @@ export class GitHubStatusFollower {
   private unsubscribe: (() => void) | undefined;
   private closed = false;
   private readonly stop = new AbortController();
+  private readonly claimant: string;
 
   constructor(
     private readonly deps: {
-      store: Pick<Store, 'getRun' | 'onChange' | 'getRunDefinition' | 'listRunEvents'>;
+      store: Pick<Store, 'getRun' | 'onChange' | 'getRunDefinition' | 'listRunEvents' | 'claimStatusComment' | 'recordStatusComment'>;
       log: Pick<Logger, 'info' | 'warn'>;
       retry?: RetryPolicy;
+      now?: () => number;
+      /** How long another process's claim holds (CLAIM_STALE_MS). */
+      claimStaleMs?: number;
     },
-  ) {}
+  ) {
+    // One per API process (and per server in a test's process): who holds a claim.
+    this.claimant = `api@${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  }
 
   /** Aborted when the server closes: other writes to GitHub (a reaction, a reply) stop retrying then too. */
   get closing(): AbortSignal {
@@ -103,6 +126,7 @@ export class GitHubStatusFollower {
   async close(): Promise<void> {
     this.closed = true;
     this.stop.abort();
+    for (const entry of this.followed.values()) clearTimeout(entry.waiting);
     this.unsubscribe?.();
     await Promise.allSettled([...this.inFlight]);
   }
@@ -130,6 +154,7 @@ export class GitHubStatusFollower {
 
   private async syncOnce(entry: Followed): Promise<void> {
     const { run } = entry;
+    if (entry.waiting) return; // for another process's claim: not on every change of the store
     const current = await this.deps.store.getRun(run.runId);
     if (!current) return void this.followed.delete(run.runId);
     if (current.status === entry.postedStatus) return;
@@ -147,6 +172,7 @@ export class GitHubStatusFollower {
     const what = { runId: run.runId, hook: run.hookName, repository: run.repository, number: run.number, status: current.status };
     const policy = this.deps.retry ?? DEFAULT_RETRY;
     const stopped = this.stop.signal;
+    if (entry.commentId === undefined && !(await this.mayMake(entry))) return;
     let posted: boolean;
     if (entry.commentId === undefined) {
       const made = await writeWithRetry(() => run.client.createComment(run.repository, run.number, body), policy, this.deps.log, { ...what, write: 'status_comment_create' }, stopped);
@@ -158,7 +184,38 @@ export class GitHubStatusFollower {
     }
     // A status GitHub would not take is given up (logged above): the next status tries again.
     entry.postedStatus = current.status;
-    if (posted) this.deps.log.info(what, 'github.status_posted');
+    if (posted) {
+      this.deps.log.info(what, 'github.status_posted');
+      await this.deps.store.recordStatusComment({ hookId: run.hookId, deliveryId: run.deliveryId, commentId: entry.commentId!, status: current.status });
+    }
     if (ended) this.followed.delete(run.runId);
+  }
+
+  /**
+   * Whether this process makes the run's comment: it claims it, or finds it made by another
+   * process meanwhile (then edits that one). While another live process holds the claim, it
+   * looks again once that claim would be stale.
+   */
+  private async mayMake(entry: Followed): Promise<boolean> {
+    const { run } = entry;
+    const staleMs = this.deps.claimStaleMs ?? CLAIM_STALE_MS;
+    const now = (this.deps.now ?? Date.now)();
+    const claim = await this.deps.store.claimStatusComment({
+      hookId: run.hookId, deliveryId: run.deliveryId, claimant: this.claimant, staleBefore: new Date(now - staleMs).toISOString(),
+    });
+    // A delivery forgotten by the retention (an old run): nobody else keeps its comment either.
+    if (claim.claimed || (claim.claimedBy === null && claim.commentId === null)) return true;
+    if (claim.commentId !== null) {
+      entry.commentId = claim.commentId;
+      return true;
+    }
+    this.deps.log.info({ runId: run.runId, claimedBy: claim.claimedBy }, 'github.status_claimed_elsewhere');
+    clearTimeout(entry.waiting);
+    entry.waiting = setTimeout(() => {
+      entry.waiting = undefined;
+      this.sync(run.runId);
+    }, staleMs);
+    entry.waiting.unref();
+    return false;
   }
 }

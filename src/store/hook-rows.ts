@@ -26,5 +26,7 @@ export function toHookDelivery(row: Row): HookDelivery {
     run_id: row.run_id === null ? null : String(row.run_id),
     ignored: row.ignored === null || row.ignored === undefined ? null : String(row.ignored),
     received_at: String(row.received_at),
+    status_comment_id: row.status_comment_id === null || row.status_comment_id === undefined ? null : Number(row.status_comment_id),
+    status_shown: row.status_shown === null || row.status_shown === undefined ? null : String(row.status_shown),
   };
 }

@@ -48,7 +48,18 @@ export interface HookStore {
    * large backlog goes in short transactions that never hold the write lock long.
    */
   pruneHookDeliveries(receivedBefore: string, limit: number): Promise<number>;
+  /**
+   * Takes the making of a GitHub run's status comment for `claimant` (an API process): taken
+   * when the delivery has no comment yet and nobody holds the claim, `claimant` does already, or
+   * the holder took it before `staleBefore` (ISO). Otherwise answers what stands in the way: the
+   * comment made, or who holds the claim. A delivery that is gone: not claimed, nobody holds it.
+   */
+  claimStatusComment(claim: { hookId: string; deliveryId: string; claimant: string; staleBefore: string }): Promise<StatusCommentClaim>;
+  /** Records a GitHub run's status comment and the run status it now shows (null: not known). */
+  recordStatusComment(shown: { hookId: string; deliveryId: string; commentId: number; status: string | null }): Promise<void>;
 }
+
+export type StatusCommentClaim = { claimed: true } | { claimed: false; commentId: number | null; claimedBy: string | null };
 
 export interface HookDeliveryPage {
   deliveries: HookDelivery[];

@@ -6,6 +6,7 @@ import type { HeartbeatStore } from './heartbeats.js';
 import type { HookStore } from './hooks.js';
 import type { JobStore } from './jobs.js';
 import type { NodeSessionStore } from './node-sessions.js';
+import type { GitHubWriteStore } from './github-writes.js';
 import type { RunFileStore } from './run-files.js';
 import type { RunStore } from './runs.js';
 import type { ScheduleStore } from './schedules.js';
@@ -24,9 +25,10 @@ export type {
 export type { CredentialKind, CredentialStore, CredentialWrite, StoredCredential } from './credentials.js';
 export type { EventFilter, EventStore } from './events.js';
 export type { HeartbeatStore } from './heartbeats.js';
-export type { DeliveryAnswer, GitHubTrigger, Hook, HookDelivery, HookDeliveryPage, HookStore, IgnoreAnswer, NewHook, StoredHook } from './hooks.js';
+export type { DeliveryAnswer, GitHubTrigger, Hook, HookDelivery, HookDeliveryPage, HookStore, IgnoreAnswer, NewHook, StatusCommentClaim, StoredHook } from './hooks.js';
 export type { JobStore } from './jobs.js';
 export type { NodeSession, NodeSessionStore } from './node-sessions.js';
+export type { GitHubWriteKind, GitHubWriteRecord, GitHubWriteReservation, GitHubWriteStore } from './github-writes.js';
 export type { DeclaredSync, FireAdmission, FireAnswer, NewSchedule, ScheduleStore } from './schedules.js';
 export type { AiPrefs, AiPrefsPatch, StoredPreset, UserPrefsStore } from './user-prefs.js';
 export type { CapturedFile, CapturedFileKind, CaptureRunFiles, RunFileCapture, RunFileStore } from './run-files.js';
@@ -50,7 +52,7 @@ export type {
  */
 export interface Store
   extends RunStore, JobStore, EventStore, HeartbeatStore, CodebaseStore, ConversationStore, NodeSessionStore, UserPrefsStore,
-    CredentialStore, ScheduleStore, HookStore, RunFileStore {
+    CredentialStore, ScheduleStore, HookStore, RunFileStore, GitHubWriteStore {
   /**
    * Throws when the database cannot answer a trivial query or take a trivial write (a full disk:
    * a disk-full STORE_UNAVAILABLE). One try: a busy database counts as answering.

@@ -7,6 +7,7 @@ import {
 } from '../helpers/claude-workflow-run.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { startRun } from '../helpers/workflows.js';
+import { expectDefaultsRow } from './defaults-row.js';
 
 /**
  * Two of the upstream system's default workflows, copied unchanged into a repository's
@@ -45,12 +46,14 @@ it('runs archon-assist in the live checkout and archon-test-loop-dag to its coun
 
   const assisted = await waitForRun(url, assist.runId, 'completed');
   expect(assisted.run.status, failures(assisted.events)).toBe('completed');
+  expectDefaultsRow('archon-assist', assisted.run, assisted.events);
   expect(assisted.run.working_path).toBe(bench.clone);
   expect(await readFile(join(bench.clone, 'NOTES.md'), 'utf8')).toBe('# Notes\n');
   expect(expectNothingRefused(assisted.events)).toBe(1);
 
   const looped = await waitForRun(url, loop.runId, 'completed');
   expect(looped.run.status, failures(looped.events)).toBe('completed');
+  expectDefaultsRow('archon-test-loop-dag', looped.run, looped.events);
   const worktree = looped.run.working_path as string;
   expect(await readFile(join(worktree, counter), 'utf8')).toBe('3\n');
   expect(completedRecord(looped.events, 'loop-counter').diagnostics.loopIterations).toBe(3);

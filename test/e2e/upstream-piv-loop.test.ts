@@ -10,6 +10,7 @@ import {
 import { startGitHubServer } from '../helpers/github-server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { startRun } from '../helpers/workflows.js';
+import { expectDefaultsRow } from './defaults-row.js';
 
 /**
  * The upstream `archon-piv-loop`, unchanged in the repository's `.archon/workflows`, end to end
@@ -102,6 +103,7 @@ it('runs archon-piv-loop through its three interactive loops to a pushed branch 
   }
   const { run, events } = await waitForRun(url, runId, 'completed');
   expect(run.status, failures(events)).toBe('completed');
+  expectDefaultsRow('archon-piv-loop', run, events);
   expect(asks(events)).toBe(3);
   // A person's answer reaches the next iteration as $LOOP_USER_INPUT.
   expect(bench.messages.requests.some((r) => JSON.stringify(r.body.messages).includes("**User's latest input**: ready, create the plan"))).toBe(true);

@@ -9,6 +9,7 @@ import {
 import { startGitHubServer } from '../helpers/github-server.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { startRun } from '../helpers/workflows.js';
+import { expectDefaultsRow } from './defaults-row.js';
 
 /**
  * The upstream `archon-refactor-safely`, unchanged in the repository's `.archon/workflows`, end
@@ -87,6 +88,7 @@ it('runs archon-refactor-safely: denied tools are not offered, hooks reach the a
   const { runId } = await startRun(url, 'archon-refactor-safely', { codebaseId, message: 'extract the formatting out of src/greet.js' });
   const { run, events } = await waitForRun(url, runId, 'completed');
   expect(run.status, failures(events)).toBe('completed');
+  expectDefaultsRow('archon-refactor-safely', run, events);
   const output = (node: string) => events.find((e) => e.step_name === node && e.event_type === 'node_completed')?.data.node_output as string;
 
   // denied_tools reach the CLI: the read-only nodes are never offered what they deny.

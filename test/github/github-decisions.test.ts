@@ -18,6 +18,18 @@ describe('the /cairn command in a comment', () => {
     expect(parseCommentCommand('/cairn run')).toMatchObject({ kind: 'malformed' });
     expect(parseCommentCommand('/cairn help')).toMatchObject({ kind: 'malformed' });
   });
+
+  it('reads a mention of @cairn (or of a login the caller names) followed by `run`, anywhere in a line', () => {
+    expect(parseCommentCommand('> quoted\nHey @cairn run fix the crash\nthanks')).toEqual({ kind: 'run', workflow: 'fix', args: 'the crash\nthanks' });
+    expect(parseCommentCommand('@CAIRN run fix')).toEqual({ kind: 'run', workflow: 'fix', args: '' });
+    expect(parseCommentCommand('@widget-bot run fix', ['cairn', 'widget-bot'])).toEqual({ kind: 'run', workflow: 'fix', args: '' });
+    expect(parseCommentCommand('@widget-bot run fix')).toEqual({ kind: 'none' });
+    // Not a mention of the bot: a longer login, an address, a path.
+    for (const body of ['@cairnish run fix', '@cairn-bot run fix', 'me@cairn run fix', 'see /@cairn run fix', 'try `@cairn run fix`', '> @cairn run fix\nthis broke']) expect(parseCommentCommand(body), body).toEqual({ kind: 'none' });
+    expect(parseCommentCommand('@cairn what do you think?')).toMatchObject({ kind: 'malformed' });
+    // A /cairn line wins over a mention.
+    expect(parseCommentCommand('@cairn run a\n/cairn run b')).toEqual({ kind: 'run', workflow: 'b', args: '' });
+  });
 });
 
 describe('what an event decides', () => {

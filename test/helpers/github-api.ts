@@ -4,9 +4,11 @@ import type { AddressInfo } from 'node:net';
 /**
  * A local stand-in for the part of GitHub's REST API a GitHub hook calls (src/github/
  * github-client.ts): the token's user, a collaborator's permission, an issue's comments (paged as
- * GitHub pages them), a pull request, creating and editing comments, and reactions. Answers have
- * GitHub's shapes and status codes (401 without the token, 404 `{ message: 'Not Found' }`); every
- * request is recorded, and a test can make the next requests to a path fail.
+ * GitHub pages them), a pull request, creating and editing comments, and reactions; and what a
+ * run's `github:` nodes write: labels, pull requests (opened, listed newest first) and the
+ * repository's default branch (`main`). Answers have GitHub's shapes and status codes (401 without
+ * the token, 404 `{ message: 'Not Found' }`); every request is recorded, and a test can make the
+ * next requests to a path fail, or lose their answers (the write is made, then a 502 answers it).
  */
 
 export interface StandInComment {
@@ -29,6 +31,12 @@ export interface GitHubApi {
   requests: RecordedRequest[];
   /** Comments by issue number (those a test seeds and those the hook writes). */
   comments: Map<number, StandInComment[]>;
+  /** Labels by issue number. */
+  labels: Map<number, string[]>;
+  /** Pull requests opened, oldest first. */
+  pulls: { number: number; title: string; body: string; head: string; base: string; draft: boolean }[];
+  /** The next `times` requests whose `METHOD path` (and JSON body's `body` field, when given) match are carried out, then answered 502 as if the answer were lost. */
+  loseAnswerNext(match: RegExp, opts?: { times?: number; body?: RegExp }): void;
   /** The answers of the next `times` requests whose `METHOD path` matches: this status. */
   failNext(match: RegExp, status: number, times?: number): void;
   /** The recorded requests whose `METHOD path` matches. */
@@ -48,6 +56,9 @@ export async function startGitHubApi(opts: {
   const requests: RecordedRequest[] = [];
   const comments = new Map<number, StandInComment[]>();
   const failures: { match: RegExp; status: number; left: number }[] = [];
+  const lost: { match: RegExp; body: RegExp | undefined; left: number }[] = [];
+  const labels = new Map<number, string[]>();
+  const pulls: GitHubApi['pulls'] = [];
   let nextId = 9000;
 
   const server: Server = createServer((req: IncomingMessage, res) => {
@@ -63,7 +74,10 @@ export async function startGitHubApi(opts: {
         body = raw;
       }
       requests.push({ method: req.method ?? '', path, query: url.searchParams, authorization: req.headers.authorization, body });
+      const lose = lost.find((l) => l.left > 0 && l.match.test(`${req.method} ${path}`) && (!l.body || l.body.test(String(body?.body ?? ''))));
+      if (lose) lose.left--;
       const send = (status: number, value?: unknown) => {
+        if (lose && status < 300) [status, value] = [502, { message: 'stand-in: the answer was lost' }];
         res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
         res.end(value === undefined ? '' : JSON.stringify(value));
       };
@@ -90,7 +104,7 @@ export async function startGitHubApi(opts: {
       if ((m = /^POST \/repos\/[^/]+\/[^/]+\/issues\/(\d+)\/comments$/.exec(key))) {
         const made: StandInComment = { id: nextId++, user: { login: opts.login, type: 'User' }, body: String(body?.body ?? ''), created_at: new Date().toISOString() };
         comments.set(Number(m[1]), [...(comments.get(Number(m[1])) ?? []), made]);
-        return send(201, made);
+        return send(201, { ...made, html_url: `https://github.com/${path.split('/').slice(2, 4).join('/')}/issues/${m[1]}#issuecomment-${made.id}` });
       }
       if ((m = /^PATCH \/repos\/[^/]+\/[^/]+\/issues\/comments\/(\d+)$/.exec(key))) {
         const found = [...comments.values()].flat().find((c) => c.id === Number(m![1]));
@@ -99,6 +113,26 @@ export async function startGitHubApi(opts: {
         return send(200, found);
       }
       if (/^POST \/repos\/[^/]+\/[^/]+\/issues\/comments\/\d+\/reactions$/.test(key)) return send(201, { id: nextId++, content: body?.content });
+      if ((m = /^POST \/repos\/[^/]+\/[^/]+\/issues\/(\d+)\/labels$/.exec(key))) {
+        if (!Array.isArray(body?.labels) || !body.labels.every((l: unknown) => typeof l === 'string')) return send(422, { message: 'Validation Failed' });
+        const now = labels.get(Number(m[1])) ?? [];
+        labels.set(Number(m[1]), [...now, ...body.labels.filter((l: string) => !now.includes(l))]);
+        return send(200, labels.get(Number(m[1]))!.map((name) => ({ name })));
+      }
+      if (/^GET \/repos\/[^/]+\/[^/]+$/.test(key)) return send(200, { full_name: path.slice('/repos/'.length), default_branch: 'main' });
+      if (/^POST \/repos\/[^/]+\/[^/]+\/pulls$/.test(key)) {
+        const { title, body: text, head, base, draft } = body ?? {};
+        if (typeof title !== 'string' || typeof head !== 'string' || typeof base !== 'string') return send(422, { message: 'Validation Failed' });
+        const pull = { number: 100 + pulls.length, title, body: String(text ?? ''), head, base, draft: draft === true };
+        pulls.push(pull);
+        return send(201, { ...pull, html_url: `https://github.com/${path.split('/').slice(2, 4).join('/')}/pull/${pull.number}` });
+      }
+      if (/^GET \/repos\/[^/]+\/[^/]+\/pulls$/.test(key)) {
+        const perPage = Number(url.searchParams.get('per_page') ?? 30);
+        const page = Number(url.searchParams.get('page') ?? 1);
+        const newest = [...pulls].reverse().map((p) => ({ ...p, html_url: `https://github.com/${path.split('/').slice(2, 4).join('/')}/pull/${p.number}` }));
+        return send(200, newest.slice((page - 1) * perPage, page * perPage));
+      }
       if ((m = /^GET \/repos\/[^/]+\/[^/]+\/pulls\/(\d+)$/.exec(key))) {
         const head = opts.pulls?.[Number(m[1])];
         return head === undefined ? send(404, { message: 'Not Found' }) : send(200, { number: Number(m[1]), head: { ref: head } });
@@ -112,6 +146,9 @@ export async function startGitHubApi(opts: {
     url: `http://127.0.0.1:${port}`,
     requests,
     comments,
+    labels,
+    pulls,
+    loseAnswerNext: (match, opts = {}) => void lost.push({ match, body: opts.body, left: opts.times ?? 1 }),
     failNext: (match, status, times = 1) => void failures.push({ match, status, left: times }),
     sent: (match) => requests.filter((r) => match.test(`${r.method} ${r.path}`)),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),

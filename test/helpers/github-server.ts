@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 /**
  * A local server that speaks the part of the GitHub REST API the bundled `fix-github-issue`
  * workflow and the `gh` stand-in (test/fixtures/gh) use: an issue and its comments, and pull
- * requests (open one, list them by head branch and state, read one, change its base). Answers
+ * requests (open one, list them by head branch and state, read one with whether it merges cleanly,
+change its base, comment on one). Answers
  * have GitHub's shapes and status codes (404 with `{ message: 'Not Found' }`, 422 on a pull
  * request whose head is not pushed, 401 without a token when one is required); every request is
  * recorded.
@@ -29,6 +30,8 @@ export interface GitHubServer {
   url: string;
   requests: RecordedGitHubRequest[];
   pulls: { number: number; title: string; body: string; head: string; base: string; draft: boolean }[];
+  /** Comments posted on pull requests (`POST /issues/{number}/comments` on a pull request's number). */
+  pullComments: { number: number; body: string }[];
   close(): Promise<void>;
 }
 
@@ -39,9 +42,14 @@ export async function startGitHubServer(opts: {
   branchExists?: (branch: string) => boolean;
   /** The token requests must carry (`Authorization: Bearer <token>`); absent: any. */
   token?: string;
+  /** Pull requests open before the test's workflow runs. */
+  pulls?: Omit<GitHubServer['pulls'][number], 'number'>[];
+  /** Whether a pull request merges cleanly into its base (a real repository's refs); absent: GitHub's "not computed yet" (null). */
+  mergeable?: (pull: GitHubServer['pulls'][number]) => boolean;
 }): Promise<GitHubServer> {
   const requests: RecordedGitHubRequest[] = [];
-  const pulls: GitHubServer['pulls'] = [];
+  const pulls: GitHubServer['pulls'] = (opts.pulls ?? []).map((p, i) => ({ ...p, number: i + 1 }));
+  const pullComments: GitHubServer['pullComments'] = [];
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
@@ -63,6 +71,12 @@ export async function startGitHubServer(opts: {
         return;
       }
       const base = `/repos/${opts.repository}`;
+      const commentOnPull = new RegExp(`^${base}/issues/(\\d+)/comments$`).exec(path);
+      if (req.method === 'POST' && commentOnPull && pulls.some((p) => p.number === Number(commentOnPull[1]))) {
+        if (typeof body?.body !== 'string') return send(422, { message: 'Validation Failed', errors: [{ resource: 'IssueComment', code: 'missing_field', field: 'body' }] });
+        pullComments.push({ number: Number(commentOnPull[1]), body: body.body });
+        return send(201, { id: pullComments.length, body: body.body, html_url: `https://github.com/${opts.repository}/pull/${commentOnPull[1]}#issuecomment-${pullComments.length}` });
+      }
       const issueMatch = new RegExp(`^${base}/issues/(\\d+)(/comments)?$`).exec(path);
       if (req.method === 'GET' && issueMatch) {
         const issue = opts.issues.find((i) => i.number === Number(issueMatch[1]));
@@ -110,18 +124,23 @@ export async function startGitHubServer(opts: {
     });
   });
   /** A pull request as the REST API shows it (`head` and `base` are objects there). */
-  const restPull = (p: GitHubServer['pulls'][number]) => ({
-    number: p.number, title: p.title, body: p.body, draft: p.draft, state: 'open',
-    html_url: `https://github.com/${opts.repository}/pull/${p.number}`,
-    head: { ref: p.head, label: `${opts.repository.split('/')[0]}:${p.head}` },
-    base: { ref: p.base },
-  });
+  const restPull = (p: GitHubServer['pulls'][number]) => {
+    const mergeable = opts.mergeable ? opts.mergeable(p) : null;
+    return {
+      number: p.number, title: p.title, body: p.body, draft: p.draft, state: 'open',
+      mergeable, mergeable_state: mergeable === null ? 'unknown' : mergeable ? 'clean' : 'dirty',
+      html_url: `https://github.com/${opts.repository}/pull/${p.number}`,
+      head: { ref: p.head, label: `${opts.repository.split('/')[0]}:${p.head}` },
+      base: { ref: p.base },
+    };
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
     pulls,
+    pullComments,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());

@@ -27,7 +27,10 @@ it('keeps the deliveries of a database made before GitHub hooks, and a delivery 
 
   const db = openConnection(path);
   expect(db.pragma('user_version', { simple: true })).toBeGreaterThanOrEqual(21);
-  expect(db.prepare('SELECT * FROM hook_deliveries').all()).toEqual([{ hook_id: 'h1', delivery_id: 'd1', run_id: 'r1', ignored: null, received_at: now }]);
+  expect(db.prepare('SELECT * FROM hook_deliveries').all()).toEqual([
+    // Migration 23's columns (a GitHub run's status comment) come empty.
+    { hook_id: 'h1', delivery_id: 'd1', run_id: 'r1', ignored: null, received_at: now, status_comment_id: null, status_shown: null, status_claimed_by: null, status_claimed_at: null },
+  ]);
   expect(db.prepare('SELECT github, sealed_github_token FROM hooks').all()).toEqual([{ github: null, sealed_github_token: null }]);
   const insert = db.prepare('INSERT INTO hook_deliveries (hook_id, delivery_id, run_id, ignored, received_at) VALUES (?, ?, ?, ?, ?)');
   insert.run('h1', 'd2', null, 'a ping', now);

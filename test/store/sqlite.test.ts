@@ -17,6 +17,7 @@ import { describeSleepingRunContract } from './contract/sleeping-runs.js';
 import { describeRunTotalsContract } from './contract/run-totals.js';
 import { describeUserPrefsContract } from './contract/user-prefs.js';
 import { describeNodeSessionContract } from './contract/node-sessions.js';
+import { describeGitHubWriteContract } from './contract/github-writes.js';
 import { describeWriteFenceContract } from './contract/write-fence.js';
 import { describeScheduleContract } from './contract/schedules.js';
 import { describeHookContract } from './contract/hooks.js';
@@ -45,6 +46,7 @@ describe('SQLite store', () => {
   describeAvailabilityContract(sqliteBackend);
   describeUserPrefsContract(sqliteBackend);
   describeNodeSessionContract(sqliteBackend);
+  describeGitHubWriteContract(sqliteBackend);
   describeWriteFenceContract(sqliteBackend);
   describeScheduleContract(sqliteBackend);
   describeHookContract(sqliteBackend);

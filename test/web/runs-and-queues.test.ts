@@ -330,3 +330,27 @@ it('says when a run failed on its provider’s usage limit resumes by itself; Re
   expect(events.filter((e) => e.event_type === 'workflow_resumed').map((e) => e.data.auto ?? false)).toEqual([false]);
   await page.close();
 });
+
+it('resumes a failed run with its own copy of the workflow, or with the file as it is now when asked to', async () => {
+  await writeHomeWorkflow(home, 'fixable', 'name: fixable\ndescription: fails until its file is fixed\nnodes:\n  - id: step\n    bash: \'echo broken; exit 1\'\n');
+  const { runId } = await startRun(server.url, 'fixable');
+  expect(await ended(runId)).toBe('failed');
+  await writeHomeWorkflow(home, 'fixable', 'name: fixable\ndescription: fails until its file is fixed\nnodes:\n  - id: step\n    bash: \'echo fixed\'\n');
+  const page = await open(`/runs/${runId}`);
+  const reload = page.locator('input[name="resume-reload"]');
+  // A plain resume runs the copy the run started with: the fix on disk does not reach it.
+  expect(await reload.isChecked()).toBe(false);
+  await page.locator('button[data-action="resume"]').click();
+  const failures = async () => ((await getRun(server.url, runId)).events as { event_type: string }[]).filter((e) => e.event_type === 'workflow_failed').length;
+  await waitFor(async () => (await failures()) === 2, { what: 'the resumed run to fail again' });
+  expect(await ended(runId)).toBe('failed');
+  // With the box ticked, it takes the file as it is now, and says so in the run's events.
+  await expect.poll(() => reload.isVisible()).toBe(true);
+  await reload.check();
+  await page.locator('button[data-action="resume"]').click();
+  expect(await ended(runId)).toBe('completed');
+  const events = (await getRun(server.url, runId)).events as { event_type: string; step_name?: string; data: { node_output?: string } }[];
+  expect(events.filter((e) => e.event_type === 'workflow_reloaded')).toHaveLength(1);
+  expect(events.filter((e) => e.event_type === 'node_completed' && e.step_name === 'step').map((e) => e.data.node_output?.trim())).toEqual(['fixed']);
+  await page.close();
+});

@@ -44,6 +44,7 @@ describe('the documented examples', () => {
       'nightly-review',
       'nightly-window',
       'pi-review-and-plan',
+      'propose-fix',
       'read-only-report',
       'release-notes',
       'release-summary',

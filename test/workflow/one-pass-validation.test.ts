@@ -23,7 +23,7 @@ describe('one pass', () => {
         ],
       }),
     ).toEqual([
-      "Node 'c': must have either 'command', 'prompt', 'bash', 'loop', 'loop_group', 'approval', 'cancel', 'script', 'include', 'workflow', or 'wait'",
+      "Node 'c': must have either 'command', 'prompt', 'bash', 'loop', 'loop_group', 'approval', 'cancel', 'script', 'include', 'workflow', 'wait', or 'github'",
       "Node 'a' depends_on unknown node 'zz'",
       "Node 'b' references unknown node '$nope.output'",
       "Node 'b' references undeclared input '$INPUTS.foo'",

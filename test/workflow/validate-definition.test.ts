@@ -77,7 +77,7 @@ describe('validateWorkflowDefinition: every problem at once', () => {
     expect(errorsOf(wf([{ id: 'a', bash: '   ' }, { id: 'b', cancel: '' }, { id: 'c' }]))).toEqual([
       "Node 'a': bash script cannot be empty",
       "Node 'b': 'cancel' reason must not be empty",
-      "Node 'c': must have either 'command', 'prompt', 'bash', 'loop', 'loop_group', 'approval', 'cancel', 'script', 'include', 'workflow', or 'wait'",
+      "Node 'c': must have either 'command', 'prompt', 'bash', 'loop', 'loop_group', 'approval', 'cancel', 'script', 'include', 'workflow', 'wait', or 'github'",
     ]);
   });
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 /**
  * The node an execution record is about. YAML keys map to kinds: `prompt`/`command` → agent,
  * `bash` → exec (sh), `script` → exec (bun|uv), `loop` → loop, `loop_group` → loop_group,
- * `approval` → gate, `cancel` → halt, `wait` → wait, `workflow` → workflow, and the composed
+ * `approval` → gate, `cancel` → halt, `wait` → wait, `github` → github (✚), `workflow` → workflow, and the composed
  * fan-out expansion → compose_fan_out / compose_fan_out_instance.
  */
 
@@ -27,6 +27,8 @@ export const nodeDescriptorSchema = z.discriminatedUnion('kind', [
   z.strictObject({ id, kind: z.literal('gate') }),
   z.strictObject({ id, kind: z.literal('halt') }),
   z.strictObject({ id, kind: z.literal('wait') }),
+  /** ✚ Not in the contract: a write to GitHub the engine makes (docs/github.md). */
+  z.strictObject({ id, kind: z.literal('github') }),
   z.strictObject({ id, kind: z.literal('workflow'), fanOut: z.literal(true).optional() }),
   z.strictObject({ id, kind: z.literal('compose_fan_out') }),
   z.strictObject({ id, kind: z.literal('compose_fan_out_instance') }),

@@ -13,6 +13,7 @@ export const copiedTables = [
   'jobs',
   'events',
   'run_node_sessions',
+  'run_github_writes',
   'schedules',
   'schedule_fires',
   'user_ai_prefs',

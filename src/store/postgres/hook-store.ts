@@ -55,6 +55,10 @@ export function pgHookStore(session: PgSession): HookStore {
         return { admitted: true, delivery, run: admitted.run };
       }),
 
+    claimStatusComment: (claim) => session.write("claim a GitHub run's status comment", (q) => hookStatements(q).claimStatus(claim, session.now())),
+
+    recordStatusComment: (shown) => session.write("record a GitHub run's status comment", (q) => hookStatements(q).recordStatus(shown)),
+
     ignoreHookDelivery: ({ hookId, deliveryId, reason }) =>
       session.write('record an ignored webhook delivery', async (q): Promise<IgnoreAnswer> => {
         const hooks = hookStatements(q);

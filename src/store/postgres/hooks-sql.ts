@@ -1,4 +1,4 @@
-import type { NewHook } from '../hooks.js';
+import type { NewHook, StatusCommentClaim } from '../hooks.js';
 import { toHookDelivery, toStoredHook } from '../hook-rows.js';
 import type { HookDelivery, StoredHook } from '../schemas/hook.js';
 import type { Query } from './session.js';
@@ -52,6 +52,20 @@ export function hookStatements(q: Query) {
          ON CONFLICT (hook_id, delivery_id) DO NOTHING RETURNING *`,
         [hookId, deliveryId, runId, now],
       ),
+    async claimStatus(claim: { hookId: string; deliveryId: string; claimant: string; staleBefore: string }, now: string): Promise<StatusCommentClaim> {
+      const taken = await q(
+        `UPDATE hook_deliveries SET status_claimed_by = $3, status_claimed_at = $4
+         WHERE hook_id = $1 AND delivery_id = $2 AND status_comment_id IS NULL
+           AND (status_claimed_by IS NULL OR status_claimed_by = $3 OR status_claimed_at < $5)
+         RETURNING delivery_id`,
+        [claim.hookId, claim.deliveryId, claim.claimant, now, claim.staleBefore],
+      );
+      if (taken.length > 0) return { claimed: true };
+      const [row] = await q('SELECT status_comment_id, status_claimed_by FROM hook_deliveries WHERE hook_id = $1 AND delivery_id = $2', [claim.hookId, claim.deliveryId]);
+      return { claimed: false, commentId: row?.status_comment_id == null ? null : Number(row.status_comment_id), claimedBy: row?.status_claimed_by == null ? null : String(row.status_claimed_by) };
+    },
+    recordStatus: async (shown: { hookId: string; deliveryId: string; commentId: number; status: string | null }): Promise<void> =>
+      void (await q('UPDATE hook_deliveries SET status_comment_id = $1, status_shown = $2 WHERE hook_id = $3 AND delivery_id = $4', [shown.commentId, shown.status, shown.hookId, shown.deliveryId])),
     /** Undefined when the (hook, delivery id) key is taken (waiting, like insertDelivery, for a racing holder). */
     insertIgnored: (hookId: string, deliveryId: string, reason: string, now: string) =>
       delivery(

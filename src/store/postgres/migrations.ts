@@ -345,4 +345,31 @@ export const pgMigrations: readonly PgMigration[] = [
       ALTER TABLE hook_deliveries ADD CONSTRAINT hook_deliveries_run_or_ignored CHECK ((run_id IS NULL) <> (ignored IS NULL));
     `,
   },
+  {
+    version: 7,
+    name: "the GitHub writes a run's github nodes made",
+    sql: `
+      -- As SQLite's migration 22.
+      CREATE TABLE run_github_writes (
+        run_id     TEXT NOT NULL REFERENCES workflow_runs (id) ON DELETE CASCADE,
+        write_key  TEXT NOT NULL,
+        kind       TEXT NOT NULL CHECK (kind IN ('comment', 'label', 'pull_request')),
+        github_id  TEXT,
+        url        TEXT,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (run_id, write_key)
+      );
+    `,
+  },
+  {
+    version: 8,
+    name: "GitHub runs' status comments",
+    sql: `
+      -- As SQLite's migration 23: a GitHub run's status comment, what it last showed, who makes it.
+      ALTER TABLE hook_deliveries ADD COLUMN status_comment_id BIGINT;
+      ALTER TABLE hook_deliveries ADD COLUMN status_shown TEXT;
+      ALTER TABLE hook_deliveries ADD COLUMN status_claimed_by TEXT;
+      ALTER TABLE hook_deliveries ADD COLUMN status_claimed_at TEXT;
+    `,
+  },
 ];

@@ -13,6 +13,7 @@ import { pgScheduleStore } from './schedule-store.js';
 import { PgSession, type PgSessionOptions } from './session.js';
 import { pgUserPrefsStore } from './user-prefs-store.js';
 import { pgRunFileStore } from './run-file-store.js';
+import { pgGitHubWriteStore } from './github-write-store.js';
 
 export interface PostgresStoreOptions extends PgSessionOptions {
   /** Fallback poll interval of the change notification. */
@@ -42,6 +43,7 @@ export function openPostgresStore(opts: PostgresStoreOptions): Store {
     ...pgCredentialStore(session),
     ...pgScheduleStore(session),
     ...pgHookStore(session),
+    ...pgGitHubWriteStore(session),
 
     // One try, no retry: a health probe reports a stuck or unreachable database instead of
     // waiting. It commits a write too: a server that answers reads can still refuse writes.

@@ -59,5 +59,7 @@ export const hookDeliverySchema = z.object({
   run_id: z.string().nullable().describe('The run it started; null when it was ignored'),
   ignored: z.string().nullable().describe('Why a GitHub hook acknowledged it and started nothing; null when it started a run'),
   received_at: z.string(),
+  status_comment_id: z.number().int().nullable().describe('A GitHub hook’s run: the id of its status comment on the issue; null: none made yet, or not a GitHub run'),
+  status_shown: z.string().nullable().describe('A GitHub hook’s run: the run status its status comment last showed'),
 });
 export type HookDelivery = z.infer<typeof hookDeliverySchema>;

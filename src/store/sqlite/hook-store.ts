@@ -49,6 +49,10 @@ export function sqliteHookStore(session: SqliteSession): HookStore {
         return { admitted: true, delivery: hooks.insertDelivery(hookId, deliveryId, admitted.run.id, now), run: admitted.run };
       }),
 
+    claimStatusComment: (claim) => session.write("claim a GitHub run's status comment", () => hooks.claimStatus(claim, session.now())),
+
+    recordStatusComment: (shown) => session.write("record a GitHub run's status comment", () => hooks.recordStatus(shown)),
+
     ignoreHookDelivery: ({ hookId, deliveryId, reason }) =>
       session.write('record an ignored webhook delivery', (): IgnoreAnswer => {
         if (!hooks.exists(hookId)) return { recorded: false, why: 'not_found' };

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { NewHook } from '../hooks.js';
+import type { NewHook, StatusCommentClaim } from '../hooks.js';
 import { toHookDelivery, toStoredHook } from '../hook-rows.js';
 import type { HookDelivery, StoredHook } from '../schemas/hook.js';
 
@@ -28,6 +28,14 @@ export function hookStatements(db: Database.Database) {
   const insertIgnored = db.prepare(
     `INSERT INTO hook_deliveries (hook_id, delivery_id, ignored, received_at) VALUES (?, ?, ?, ?) RETURNING *`,
   );
+
+  const claimStatus = db.prepare(
+    `UPDATE hook_deliveries SET status_claimed_by = @claimant, status_claimed_at = @now
+     WHERE hook_id = @hookId AND delivery_id = @deliveryId AND status_comment_id IS NULL
+       AND (status_claimed_by IS NULL OR status_claimed_by = @claimant OR status_claimed_at < @staleBefore)`,
+  );
+  const statusOf = db.prepare('SELECT status_comment_id, status_claimed_by FROM hook_deliveries WHERE hook_id = ? AND delivery_id = ?');
+  const recordStatus = db.prepare('UPDATE hook_deliveries SET status_comment_id = ?, status_shown = ? WHERE hook_id = ? AND delivery_id = ?');
 
   // Through the rowid: SQLite takes DELETE ... LIMIT only when built with an option.
   const pruneOldest = db.prepare(
@@ -65,6 +73,13 @@ export function hookStatements(db: Database.Database) {
       toHookDelivery(insertDelivery.get(hookId, deliveryId, runId, now) as Row),
     insertIgnored: (hookId: string, deliveryId: string, reason: string, now: string): HookDelivery =>
       toHookDelivery(insertIgnored.get(hookId, deliveryId, reason, now) as Row),
+    claimStatus(claim: { hookId: string; deliveryId: string; claimant: string; staleBefore: string }, now: string): StatusCommentClaim {
+      if (claimStatus.run({ ...claim, now }).changes > 0) return { claimed: true };
+      const row = statusOf.get(claim.hookId, claim.deliveryId) as Row | undefined;
+      return { claimed: false, commentId: row?.status_comment_id == null ? null : Number(row.status_comment_id), claimedBy: row?.status_claimed_by == null ? null : String(row.status_claimed_by) };
+    },
+    recordStatus: (shown: { hookId: string; deliveryId: string; commentId: number; status: string | null }): void =>
+      void recordStatus.run(shown.commentId, shown.status, shown.hookId, shown.deliveryId),
     /** Deletes at most `limit` deliveries received before `before`, oldest first; answers how many. */
     pruneOldest: (before: string, limit: number): number => pruneOldest.run(before, limit).changes,
   };

@@ -283,6 +283,37 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX hook_deliveries_received ON hook_deliveries (received_at);
     `,
   },
+  {
+    version: 22,
+    name: "the GitHub writes a run's github nodes made",
+    sql: `
+      -- One row per write a github: node reserved (docs/github.md, "Writing back to GitHub"),
+      -- counted against the workflow's caps; github_id is what GitHub answered, once recorded.
+      -- Keyed by the node's write, so a retried node finds its own. Gone with its run.
+      CREATE TABLE run_github_writes (
+        run_id     TEXT NOT NULL REFERENCES workflow_runs (id) ON DELETE CASCADE,
+        write_key  TEXT NOT NULL,
+        kind       TEXT NOT NULL CHECK (kind IN ('comment', 'label', 'pull_request')),
+        github_id  TEXT,
+        url        TEXT,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (run_id, write_key)
+      );
+    `,
+  },
+  {
+    version: 23,
+    name: "GitHub runs' status comments",
+    sql: `
+      -- A GitHub run's status comment (docs/github.md): its id and the run status it last showed,
+      -- so a restarted API asks GitHub nothing about a comment that shows its run's end already;
+      -- and which API process makes it, so processes starting together make one comment.
+      ALTER TABLE hook_deliveries ADD COLUMN status_comment_id INTEGER;
+      ALTER TABLE hook_deliveries ADD COLUMN status_shown TEXT;
+      ALTER TABLE hook_deliveries ADD COLUMN status_claimed_by TEXT;
+      ALTER TABLE hook_deliveries ADD COLUMN status_claimed_at TEXT;
+    `,
+  },
 ];
 
 /**

@@ -15,6 +15,7 @@ import { sqliteScheduleStore } from './schedule-store.js';
 import { SqliteSession, type SqliteSessionOptions } from './session.js';
 import { sqliteUserPrefsStore } from './user-prefs-store.js';
 import { sqliteRunFileStore } from './run-file-store.js';
+import { sqliteGitHubWriteStore } from './github-write-store.js';
 
 export interface SqliteStoreOptions extends SqliteSessionOptions {
   /** Fallback poll interval of the change watch. */
@@ -44,6 +45,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     ...sqliteCredentialStore(session),
     ...sqliteScheduleStore(session),
     ...sqliteHookStore(session),
+    ...sqliteGitHubWriteStore(session),
 
     // One try each, no retry: a health probe reports a stuck database instead of waiting it out.
     // A database that answers reads can still refuse every write (a full disk), so the probe

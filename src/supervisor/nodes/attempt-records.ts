@@ -42,8 +42,8 @@ export async function recordRefusedAttempt(
   store: Store,
   run: Pick<Run, 'id' | 'conversation_id'>,
   attempt: NodeAttempt,
-  failure: { error: string; failureKind: FailureKind },
-): Promise<{ status: 'failed'; error: string; failureKind: string }> {
+  failure: { error: string; failureKind: FailureKind; retryable?: false },
+): Promise<{ status: 'failed'; error: string; failureKind: string; retryable?: false }> {
   const ref = nodeAttemptRef(run, attempt, new Date().toISOString());
   await attemptCloser(store).close('handler', [attemptEndedEvent(ref, { status: 'failed', ...failure }, 0)]);
   return { status: 'failed', ...failure };

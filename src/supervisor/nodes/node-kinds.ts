@@ -9,6 +9,7 @@ import { agentKind } from './agent/kind.js';
 import { childRunKind } from './child-run/kind.js';
 import { execKind } from './exec/kind.js';
 import { gateKind } from './gate/kind.js';
+import { githubKind } from './github/kind.js';
 import { haltKind } from './halt/kind.js';
 import { loopGroupKind } from './loop-group/kind.js';
 import { loopKind } from './loop/kind.js';
@@ -20,7 +21,7 @@ import { waitKind } from './wait/kind.js';
  * The node kinds of this version, one line each: adding a kind is its folder (`nodes/<kind>/`:
  * action, kind, handler) and a line here. A kind a written node matches is asked in this order.
  */
-export const builtinNodeKinds: readonly NodeKind[] = [agentKind, execKind, gateKind, haltKind, waitKind, loopKind, loopGroupKind, childRunKind];
+export const builtinNodeKinds: readonly NodeKind[] = [agentKind, execKind, gateKind, haltKind, waitKind, loopKind, loopGroupKind, childRunKind, githubKind];
 
 /**
  * The registry the engine asks about kinds (run/run-services.ts `EngineKinds`). `extra` kinds come

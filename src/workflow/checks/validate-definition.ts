@@ -9,6 +9,7 @@ import { describeGraphProblems, type GraphNode } from '../graph/graph.js';
 import type { DefinitionNode } from '../schema/node-schema.js';
 import { parseDraft, type ParsedDraft } from '../loading/parse-draft.js';
 import type { WorkflowDefinition } from '../schema/workflow-schema.js';
+import { githubWriteProblems } from '../schema/github-writes.js';
 
 /**
  * Validates a workflow definition and returns every problem found, not only the first: the
@@ -82,6 +83,7 @@ export function completeDraft(parsed: ParsedDraft, options: ValidationOptions = 
   });
   append(errors, references);
   const plainNodes = nodes.filter((n) => !('include' in n)) as Exclude<DefinitionNode, { include: string }>[];
+  if (draft) append(errors, githubWriteProblems(draft.github, plainNodes));
   append(errors, checkBindings(parsed.root ?? {}, plainNodes, options));
   // Warnings only: such a body is valid, but a reference in it may fail or not be substituted.
   append(warnings, checkShellReferences(plainNodes));

@@ -111,7 +111,7 @@ function fanOutDetail(items: string, scope: StubScope): string {
 
 /** A node's written mode. */
 export function dryRunKindOf(node: WorkflowNode): DryRunNodeKind {
-  const kinds: readonly DryRunNodeKind[] = ['prompt', 'command', 'bash', 'script', 'loop', 'loop_group', 'approval', 'cancel', 'wait'];
+  const kinds: readonly DryRunNodeKind[] = ['prompt', 'command', 'bash', 'script', 'loop', 'loop_group', 'approval', 'cancel', 'wait', 'github'];
   return kinds.find((kind) => kind in node) ?? 'workflow';
 }
 
@@ -162,6 +162,12 @@ export function describeStubNode(node: WorkflowNode, path: string, scope: StubSc
     const until = wait.until !== undefined ? filled(wait.until, scope) : undefined;
     const when = wait.duration_ms !== undefined ? `${wait.duration_ms} ms` : `until ${until?.text ?? wait.until}`;
     return make('wait', { ...filled(wait.message, scope), ...(until?.fail ? { fail: until.fail } : {}) }, `waits ${when}; a dry run does not wait`, '', true);
+  }
+  if ('github' in node) {
+    const { comment, label, pull_request: pull } = node.github;
+    if (comment !== undefined) return make('github', filled(comment, scope), 'comments on the run’s GitHub issue or pull request (its cap counted); a dry run writes nothing');
+    if (label !== undefined) return make('github', filled([label].flat().join(', '), scope), 'adds labels to the run’s GitHub issue or pull request; a dry run writes nothing');
+    return make('github', filled(pull!.title, scope), `opens a pull request from ${pull!.head} into ${pull!.base ?? 'the default branch'}; a dry run writes nothing`);
   }
   const child = filled(node.input, scope);
   const detail = node.fan_out

@@ -7,7 +7,7 @@ import { z } from 'zod';
  */
 
 /** The written mode of a node: the key that says what it does. */
-export const dryRunNodeKindSchema = z.enum(['prompt', 'command', 'bash', 'script', 'loop', 'loop_group', 'approval', 'cancel', 'wait', 'workflow']);
+export const dryRunNodeKindSchema = z.enum(['prompt', 'command', 'bash', 'script', 'loop', 'loop_group', 'approval', 'cancel', 'wait', 'github', 'workflow']);
 export type DryRunNodeKind = z.infer<typeof dryRunNodeKindSchema>;
 
 /**

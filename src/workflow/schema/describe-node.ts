@@ -17,5 +17,6 @@ export function describeNode(node: WorkflowNode): NodeDescriptor {
   if ('approval' in node) return { id, kind: 'gate' };
   if ('cancel' in node) return { id, kind: 'halt' };
   if ('wait' in node) return { id, kind: 'wait' };
+  if ('github' in node) return { id, kind: 'github' };
   return node.fan_out ? { id, kind: 'workflow', fanOut: true } : { id, kind: 'workflow' };
 }

@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { isValidCommandName } from './command-name.js';
 import { agentsSchema, approvalSchema, contextSchema, fanOutSchema, hooksSchema, loopGroupSchema, loopSchema, outputFormatSchema, permissionsSchema, piSchema, retrySchema, sandboxSchema, thinkingSchema, triggerRuleSchema, waitSchema, withSchema } from './node-blocks.js';
 import { effortSchema } from '../../models/effort.js';
+import { githubNodeBlockSchema } from './github-writes.js';
 
 /**
  * One schema per node mode. A node has exactly one mode key (`prompt`, `command`, `bash`,
- * `script`, `loop`, `loop_group`, `approval`, `cancel`, `wait`, `workflow`, `include`); its
+ * `script`, `loop`, `loop_group`, `approval`, `cancel`, `wait`, `workflow`, `github`, `include`); its
  * schema's keys are the keys that mean something for that mode. The loader parses a node with
  * the schema of its mode, so a key that belongs to another mode (say `model:` on a bash node) is
  * stripped, and reported as "will be ignored" — the key sets here are the single source for both.
@@ -167,6 +168,14 @@ export const waitNodeSchema = z.object({
   wait: waitSchema,
 });
 
+/** ✚ One write to the run's GitHub issue or pull request, made by the engine (github-writes.ts). */
+export const githubNodeSchema = z.object({
+  ...structuralShape,
+  ...outputShape,
+  retry: retrySchema.optional(),
+  github: githubNodeBlockSchema,
+});
+
 export const workflowNodeSchema = z.object({
   ...structuralShape,
   ...outputShape,
@@ -201,6 +210,7 @@ export const nodeModeSchemas = {
   include: includeNodeSchema,
   workflow: workflowNodeSchema,
   wait: waitNodeSchema,
+  github: githubNodeSchema,
 } as const;
 export type NodeMode = keyof typeof nodeModeSchemas;
 export const nodeModes = Object.keys(nodeModeSchemas) as NodeMode[];
@@ -213,6 +223,7 @@ export type LoopNode = z.infer<typeof loopNodeSchema>;
 export type ApprovalNode = z.infer<typeof approvalNodeSchema>;
 export type CancelNode = z.infer<typeof cancelNodeSchema>;
 export type WaitNode = z.infer<typeof waitNodeSchema>;
+export type GitHubNode = z.infer<typeof githubNodeSchema>;
 export type SubWorkflowNode = z.infer<typeof workflowNodeSchema>;
 export type IncludeNode = z.infer<typeof includeNodeSchema>;
 /** The loop_group body is parsed node by node, so its `nodes` carry parsed nodes. */
@@ -231,6 +242,7 @@ export type WorkflowNode =
   | ApprovalNode
   | CancelNode
   | WaitNode
+  | GitHubNode
   | SubWorkflowNode;
 
 /** A node as written, before `include:` expansion. */

@@ -65,6 +65,25 @@ export function mapNodeTexts<N extends DefinitionNode>(node: N, map: TextMapper)
     if (n.fan_out) out.fan_out = { ...n.fan_out, items: apply(n.fan_out.items, 'fan_out.items', false) };
   }
   if ('wait' in n && n.wait.until !== undefined) out.wait = { ...n.wait, until: apply(n.wait.until, 'wait.until', false) };
+  if ('github' in n) {
+    const { comment, label, pull_request: pull } = n.github;
+    out.github = {
+      ...n.github,
+      ...(comment !== undefined ? { comment: apply(comment, 'github.comment', false) } : {}),
+      ...(label !== undefined ? { label: typeof label === 'string' ? apply(label, 'github.label', false) : label.map((l, i) => apply(l, `github.label.${i}`, false)) } : {}),
+      ...(pull
+        ? {
+            pull_request: withoutUndefined({
+              ...pull,
+              title: apply(pull.title, 'github.pull_request.title', false),
+              body: applyOptional(pull.body, 'github.pull_request.body'),
+              head: apply(pull.head, 'github.pull_request.head', false),
+              base: applyOptional(pull.base, 'github.pull_request.base'),
+            }),
+          }
+        : {}),
+    };
+  }
   const bindings = 'workflow' in n || 'command' in n || 'script' in n ? n.with : undefined;
   if (bindings) {
     out.with = Object.fromEntries(

@@ -4,6 +4,7 @@ import { effortSchema } from '../../models/effort.js';
 import type { DefinitionNode, WorkflowNode } from './node-schema.js';
 import { triggersSchema } from '../triggers/trigger-schema.js';
 import { concurrencySchema } from './concurrency.js';
+import { githubWorkflowSchema } from './github-writes.js';
 
 /**
  * The top level of a workflow file. `nodes` is validated node by node by the loader (each with
@@ -88,6 +89,8 @@ export const workflowRootSchema = z.object({
   triggers: triggersSchema.optional(),
   /** ✚ How many runs with the same key may be open at once, and what a start does past that (docs/workflows.md, "Concurrency"). */
   concurrency: concurrencySchema.optional(),
+  /** ✚ The GitHub writes a run may make and how many of each: `github: { writes: { comment: 2 } }` (docs/github.md). */
+  github: githubWorkflowSchema.optional(),
 });
 type WorkflowRoot = z.infer<typeof workflowRootSchema>;
 

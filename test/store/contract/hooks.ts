@@ -60,7 +60,9 @@ export function describeHookContract(backend: StoreBackend): void {
       const all = await h().open().listHookDeliveries(hook.id, { limit: 10, offset: 0 });
       expect(all.total).toBe(4);
       expect(all.deliveries.map((d) => d.delivery_id)).toEqual(['d-d', 'd-c', 'd-b', 'd-a']);
-      expect(all.deliveries[0]).toEqual({ hook_id: hook.id, delivery_id: 'd-d', run_id: expect.any(String), ignored: null, received_at: '2026-06-01T12:00:02.000Z' });
+      expect(all.deliveries[0]).toEqual({
+        hook_id: hook.id, delivery_id: 'd-d', run_id: expect.any(String), ignored: null, received_at: '2026-06-01T12:00:02.000Z', status_comment_id: null, status_shown: null,
+      });
       const second = await store.listHookDeliveries(hook.id, { limit: 2, offset: 2 });
       expect(second).toEqual({ deliveries: all.deliveries.slice(2), total: 4 });
       expect(await store.listHookDeliveries(hook.id, { limit: 2, offset: 4 })).toEqual({ deliveries: [], total: 4 });
@@ -130,6 +132,31 @@ export function describeHookContract(backend: StoreBackend): void {
       expect(await store.replaceHookGithubToken(plain.id, 'x')).toBeUndefined();
       expect((await store.getHook('plain'))!.sealed_github_token).toBeNull();
       expect(await store.replaceHookGithubToken('no-such-hook', 'x')).toBeUndefined();
+    });
+
+    it("claims a GitHub run's status comment for one maker at a time, until it is made or the claim goes stale", async () => {
+      const store = h().open();
+      const hook = await store.createHook(newHook());
+      await store.admitHookDelivery({ hookId: hook.id, deliveryId: 's-1', run: newRun() });
+      const claim = (claimant: string, staleBefore = '2000-01-01T00:00:00.000Z') =>
+        h().open().claimStatusComment({ hookId: hook.id, deliveryId: 's-1', claimant, staleBefore });
+      expect(await claim('api-a')).toEqual({ claimed: true });
+      expect(await claim('api-b')).toEqual({ claimed: false, commentId: null, claimedBy: 'api-a' });
+      expect(await claim('api-a')).toEqual({ claimed: true });
+      // Stale: taken before the given instant (a holder that died before making the comment).
+      expect(await claim('api-b', '2999-01-01T00:00:00.000Z')).toEqual({ claimed: true });
+      const fresh = await store.getHookDelivery(hook.id, 's-1');
+      expect(fresh).toMatchObject({ status_comment_id: null, status_shown: null });
+      await store.recordStatusComment({ hookId: hook.id, deliveryId: 's-1', commentId: 9_007_199_254, status: 'running' });
+      expect(await h().open().getHookDelivery(hook.id, 's-1')).toMatchObject({ status_comment_id: 9_007_199_254, status_shown: 'running' });
+      // Made: nobody claims it any more, stale or not; they edit it.
+      expect(await claim('api-c', '2999-01-01T00:00:00.000Z')).toEqual({ claimed: false, commentId: 9_007_199_254, claimedBy: 'api-b' });
+      await store.recordStatusComment({ hookId: hook.id, deliveryId: 's-1', commentId: 9_007_199_254, status: null });
+      expect((await store.listHookDeliveries(hook.id, { limit: 1, offset: 0 })).deliveries[0]).toMatchObject({ status_comment_id: 9_007_199_254, status_shown: null });
+      // A delivery that is gone (forgotten by the retention): not claimed, and nobody holds it.
+      expect(await store.claimStatusComment({ hookId: hook.id, deliveryId: 'gone', claimant: 'api-a', staleBefore: '2000-01-01T00:00:00.000Z' })).toEqual({
+        claimed: false, commentId: null, claimedBy: null,
+      });
     });
 
     it('records an ignored delivery once, with its reason and no run; the same id is not admitted or recorded again', async () => {

@@ -22,10 +22,12 @@ const confirmed: Partial<Record<RunAction, string>> = {
 /**
  * The run's operations. Each button is disabled, with the reason beside it, when the run's
  * status does not allow it; approve and reject take the text of the field above them as the
- * comment or the reason. The server's answer (or refusal) is shown as it says it.
+ * comment or the reason. Resume can take the workflow's files as they are now (reload) instead of
+ * the run's own copy. The server's answer (or refusal) is shown as it says it.
  */
 export function ActionBar(props: { run: Run; onDone: (action: RunAction) => void }) {
   const [text, setText] = useState('');
+  const [reload, setReload] = useState(false);
   const [busy, setBusy] = useState<RunAction | undefined>(undefined);
   const [result, setResult] = useState<{ ok: boolean; message: string } | undefined>(undefined);
   const gate = openGate(props.run);
@@ -35,9 +37,11 @@ export function ActionBar(props: { run: Run; onDone: (action: RunAction) => void
     if (question && !window.confirm(question)) return;
     setBusy(action);
     try {
-      const message = await runOperation(props.run.id, action, action === 'approve' || action === 'reject' ? text : '');
+      const said = action === 'approve' || action === 'reject' ? text : '';
+      const message = await runOperation(props.run.id, action, said, { reload: action === 'resume' && reload });
       setResult({ ok: true, message });
       if (action === 'approve' || action === 'reject') setText('');
+      if (action === 'resume') setReload(false);
       props.onDone(action);
     } catch (err) {
       setResult({ ok: false, message: (err as Error).message });
@@ -66,6 +70,12 @@ export function ActionBar(props: { run: Run; onDone: (action: RunAction) => void
           {busy === action ? `${labels[action]}…` : labels[action]}
         </button>
         {verdict.reason ? <span class="why">{verdict.reason}</span> : null}
+        {action === 'resume' && verdict.allowed ? (
+          <label class="reload" title="Take the workflow, command and script files as they are on disk now, rather than the copy the run started with">
+            <input type="checkbox" name="resume-reload" checked={reload} onChange={(e) => setReload((e.target as HTMLInputElement).checked)} />
+            with the files as they are now
+          </label>
+        ) : null}
       </div>
     );
   };

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { storeFaultError } from '../../../shared/store-faults.js';
 import type { ProviderSettings } from '../../../shared/providers/provider-settings.js';
 import type { Logger } from '../../../shared/log.js';
@@ -178,8 +178,9 @@ export class AgentNodeHandler implements NodeHandler<AgentAction> {
 
   /**
    * The node's options over the workflow's defaults, at the node's permission level (else the
-   * workflow's, else `workspace`); the run's `$ARTIFACTS_DIR` is the one folder outside the
-   * working directory a `workspace` agent may write.
+   * workflow's, else `workspace`). Outside the working directory a `workspace` agent may write
+   * the run's `$ARTIFACTS_DIR` and the folder that holds it, where the upstream's commands keep
+   * what outlives a run (`$ARTIFACTS_DIR/../reports`, `../reviews`, `../plans`).
    */
   private optionsOf(action: AgentAction): AgentOptions {
     const { workflow } = this.deps;
@@ -187,7 +188,7 @@ export class AgentNodeHandler implements NodeHandler<AgentAction> {
       ...workflow.options,
       ...action.options,
       permissions: action.permissions ?? workflow.permissions ?? DEFAULT_PERMISSION_LEVEL,
-      extraDirs: [this.deps.artifactsDir],
+      extraDirs: [this.deps.artifactsDir, dirname(this.deps.artifactsDir)],
     };
   }
 
