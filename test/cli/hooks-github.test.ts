@@ -51,7 +51,7 @@ it('adds a GitHub hook with its token from the environment and its settings from
   );
   const hook = await home.openStore().getHook('issues');
   expect(hook!.github).toEqual({
-    api_url: 'https://ghe.example.com/api/v3', workflows: ['fix'], labels: ['cairn', 'ai'], on_issue_opened: true, deny_reply: false, dashboard_url: null,
+    api_url: 'https://ghe.example.com/api/v3', workflows: ['fix'], labels: ['cairn', 'ai'], on_issue_opened: true, deny_reply: false, dashboard_url: null, app: null,
   });
   expect(hook!.sealed_github_token).not.toContain(token);
   const json = await cairn(['hooks', 'list', '--json'], {});

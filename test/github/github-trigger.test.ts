@@ -118,7 +118,7 @@ describe('configuring a GitHub hook', () => {
   it('shows its settings and never its token, which the database holds only sealed', async () => {
     const shown = await json(await fetch(`${url}/api/hooks/gh`));
     expect(shown.github).toEqual({
-      api_url: gh.url, workflows: ['breaks', 'gated'], labels: ['cairn'], on_issue_opened: false, deny_reply: true, dashboard_url: 'https://cairn.example.com/',
+      api_url: gh.url, workflows: ['breaks', 'gated'], labels: ['cairn'], on_issue_opened: false, deny_reply: true, dashboard_url: 'https://cairn.example.com/', app: null,
     });
     expect(JSON.stringify(shown)).not.toContain(TOKEN);
     const row = probe.prepare('SELECT sealed_github_token, github FROM hooks WHERE name = ?').get('gh') as { sealed_github_token: string; github: string };

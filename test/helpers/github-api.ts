@@ -1,3 +1,4 @@
+import { createPublicKey, createVerify, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -41,7 +42,20 @@ export interface GitHubApi {
   failNext(match: RegExp, status: number, times?: number): void;
   /** The recorded requests whose `METHOD path` matches. */
   sent(match: RegExp): RecordedRequest[];
+  /** The installation tokens made for the App so far, in order. */
+  appTokens: string[];
+  /** Refuses every installation token made so far (401), as GitHub does a revoked or expired one. */
+  revokeAppTokens(): void;
   close(): Promise<void>;
+}
+
+/** A GitHub App the stand-in knows: JWTs signed with its private key buy installation tokens. */
+export interface StandInApp {
+  id: number;
+  slug: string;
+  installationId: number;
+  /** The App's public key (PEM), to check the JWTs' RS256 signatures. */
+  publicKey: string;
 }
 
 export async function startGitHubApi(opts: {
@@ -52,7 +66,25 @@ export async function startGitHubApi(opts: {
   permissions: Record<string, string>;
   /** Pull requests' head branches by number. */
   pulls?: Record<number, string>;
+  /** A GitHub App (POST /app/installations/{id}/access_tokens, GET /app): its installation tokens are taken like `token`. */
+  app?: StandInApp;
 }): Promise<GitHubApi> {
+  const appKey: KeyObject | undefined = opts.app ? createPublicKey(opts.app.publicKey) : undefined;
+  const appTokens: string[] = [];
+  const liveAppTokens = new Set<string>();
+  /** The App's id when `authorization` is `bearer <a JWT it signed, not expired>`, else undefined. */
+  const appOfJwt = (authorization: string | undefined): number | undefined => {
+    const jwt = /^bearer (.+)$/i.exec(authorization ?? '')?.[1];
+    if (!jwt || !appKey || !opts.app) return undefined;
+    const [header, payload, signature] = jwt.split('.');
+    if (!header || !payload || !signature) return undefined;
+    if (JSON.parse(Buffer.from(header, 'base64url').toString()).alg !== 'RS256') return undefined;
+    if (!createVerify('RSA-SHA256').update(`${header}.${payload}`).verify(appKey, Buffer.from(signature, 'base64url'))) return undefined;
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as { iss?: unknown; exp?: number; iat?: number };
+    const now = Date.now() / 1000;
+    if (Number(claims.iss) !== opts.app.id || !claims.exp || claims.exp < now || claims.exp - (claims.iat ?? 0) > 600 + 60) return undefined;
+    return opts.app.id;
+  };
   const requests: RecordedRequest[] = [];
   const comments = new Map<number, StandInComment[]>();
   const failures: { match: RegExp; status: number; left: number }[] = [];
@@ -81,7 +113,21 @@ export async function startGitHubApi(opts: {
         res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
         res.end(value === undefined ? '' : JSON.stringify(value));
       };
-      if (req.headers.authorization !== `Bearer ${opts.token}`) return send(401, { message: 'Bad credentials' });
+      if (opts.app && `${req.method} ${path}` === `POST /app/installations/${opts.app.installationId}/access_tokens`) {
+        if (appOfJwt(req.headers.authorization) === undefined) return send(401, { message: 'A JSON web token could not be decoded' });
+        const token = `ghs_${opts.app.slug}_${appTokens.length + 1}`;
+        appTokens.push(token);
+        liveAppTokens.add(token);
+        return send(201, { token, expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: { issues: 'write' }, repository_selection: 'all' });
+      }
+      if (opts.app && `${req.method} ${path}` === 'GET /app') {
+        if (appOfJwt(req.headers.authorization) === undefined) return send(401, { message: 'A JSON web token could not be decoded' });
+        return send(200, { id: opts.app.id, slug: opts.app.slug, name: opts.app.slug });
+      }
+      const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+      if (bearer !== opts.token && !(bearer !== undefined && liveAppTokens.has(bearer))) return send(401, { message: 'Bad credentials' });
+      // An installation token is not a user's: GET /user is refused to it, as GitHub refuses it.
+      if (bearer !== opts.token && `${req.method} ${path}` === 'GET /user') return send(403, { message: 'Resource not accessible by integration' });
       const key = `${req.method} ${path}`;
       const failure = failures.find((f) => f.left > 0 && f.match.test(key));
       if (failure) {
@@ -150,6 +196,8 @@ export async function startGitHubApi(opts: {
     pulls,
     loseAnswerNext: (match, opts = {}) => void lost.push({ match, body: opts.body, left: opts.times ?? 1 }),
     failNext: (match, status, times = 1) => void failures.push({ match, status, left: times }),
+    appTokens,
+    revokeAppTokens: () => liveAppTokens.clear(),
     sent: (match) => requests.filter((r) => match.test(`${r.method} ${r.path}`)),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
