@@ -31,7 +31,7 @@ export async function hookRunOf(
   }
   return newRunOf({
     entry,
-    inputs: resolveRunInputs(entry.workflow.name, entry.workflow.inputs, mapped),
+    inputs: resolveRunInputs(entry.workflow.name, entry.workflow.inputs, { text: mapped }),
     message: `Webhook ${hook.name} (delivery ${delivery.id})`,
     workingPath: codebase?.default_cwd ?? null,
     codebaseId: codebase?.id ?? null,
