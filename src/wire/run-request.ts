@@ -68,6 +68,13 @@ export const inputsSchema = z
   )
   .describe('Values for the workflow’s declared inputs; omitted names take their declared default');
 
+/** Whether a JSON value holds a NUL byte in any string or key. */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\0');
+  if (typeof value !== 'object' || value === null) return false;
+  return Object.entries(value).some(([key, inner]) => key.includes('\0') || holdsNul(inner));
+}
+
 export const typedInputsSchema = z
   .record(
     z.string(),
@@ -75,6 +82,9 @@ export const typedInputsSchema = z
       error: (iss) =>
         `typedInputs value for '${inputName(iss.path ?? [])}' must be text, a number, a boolean, an array or an object ` +
         '(null is not a value: leave the input out to take its default)',
+    }).refine((value) => !holdsNul(value), {
+      // A NUL byte cannot reach a process (environment values are C strings): refused here, not when a node runs.
+      error: (iss) => `typedInputs value for '${inputName(iss.path ?? [])}' must not contain a NUL byte (\\u0000)`,
     }),
     { error: 'typedInputs must be an object mapping input names to values' },
   )
