@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunRow } from '../../helpers/supervisor.js';
@@ -93,5 +93,25 @@ nodes:
     expect(resumed.status).toBe('completed');
     expect(resumed.inputs).toEqual({ count: 3, labels: ['a', 'b'] });
     expect(await outputOf(run.id, 'late')).toBe('late 3');
+  });
+
+  it('runs the documented example (docs/workflows.md, "Typed inputs") as it says, with text given as the CLI gives it', async () => {
+    const yaml = readFileSync(new URL('../../fixtures/workflows/examples/workflows/batch-resize.yaml', import.meta.url), 'utf8');
+    const loaded = loadWorkflowText(yaml);
+    if (!loaded.ok) throw new Error(loaded.error);
+    const wide = await createRunRow(room.sup.store, yaml, {
+      inputs: resolveRunInputs('batch-resize', loaded.workflow.inputs, { text: { width: '1200' } }),
+    });
+    expect((await room.settle(wide.id)).status).toBe('completed');
+    expect(await outputOf(wide.id, 'plan')).toBe('width 1200, formats ["png","jpg"]');
+    expect(await outputOf(wide.id, 'wide')).toBe('a wide batch');
+    expect(await outputOf(wide.id, 'resize')).toBe('resizing to 1200 at high quality');
+
+    const dry = await createRunRow(room.sup.store, yaml, {
+      inputs: resolveRunInputs('batch-resize', loaded.workflow.inputs, { text: { dry_run: 'true' } }),
+    });
+    expect((await room.settle(dry.id)).status).toBe('completed');
+    const skipped = (await room.events(dry.id)).filter((e) => e.event_type === 'node_skipped').map((e) => e.step_name);
+    expect(skipped.sort()).toEqual(['resize', 'wide']);
   });
 });
