@@ -52,7 +52,7 @@ describe('typed inputs when a workflow loads', () => {
       legacy: { default: [1] },
     });
     expect(result.valid).toBe(false);
-    expect(result.errors).toEqual([
+    expect(!result.valid && result.errors).toEqual([
       `'inputs.count.default' does not match the input's declared type: expected a number, got the string "three"`,
       `'inputs.whole.default' does not match the input's declared type: expected an integer, got number 2.5`,
       `'inputs.tags.default' does not match the input's declared type: expected an array of number items, but item 1 is the string "x"`,
@@ -69,7 +69,7 @@ describe('typed inputs when a workflow loads', () => {
       mode: { type: 'number', enum: ['a'] },
     });
     expect(result.valid).toBe(false);
-    expect(result.errors).toEqual([
+    expect(!result.valid && result.errors).toEqual([
       `'inputs.count.type' must be one of string, number, integer, boolean, array, object, not 'numbr' (did you mean 'number'?)`,
       `'inputs.flag.type' must be one of string, number, integer, boolean, array, object, not 'bool' (did you mean 'boolean'?)`,
       `'inputs.tags.items' describes the elements of an array, so it needs 'type: array'`,
@@ -161,7 +161,7 @@ describe('typed values through an include’s with:', () => {
     expect(ok.workflow.nodes[0]).toMatchObject({ bash: expect.stringContaining(`'["a","b"]'`) as unknown });
     const bad = include({ count: 'four', tags: 'x' });
     expect(bad.valid).toBe(false);
-    expect(bad.errors).toEqual([
+    expect(!bad.valid && bad.errors).toEqual([
       `Node 'inc' (include 'block'): with: 'count' does not fit the type 'block' declares: expected an integer, got the text "four"`,
       `Node 'inc' (include 'block'): with: 'tags' does not fit the type 'block' declares: expected an array, got the text "x" (write a JSON array, e.g. ["a","b"])`,
     ]);

@@ -10,13 +10,11 @@
  * checked as they are (`typeProblem`): `"3"` is not a number there.
  */
 
-import type { z } from 'zod';
-
 export const inputTypes = ['string', 'number', 'integer', 'boolean', 'array', 'object'] as const;
 export type InputType = (typeof inputTypes)[number];
 
-/** A run input's value: JSON (never null: the checks refuse it). Untyped inputs hold strings. */
-export type InputValue = z.core.util.JSONType;
+/** A run input's value: JSON, never null (the checks refuse it). Untyped inputs hold strings. The shape the store keeps (shared/input-value.ts). */
+export type InputValue = string | number | boolean | unknown[] | { [key: string]: unknown };
 
 /** What an input declares about its values. An input with no `type` holds a string. */
 export interface InputTyping {
