@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { listen, makeTestApp, type TestApp } from '../../helpers/app.js';
 import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';
@@ -112,6 +113,32 @@ describe('typed inputs at POST /api/workflows/{name}/run', () => {
     expect(bad.statusCode).toBe(400);
     expect(bad.json().error).toBe(`Input 'count' of workflow 'sized': expected an integer, got the text "x"`);
     expect((await schedule({ count: '3' })).statusCode).toBe(201);
+  });
+
+  it('converts a webhook’s mapped payload value by the type, and refuses one the type cannot read (422), admitting nothing', async () => {
+    const secret = 'a-secret-of-32-characters-000000';
+    const made = await t.app.inject({
+      method: 'POST', url: '/api/hooks',
+      payload: { name: 'sized-hook', workflow: 'sized', signature: 'github', secret, inputs: { count: '$.n', dry: '$.dry' } },
+    });
+    expect(made.statusCode).toBe(201);
+    const deliver = (payload: unknown, delivery: string) => {
+      const body = JSON.stringify(payload);
+      const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+      return fetch(`${url}/api/hooks/sized-hook`, {
+        method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature, 'x-github-delivery': delivery }, body,
+      });
+    };
+    const ok = await deliver({ n: 4, dry: true }, 'd-typed-1');
+    expect(ok.status).toBe(202);
+    const { runId } = (await ok.json()) as { runId: string };
+    expect((await t.store.getRun(runId))!.inputs).toMatchObject({ count: 4, dry: true });
+    const runs = (await t.store.listRuns({ limit: 100 })).length;
+    const bad = await deliver({ n: 'four' }, 'd-typed-2');
+    // A payload that does not fit the inputs is a 422, as a missing required value is (docs/webhooks.md).
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as { error: string }).error).toBe(`Input 'count' of workflow 'sized': expected an integer, got the text "four"`);
+    expect((await t.store.listRuns({ limit: 100 })).length).toBe(runs);
   });
 
   it('shows each input’s type and typed default in the workflow view', async () => {
