@@ -78,6 +78,20 @@ describe('typed inputs when a workflow loads', () => {
   });
 });
 
+describe('a declared schedule’s inputs against the declared types', () => {
+  it('refuses, when the workflow loads, a trigger input its type cannot read', () => {
+    const result = load(
+      { depth: { type: 'integer' }, full: { type: 'boolean', default: false } },
+      { triggers: [{ schedule: { cron: '0 3 * * *', inputs: { depth: 2, full: 'yes' } } }] },
+    );
+    expect(result.valid).toBe(false);
+    expect(!result.valid && result.errors).toEqual([
+      `'triggers[0].schedule.inputs.full' does not fit the input's declared type: expected a boolean, got the text "yes" (write true or false)`,
+    ]);
+    expect(load({ depth: { type: 'integer' } }, { triggers: [{ schedule: { cron: '0 3 * * *', inputs: { depth: 2 } } }] }).valid).toBe(true);
+  });
+});
+
 describe('a run request’s inputs against the declared types', () => {
   const specs = declared({
     count: { type: 'number' },
