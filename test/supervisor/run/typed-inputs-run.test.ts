@@ -15,6 +15,26 @@ import { openRoom, type Room } from '../harness/room.js';
 let room: Room;
 beforeAll(async () => {
   room = await openRoom();
+  await room.workflow('typed-child', `name: typed-child
+description: x
+inputs:
+  n: { type: number }
+  labels: { type: array, items: { type: string } }
+  note: { type: string }
+  fixed: { type: object }
+nodes:
+  - id: more
+    when: "$INPUTS.n == 3"
+    bash: printf '%s %s' "$INPUTS.n" "$INPUTS.fixed"
+`);
+  await room.workflow('typed-item', `name: typed-item
+description: x
+inputs:
+  item: { type: object }
+nodes:
+  - id: show
+    bash: printf '%s' "$INPUTS.item"
+`);
 });
 afterAll(async () => {
   await room.home.close();
@@ -27,26 +47,6 @@ async function outputOf(runId: string, nodeId: string): Promise<string | undefin
 describe('typed inputs through a run', () => {
   it('compares numerically, hands children typed values, and keeps them across a resume', async () => {
     const go = join(room.home.home, 'marks', 'go');
-    await room.workflow('typed-child', `name: typed-child
-description: x
-inputs:
-  n: { type: number }
-  labels: { type: array, items: { type: string } }
-  note: { type: string }
-  fixed: { type: object }
-nodes:
-  - id: more
-    when: "$INPUTS.n == 3"
-    bash: printf '%s %s' "$INPUTS.n" "$INPUTS.fixed"
-`);
-    await room.workflow('typed-item', `name: typed-item
-description: x
-inputs:
-  item: { type: object }
-nodes:
-  - id: show
-    bash: printf '%s' "$INPUTS.item"
-`);
     const yaml = `name: typed-parent
 description: x
 inputs:
@@ -113,5 +113,21 @@ nodes:
     expect((await room.settle(dry.id)).status).toBe('completed');
     const skipped = (await room.events(dry.id)).filter((e) => e.event_type === 'node_skipped').map((e) => e.step_name);
     expect(skipped.sort()).toEqual(['resize', 'wide']);
+  });
+
+  it('a with: value the child’s type refuses fails the node naming the input, and starts no child', async () => {
+    const run = await createRunRow(room.sup.store, `name: typed-misfit
+description: x
+nodes:
+  - id: child
+    workflow: typed-child
+    with: { n: many, labels: [], note: x, fixed: {} }
+`);
+    expect((await room.settle(run.id)).status).toBe('failed');
+    const failed = (await room.events(run.id)).find((e) => e.event_type === 'node_failed' && e.step_name === 'child');
+    expect(failed?.data.error).toBe(
+      `Node 'child': cannot start child workflow 'typed-child': Input 'n' of workflow 'typed-child': expected a number, got the text "many"`,
+    );
+    expect(await room.sup.store.listChildRuns(run.id, 'child')).toEqual([]);
   });
 });
