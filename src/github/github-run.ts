@@ -33,7 +33,7 @@ export async function githubRunOf(
   const message = start.args || `GitHub ${subject.isPullRequest ? 'pull request' : 'issue'} ${subject.repository}#${subject.number}: ${given.github_title ?? subject.title}`;
   const run = newRunOf({
     entry,
-    inputs: resolveRunInputs(entry.workflow.name, declared, given),
+    inputs: resolveRunInputs(entry.workflow.name, declared, { text: given }),
     message: message.replace(/\u0000/g, '\uFFFD'),
     workingPath: codebase?.default_cwd ?? null,
     codebaseId: codebase?.id ?? null,

@@ -3,6 +3,7 @@ import type { StoredHook } from '../store/schemas/hook.js';
 import type { NewRun, Store } from '../store/store.js';
 import { inputsFromPayload } from '../hooks/payload-inputs.js';
 import { isInteractive } from '../workflow/schema/interactive.js';
+import type { InputSpec } from '../workflow/schema/input-spec.js';
 import { resolveRunInputs } from '../workflow/schema/run-inputs.js';
 import { newRunOf } from './queue-run.js';
 import type { WorkflowLookup } from './schedule-run.js';
@@ -31,7 +32,7 @@ export async function hookRunOf(
   }
   return newRunOf({
     entry,
-    inputs: resolveRunInputs(entry.workflow.name, entry.workflow.inputs, mapped),
+    inputs: payloadInputs(entry.workflow.name, entry.workflow.inputs, mapped),
     message: `Webhook ${hook.name} (delivery ${delivery.id})`,
     workingPath: codebase?.default_cwd ?? null,
     codebaseId: codebase?.id ?? null,
@@ -55,4 +56,14 @@ export async function hookWorkflowOf(deps: { store: Store; lookup: WorkflowLooku
     throw new CairnError('VALIDATION_FAILED', `Webhook '${hook.name}' cannot start workflow '${entry.workflow.name}': it is interactive ('interactive: true')`);
   }
   return { codebase, entry };
+}
+
+/** The mapped values checked by the declared types: one a type cannot read is the payload's misfit (422), as a missing one is. */
+function payloadInputs(workflowName: string, declared: Readonly<Record<string, InputSpec>> | undefined, mapped: Record<string, string>) {
+  try {
+    return resolveRunInputs(workflowName, declared, { text: mapped });
+  } catch (err) {
+    if (err instanceof CairnError && err.code === 'INPUTS_INVALID') throw new CairnError('HOOK_PAYLOAD_UNFIT', err.message, err.details);
+    throw err;
+  }
 }

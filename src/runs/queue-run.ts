@@ -5,6 +5,7 @@ import { resolveRunModelBindings } from '../store/schemas/model-bindings.js';
 import type { RunAttachment } from '../store/schemas/run-attachment.js';
 import type { RunOverrides } from '../store/schemas/run-overrides.js';
 import type { NewRun, Store } from '../store/store.js';
+import type { InputValue } from '../workflow/schema/input-types.js';
 import { sealRunEnv } from './run-env.js';
 import { runConcurrencyOf } from '../workflow/schema/concurrency.js';
 import { newRunLevelEvent } from '../store/schemas/run-level-events.js';
@@ -15,7 +16,7 @@ import { newConversationId, newConversationRowId, newWorkerConversationId } from
 export interface QueueRunRequest {
   entry: WorkflowEntry;
   /** Checked and defaulted already (workflow/schema/run-inputs.ts). */
-  inputs: Record<string, string>;
+  inputs: Record<string, InputValue>;
   message: string;
   workingPath: string | null;
   /** The conversation to attach the run to (created as `web` if unknown); omitted: a new hidden worker conversation. */

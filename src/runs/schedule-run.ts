@@ -32,7 +32,7 @@ export async function scheduledRunOf(
     if (schedule.codebase_id && !codebase) return { failure: `codebase '${schedule.codebase_id}' is no longer registered` };
     const entry = await deps.lookup(schedule.workflow_name, { cwd: codebase?.default_cwd });
     if (isInteractive(entry.workflow)) return { skip: scheduleRefusal(entry.workflow.name) };
-    const inputs = resolveRunInputs(entry.workflow.name, entry.workflow.inputs, schedule.inputs);
+    const inputs = resolveRunInputs(entry.workflow.name, entry.workflow.inputs, { text: schedule.inputs });
     return {
       run: newRunOf({
         entry,

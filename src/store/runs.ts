@@ -139,7 +139,8 @@ export interface NewRun {
   /** The registered codebase the run works on (its worktree is made from it); null/omitted: none. */
   codebaseId?: string | null;
   userMessage: string;
-  inputs: Record<string, string>;
+  /** Text, or a typed input's value (JSON). */
+  inputs: Run['inputs'];
   metadata: RunMetadata;
   /** The workflow definition as loaded when the run was requested; the run executes this. */
   definition: unknown;

@@ -68,6 +68,32 @@ export const inputsSchema = z
   )
   .describe('Values for the workflow’s declared inputs; omitted names take their declared default');
 
+/** Whether a JSON value holds a NUL byte in any string or key. */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\0');
+  if (typeof value !== 'object' || value === null) return false;
+  return Object.entries(value).some(([key, inner]) => key.includes('\0') || holdsNul(inner));
+}
+
+export const typedInputsSchema = z
+  .record(
+    z.string(),
+    z.union([z.string(), z.number(), z.boolean(), z.array(z.unknown()), z.record(z.string(), z.unknown())], {
+      error: (iss) =>
+        `typedInputs value for '${inputName(iss.path ?? [])}' must be text, a number, a boolean, an array or an object ` +
+        '(null is not a value: leave the input out to take its default)',
+    }).refine((value) => !holdsNul(value), {
+      // A NUL byte cannot reach a process (environment values are C strings): refused here, not when a node runs.
+      error: (iss) => `typedInputs value for '${inputName(iss.path ?? [])}' must not contain a NUL byte (\\u0000)`,
+    }),
+    { error: 'typedInputs must be an object mapping input names to values' },
+  )
+  .describe(
+    'Cairn extension. Values for the workflow’s declared inputs as JSON values, checked against each input’s declared ' +
+      'type (number, integer, boolean, array, object, string) as they are: "3" is not a number here. Beside inputs (text, ' +
+      'converted by the declared type); an input given in both is refused.',
+  );
+
 export const runRequestBodySchema = z
   .strictObject(
     {
@@ -78,6 +104,7 @@ export const runRequestBodySchema = z
         .optional()
         .describe('Conversation to attach the run to; generated (web-<ms>-<6 chars>) when omitted'),
       inputs: inputsSchema.optional(),
+      typedInputs: typedInputsSchema.optional(),
       tiers: tiersSchema('tiers')
         .optional()
         .describe('Rebinds only the named tiers for this run; kept in run metadata for the engine'),
@@ -122,7 +149,7 @@ export const runRequestBodySchema = z
     {
       error: (iss) =>
         iss.code === 'unrecognized_keys'
-          ? `Unknown field ${iss.keys.map((k) => `'${String(k)}'`).join(', ')}; accepted fields are message, conversationId, inputs, tiers, aliases, config, codebaseId, branch, baseBranch, budget`
+          ? `Unknown field ${iss.keys.map((k) => `'${String(k)}'`).join(', ')}; accepted fields are message, conversationId, inputs, typedInputs, tiers, aliases, config, codebaseId, branch, baseBranch, budget`
           : 'Request body must be a JSON object',
     },
   )
@@ -139,6 +166,7 @@ export const runMultipartBodySchema = z.object({
   message: z.string().optional().describe('The task text'),
   conversationId: z.string().optional().describe('Conversation to attach the run to'),
   inputs: z.string().optional().describe('JSON-encoded object of string values, e.g. {"version":"1.2"}'),
+  typedInputs: z.string().optional().describe('JSON-encoded object of typed values, e.g. {"count":3}'),
   config: z.string().optional().describe('JSON-encoded inline config (same keys as the JSON body’s config)'),
   tiers: z.string().optional().describe('JSON-encoded tiers map'),
   aliases: z.string().optional().describe('JSON-encoded aliases map'),

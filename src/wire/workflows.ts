@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { workflowSourceSchema } from '../shared/workflow-source.js';
 import { writableSourceSchema } from '../workflow/catalog/workflow-files.js';
+import { inputTypes } from '../workflow/schema/input-types.js';
+import { inputValueSchema } from '../shared/input-value.js';
 
 /**
  * Schemas of the workflow-definition routes (`/api/workflows`, `/api/workflows/{name}`,
@@ -34,8 +36,11 @@ export const workflowSaveQuerySchema = workflowCwdQuerySchema.extend({
 
 const workflowInputViewSchema = z.looseObject({
   required: z.boolean().optional(),
-  default: z.string().optional(),
+  default: inputValueSchema.optional().describe('Text for an input without a type; a value of its type for a typed one'),
   description: z.string().optional(),
+  type: z.enum(inputTypes).optional().describe('The type of the input’s values (omitted: string)'),
+  enum: z.array(z.string()).optional().describe('The strings a string input may hold'),
+  items: z.object({ type: z.enum(inputTypes) }).optional().describe('The type of an array input’s items'),
 });
 
 /**

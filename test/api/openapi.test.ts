@@ -75,16 +75,18 @@ it('describes the run request body, its optional query and its answers', async (
   const start = doc.paths['/api/workflows/{name}/run'].post;
   expect(start.requestBody.required).toBe(false);
   const body = start.requestBody.content['application/json'].schema;
-  expect(Object.keys(body.properties)).toEqual(['message', 'conversationId', 'inputs', 'tiers', 'aliases', 'config', 'codebaseId', 'budget', 'branch', 'baseBranch']);
+  expect(Object.keys(body.properties)).toEqual(['message', 'conversationId', 'inputs', 'typedInputs', 'tiers', 'aliases', 'config', 'codebaseId', 'budget', 'branch', 'baseBranch']);
   expect(body.additionalProperties).toBe(false);
   expect(body.properties.inputs.additionalProperties).toEqual({ type: 'string' });
+  // Typed values beside the contract's strings: any of text, number, boolean, array, object.
+  expect(body.properties.typedInputs.additionalProperties.anyOf.map((s: { type: string }) => s.type)).toEqual(['string', 'number', 'boolean', 'array', 'object']);
   expect(Object.keys(body.properties.config.properties)).toEqual([
     'assistant', 'defaultAssistant', 'assistants', 'tiers', 'aliases', 'workflows', 'docs', 'env',
   ]);
   expect(start.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`).sort()).toEqual(['path:name', 'query:cwd']);
   expect(Object.keys(start.responses).sort()).toEqual(['200', '400', '403', '404', '409', '413', '415', '421']);
   const multipart = start.requestBody.content['multipart/form-data'].schema;
-  expect(Object.keys(multipart.properties)).toEqual(['message', 'conversationId', 'inputs', 'config', 'tiers', 'aliases', 'codebaseId', 'budget', 'branch', 'baseBranch', 'files']);
+  expect(Object.keys(multipart.properties)).toEqual(['message', 'conversationId', 'inputs', 'typedInputs', 'config', 'tiers', 'aliases', 'codebaseId', 'budget', 'branch', 'baseBranch', 'files']);
   expect(multipart.properties.files.items).toMatchObject({ type: 'string', format: 'binary' });
   expect(start.responses['200'].content['application/json'].schema.required).toEqual(['accepted', 'runId', 'conversationId', 'status']);
 });

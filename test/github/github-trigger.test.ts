@@ -299,7 +299,7 @@ describe('what else starts a run, and what does not', () => {
     const huge = 'x'.repeat(200_000);
     const sent = await deliver('issue_comment', commentEvent(303, `/cairn run triage ${huge}`, 'alice', { issue: { body: `b${huge}` } }));
     expect(sent.res.status).toBe(202);
-    const inputs = (await t.store.getRun(sent.body.runId))!.inputs;
+    const inputs = (await t.store.getRun(sent.body.runId))!.inputs as Record<string, string>;
     expect(inputs.github_args!.length).toBeLessThan(17_000);
     expect(inputs.github_args).toMatch(/\[… cut: \d+ more characters\]$/);
     expect(inputs.github_body!.length).toBeLessThan(17_000);

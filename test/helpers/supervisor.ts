@@ -71,13 +71,13 @@ export async function startSupervisor(
 export async function createRunRow(
   store: Store,
   yaml: string,
-  opts: { message?: string; inputs?: Record<string, string>; workingPath?: string; metadata?: Record<string, unknown> } = {},
+  opts: { message?: string; inputs?: Run['inputs']; workingPath?: string; metadata?: Record<string, unknown> } = {},
 ): Promise<Run> {
   const loaded = loadWorkflowText(yaml);
   if (!loaded.ok) throw new Error(`test workflow does not load: ${loaded.error}`);
-  const inputs: Record<string, string> = {};
+  const inputs: Run['inputs'] = {};
   for (const [name, spec] of Object.entries(loaded.workflow.inputs ?? {})) {
-    if (spec.default !== undefined) inputs[name] = String(spec.default);
+    if (spec.default !== undefined && spec.default !== null) inputs[name] = spec.default;
   }
   return store.createRun({
     id: randomUUID(),

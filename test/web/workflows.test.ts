@@ -35,6 +35,7 @@ description: says hello to the inputs
 inputs:
   who: { required: true, description: whom to greet }
   mood: { default: cheerful }
+  times: { type: integer, default: 2 }
 nodes:
   - id: hello
     bash: 'printf "hello %s, %s (%s)" "$INPUTS.who" "$INPUTS.mood" "$ARGUMENTS"'
@@ -152,6 +153,8 @@ it('shows a workflow as YAML and starts a run from the form built from its input
   // The required input is marked, the default shown.
   expect(await page.locator('[data-input="who"]').textContent()).toContain('* required');
   expect(await page.locator('[data-input="mood"] input').getAttribute('placeholder')).toBe('default: cheerful');
+  // A typed input says its type; the form's text is converted by it (docs/workflows.md, "Typed inputs").
+  expect(await page.locator('[data-input="times"] input').getAttribute('placeholder')).toBe('integer · default: 2');
 
   // Missing the required input: the page says so and sends nothing.
   await page.locator('[data-input="who"] input').evaluate((input) => input.removeAttribute('required'));
@@ -159,6 +162,7 @@ it('shows a workflow as YAML and starts a run from the form built from its input
   expect(await page.locator('[data-run-error]').textContent()).toBe('Required input missing: who');
 
   await page.locator('[data-input="who"] input').fill('Ada');
+  await page.locator('[data-input="times"] input').fill('3');
   await page.locator('textarea[name="message"]').fill('from the form');
   await page.locator('[data-action="start-run"]').click();
   await page.waitForURL(/\/runs\/[0-9a-f-]{36}$/);
@@ -170,6 +174,7 @@ it('shows a workflow as YAML and starts a run from the form built from its input
   });
   const output = run.events.find((e) => e.event_type === 'node_completed')?.data?.node_output;
   expect(output ?? JSON.stringify(run.events)).toContain('hello Ada, cheerful (from the form)');
+  expect(run.run.inputs).toEqual({ who: 'Ada', mood: 'cheerful', times: 3 });
   await page.close();
 });
 

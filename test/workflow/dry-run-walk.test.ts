@@ -22,7 +22,7 @@ const deps = (definition: WorkflowDefinition, commands: Record<string, string> =
 
 function walk(yaml: string, inputs: Record<string, string> = {}, commands: Record<string, string> = {}) {
   const definition = load(yaml);
-  const resolved = resolveRunInputs(definition.name, definition.inputs, inputs);
+  const resolved = resolveRunInputs(definition.name, definition.inputs, { text: inputs });
   const trace = walkDryRun({ definition, inputs: resolved, message: 'the task', variables: {} }, deps(definition, commands));
   return { trace, byId: new Map(trace.nodes.map((n) => [n.id, n])), decisions: trace.nodes.map((n) => `${n.id}:${n.decision}`) };
 }

@@ -22,6 +22,7 @@ describe('the documented examples', () => {
     expect(listing.errors).toEqual([]);
     expect(listing.workflows.map((w) => w.workflow.name)).toEqual([
       'archon-review-block',
+      'batch-resize',
       'build-and-check',
       'build-then-report',
       'changelog-block',

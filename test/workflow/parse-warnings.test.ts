@@ -26,7 +26,7 @@ describe('parse warnings for keys the engine ignores', () => {
       }),
     ).toEqual([
       "Workflow 'w': unknown key 'colour' will be ignored.",
-      "Workflow 'w': unknown key 'inputs.diff.typo' will be ignored.",
+      "Workflow 'w': unknown key 'inputs.diff.typo' will be ignored (did you mean 'type'?).",
       "Workflow 'w': unknown key 'worktree.path' will be ignored.",
       "Node 'r': unknown key 'approval.foo' will be ignored.",
       "Node 'r': unknown key 'approval.on_reject.tries' will be ignored.",

@@ -97,7 +97,7 @@ export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRoutesOptions> = asyn
       const codebase = body.codebaseId !== undefined ? await bindRunToCodebase(store, body.codebaseId) : undefined;
       const entry = await lookup(body.workflow, { cwd: codebase?.checkout });
       if (isInteractive(entry.workflow)) throw new CairnError('VALIDATION_FAILED', `Cannot schedule: ${scheduleRefusal(entry.workflow.name)}`);
-      resolveRunInputs(entry.workflow.name, entry.workflow.inputs, body.inputs);
+      resolveRunInputs(entry.workflow.name, entry.workflow.inputs, { text: body.inputs });
       const schedule = await store.createSchedule({
         id: randomUUID(), name: body.name, workflowName: entry.workflow.name, codebaseId: codebase?.codebaseId ?? null,
         inputs: body.inputs ?? {}, cron: body.cron, timezone, overlap: body.overlap ?? 'skip', catchUpMs, paused: body.paused ?? false,

@@ -38,7 +38,7 @@ export function uploadLimits(fieldBytes: number) {
 }
 
 /** Fields sent JSON-encoded in one form field each (contract: inputs and config; and tiers, aliases, budget). */
-const jsonFields = new Set(['inputs', 'config', 'tiers', 'aliases', 'budget']);
+const jsonFields = new Set(['inputs', 'typedInputs', 'config', 'tiers', 'aliases', 'budget']);
 
 const jsonFieldText: Record<string, string> = {
   // Upstream's text for this case; its clients match on it.

@@ -5,6 +5,7 @@ import type { Store } from '../../store/store.js';
 import type { RunRequestBody } from '../../wire/run-request.js';
 import type { WorkflowCatalog } from '../../workflow/catalog/catalog.js';
 import type { WorkflowEntry } from '../../workflow/catalog/discover-workflows.js';
+import type { InputValue } from '../../workflow/schema/input-types.js';
 import { resolveRunInputs } from '../../workflow/schema/run-inputs.js';
 import { lookupWorkflow } from '../workflow-files/workflow-lookup.js';
 import { resolveRunCodebase, runCodebaseText, type RunCodebaseBinding } from './run-codebase.js';
@@ -18,7 +19,7 @@ export interface CheckedRunRequest {
   projectDir: string | undefined;
   entry: WorkflowEntry;
   /** Checked and defaulted (workflow/schema/run-inputs.ts). */
-  inputs: Record<string, string>;
+  inputs: Record<string, InputValue>;
 }
 
 /**
@@ -37,7 +38,7 @@ export async function checkRunRequest(
   // A run named by codebaseId alone finds the codebase's project workflows, as with its cwd.
   const projectDir = cwd ?? codebase?.checkout;
   const entry = await lookupWorkflow(deps.catalog, name, { cwd: projectDir });
-  const inputs = resolveRunInputs(entry.workflow.name, entry.workflow.inputs, body.inputs);
+  const inputs = resolveRunInputs(entry.workflow.name, entry.workflow.inputs, { text: body.inputs, typed: body.typedInputs });
   if (body.branch !== undefined) {
     if (!codebase) throw new CairnError('BRANCH_NAME_INVALID', runCodebaseText.branchWithoutCodebase);
     await checkBranchName(body.branch);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { runMetadataSchema } from './run-metadata.js';
+import { inputValueSchema } from '../../shared/input-value.js';
 
 /** Run statuses. Terminal: completed, failed, cancelled. Resumable: failed, paused. */
 export const runStatusSchema = z.enum(['pending', 'running', 'paused', 'completed', 'failed', 'cancelled']);
@@ -17,7 +18,8 @@ export const runSchema = z.object({
   codebase_id: z.string().nullable(),
   working_path: z.string().nullable(),
   user_message: z.string(),
-  inputs: z.record(z.string(), z.string()),
+  /** Checked and defaulted: text for an input without a type, a value of its type for a typed one. */
+  inputs: z.record(z.string(), inputValueSchema).describe('The run’s inputs as checked and defaulted: text for an input without a type, a value of its declared type (number, boolean, array, object) for a typed one'),
   metadata: runMetadataSchema,
   error: z.string().nullable(),
   parent_run_id: z.string().nullable(),

@@ -6,7 +6,7 @@ import type { InstallKey } from '../../shared/secrets/install-key.js';
 import { terminalRunStatuses, type Run, type RunStatus } from '../../store/schemas/run.js';
 import type { Store } from '../../store/store.js';
 import type { WorkflowEntry } from '../../workflow/catalog/discover-workflows.js';
-import { resolveRunInputs } from '../../workflow/schema/run-inputs.js';
+import { resolveRunInputs, type SuppliedInputs } from '../../workflow/schema/run-inputs.js';
 import { childRefusal, isInteractive } from '../../workflow/schema/interactive.js';
 import { childRunOutput } from '../../runs/child-output.js';
 import type { ChildRunSignals } from './child-signals.js';
@@ -48,7 +48,8 @@ export interface ChildRequest {
   index: number;
   workflow: string;
   message: string;
-  inputs: Record<string, string>;
+  /** Literal `with:` values and fan-out items are typed; values with references filled in are text. */
+  inputs: SuppliedInputs;
   isolation: 'inherit' | 'worktree';
 }
 

@@ -1,3 +1,4 @@
+import { inputText, type InputValue } from '../schema/input-types.js';
 import type { Effort } from '../../models/effort.js';
 import type { ModelBinding } from '../../models/model-binding.js';
 import { providersWithAdapter } from '../../shared/providers/available.js';
@@ -84,11 +85,12 @@ function loopControl(control: { max_iterations: number; until?: string | undefin
   );
 }
 
-function withValues(values: Readonly<Record<string, string | number | boolean>> | undefined, scope: StubScope): string {
+function withValues(values: Readonly<Record<string, InputValue>> | undefined, scope: StubScope): string {
   if (!values) return '';
   const shown = Object.entries(values).map(([key, value]) => {
-    const text = fillText(String(value), scope);
-    return `${key}=${text.ok ? text.text : String(value)}`;
+    if (typeof value !== 'string') return `${key}=${inputText(value)}`;
+    const text = fillText(value, scope);
+    return `${key}=${text.ok ? text.text : value}`;
   });
   return shown.length > 0 ? `; with ${shown.join(', ')}` : '';
 }

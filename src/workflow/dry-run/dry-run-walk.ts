@@ -4,6 +4,7 @@ import { evaluateTriggerRule, type DependencyOutcome } from '../graph/trigger-ru
 import { bodyWithGroupDefaults } from '../schema/loop-group-defaults.js';
 import type { LoopGroupNode, WorkflowNode } from '../schema/node-schema.js';
 import type { WorkflowDefinition } from '../schema/workflow-schema.js';
+import type { InputValue } from '../schema/input-types.js';
 import type { VariableValues } from '../substitution/variables.js';
 import { describeStubNode, dryRunKindOf, type DescribedNode, type DryRunKindDeps } from './dry-run-kinds.js';
 import { decideStubWhen, dryRunVariables, type StubLookup, type StubProducer, type StubScope } from './stub-values.js';
@@ -20,7 +21,7 @@ import { decideStubWhen, dryRunVariables, type StubLookup, type StubProducer, ty
 export interface DryRunInput {
   definition: WorkflowDefinition;
   /** Checked and defaulted as for a run (workflow/schema/run-inputs.ts). */
-  inputs: Record<string, string>;
+  inputs: Record<string, InputValue>;
   message: string;
   /** Run variables the request decides (`$BASE_BRANCH` from its baseBranch, `$DOCS_DIR`). */
   variables: VariableValues;

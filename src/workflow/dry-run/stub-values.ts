@@ -1,6 +1,7 @@
 import { parseCondition, type Comparison } from '../when/condition-parse.js';
 import { evaluateCondition, type ConditionRefLookup } from '../when/condition-evaluate.js';
 import { replaceReferences } from '../substitution/references.js';
+import { inputText, type InputValue } from '../schema/input-types.js';
 import { variableValue, type VariableValues } from '../substitution/variables.js';
 
 /**
@@ -31,7 +32,7 @@ const runOnlyVariables = ['WORKFLOW_ID', 'ARTIFACTS_DIR', 'ATTACHMENTS_DIR', 'ST
 
 export interface StubScope {
   variables: VariableValues;
-  inputs: Readonly<Record<string, string>>;
+  inputs: Readonly<Record<string, InputValue>>;
   lookup: StubLookup;
 }
 
@@ -57,7 +58,7 @@ export function fillText(text: string, scope: StubScope): FilledText {
     if (ref.kind === 'variable') return variableValue(scope.variables, ref.name) ?? `<dry-run ${ref.name}>`;
     if (ref.kind === 'input') {
       if (!Object.hasOwn(scope.inputs, ref.name)) error ??= `$INPUTS.${ref.name} is not a declared input`;
-      return scope.inputs[ref.name] ?? '';
+      return inputText(scope.inputs[ref.name]);
     }
     if (ref.kind === 'loop_prev') return `<dry-run previous iteration of ${ref.nodeId}>`;
     const producer = scope.lookup(ref.nodeId);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { inputValueSchema } from '../../shared/input-value.js';
 
 /**
  * The trace of a walk over a workflow's graph with stubs in place of work (dry-run-walk.ts):
@@ -59,7 +60,7 @@ export const dryRunTraceSchema = z.object({
   dryRun: z.literal(true),
   workflow: z.string(),
   /** The run's inputs as a run would get them (declared defaults applied). */
-  inputs: z.record(z.string(), z.string()),
+  inputs: z.record(z.string(), inputValueSchema),
   /** Every node, its loop_group bodies' nodes after their group, in a topological order (dependencies first). */
   nodes: z.array(dryRunNodeSchema),
   counts: z.object({

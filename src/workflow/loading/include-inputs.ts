@@ -5,6 +5,9 @@ import { mapNodeTexts } from '../schema/node-texts.js';
 import { scanReferences, type Reference } from '../substitution/references.js';
 import { shellContextsAt } from '../substitution/shell-context.js';
 import type { WorkflowDefinitionDraft } from '../schema/workflow-schema.js';
+import type { InputSpec } from '../schema/input-spec.js';
+import { inputText, typeProblem, valueFromText } from '../schema/input-types.js';
+import type { WithValue } from '../schema/node-blocks.js';
 
 /**
  * The inputs of an `include:` (the upstream's `$INPUTS.<name>` macro). A block declares what it
@@ -35,7 +38,7 @@ export type IncludeInputs = { ok: true; values: ReadonlyMap<string, string>; pas
  */
 export function bindIncludeInputs(include: IncludeNode, block: WorkflowDefinitionDraft): IncludeInputs {
   if (block.inputs === undefined) {
-    const given = Object.entries(include.with ?? {}).map(([name, value]): [string, string] => [name, String(value)]);
+    const given = Object.entries(include.with ?? {}).map(([name, value]): [string, string] => [name, inputText(value)]);
     return { ok: true, values: new Map(given), passthrough: true };
   }
   const declared = block.inputs;
@@ -51,14 +54,29 @@ export function bindIncludeInputs(include: IncludeNode, block: WorkflowDefinitio
   }
   const values = new Map<string, string>();
   for (const [name, spec] of Object.entries(declared)) {
-    const value = Object.hasOwn(given, name) ? String(given[name]) : spec.default;
+    const value = Object.hasOwn(given, name) ? given[name] : spec.default;
     if (value === undefined && spec.required) {
       errors.push(`${where}: missing required input '${name}' (give it under with:)`);
       continue;
     }
-    values.set(name, value ?? '');
+    const problem = Object.hasOwn(given, name) ? withValueProblem(spec, given[name]!) : undefined;
+    if (problem) errors.push(`${where}: with: '${name}' does not fit the type '${block.name}' declares: ${problem}`);
+    values.set(name, inputText(value));
   }
   return errors.length ? { ok: false, errors } : { ok: true, values, passthrough: false };
+}
+
+/**
+ * Why a `with:` value does not fit its input's declared type, checked when the workflow loads: a
+ * literal as it is, a text without references as text is converted for a run. A value holding
+ * references (`$INPUTS.tag`, `$build.output`) is known only when the node runs, and is not checked.
+ */
+function withValueProblem(spec: InputSpec, value: WithValue): string | undefined {
+  if (spec.type === undefined && spec.enum === undefined) return undefined;
+  if (typeof value !== 'string') return typeProblem(spec, value);
+  if (scanReferences(value).length > 0) return undefined;
+  const converted = valueFromText(spec, value);
+  return converted.ok ? undefined : converted.problem;
 }
 
 /** A copy of a block node with each `$INPUTS.<name>` replaced by its bound value (a passthrough block's unbound ones left as they are). */

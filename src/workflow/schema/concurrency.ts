@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { inputText, type InputValue } from './input-types.js';
 import { onOverlapSchema, type RunConcurrency } from '../../shared/run-concurrency.js';
 
 /**
@@ -45,9 +46,9 @@ export function concurrencyKeyProblems(concurrency: Concurrency | undefined, dec
 export function runConcurrencyOf(
   workflowName: string,
   concurrency: Concurrency,
-  facts: { inputs: Readonly<Record<string, string>>; codebaseId: string | null },
+  facts: { inputs: Readonly<Record<string, InputValue>>; codebaseId: string | null },
 ): RunConcurrency {
   const written = concurrency.key ?? '';
-  const key = written.replace(reference, (_all, input: string | undefined) => (input !== undefined ? (facts.inputs[input] ?? '') : (facts.codebaseId ?? '')));
+  const key = written.replace(reference, (_all, input: string | undefined) => (input !== undefined ? inputText(facts.inputs[input]) : (facts.codebaseId ?? '')));
   return { key: key.trim() === '' ? workflowName : key, limit: concurrency.limit, on_overlap: concurrency.on_overlap };
 }

@@ -283,5 +283,10 @@ export const piSchema = z.object({
   extensionFlags: z.record(z.string(), z.union([z.boolean(), z.string()])).optional(),
 });
 
-/** Values bound by `with:` (a child workflow's or a command's `$INPUTS`). */
-export const withSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
+/**
+ * Values bound by `with:` (a child workflow's or a command's `$INPUTS`): text (references filled
+ * in), or a literal number, boolean, list or map, which a child receives as it is (typed inputs).
+ */
+const withValueSchema = z.union([z.string(), z.number(), z.boolean(), z.array(z.json()), z.record(z.string(), z.json())]);
+export type WithValue = z.infer<typeof withValueSchema>;
+export const withSchema = z.record(z.string(), withValueSchema);

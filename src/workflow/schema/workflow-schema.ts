@@ -5,6 +5,7 @@ import type { DefinitionNode, WorkflowNode } from './node-schema.js';
 import { triggersSchema } from '../triggers/trigger-schema.js';
 import { concurrencySchema } from './concurrency.js';
 import { githubWorkflowSchema } from './github-writes.js';
+import { inputSpecSchema } from './input-spec.js';
 
 /**
  * The top level of a workflow file. `nodes` is validated node by node by the loader (each with
@@ -16,16 +17,7 @@ export const inputNameSchema = z
   .string()
   .regex(/^[A-Za-z_][A-Za-z0-9_-]*$/, 'input names start with a letter or _, then letters, digits, _ or -');
 
-export const inputSpecSchema = z.object({
-  required: z.boolean().optional(),
-  /** Run inputs are strings; a number or boolean default is kept as its text. */
-  default: z
-    .union([z.string(), z.number(), z.boolean()])
-    .transform((value) => String(value))
-    .optional(),
-  description: z.string().optional(),
-});
-export type InputSpec = z.infer<typeof inputSpecSchema>;
+export { inputSpecSchema, type InputSpec } from './input-spec.js';
 
 export const workflowRootSchema = z.object({
   name: z.string().trim().min(1),

@@ -1,4 +1,5 @@
 import { variableNames } from '../../shared/run-variable-names.js';
+import { inputText, type InputValue } from '../schema/input-types.js';
 import { inputEnvName, variableValue, type UnavailableVariables, type VariableValues } from './variables.js';
 
 /**
@@ -51,7 +52,7 @@ export function placeRunValues(
   ctx: {
     variables: VariableValues;
     unavailable?: UnavailableVariables | undefined;
-    inputs: Readonly<Record<string, string>>;
+    inputs: Readonly<Record<string, InputValue>>;
     declaredInputs: readonly string[];
   },
 ): BodyEnvironment {
@@ -60,7 +61,7 @@ export function placeRunValues(
     if (value !== undefined) target.place(name, value);
   }
   for (const name of new Set([...ctx.declaredInputs, ...Object.keys(ctx.inputs)])) {
-    target.place(inputEnvName(name), ctx.inputs[name] ?? '');
+    target.place(inputEnvName(name), inputText(ctx.inputs[name]));
   }
   return target;
 }

@@ -1,3 +1,4 @@
+import { inputText, type InputValue } from '../schema/input-types.js';
 import { BodyEnvironment, placeRunValues, type SpillValue } from './body-environment.js';
 import type { ConditionRefLookup } from '../when/condition-evaluate.js';
 import { didYouMean } from '../loading/did-you-mean.js';
@@ -35,8 +36,8 @@ export interface SubstitutionContext {
   variables: VariableValues;
   /** Variables the run has no value for, each with why and how to give it one. */
   unavailable?: UnavailableVariables;
-  /** Run inputs with declared defaults applied. */
-  inputs: Readonly<Record<string, string>>;
+  /** Run inputs with declared defaults applied; a typed input's value lands in a body as inputText writes it. */
+  inputs: Readonly<Record<string, InputValue>>;
   /** Names declared in the workflow's `inputs:`; `$INPUTS.<other>` fails the node. */
   declaredInputs: readonly string[];
   outputs: OutputLookup;
@@ -146,7 +147,7 @@ function resolveValue(
   }
   if (ref.kind === 'input') {
     if (!isDeclared(ref.name, ctx)) return undeclaredInput(ref.name, ctx);
-    return { ok: true, value: { name: inputEnvName(ref.name), text: ctx.inputs[ref.name] ?? '' } };
+    return { ok: true, value: { name: inputEnvName(ref.name), text: inputText(ctx.inputs[ref.name]) } };
   }
   const lookup: OutputLookup =
     ref.kind === 'output' ? ctx.outputs : (id) => ctx.previousIteration?.(id) ?? { status: 'skipped' };

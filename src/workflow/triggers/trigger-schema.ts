@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { overlapPolicySchema } from '../../shared/overlap-policy.js';
 import { catchUpMsOf, catchUpText, DEFAULT_CATCH_UP } from './catch-up.js';
 import { cronProblem, timezoneProblem } from './cron-times.js';
+import { valueFromText, type InputTyping } from '../schema/input-types.js';
 
 /**
  * A workflow's `triggers:`, checked when the workflow loads. Today one kind: `schedule`, which
@@ -48,12 +49,16 @@ export type Trigger = z.infer<typeof triggerSchema>;
 
 export const triggersSchema = z.array(triggerSchema).min(1);
 
-/** A trigger's inputs that the workflow does not declare (their run would be refused). */
-export function triggerInputProblems(triggers: readonly Trigger[] | undefined, declared: Readonly<Record<string, unknown>> | undefined): string[] {
+/** A trigger's inputs that the workflow does not declare, or whose declared type refuses them (their run would be refused). */
+export function triggerInputProblems(triggers: readonly Trigger[] | undefined, declared: Readonly<Record<string, InputTyping>> | undefined): string[] {
   const names = Object.keys(declared ?? {});
   return (triggers ?? []).flatMap((trigger, index) =>
-    Object.keys(trigger.schedule.inputs)
-      .filter((key) => !names.includes(key))
-      .map((key) => `'triggers[${index}].schedule.inputs.${key}' is not an input of this workflow; declared inputs: ${names.join(', ') || 'none'}`),
+    Object.entries(trigger.schedule.inputs).flatMap(([key, value]) => {
+      const where = `'triggers[${index}].schedule.inputs.${key}'`;
+      if (!names.includes(key)) return [`${where} is not an input of this workflow; declared inputs: ${names.join(', ') || 'none'}`];
+      // A schedule's inputs are text (a number or boolean as its text), converted by the type as a run's are.
+      const converted = valueFromText(declared![key]!, value);
+      return converted.ok ? [] : [`${where} does not fit the input's declared type: ${converted.problem}`];
+    }),
   );
 }

@@ -2,20 +2,25 @@ import type { SkipCause, SkipReason } from '../../records/schemas/node-lifecycle
 import { parseCondition, type Comparison, type Condition, type ConditionRef } from './condition-parse.js';
 
 /**
- * Evaluates a parsed `when:` condition. `==` and `!=` compare text; `<`, `>`, `<=`, `>=` compare
- * numbers and are false unless both sides are finite numbers. Every reference is resolved
- * before any comparison, so a reference to a failed node fails the decision whichever branch
- * would have decided it.
+ * Evaluates a parsed `when:` condition. A text value (a node's output, an input without a type):
+ * `==` and `!=` compare text; `<`, `>`, `<=`, `>=` compare numbers and are false unless both sides
+ * are finite numbers. A typed input's value compares as its type: a number with a number literal
+ * numerically (`3 == 3.0`), a boolean with `true`/`false` as a boolean; anything else as its text
+ * (compact JSON for arrays and objects), and ordering is false for booleans, arrays and objects.
+ * Every reference is resolved before any comparison, so a reference to a failed node fails the
+ * decision whichever branch would have decided it.
  */
 
-export type RefValue = { ok: true; value: string } | { ok: false; error: string };
+/** A reference's value: text, or a typed input's value (number, boolean, array, object). */
+export type ConditionValue = string | number | boolean | readonly unknown[] | { readonly [key: string]: unknown };
+export type RefValue = { ok: true; value: ConditionValue } | { ok: false; error: string };
 export type ConditionRefLookup = (ref: ConditionRef) => RefValue;
 
 export function evaluateCondition(
   condition: Condition,
   lookup: ConditionRefLookup,
 ): { ok: true; value: boolean } | { ok: false; error: string } {
-  const values = new Map<Comparison, string>();
+  const values = new Map<Comparison, ConditionValue>();
   for (const comparison of condition.anyOf.flat()) {
     const resolved = lookup(comparison.ref);
     if (!resolved.ok) return resolved;
@@ -25,17 +30,35 @@ export function evaluateCondition(
   return { ok: true, value };
 }
 
-function compare(actual: string, { op, literal }: Comparison): boolean {
+function compare(actual: ConditionValue, comparison: Comparison): boolean {
+  if (typeof actual === 'string') return compareText(actual, comparison);
+  const { op, literal } = comparison;
+  if (typeof actual === 'number' && literal.kind === 'number') return order(op, actual, literal.value);
+  if (typeof actual === 'boolean' && literal.kind === 'boolean' && (op === '==' || op === '!=')) {
+    return op === '==' ? actual === literal.value : actual !== literal.value;
+  }
+  if (typeof actual === 'number') return compareText(String(actual), comparison);
+  if (op !== '==' && op !== '!=') return false;
+  return compareText(JSON.stringify(actual), comparison);
+}
+
+function order(op: Comparison['op'], left: number, right: number): boolean {
+  if (op === '==') return left === right;
+  if (op === '!=') return left !== right;
+  if (op === '<') return left < right;
+  if (op === '>') return left > right;
+  if (op === '<=') return left <= right;
+  return left >= right;
+}
+
+function compareText(actual: string, { op, literal }: Comparison): boolean {
   const expected = literal.kind === 'string' ? literal.value : literal.kind === 'number' ? literal.text : String(literal.value);
   if (op === '==') return actual === expected;
   if (op === '!=') return actual !== expected;
   const left = toFiniteNumber(actual);
   const right = literal.kind === 'number' ? literal.value : toFiniteNumber(expected);
   if (left === undefined || right === undefined) return false;
-  if (op === '<') return left < right;
-  if (op === '>') return left > right;
-  if (op === '<=') return left <= right;
-  return left >= right;
+  return order(op, left, right);
 }
 
 function toFiniteNumber(text: string): number | undefined {

@@ -39,6 +39,14 @@ export function describeRunContract(backend: StoreBackend): void {
       expect(await store.listRunEvents(again.id)).toEqual([]);
     });
 
+    it('keeps a run’s typed inputs as the values they are (docs/workflows.md, "Typed inputs")', async () => {
+      const store = h().open();
+      const inputs = { text: '3', count: 3, ratio: 0.5, dry: false, tags: ['a', 'b'], opts: { depth: 2, on: true } };
+      const run = await store.createRun(newRun({ inputs }));
+      expect(run.inputs).toEqual(inputs);
+      expect((await store.getRun(run.id))!.inputs).toEqual(inputs);
+    });
+
     it('takes a run over from a named previous owner without waiting for its lease', async () => {
       const store = h().open();
       const run = await store.createRun(newRun());

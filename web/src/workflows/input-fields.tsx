@@ -31,7 +31,7 @@ export function InputFields({ inputs, values, onChange }: InputFieldsProps) {
             type="text"
             name={`input-${name}`}
             required={input.required === true}
-            placeholder={input.default !== undefined ? `default: ${input.default}` : ''}
+            placeholder={placeholderOf(input)}
             value={values[name] ?? ''}
             onInput={(e) => onChange({ ...values, [name]: (e.target as HTMLInputElement).value })}
           />
@@ -39,6 +39,13 @@ export function InputFields({ inputs, values, onChange }: InputFieldsProps) {
       ))}
     </>
   );
+}
+
+/** The default as it would be typed (JSON for a list or map), and the type or choices a typed input takes. */
+function placeholderOf(input: WorkflowInput): string {
+  const shown = input.default === undefined ? undefined : typeof input.default === 'string' ? input.default : JSON.stringify(input.default);
+  const kind = input.enum ? input.enum.join(' | ') : input.type && input.type !== 'string' ? input.type : undefined;
+  return [kind, shown !== undefined ? `default: ${shown}` : undefined].filter((part) => part !== undefined).join(' · ');
 }
 
 /** The required inputs left empty, by name. */

@@ -7,8 +7,12 @@ export type WorkflowSource = 'bundled' | 'global' | 'project';
 
 export interface WorkflowInput {
   required?: boolean;
-  default?: string;
+  /** Text for an input without a type; a value of its type for a typed one. */
+  default?: string | number | boolean | unknown[] | Record<string, unknown>;
   description?: string;
+  /** The declared type (docs/workflows.md, "Typed inputs"); omitted: text. The form sends text, which the server converts. */
+  type?: 'string' | 'number' | 'integer' | 'boolean' | 'array' | 'object';
+  enum?: string[];
 }
 
 export interface WorkflowDefinition {

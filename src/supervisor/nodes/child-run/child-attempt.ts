@@ -1,5 +1,6 @@
 import { attemptEndedEvent, attemptSuspendedEvent, type AttemptRef } from '../../../records/index.js';
 import type { Run } from '../../../store/schemas/run.js';
+import { scanReferences } from '../../../workflow/substitution/references.js';
 import type { Store } from '../../../store/store.js';
 import type { ChildEnd, ChildRequest, ChildRuns } from '../../children/child-runs.js';
 import type { SubstituteText } from '../../run/node-context.js';
@@ -12,7 +13,7 @@ import { cancelledFailure, stopRequestOf } from '../../../worker/cancel-reason.j
 /** What the handlers of `workflow:` nodes share. */
 export interface ChildNodeDeps {
   store: Store;
-  run: Pick<Run, 'id' | 'conversation_id'>;
+  run: Pick<Run, 'id' | 'conversation_id' | 'inputs'>;
   substituteText: SubstituteText;
   children: ChildRuns;
   /** Runs a fan-out's items as instances inside the run (`fan_out.mode: in_run`). */
@@ -32,17 +33,34 @@ export function childRequestOf(
     if (!text.ok) return text;
     message = text.text;
   }
-  const inputs: Record<string, string> = {};
+  // A literal value keeps its YAML type, and a value that is one `$INPUTS.<name>` passes this run's
+  // value as it is (a number stays a number); a value with references in text is text, which the
+  // child's declared type converts.
+  const typed: Record<string, unknown> = {};
+  const text: Record<string, string> = {};
   for (const [name, value] of Object.entries(action.with ?? {})) {
     if (typeof value !== 'string') {
-      inputs[name] = String(value);
+      typed[name] = value;
       continue;
     }
-    const text = deps.substituteText(node, value);
-    if (!text.ok) return text;
-    inputs[name] = text.text;
+    const whole = wholeInputReference(value);
+    if (whole !== undefined && Object.hasOwn(deps.run.inputs, whole)) {
+      typed[name] = deps.run.inputs[whole];
+      continue;
+    }
+    const filled = deps.substituteText(node, value);
+    if (!filled.ok) return filled;
+    text[name] = filled.text;
   }
+  const inputs = { text, typed };
   return { ok: true, request: { nodePath: attempt.path, workflow: action.workflow, message, inputs, isolation: action.isolation } };
+}
+
+/** The input name when `value` is exactly one `$INPUTS.<name>` reference. */
+function wholeInputReference(value: string): string | undefined {
+  const refs = scanReferences(value);
+  const ref = refs.length === 1 ? refs[0]! : undefined;
+  return ref?.kind === 'input' && ref.start === 0 && ref.end === value.length ? ref.name : undefined;
 }
 
 /**

@@ -11,6 +11,7 @@ import { rebuildRunSnapshot } from '../../../records/index.js';
 import { fanOutInstancesEventOf } from '../../../records/event-data.js';
 import type { WorkflowDefinition } from '../../../workflow/schema/workflow-schema.js';
 import { childRequestOf, settleChild, endOverBudget, endStoppedAttempt, type ChildNodeDeps } from './child-attempt.js';
+import type { SuppliedInputs } from '../../../workflow/schema/run-inputs.js';
 import type { BudgetReached } from '../../run/budget.js';
 
 /** One item's place in the join: the child's output, or what became of it. */
@@ -91,7 +92,8 @@ export class FanOutNodeHandler implements NodeHandler<ChildRunAction> {
               ...asked.request,
               index,
               message: text,
-              inputs: { ...asked.request.inputs, ...(fan.as !== undefined ? { [fan.as]: text } : {}) },
+              // The item is handed to `as` as it is (a number, an object), not as its text.
+              inputs: withItem(asked.request.inputs, fan.as, items.values[index]),
             });
           } catch (err) {
             // A full disk or a busy database is waited out (the attempt is kept), never an item's failure.
@@ -181,4 +183,12 @@ export class FanOutNodeHandler implements NodeHandler<ChildRunAction> {
         `neither 'with', 'fan_out.as' nor 'isolation: worktree'; use 'mode: child_runs' for '${action.workflow}'`,
     };
   }
+}
+
+/** The child's inputs with the item under `fan_out.as`: as it is (typed), a null item as the text `null`. */
+function withItem(inputs: SuppliedInputs, as: string | undefined, item: unknown): SuppliedInputs {
+  if (as === undefined) return inputs;
+  const { [as]: _replaced, ...text } = inputs.text ?? {};
+  const { [as]: _replacedTyped, ...typed } = inputs.typed ?? {};
+  return item === null ? { text: { ...text, [as]: itemText(item) }, typed } : { text, typed: { ...typed, [as]: item } };
 }
