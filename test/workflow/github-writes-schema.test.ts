@@ -71,7 +71,7 @@ describe('github nodes in a dry run, and the cap rule', () => {
     if (!result.valid) throw new Error(result.errors.join('; '));
     const definition = result.workflow;
     const trace = walkDryRun(
-      { definition, inputs: resolveRunInputs(definition.name, definition.inputs, { x: 'there' }), message: 'm', variables: {} },
+      { definition, inputs: resolveRunInputs(definition.name, definition.inputs, { text: { x: 'there' } }), message: 'm', variables: {} },
       { bind: (node) => resolveModelBinding({ node, workflow: definition, layers: {} }), loadCommand: () => ({ ok: false, message: 'none' }) },
     );
     expect(trace.nodes.map((n) => [n.id, n.kind, n.decision, n.text])).toEqual([['a', 'github', 'run', 'hi there'], ['pr', 'github', 'run', 'Fix there']]);
