@@ -31,6 +31,8 @@ export class RunRegistry {
   private readonly building = new Map<string, Promise<RunScheduler | undefined>>();
   private takingOver = false;
   private closed = false;
+  /** Self-fenced (self-fence.ts): a run acquired meanwhile is let go before it launches anything. */
+  private fenced = false;
   readonly leaseMs: number;
   /** Runs whose start the store refused for now (a full disk): logged once per interval. */
   private readonly deferredStarts: FaultBackoff;
@@ -115,7 +117,7 @@ export class RunRegistry {
    */
   async takeOver(run: Run, orphansGone?: () => Promise<void>): Promise<RunScheduler | undefined> {
     const existing = await this.driving(run.id);
-    if (existing || this.closed) return existing;
+    if (existing || this.closed || this.fenced) return existing;
     const heartbeats = new Map((await this.deps.store.listHeartbeats()).map((h) => [h.id, h]));
     if (!isOwnerGone(run, heartbeats, livenessHere())) return undefined;
     const acquired = await this.deps.store.acquireRun({
@@ -147,6 +149,26 @@ export class RunRegistry {
     await Promise.allSettled(this.all().map((s) => s.release(drain)));
   }
 
+  /**
+   * Self-fencing: interrupts every run's attempts at once (their process groups get SIGTERM, then
+   * SIGKILL after the kill grace, as at shutdown) and lets the runs go, acquiring none until
+   * `unfence`. What the attempts and the release record waits for the database: it commits if
+   * the run is still ours then (the killed attempts run again under whoever drives it next), and
+   * is refused if another supervisor took the run over meanwhile.
+   */
+  async fenceAll(): Promise<void> {
+    this.fenced = true;
+    const released = this.all().map((s) => s.release(false));
+    await Promise.allSettled([...this.building.values()]);
+    released.push(...this.all().map((s) => s.release(false)));
+    await Promise.allSettled(released);
+  }
+
+  /** The fence is lifted: runs may be acquired again. */
+  unfence(): void {
+    this.fenced = false;
+  }
+
   /** A second, impatient shutdown request: interrupts what a drain was letting finish. */
   interruptAll(): void {
     for (const scheduler of this.all()) void scheduler.release(false);
@@ -159,8 +181,8 @@ export class RunRegistry {
    * still running, and taken over (rebuilt from its events) once writes go through.
    */
   private drive(run: Run, create: () => Promise<RunScheduler>): Promise<RunScheduler | undefined> {
-    // Shutdown began while the run was being acquired: hand it straight back, untouched.
-    if (this.closed) return this.deps.store.releaseRuns(this.deps.ownerId, [run.id]).then(() => undefined);
+    // Shutdown (or a fence) began while the run was being acquired: hand it straight back, untouched.
+    if (this.closed || this.fenced) return this.deps.store.releaseRuns(this.deps.ownerId, [run.id]).then(() => undefined);
     const building = this.build(run, create).finally(() => this.building.delete(run.id));
     this.building.set(run.id, building);
     return building;
@@ -171,6 +193,8 @@ export class RunRegistry {
       const scheduler = await create();
       this.deferredStarts.succeeded();
       this.schedulers.set(run.id, scheduler);
+      // Fenced while it was being built: it may have launched nodes already; they end with it.
+      if (this.fenced) void scheduler.release(false);
       void scheduler.done.finally(() => this.schedulers.delete(run.id));
       return scheduler;
     } catch (err) {
