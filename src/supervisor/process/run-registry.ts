@@ -11,6 +11,10 @@ import { isWorthWaitingFor } from '../../shared/store-faults.js';
 /** How long an owned run stays ours without a renewal. */
 export const RUN_LEASE_MS = 15_000;
 
+/** What the record of an attempt ended by a self-fence says. */
+const FENCED_TEXT =
+  'Interrupted: the supervisor could not renew its lease on the run in time (cut off from the database), so it ended the node before another could take the run over; the node will run again when the run continues';
+
 export interface RunRegistryDeps {
   store: Store;
   factory: SchedulerFactory;
@@ -158,9 +162,9 @@ export class RunRegistry {
    */
   async fenceAll(): Promise<void> {
     this.fenced = true;
-    const released = this.all().map((s) => s.release(false));
+    const released = this.all().map((s) => s.release(false, FENCED_TEXT));
     await Promise.allSettled([...this.building.values()]);
-    released.push(...this.all().map((s) => s.release(false)));
+    released.push(...this.all().map((s) => s.release(false, FENCED_TEXT)));
     await Promise.allSettled(released);
   }
 
@@ -194,7 +198,7 @@ export class RunRegistry {
       this.deferredStarts.succeeded();
       this.schedulers.set(run.id, scheduler);
       // Fenced while it was being built: it may have launched nodes already; they end with it.
-      if (this.fenced) void scheduler.release(false);
+      if (this.fenced) void scheduler.release(false, FENCED_TEXT);
       void scheduler.done.finally(() => this.schedulers.delete(run.id));
       return scheduler;
     } catch (err) {

@@ -81,5 +81,8 @@ it('a supervisor whose renewals stop getting through past its renew deadline end
   const events = await seed.listRunEvents(run.id);
   const ofNode = events.filter((e) => e.step_name === 'a' && /^node_(started|completed|failed)$/.test(e.event_type)).map((e) => e.event_type);
   expect(ofNode).toEqual(['node_started', 'node_failed', 'node_started', 'node_completed']);
+  const failed = events.find((e) => e.event_type === 'node_failed')!.data;
+  expect([failed.interrupted, failed.failure_kind]).toEqual([true, 'transient']);
+  expect(failed.error).toMatch(/^Interrupted: the supervisor could not renew its lease on the run in time/);
   expect(captured.lines.filter((l) => l.msg === 'run.takeover_started').map((l) => l.runId)).toEqual([run.id]);
 });
