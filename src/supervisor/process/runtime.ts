@@ -32,6 +32,19 @@ export interface SupervisorRuntime {
 }
 
 /**
+ * The renew deadline of a supervisor's self-fence (renew-deadline.ts), or undefined when it has
+ * none. On a shared database a supervisor on another host takes over the runs of one that stops
+ * renewing (a network split): that one must have ended their nodes by then, so it fences itself
+ * first. On SQLite (one host) nobody else can: a renewal stuck behind a busy lock must not end
+ * the nodes, and a dead supervisor's nodes are killed by pid at the take-over. Throws
+ * CONFIG_INVALID for a lease too short to fence in time.
+ */
+export function renewDeadlineFor(storeConfig: StoreConfig, runLeaseMs: number = RUN_LEASE_MS): number | undefined {
+  if (storeConfig.backend !== 'postgres') return undefined;
+  return renewDeadlineMs({ leaseMs: runLeaseMs, heartbeatStaleMs: HEARTBEAT_STALE_MS, killGraceMs: KILL_GRACE_MS, heartbeatMs: HEARTBEAT_MS });
+}
+
+/**
  * Wires a supervisor to its worker pool and limits. An exec attempt mostly waits on its child
  * (forked by the thread's small spawn helper), so by default one thread runs all of them:
  * measured on 2 cores, 1000 × `true` at a limit of 8 ran faster with one thread than with two,
@@ -53,13 +66,7 @@ export function createSupervisorRuntime(opts: {
   const { settings, log } = opts;
   const limit = settings.maxConcurrency;
   const runLeaseMs = opts.runLeaseMs ?? RUN_LEASE_MS;
-  // On a shared database a supervisor on another host takes over the runs of one that stops
-  // renewing (a network split): this one must have ended their nodes by then, so it fences
-  // itself first. On SQLite (one host) nobody else can: a renewal stuck behind a busy lock must
-  // not end the nodes, and a dead supervisor's nodes are killed by pid at the take-over.
-  const renewDeadline = opts.storeConfig.backend === 'postgres'
-    ? renewDeadlineMs({ leaseMs: runLeaseMs, heartbeatStaleMs: HEARTBEAT_STALE_MS, killGraceMs: KILL_GRACE_MS, heartbeatMs: HEARTBEAT_MS })
-    : undefined;
+  const renewDeadline = renewDeadlineFor(opts.storeConfig, runLeaseMs);
   const threads = opts.threads ?? 1;
   // The pool writes on the store itself: it is what the engine's writes wait for (after-held-ends.ts).
   attemptCloser(opts.store, log);
