@@ -44,9 +44,17 @@ const types = {
 
 /** SQLSTATEs of a try worth repeating: a lock wait past lock_timeout, a deadlock, a serialization failure, a server going away. */
 const retryableCodes = new Set(['55P03', '40P01', '40001', '57P01', '57P02', '57P03', '53300']);
-const connectionCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+/**
+ * Errors of a server out of reach. A network split shows as any of the unreachable ones (a host
+ * whose interface or route to the server is gone answers ENETUNREACH, ENETDOWN or EHOSTDOWN):
+ * waited out like a server restart, never taken as the operation's own failure.
+ */
+const connectionCodes = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'EHOSTDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
+]);
 
-function isConnectionError(err: unknown): boolean {
+/** Whether `err` says the server could not be reached (or the connection to it broke). */
+export function isConnectionError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && (connectionCodes.has(code) || code.startsWith('08'))) return true;
   const message = (err as Error | null)?.message ?? '';
