@@ -6,6 +6,7 @@ import { clockNow } from '../../shared/clock.js';
 import { redactDatabaseUrl } from '../store-config.js';
 import { migrate } from './migrate.js';
 import { decodeRow, encodeParams } from './nul-codec.js';
+import { SERVER_KEEPALIVE_SQL } from './server-keepalive.js';
 
 /** A row as the driver answers it (bigint columns already numbers: see `types`). */
 export type Row = Record<string, unknown>;
@@ -106,7 +107,14 @@ export class PgSession {
     // an 'error' event nobody listens to is thrown: the statement it was running fails anyway,
     // and the operation is tried again on a new connection.
     this.pool.on('error', () => {});
-    this.pool.on('connect', (client) => client.on('error', () => {}));
+    this.pool.on('connect', (client) => {
+      client.on('error', () => {});
+      // Queued before the statement the connection was opened for. A network split then ends
+      // this connection's session on the server within 15 s (server-keepalive.ts), rolling back
+      // a transaction it cut off, rather than keeping its locks for hours. Refused (a pooler
+      // that keeps no session), the connection serves all the same.
+      client.query(SERVER_KEEPALIVE_SQL).catch(() => {});
+    });
   }
 
   get closed(): boolean {
