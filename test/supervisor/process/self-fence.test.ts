@@ -54,7 +54,7 @@ it('a supervisor whose renewals stop getting through past its renew deadline end
   const renewals = renewalsCut(home.openStore());
   const captured = capturingLogger();
   await startTimedSupervisor(home, {
-    id: 'sup-cut', store: renewals.store, log: captured.log, timing: { runLeaseMs: 5_000, heartbeatMs: 200, renewDeadlineMs: 1_500 },
+    id: 'sup-cut', store: renewals.store, log: captured.log, timing: { runLeaseMs: 5_000, heartbeatMs: 200, renewDeadlineMs: 2_000 },
   });
   const seed = home.openStore();
   const run = await createRunRow(seed, `name: long\ndescription: one long node\nnodes:\n  - id: a\n    bash: ${JSON.stringify(script(log))}\n`);
