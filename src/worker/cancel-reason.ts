@@ -29,7 +29,7 @@ export function stopRequestOf(abortReason: unknown): StopRequest {
 
 /** The abort reason for a stop request (what AbortController.abort is given, and read back by stopRequestOf). */
 export function abortReasonOf(request: StopRequest): unknown {
-  if (request.reason === 'shutdown') return { reason: 'shutdown' };
+  if (request.reason === 'shutdown') return request.text ? { reason: 'shutdown', text: request.text } : { reason: 'shutdown' };
   return request.text ? { reason: 'cancelled', text: request.text } : 'cancelled';
 }
 
@@ -44,13 +44,14 @@ export function cancelReasonOf(abortReason: unknown): CancelReason {
 
 /**
  * A user's cancel is final. A shutdown is not the node's fault: it is recorded as a transient
- * failure so that the next supervisor runs the node again as a new attempt.
+ * failure so that the next supervisor runs the node again as a new attempt (its text, when it
+ * has one, says what interrupted it: a supervisor that fenced itself).
  */
 export function cancelledFailure(stop: CancelReason | StopRequest): CancelledFailure {
   const { reason, text } = typeof stop === 'string' ? { reason: stop, text: undefined } : stop;
   return reason === 'shutdown'
     ? {
-        error: 'Interrupted by server shutdown; the node will run again when the run continues',
+        error: text ?? 'Interrupted by server shutdown; the node will run again when the run continues',
         failureKind: 'transient',
         retryable: true,
         interrupted: true,

@@ -31,9 +31,11 @@ const SEED = 2028;
 /**
  * The supervisors' lease. A live supervisor that misses it is taken over like a dead one (and
  * fenced), and its nodes in flight run again; 3 s was missed on a heavily loaded machine, and the
- * test then saw a rerun no kill explained. 6 s leaves room for load and keeps the test short.
+ * test then saw a rerun no kill explained. A supervisor also fences itself, ending its nodes, when
+ * it has not renewed for its renew deadline (the lease, or the 10 s after which a heartbeat is
+ * stale, less the 3 s kill grace and a 1 s margin): 10 s gives the 6 s deadline of production.
  */
-const LEASE_MS = 6_000;
+const LEASE_MS = 10_000;
 const KEY = 'cd'.repeat(32);
 /** The global limit: of the three supervisors together, on PostgreSQL (so each may run all of it). */
 const LIMIT = 8;

@@ -45,6 +45,13 @@ describe('--role is refused when it cannot work', () => {
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('a supervisor listens on no port');
   });
+
+  it('a run lease too short for a supervisor to fence itself in time is refused, naming the least lease (before the database is reached)', async () => {
+    const res = await serve(['--role', 'supervisor'], { DATABASE_URL: 'postgres://cairn@127.0.0.1:1/none', CAIRN_RUN_LEASE_MS: '5999' });
+    expect(res.code).toBe(1);
+    expect(res.stdout + res.stderr).toContain('CAIRN_RUN_LEASE_MS=5999 is too short for a supervisor on a shared database');
+    expect(res.stdout + res.stderr).toContain('Set it to at least 6000.');
+  });
 });
 
 describe('an API and a supervisor started apart, on one PostgreSQL', () => {

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openPgClusterSlots } from '../../src/store/postgres/slot-locks.js';
+import { PgSession } from '../../src/store/postgres/session.js';
 import { clusterHeld } from '../../src/supervisor/process/cluster-held-limiter.js';
 import { GLOBAL_KEY, GLOBAL_SLOT, globalSlots } from '../../src/supervisor/run/engine-slots.js';
 import { startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster.js';
@@ -110,5 +111,20 @@ it("the global limit across two supervisors' limiters: a node waits for the plac
   } finally {
     await slotsA.close();
     await slotsB.close();
+  }
+});
+
+it("asks the server to end a silent client's sessions 10 to 15 s after a split, on the store's connections as on the places'", async () => {
+  const url = await cluster.createDatabase('keepalives');
+  const session = new PgSession({ url });
+  try {
+    // Each statement on a connection of its own (a write holds one for its transaction).
+    const shown = await Promise.all([1, 2].map(() => session.write('show keepalives', async (q) =>
+      (await q(`SELECT current_setting('tcp_keepalives_idle') AS idle, current_setting('tcp_keepalives_interval') AS every, current_setting('tcp_keepalives_count') AS count, pg_backend_pid() AS pid`))[0]!,
+    )));
+    expect(new Set(shown.map((r) => r.pid)).size).toBe(2);
+    for (const r of shown) expect([r.idle, r.every, r.count]).toEqual(['5', '2', '5']);
+  } finally {
+    await session.close();
   }
 });

@@ -6,6 +6,7 @@ import { clockNow } from '../../shared/clock.js';
 import { redactDatabaseUrl } from '../store-config.js';
 import { migrate } from './migrate.js';
 import { decodeRow, encodeParams } from './nul-codec.js';
+import { SERVER_KEEPALIVE_SQL } from './server-keepalive.js';
 
 /** A row as the driver answers it (bigint columns already numbers: see `types`). */
 export type Row = Record<string, unknown>;
@@ -44,9 +45,17 @@ const types = {
 
 /** SQLSTATEs of a try worth repeating: a lock wait past lock_timeout, a deadlock, a serialization failure, a server going away. */
 const retryableCodes = new Set(['55P03', '40P01', '40001', '57P01', '57P02', '57P03', '53300']);
-const connectionCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+/**
+ * Errors of a server out of reach. A network split shows as any of the unreachable ones (a host
+ * whose interface or route to the server is gone answers ENETUNREACH, ENETDOWN or EHOSTDOWN):
+ * waited out like a server restart, never taken as the operation's own failure.
+ */
+const connectionCodes = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'EHOSTDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
+]);
 
-function isConnectionError(err: unknown): boolean {
+/** Whether `err` says the server could not be reached (or the connection to it broke). */
+export function isConnectionError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && (connectionCodes.has(code) || code.startsWith('08'))) return true;
   const message = (err as Error | null)?.message ?? '';
@@ -98,7 +107,14 @@ export class PgSession {
     // an 'error' event nobody listens to is thrown: the statement it was running fails anyway,
     // and the operation is tried again on a new connection.
     this.pool.on('error', () => {});
-    this.pool.on('connect', (client) => client.on('error', () => {}));
+    this.pool.on('connect', (client) => {
+      client.on('error', () => {});
+      // Queued before the statement the connection was opened for. A network split then ends
+      // this connection's session on the server within 15 s (server-keepalive.ts), rolling back
+      // a transaction it cut off, rather than keeping its locks for hours. Refused (a pooler
+      // that keeps no session), the connection serves all the same.
+      client.query(SERVER_KEEPALIVE_SQL).catch(() => {});
+    });
   }
 
   get closed(): boolean {

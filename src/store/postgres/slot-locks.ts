@@ -1,11 +1,10 @@
 import type pg from 'pg';
 import { pgDriver } from './pg-driver.js';
 import type { ClusterSlots } from '../cluster-slots.js';
+import { KEEPALIVE_IDLE_S, SERVER_KEEPALIVE_SQL } from './server-keepalive.js';
 
 /** How often a wait for a place looks again. */
 const POLL_MS = 50;
-/** Seconds of silence before either end of the places' connection checks the other is there. */
-const KEEPALIVE_IDLE_S = 5;
 
 /** A stable 32-bit number for a key: the first half of an advisory lock's key. */
 function keyNumber(key: string): number {
@@ -46,9 +45,9 @@ export function openPgClusterSlots(url: string): ClusterSlots {
       });
       await c.connect();
       // The server frees this process's places when it sees the connection is dead: a lost host
-      // (no FIN, no RST) is seen within about KEEPALIVE_IDLE_S + 3 x 2 s rather than the
-      // system's default of hours, during which the host's places would stay taken.
-      await c.query(`SET tcp_keepalives_idle = ${KEEPALIVE_IDLE_S}; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3`).catch(async (err: unknown) => {
+      // (no FIN, no RST) within 10 to 15 s (server-keepalive.ts) rather than the system's
+      // default of hours, during which the host's places would stay taken.
+      await c.query(SERVER_KEEPALIVE_SQL).catch(async (err: unknown) => {
         await c.end().catch(() => undefined);
         throw err;
       });

@@ -3,7 +3,7 @@ import { positiveIntFromEnv } from '../../shared/env-settings.js';
 import type { ChildReadyMessage } from '../../shared/process-messages.js';
 import { createLogger } from '../../shared/log.js';
 import { openStore, storeConfigOf } from '../../store/open-store.js';
-import { createSupervisorRuntime } from './runtime.js';
+import { createSupervisorRuntime, renewDeadlineFor } from './runtime.js';
 import { onShutdownRequest } from './shutdown.js';
 import { checkWorkspacesVisible } from './workspace-check.js';
 import { newSupervisorId } from './supervisor.js';
@@ -19,9 +19,11 @@ async function main(): Promise<void> {
   // lease takes nothing more from it (store/rules/write-fence.ts).
   const shared = storeConfigOf(settings);
   const storeConfig = shared.backend === 'postgres' ? { ...shared, writer: id } : shared;
+  const runLeaseMs = positiveIntFromEnv('CAIRN_RUN_LEASE_MS', process.env.CAIRN_RUN_LEASE_MS);
+  // A lease too short to fence itself in time is refused before anything is opened or started.
+  renewDeadlineFor(storeConfig, runLeaseMs);
   const store = openStore(storeConfig);
   const threads = positiveIntFromEnv('CAIRN_WORKER_THREADS', process.env.CAIRN_WORKER_THREADS);
-  const runLeaseMs = positiveIntFromEnv('CAIRN_RUN_LEASE_MS', process.env.CAIRN_RUN_LEASE_MS);
   // On a shared database the runs may come from other hosts: their checkouts must be visible here.
   if (storeConfig.backend === 'postgres') await checkWorkspacesVisible(store, log);
   const { supervisor, pool, clusterSlots } = createSupervisorRuntime({

@@ -11,6 +11,10 @@ import { isWorthWaitingFor } from '../../shared/store-faults.js';
 /** How long an owned run stays ours without a renewal. */
 export const RUN_LEASE_MS = 15_000;
 
+/** What the record of an attempt ended by a self-fence says. */
+const FENCED_TEXT =
+  'Interrupted: the supervisor could not renew its lease on the run in time (cut off from the database), so it ended the node before another could take the run over; the node will run again when the run continues';
+
 export interface RunRegistryDeps {
   store: Store;
   factory: SchedulerFactory;
@@ -31,6 +35,8 @@ export class RunRegistry {
   private readonly building = new Map<string, Promise<RunScheduler | undefined>>();
   private takingOver = false;
   private closed = false;
+  /** Self-fenced (self-fence.ts): a run acquired meanwhile is let go before it launches anything. */
+  private fenced = false;
   readonly leaseMs: number;
   /** Runs whose start the store refused for now (a full disk): logged once per interval. */
   private readonly deferredStarts: FaultBackoff;
@@ -115,7 +121,7 @@ export class RunRegistry {
    */
   async takeOver(run: Run, orphansGone?: () => Promise<void>): Promise<RunScheduler | undefined> {
     const existing = await this.driving(run.id);
-    if (existing || this.closed) return existing;
+    if (existing || this.closed || this.fenced) return existing;
     const heartbeats = new Map((await this.deps.store.listHeartbeats()).map((h) => [h.id, h]));
     if (!isOwnerGone(run, heartbeats, livenessHere())) return undefined;
     const acquired = await this.deps.store.acquireRun({
@@ -147,6 +153,26 @@ export class RunRegistry {
     await Promise.allSettled(this.all().map((s) => s.release(drain)));
   }
 
+  /**
+   * Self-fencing: interrupts every run's attempts at once (their process groups get SIGTERM, then
+   * SIGKILL after the kill grace, as at shutdown) and lets the runs go, acquiring none until
+   * `unfence`. What the attempts and the release record waits for the database: it commits if
+   * the run is still ours then (the killed attempts run again under whoever drives it next), and
+   * is refused if another supervisor took the run over meanwhile.
+   */
+  async fenceAll(): Promise<void> {
+    this.fenced = true;
+    const released = this.all().map((s) => s.release(false, FENCED_TEXT));
+    await Promise.allSettled([...this.building.values()]);
+    released.push(...this.all().map((s) => s.release(false, FENCED_TEXT)));
+    await Promise.allSettled(released);
+  }
+
+  /** The fence is lifted: runs may be acquired again. */
+  unfence(): void {
+    this.fenced = false;
+  }
+
   /** A second, impatient shutdown request: interrupts what a drain was letting finish. */
   interruptAll(): void {
     for (const scheduler of this.all()) void scheduler.release(false);
@@ -159,8 +185,8 @@ export class RunRegistry {
    * still running, and taken over (rebuilt from its events) once writes go through.
    */
   private drive(run: Run, create: () => Promise<RunScheduler>): Promise<RunScheduler | undefined> {
-    // Shutdown began while the run was being acquired: hand it straight back, untouched.
-    if (this.closed) return this.deps.store.releaseRuns(this.deps.ownerId, [run.id]).then(() => undefined);
+    // Shutdown (or a fence) began while the run was being acquired: hand it straight back, untouched.
+    if (this.closed || this.fenced) return this.deps.store.releaseRuns(this.deps.ownerId, [run.id]).then(() => undefined);
     const building = this.build(run, create).finally(() => this.building.delete(run.id));
     this.building.set(run.id, building);
     return building;
@@ -171,6 +197,8 @@ export class RunRegistry {
       const scheduler = await create();
       this.deferredStarts.succeeded();
       this.schedulers.set(run.id, scheduler);
+      // Fenced while it was being built: it may have launched nodes already; they end with it.
+      if (this.fenced) void scheduler.release(false, FENCED_TEXT);
       void scheduler.done.finally(() => this.schedulers.delete(run.id));
       return scheduler;
     } catch (err) {

@@ -7,14 +7,16 @@ import { clusterGated } from './cluster-gated-runner.js';
 import { clusterHeld } from './cluster-held-limiter.js';
 import { createWorkerPool, type WorkerPool } from '../../worker/pool/pool.js';
 import { attemptCloser } from '../../worker/attempt-closer.js';
-import { createSchedulerFactory } from '../run/scheduler-factory.js';
+import { createSchedulerFactory, KILL_GRACE_MS } from '../run/scheduler-factory.js';
 import { createNodeKinds } from '../nodes/node-kinds.js';
 import { credentialSourceFor } from '../../credentials/credential-source.js';
 import { createChatAssistant } from './chat-assistant.js';
 import { ProviderRates } from '../run/provider-rates.js';
 import { globalSlots, providerSlots as providerSlotsOf } from '../run/engine-slots.js';
 import { RUN_LEASE_MS } from './run-registry.js';
-import { Supervisor } from './supervisor.js';
+import { HEARTBEAT_MS, Supervisor } from './supervisor.js';
+import { HEARTBEAT_STALE_MS } from './liveness.js';
+import { renewDeadlineMs } from './renew-deadline.js';
 import { afterHeldEnds } from './after-held-ends.js';
 import { ChildRunSignals } from '../children/child-signals.js';
 import { clockNow } from '../../shared/clock.js';
@@ -27,6 +29,19 @@ export interface SupervisorRuntime {
   pool: WorkerPool;
   /** The global and provider places shared across supervisors (PostgreSQL), closed after the pool. */
   clusterSlots: ClusterSlots | undefined;
+}
+
+/**
+ * The renew deadline of a supervisor's self-fence (renew-deadline.ts), or undefined when it has
+ * none. On a shared database a supervisor on another host takes over the runs of one that stops
+ * renewing (a network split): that one must have ended their nodes by then, so it fences itself
+ * first. On SQLite (one host) nobody else can: a renewal stuck behind a busy lock must not end
+ * the nodes, and a dead supervisor's nodes are killed by pid at the take-over. Throws
+ * CONFIG_INVALID for a lease too short to fence in time.
+ */
+export function renewDeadlineFor(storeConfig: StoreConfig, runLeaseMs: number = RUN_LEASE_MS): number | undefined {
+  if (storeConfig.backend !== 'postgres') return undefined;
+  return renewDeadlineMs({ leaseMs: runLeaseMs, heartbeatStaleMs: HEARTBEAT_STALE_MS, killGraceMs: KILL_GRACE_MS, heartbeatMs: HEARTBEAT_MS });
 }
 
 /**
@@ -50,6 +65,8 @@ export function createSupervisorRuntime(opts: {
 }): SupervisorRuntime {
   const { settings, log } = opts;
   const limit = settings.maxConcurrency;
+  const runLeaseMs = opts.runLeaseMs ?? RUN_LEASE_MS;
+  const renewDeadline = renewDeadlineFor(opts.storeConfig, runLeaseMs);
   const threads = opts.threads ?? 1;
   // The pool writes on the store itself: it is what the engine's writes wait for (after-held-ends.ts).
   attemptCloser(opts.store, log);
@@ -95,7 +112,7 @@ export function createSupervisorRuntime(opts: {
     log,
     paths: settings.paths,
     schedulers: createSchedulerFactory({
-      store, storeConfig: opts.storeConfig, pool: runner, limiter: nodeLimiter, providerSlots, settings, log, lockLeaseMs: opts.runLeaseMs ?? RUN_LEASE_MS,
+      store, storeConfig: opts.storeConfig, pool: runner, limiter: nodeLimiter, providerSlots, settings, log, lockLeaseMs: runLeaseMs,
       kinds: createNodeKinds({ children: { lookup: (name, query) => catalog.getAsync(name, query), signals: childSignals } }),
     }),
     childSignals,
@@ -110,7 +127,10 @@ export function createSupervisorRuntime(opts: {
       }),
     },
     ...(opts.id ? { id: opts.id } : {}),
-    ...(opts.runLeaseMs ? { timing: { runLeaseMs: opts.runLeaseMs } } : {}),
+    timing: {
+      ...(opts.runLeaseMs ? { runLeaseMs: opts.runLeaseMs } : {}),
+      ...(renewDeadline !== undefined ? { renewDeadlineMs: renewDeadline } : {}),
+    },
   });
   return { supervisor, pool, clusterSlots };
 }

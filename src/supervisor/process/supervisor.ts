@@ -12,6 +12,7 @@ import { GLOBAL_KEY } from '../run/engine-slots.js';
 import type { Slots } from '../run/slots.js';
 import { goneSupervisors, livenessHere } from './liveness.js';
 import { RunRegistry } from './run-registry.js';
+import { SelfFence } from './self-fence.js';
 
 export { RUN_LEASE_MS } from './run-registry.js';
 export { JOB_LEASE_MS } from '../jobs/job-runner.js';
@@ -38,7 +39,14 @@ export interface SupervisorDeps {
    * Lease lengths, job attempts, and the back-off and log interval of store calls that fail
    * (a full disk); the defaults suit production, tests shorten them.
    */
-  timing?: { runLeaseMs?: number; heartbeatMs?: number; idlePollMs?: number; jobs?: JobRunnerOptions; storeFaults?: FaultBackoffPolicy };
+  timing?: {
+    runLeaseMs?: number; heartbeatMs?: number; idlePollMs?: number; jobs?: JobRunnerOptions; storeFaults?: FaultBackoffPolicy;
+    /**
+     * Self-fencing (self-fence.ts), where other hosts may take this one's runs over (PostgreSQL):
+     * past this long without a renewal, the supervisor ends its nodes and lets its runs go.
+     */
+    renewDeadlineMs?: number;
+  };
   /** The workflow catalog and clock chat turns use. */
   chat?: JobContext['chat'];
   /** Shared with the schedulers' child-run nodes: the news of `child_run_settled` jobs. */
@@ -77,6 +85,8 @@ export class Supervisor {
   private readonly claimFaults: FaultBackoff;
   /** Heartbeats run on their own timer; only their failures' log lines are spaced out. */
   private readonly beatFaults: FaultBackoff;
+  /** The renewals' watchdog (absent on one host, where nobody else takes runs over). */
+  private readonly fence: SelfFence | undefined;
 
   constructor(private readonly deps: SupervisorDeps) {
     this.id = deps.id ?? newSupervisorId();
@@ -92,6 +102,8 @@ export class Supervisor {
         ...(deps.childSignals ? { childSignals: deps.childSignals } : {}) },
       deps.timing?.jobs,
     );
+    const deadlineMs = deps.timing?.renewDeadlineMs;
+    this.fence = deadlineMs === undefined ? undefined : new SelfFence({ deadlineMs, log: deps.log, fence: () => this.runs.fenceAll() });
   }
 
   async start(): Promise<void> {
@@ -103,9 +115,10 @@ export class Supervisor {
       this.wake?.();
     });
     this.heartbeat = setInterval(() => {
-      this.ticking ??= this.tick().finally(() => (this.ticking = undefined));
+      this.ticking ??= this.tickWithin().finally(() => (this.ticking = undefined));
     }, this.deps.timing?.heartbeatMs ?? HEARTBEAT_MS);
     this.heartbeat.unref();
+    this.fence?.start();
     this.loop = this.claimLoop();
     this.deps.schedules?.start();
     for (const task of this.deps.upkeep ?? []) task.start();
@@ -143,6 +156,7 @@ export class Supervisor {
     await this.runs.releaseAll(drain);
     await this.jobs.settled();
     clearInterval(this.heartbeat);
+    this.fence?.stop();
     await this.ticking;
     await this.takingOver;
     this.unsubscribe?.();
@@ -159,6 +173,11 @@ export class Supervisor {
   private async claimLoop(): Promise<void> {
     while (this.state === 'running') {
       this.changed = false;
+      if (this.fence?.fenced) {
+        // Cut off (or paused) past the renew deadline: nothing new starts here until it is lifted.
+        await this.pause(this.deps.timing?.idlePollMs ?? IDLE_POLL_MS);
+        continue;
+      }
       let job: Job | undefined;
       try {
         job = await this.deps.store.claimJob(this.id, this.jobs.leaseMs);
@@ -208,16 +227,34 @@ export class Supervisor {
     this.wake = undefined;
   }
 
+  /**
+   * One heartbeat, waited for no longer than the renew deadline: a renewal stuck on a connection
+   * the network dropped goes on alone, and the next beat tries again beside it.
+   */
+  private tickWithin(): Promise<void> {
+    const deadlineMs = this.deps.timing?.renewDeadlineMs;
+    if (deadlineMs === undefined) return this.tick();
+    let timer: NodeJS.Timeout | undefined;
+    const givenUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, deadlineMs)));
+    return Promise.race([this.tick(), givenUp]).finally(() => clearTimeout(timer));
+  }
+
   private async tick(): Promise<void> {
     try {
+      const sentAt = this.fence?.renewalSent();
       await this.beat();
       // Only the runs a live scheduler drives: a run we own but no longer drive lapses and is taken over.
       const driven = this.runs.runIds();
       await this.deps.store.renewRunLeases(this.id, driven, this.runs.leaseMs);
       // A run's worktree lock lives exactly as long as its lease: renewed together, lapsed together.
       await this.deps.store.renewIsolationLocks(this.id, driven, this.runs.leaseMs);
+      if (this.fence && sentAt !== undefined) {
+        this.fence.renewed(sentAt);
+        if (!this.fence.fenced) this.runs.unfence();
+      }
       await this.jobs.renewLeases();
       if (this.state !== 'running') return;
+      if (this.fence?.fenced) return this.beatFaults.succeeded();
       if (await this.requeueJobsOfGoneSupervisors()) this.wake?.();
       // Not awaited: taking over many runs (each waiting out its orphans' kill grace) could take
       // longer than our own leases, which the next ticks must go on renewing meanwhile.

@@ -217,10 +217,11 @@ export class RunScheduler {
   }
 
   /** Shutdown: with `drain`, in-flight attempts finish and nothing new starts; without, they are
-   * interrupted. Either way the run stays `running` and is released for the next supervisor.
-   * Calling it again without `drain` while draining interrupts what is still running. */
-  release(drain: boolean): Promise<void> {
-    this.stop(drain ? 'drain' : 'shutdown');
+   * interrupted (`why`: what their records say, when it is not a shutdown). Either way the run
+   * stays `running` and is released for the next supervisor. Calling it again without `drain`
+   * while draining interrupts what is still running. */
+  release(drain: boolean, why?: string): Promise<void> {
+    this.stop(drain ? 'drain' : 'shutdown', why);
     this.releasing ??= this.releaseOnceSettled();
     return this.releasing;
   }
@@ -237,14 +238,14 @@ export class RunScheduler {
     await this.end.letGo(() => this.deps.store.releaseRuns(this.deps.ownerId, [this.run.id]));
   }
 
-  /** `stoppedBy`: with a cancel, what the stopped attempts' records say (else "Cancelled by user"). */
+  /** `stoppedBy`: what the stopped attempts' records say (else "Cancelled by user", or the shutdown's text). */
   private stop(mode: StopMode, stoppedBy?: string): void {
     if (this.end.finished) return;
     this.stopping ??= mode;
     this.queueAbort.abort();
     this.letGoOfWaiting();
     if (mode !== 'drain') {
-      this.attemptAbort.abort(abortReasonOf(mode === 'shutdown' ? { reason: 'shutdown' } : { reason: 'cancelled', ...(stoppedBy ? { text: stoppedBy } : {}) }));
+      this.attemptAbort.abort(abortReasonOf({ reason: mode === 'shutdown' ? 'shutdown' : 'cancelled', ...(stoppedBy ? { text: stoppedBy } : {}) }));
     }
   }
 
