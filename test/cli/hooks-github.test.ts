@@ -1,3 +1,6 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/cli.js';
@@ -46,7 +49,7 @@ it('adds a GitHub hook with its token from the environment and its settings from
   expect(made.code).toBe(0);
   expect(made.stdout).toBe(
     'Webhook issues: triage, github signature, inputs -.\n' +
-      'GitHub: /cairn run triage, fix; labels cairn, ai; new issues; no reply to non-writers; https://ghe.example.com/api/v3.\n' +
+      'GitHub: /cairn run triage, fix; labels cairn, ai; new issues; no reply to non-writers; https://ghe.example.com/api/v3; signs in with a token.\n' +
       'Deliveries: POST /api/hooks/issues\n',
   );
   const hook = await home.openStore().getHook('issues');
@@ -76,4 +79,30 @@ it('refuses a GitHub flag without --github-token-env, and a token variable that 
   expect(unset.code).not.toBe(0);
   expect(unset.stderr).toContain('--github-token-env NOPE: the environment has no NOPE');
   expect(await home.openStore().getHook('x')).toBeUndefined();
+});
+
+it('adds a GitHub hook that signs in as an App, its private key read from the file named and never printed; refuses half an App', async () => {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+  const keyFile = join(home.home, 'app.pem');
+  writeFileSync(keyFile, privateKey);
+  const made = await cairn(
+    ['hooks', 'add', 'as-app', '--workflow', 'triage', '--signature', 'github', '--stdin', '--github-app-id', '4242', '--github-installation-id', '77', '--github-private-key-file', 'app.pem'],
+    {},
+  );
+  expect([made.code, made.stderr]).toEqual([0, '']);
+  expect(made.stdout).toContain('GitHub: /cairn run triage; no labels; not new issues; replies to non-writers; https://api.github.com; signs in as App 4242 (installation 77).\n');
+  const hook = (await home.openStore().getHook('as-app'))!;
+  expect(hook.github!.app).toEqual({ app_id: 4242, installation_id: 77 });
+  expect(hook.sealed_github_token).not.toContain('PRIVATE KEY');
+  expect((await cairn(['hooks', 'list', '--json'], {})).stdout).not.toContain('PRIVATE KEY');
+
+  const half = await cairn(['hooks', 'add', 'y', '--workflow', 'triage', '--signature', 'github', '--stdin', '--github-app-id', '4242'], {});
+  expect([half.code, half.stderr]).toEqual([2, expect.stringContaining('--github-app-id signs the hook in as a GitHub App, which needs --github-installation-id too')]);
+  const both = await cairn(['hooks', 'add', 'y', '--workflow', 'triage', '--signature', 'github', '--stdin', '--github-token-env', 'T', '--github-app-id', '1'], { T: 'x' });
+  expect(both.stderr).toContain('--github-token-env and --github-app-id: a GitHub hook signs in with a token or as an App, not both');
+  const badId = await cairn(['hooks', 'add', 'y', '--workflow', 'triage', '--signature', 'github', '--stdin', '--github-app-id', '12abc', '--github-installation-id', '7', '--github-private-key-file', 'app.pem'], {});
+  expect(badId.stderr).toContain("--github-app-id '12abc' is not an id");
+  const noFile = await cairn(['hooks', 'add', 'y', '--workflow', 'triage', '--signature', 'github', '--stdin', '--github-app-id', '1', '--github-installation-id', '7', '--github-private-key-file', 'gone.pem'], {});
+  expect(noFile.stderr).toContain(`--github-private-key-file ${join(home.home, 'gone.pem')}: cannot read it (ENOENT)`);
+  expect(await home.openStore().getHook('y')).toBeUndefined();
 });

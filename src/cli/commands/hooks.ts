@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { hookSchema, hookSignatureSchema, type Hook } from '../../store/schemas/hook.js';
 import { mappingProblem } from '../../hooks/payload-inputs.js';
 import { hookDeleteResponseSchema, hookListResponseSchema, hookNameSchema, MIN_SECRET_LENGTH } from '../../wire/hooks.js';
@@ -48,20 +50,51 @@ const githubText = (hook: Hook, g: NonNullable<Hook['github']>) =>
     g.on_issue_opened ? 'new issues' : 'not new issues',
     g.deny_reply ? 'replies to non-writers' : 'no reply to non-writers',
     g.api_url,
+    g.app ? `signs in as App ${g.app.app_id} (installation ${g.app.installation_id})` : 'signs in with a token',
   ].join('; ');
 
-/** The `github` of the request from the --github-* flags; undefined without --github-token-env (then no other may be given). */
-function githubSettingsOf(command: string, values: Record<string, unknown>, env: NodeJS.ProcessEnv): Record<string, unknown> | undefined {
+const appFlags = ['github-app-id', 'github-installation-id', 'github-private-key-file'] as const;
+
+/** A positive whole number, or a usage error naming the flag. */
+function idFlag(command: string, flag: string, value: unknown): number {
+  const text = String(value);
+  if (!/^[1-9][0-9]{0,15}$/.test(text)) throw usageError(`--${flag} '${text}' is not an id: a positive whole number, as GitHub shows it`, command);
+  return Number(text);
+}
+
+/** How the hook signs in to GitHub: a token from the environment, or an App (its ids and its private key's file). */
+function githubAccessOf(command: string, values: Record<string, unknown>, env: NodeJS.ProcessEnv, cwd: string): Record<string, unknown> | undefined {
   const tokenVar = values['github-token-env'] as string | undefined;
+  const givenApp = appFlags.filter((k) => values[k] !== undefined);
+  if (tokenVar !== undefined && givenApp.length) throw usageError(`--github-token-env and --${givenApp[0]}: a GitHub hook signs in with a token or as an App, not both`, command);
+  if (tokenVar !== undefined) {
+    const token = env[tokenVar];
+    if (!token) throw usageError(`--github-token-env ${tokenVar}: the environment has no ${tokenVar} (or it is empty); set it to the GitHub token`, command);
+    return { token };
+  }
+  if (!givenApp.length) return undefined;
+  const missing = appFlags.find((k) => values[k] === undefined);
+  if (missing) throw usageError(`--${givenApp[0]} signs the hook in as a GitHub App, which needs --${missing} too`, command);
+  const keyFile = resolve(cwd, String(values['github-private-key-file']));
+  let privateKey: string;
+  try {
+    privateKey = readFileSync(keyFile, 'utf8');
+  } catch (err) {
+    throw usageError(`--github-private-key-file ${keyFile}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); give the .pem file GitHub made for the App`, command);
+  }
+  return { app: { appId: idFlag(command, 'github-app-id', values['github-app-id']), installationId: idFlag(command, 'github-installation-id', values['github-installation-id']), privateKey } };
+}
+
+/** The `github` of the request from the --github-* flags; undefined without a token or an App (then no other may be given). */
+function githubSettingsOf(command: string, values: Record<string, unknown>, env: NodeJS.ProcessEnv, cwd: string): Record<string, unknown> | undefined {
+  const access = githubAccessOf(command, values, env, cwd);
   const others = ['github-api-url', 'github-workflow', 'github-label', 'github-on-issue-opened', 'github-no-reply', 'github-dashboard-url'].filter((k) => values[k] !== undefined);
-  if (tokenVar === undefined) {
-    if (others.length) throw usageError(`--${others[0]} makes a GitHub hook, which needs --github-token-env <var> (the variable holding its token)`, command);
+  if (!access) {
+    if (others.length) throw usageError(`--${others[0]} makes a GitHub hook, which needs --github-token-env <var> (the variable holding its token) or a GitHub App (--github-app-id ...)`, command);
     return undefined;
   }
-  const token = env[tokenVar];
-  if (!token) throw usageError(`--github-token-env ${tokenVar}: the environment has no ${tokenVar} (or it is empty); set it to the GitHub token`, command);
   return {
-    token,
+    ...access,
     ...(values['github-api-url'] !== undefined ? { apiUrl: values['github-api-url'] } : {}),
     ...(values['github-workflow'] !== undefined ? { workflows: values['github-workflow'] } : {}),
     ...(values['github-label'] !== undefined ? { labels: values['github-label'] } : {}),
@@ -74,7 +107,7 @@ function githubSettingsOf(command: string, values: Record<string, unknown>, env:
 export const hooksAddCommand: Command = {
   name: 'hooks add',
   summary: 'add a webhook: a signed POST to /api/hooks/<name> starts a run of a workflow',
-  help: `Usage: cairn hooks add <name> --workflow <name> --signature <form> [--input key=path ...] [--codebase <id>] [--github-token-env <var> ...] [--stdin] [--json] [--url <url>]
+  help: `Usage: cairn hooks add <name> --workflow <name> --signature <form> [--input key=path ...] [--codebase <id>] [--github-token-env <var> | --github-app-id <id> ...] [--stdin] [--json] [--url <url>]
 
 Add a webhook. Each delivery signed with its secret (POST /api/hooks/<name>) starts one run of
 the workflow, with inputs read from the JSON payload; a delivery sent again starts none
@@ -93,6 +126,9 @@ Options:
 A GitHub hook (docs/github.md: \`/cairn run <workflow>\` comments, labels and new issues start runs):
   --github-token-env <var>     makes it one: its GitHub token is read from this environment
                                variable (e.g. GH_TOKEN), never from the command line
+  --github-app-id <id>         or makes it one that signs in as a GitHub App: the App's id,
+  --github-installation-id <id>  its installation's id on the repository's owner,
+  --github-private-key-file <path>  and the App's private key (the .pem file GitHub made)
   --github-api-url <url>       the GitHub REST API (default https://api.github.com)
   --github-workflow <name>     another workflow \`/cairn run\` may start; repeat for several
   --github-label <label>       adding this label starts the workflow; repeat for several
@@ -106,7 +142,8 @@ ${jsonOption}`,
       stdin: { type: 'boolean' }, json: { type: 'boolean' }, ...urlOption,
       'github-token-env': { type: 'string' }, 'github-api-url': { type: 'string' }, 'github-workflow': { type: 'string', multiple: true },
       'github-label': { type: 'string', multiple: true }, 'github-on-issue-opened': { type: 'boolean' }, 'github-no-reply': { type: 'boolean' },
-      'github-dashboard-url': { type: 'string' },
+      'github-dashboard-url': { type: 'string' }, 'github-app-id': { type: 'string' }, 'github-installation-id': { type: 'string' },
+      'github-private-key-file': { type: 'string' },
     });
     if (values.help) return printHelp(ctx, this.help);
     const [name] = expectPositionals(this.name, positionals, ['name']) as [string];
@@ -122,7 +159,7 @@ ${jsonOption}`,
         this.name,
       );
     }
-    const github = githubSettingsOf(this.name, values, ctx.env);
+    const github = githubSettingsOf(this.name, values, ctx.env, ctx.cwd);
     const inputs = parseInputs(this.name, values.input ?? []);
     const problem = mappingProblem(inputs);
     if (problem) throw usageError(problem.replace(/^input /, '--input '), this.name);
@@ -186,7 +223,7 @@ ${jsonOption}`,
     const { values, positionals } = parseCommandArgs(this.name, argv, { 'github-token-env': { type: 'string' }, json: { type: 'boolean' }, ...urlOption });
     if (values.help) return printHelp(ctx, this.help);
     const [name] = expectPositionals(this.name, positionals, ['name']) as [string];
-    const settings = githubSettingsOf(this.name, values, ctx.env);
+    const settings = githubSettingsOf(this.name, values, ctx.env, ctx.cwd);
     if (!settings) throw usageError('--github-token-env <var> is required: the environment variable holding the new token', this.name);
     const { raw, body } = await clientFor(ctx, values.url).request('PUT', `/api/hooks/${encodeURIComponent(name)}/github-token`, hookSchema, {
       body: { token: settings.token },
