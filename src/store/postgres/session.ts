@@ -10,8 +10,12 @@ import { decodeRow, encodeParams } from './nul-codec.js';
 /** A row as the driver answers it (bigint columns already numbers: see `types`). */
 export type Row = Record<string, unknown>;
 
-/** Runs one statement with positional parameters ($1, $2, ...) and answers its rows. */
-export type Query = (sql: string, params?: readonly unknown[]) => Promise<Row[]>;
+/**
+ * Runs one statement with positional parameters ($1, $2, ...) and answers its rows. A `name`
+ * makes it a prepared statement of each connection, parsed and planned once (for the hot
+ * statements only: a connection keeps every statement it was given a name for).
+ */
+export type Query = (sql: string, params?: readonly unknown[], name?: string) => Promise<Row[]>;
 
 export interface PgSessionOptions {
   /** postgres://user:password@host:port/database */
@@ -28,6 +32,9 @@ export const defaultBusyBudgetMs = 30_000;
 
 /** The channel every writing transaction notifies (change-listen.ts listens on it). */
 export const CHANGE_CHANNEL = 'cairn_store_changes';
+
+/** The notification a `statement` that changed rows selects, once per changed row it returns. */
+export const NOTIFY_CHANGE = `pg_notify('${CHANGE_CHANNEL}', '')`;
 
 /**
  * How long one try waits for a lock another transaction holds before it is rolled back and
@@ -55,8 +62,8 @@ function isConnectionError(err: unknown): boolean {
 
 /** A transaction whose COMMIT's answer was lost, and whose session the server still runs. */
 class CommitUnsure extends Error {
-  constructor(xid: string) {
-    super(`the outcome of transaction ${xid}, whose commit was sent before the connection broke, is not known yet`);
+  constructor(which: string) {
+    super(`the outcome of the transaction ${which}, whose commit was sent before the connection broke, is not known yet`);
   }
 }
 
@@ -156,6 +163,41 @@ export class PgSession {
     });
   }
 
+  /**
+   * Runs `fn`, which sends exactly one statement, in that statement's own implicit transaction:
+   * one round trip, where `write` takes three more (BEGIN, and the notification with COMMIT). A
+   * statement that changes rows notifies the change channel itself (NOTIFY_CHANGE), so its
+   * commit wakes the listeners as a write's does. Locks wait at most LOCK_TIMEOUT_MS, as in a
+   * write (set once per connection). Retried as a write is; when a try's answer was lost with
+   * its connection, the statement may have committed, so `settle`, when given, is asked first on
+   * the next try and its answer taken if it finds that commit (a claim finds the job it leased).
+   */
+  statement<T>(what: string, fn: (q: Query) => Promise<T>, settle?: (q: Query) => Promise<T | undefined>): Promise<T> {
+    /** The server process of the try whose answer was lost: its statement may still be running. */
+    let lostOn: number | undefined;
+    return this.retrying(what, async (client) => {
+      const q = queryOf(client);
+      if (!timedClients.has(client)) {
+        await client.query(`SET lock_timeout = '${LOCK_TIMEOUT_MS}ms'`);
+        timedClients.add(client);
+      }
+      if (lostOn !== undefined && settle) {
+        // Asked only once that statement has ended (committed or not), or its commit would be missed.
+        const [running] = await q(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'active'`, [lostOn]);
+        if (running) throw new CommitUnsure(`of server process ${lostOn}`);
+        const settled = await settle(q);
+        if (settled !== undefined) return settled;
+      }
+      lostOn = undefined;
+      try {
+        return await fn(q);
+      } catch (err) {
+        if (isConnectionError(err)) lostOn = (client as unknown as { processID?: number }).processID ?? 0;
+        throw err;
+      }
+    });
+  }
+
   /** One try, no retry: for the health probe, which reports a stuck database rather than wait. */
   async once<T>(fn: (q: Query) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
@@ -230,9 +272,20 @@ export class PgSession {
   }
 }
 
+/**
+ * The connections whose session has its lock_timeout set (a `statement` has no transaction to
+ * SET LOCAL it in). Behind a pooler in transaction mode the setting may not follow the
+ * connection: such a statement then waits for a lock as long as it is held.
+ */
+const timedClients = new WeakSet<pg.PoolClient>();
+
 /** Statements go through the NUL escape (nul-codec.ts) both ways. */
 function queryOf(client: pg.PoolClient): Query {
-  return async (sql, params = []) => ((await client.query(sql, encodeParams(params))).rows as Row[]).map(decodeRow);
+  return async (sql, params = [], name) => {
+    const values = encodeParams(params);
+    const result = await (name === undefined ? client.query(sql, values) : client.query({ name, text: sql, values }));
+    return (result.rows as Row[]).map(decodeRow);
+  };
 }
 
 /** Exponential from 5 ms, capped at 250 ms, with jitter. */
