@@ -18,6 +18,12 @@ const claimable = `(j.status = 'queued' OR (j.status = 'claimed' AND j.lease_exp
        AND (SELECT COUNT(*) FROM jobs c WHERE c.kind = 'chat_turn' AND c.status = 'claimed'
          AND c.lease_expires_at >= $2) < $3))`;
 
+/**
+ * The columns a job is read from, named for the prepared statements: one that selected `*`
+ * would fail in every running process once a migration added a column.
+ */
+const JOB_COLUMNS = 'id, kind, run_id, conversation_id, payload, status, lease_owner, lease_expires_at, result, created_at, attempts, last_error, not_before';
+
 /** Statements for the `jobs` queue. */
 export function jobStatements(q: Query) {
   const first = async (sql: string, params: readonly unknown[], name?: string): Promise<Job | undefined> => {
@@ -51,7 +57,7 @@ export function jobStatements(q: Query) {
       return { activeConversationIds: [...active], queuedByConversation };
     },
     async nextDue(now: string): Promise<string | undefined> {
-      const [row] = await q(`SELECT MIN(not_before) AS at FROM jobs WHERE status <> 'done' AND not_before IS NOT NULL AND not_before > $1`, [now]);
+      const [row] = await q(`SELECT MIN(not_before) AS at FROM jobs WHERE status <> 'done' AND not_before IS NOT NULL AND not_before > $1`, [now], 'cairn_next_due_job');
       return (row?.at as string | null) ?? undefined;
     },
     async closeQueued(runId: string, kind: JobKind, result: string): Promise<void> {
@@ -80,13 +86,13 @@ export function jobStatements(q: Query) {
          ), claimed AS (
            UPDATE jobs SET status = 'claimed', lease_owner = $1, lease_expires_at = $4, attempts = attempts + 1,
              claim_token = $7
-           FROM picked WHERE jobs.id = picked.id RETURNING jobs.*
+           FROM picked WHERE jobs.id = picked.id RETURNING ${JOB_COLUMNS.replace(/(\w+)/g, 'jobs.$1')}
          ), cancel_recorded AS (
            UPDATE workflow_runs r SET cancel_requested_at = claimed.created_at
            FROM claimed WHERE r.id = claimed.run_id AND claimed.kind = ANY($5::text[])
              AND r.cancel_requested_at IS NULL AND r.status <> ALL($6::text[])
          )
-         SELECT claimed.*, ${NOTIFY_CHANGE} AS notified FROM claimed`,
+         SELECT ${JOB_COLUMNS}, ${NOTIFY_CHANGE} AS notified FROM claimed`,
         [owner, now, MAX_CONCURRENT_CHAT_TURNS, leaseUntil, [...cancellingJobKinds], [...terminalRunStatuses], token],
         'cairn_claim_job',
       );

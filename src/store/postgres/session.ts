@@ -17,6 +17,12 @@ export type Row = Record<string, unknown>;
  */
 export type Query = (sql: string, params?: readonly unknown[], name?: string) => Promise<Row[]>;
 
+/** A read `writeThenRead` sends with the COMMIT: its SQL (no parameters), and what it answers from the rows. */
+export interface ReadAfterCommit<T, R> {
+  sql(result: T): string | undefined;
+  take(result: T, rows: Row[]): R;
+}
+
 export interface PgSessionOptions {
   /** postgres://user:password@host:port/database */
   url: string;
@@ -128,17 +134,37 @@ export class PgSession {
    * back), so it must not have effects outside the database.
    */
   write<T>(what: string, fn: (q: Query) => Promise<T>): Promise<T> {
+    return this.transact(what, fn, undefined);
+  }
+
+  /**
+   * `write`, then a read of what the commit made (event seqs are handed out at commit), sent with
+   * the COMMIT in the same round trip. `after` answers the read's SQL for the write's result, or
+   * undefined for none; it has no parameters, so it may quote only numbers.
+   */
+  writeThenRead<T, R>(what: string, fn: (q: Query) => Promise<T>, after: ReadAfterCommit<T, R>): Promise<R> {
+    return this.transact(what, fn, after);
+  }
+
+  private transact<T, R>(what: string, fn: (q: Query) => Promise<T>, after: ReadAfterCommit<T, R> | undefined): Promise<R> {
     /**
      * A try whose COMMIT was sent but whose answer never came (the connection broke: a restart,
      * a cut network): it may have committed. The next try asks the server first, by the
      * transaction's id, rather than write it all again (an event twice, a node's end twice).
      */
     let unsure: { xid: string; result: T } | undefined;
+    const finish = async (client: pg.PoolClient, result: T, afterCommit?: readonly pg.QueryResult[]): Promise<R> => {
+      if (!after) return result as unknown as R;
+      const sql = after.sql(result);
+      if (sql === undefined) return after.take(result, []);
+      const rows = afterCommit ? (afterCommit.at(-1)!.rows as Row[]) : (await client.query(sql)).rows as Row[];
+      return after.take(result, rows.map(decodeRow));
+    };
     return this.retrying(what, async (client) => {
       if (unsure) {
         const { rows } = await client.query('SELECT pg_xact_status($1::xid8) AS status', [unsure.xid]);
         const status = rows[0]?.status as string | null;
-        if (status === 'committed') return unsure.result;
+        if (status === 'committed') return finish(client, unsure.result);
         // Its session has not ended yet (the server has not noticed the cut): ask again shortly.
         if (status === 'in progress') throw new CommitUnsure(unsure.xid);
         unsure = undefined; // rolled back: try again
@@ -149,13 +175,15 @@ export class PgSession {
       const xid = begun.at(-1)!.rows[0]!.xid as string;
       try {
         const result = await fn(queryOf(client));
+        const read = after?.sql(result);
+        let committed: pg.QueryResult[];
         try {
-          await client.query(`SELECT pg_notify('${CHANGE_CHANNEL}', ''); COMMIT`);
+          committed = (await client.query(`SELECT pg_notify('${CHANGE_CHANNEL}', ''); COMMIT${read === undefined ? '' : `; ${read}`}`)) as unknown as pg.QueryResult[];
         } catch (err) {
           if (isRetryable(err)) unsure = { xid, result };
           throw err;
         }
-        return result;
+        return finish(client, result, read === undefined ? undefined : committed);
       } catch (err) {
         await client.query('ROLLBACK').catch(() => {});
         throw err;
