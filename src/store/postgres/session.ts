@@ -57,6 +57,8 @@ const types = {
 
 /** SQLSTATEs of a try worth repeating: a lock wait past lock_timeout, a deadlock, a serialization failure, a server going away. */
 const retryableCodes = new Set(['55P03', '40P01', '40001', '57P01', '57P02', '57P03', '53300']);
+/** A named statement missing, or there already, on the server connection a pooler handed over: tried again unnamed. */
+const preparedGoneCodes = new Set(['26000', '42P05']);
 const connectionCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
 
 function isConnectionError(err: unknown): boolean {
@@ -75,7 +77,7 @@ class CommitUnsure extends Error {
 
 function isRetryable(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return (typeof code === 'string' && retryableCodes.has(code)) || isConnectionError(err) || err instanceof CommitUnsure;
+  return (typeof code === 'string' && (retryableCodes.has(code) || preparedGoneCodes.has(code))) || isConnectionError(err) || err instanceof CommitUnsure;
 }
 
 /**
@@ -91,6 +93,8 @@ export class PgSession {
   private readonly closing = new AbortController();
   private readonly budgetMs: number;
   private migrated: Promise<void> | undefined;
+  /** Whether statements given a name are prepared (queryOf). */
+  private prepares = true;
   /** The pool's end, once closing: an operation cut short by the close fails after it (close settles first). */
   private ended: Promise<void> | undefined;
 
@@ -125,7 +129,7 @@ export class PgSession {
 
   /** Runs the read `fn` on one connection, retrying while the database is unreachable. */
   read<T>(what: string, fn: (q: Query) => Promise<T>): Promise<T> {
-    return this.retrying(what, async (client) => fn(queryOf(client)));
+    return this.retrying(what, async (client) => fn(this.queryOf(client)));
   }
 
   /**
@@ -174,7 +178,7 @@ export class PgSession {
       )) as unknown as pg.QueryResult[];
       const xid = begun.at(-1)!.rows[0]!.xid as string;
       try {
-        const result = await fn(queryOf(client));
+        const result = await fn(this.queryOf(client));
         const read = after?.sql(result);
         let committed: pg.QueryResult[];
         try {
@@ -204,7 +208,7 @@ export class PgSession {
     /** The server process of the try whose answer was lost: its statement may still be running. */
     let lostOn: number | undefined;
     return this.retrying(what, async (client) => {
-      const q = queryOf(client);
+      const q = this.queryOf(client);
       if (!timedClients.has(client)) {
         await client.query(`SET lock_timeout = '${LOCK_TIMEOUT_MS}ms'`);
         timedClients.add(client);
@@ -231,7 +235,7 @@ export class PgSession {
     const client = await this.pool.connect();
     try {
       await this.migrateOnce(client);
-      return await fn(queryOf(client));
+      return await fn(this.queryOf(client));
     } finally {
       client.release();
     }
@@ -242,6 +246,26 @@ export class PgSession {
     this.closing.abort();
     this.ended = this.pool.end().catch(() => {});
     await this.ended;
+  }
+
+  /**
+   * Statements go through the NUL escape (nul-codec.ts) both ways. A pooler in transaction mode
+   * without prepared statement support hands a connection's statements to others: a named one
+   * is then missing (26000) or already there (42P05), and this session names none from then on
+   * (the try is repeated, as for a lost connection).
+   */
+  private queryOf(client: pg.PoolClient): Query {
+    return async (sql, params = [], name) => {
+      const values = encodeParams(params);
+      const named = name !== undefined && this.prepares;
+      try {
+        const result = await (named ? client.query({ name, text: sql, values }) : client.query(sql, values));
+        return (result.rows as Row[]).map(decodeRow);
+      } catch (err) {
+        if (named && preparedGoneCodes.has((err as { code?: unknown } | null)?.code as string)) this.prepares = false;
+        throw err;
+      }
+    };
   }
 
   private async migrateOnce(client: pg.PoolClient): Promise<void> {
@@ -307,14 +331,6 @@ export class PgSession {
  */
 const timedClients = new WeakSet<pg.PoolClient>();
 
-/** Statements go through the NUL escape (nul-codec.ts) both ways. */
-function queryOf(client: pg.PoolClient): Query {
-  return async (sql, params = [], name) => {
-    const values = encodeParams(params);
-    const result = await (name === undefined ? client.query(sql, values) : client.query({ name, text: sql, values }));
-    return (result.rows as Row[]).map(decodeRow);
-  };
-}
 
 /** Exponential from 5 ms, capped at 250 ms, with jitter. */
 function backoffMs(tries: number): number {
