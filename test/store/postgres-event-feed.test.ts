@@ -1,4 +1,3 @@
-import { createServer, connect, type Socket } from 'node:net';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openStore, postgresStoreConfig } from '../../src/store/open-store.js';
@@ -6,6 +5,7 @@ import { waitFor } from '../helpers/wait-for.js';
 import { newEvent, newRun } from './fixtures.js';
 import { usePostgresBackend } from './postgres-backend.js';
 import { useHarness } from './contract/backend.js';
+import { startAnswerCuttingProxy } from './answer-cutting-proxy.js';
 
 const postgres = usePostgresBackend();
 
@@ -67,46 +67,41 @@ describe('PostgreSQL event feed', () => {
   });
 
   it('records an append once when its commit went through but the answer was lost (a restart or a cut connection at that moment)', async () => {
-    const url = new URL((h().config as { url: string }).url);
-    // A real TCP hop between the store and the server that, once armed, passes the next COMMIT
-    // on and then cuts the connection instead of passing the server's answer back.
-    let armed = false;
-    let cut = 0;
-    const sockets = new Set<Socket>();
-    const proxy = createServer((client) => {
-      const server = connect(Number(url.port), url.hostname);
-      sockets.add(client).add(server);
-      let committing = false;
-      client.on('data', (d) => {
-        if (armed && d.toString('latin1').includes('COMMIT')) {
-          armed = false;
-          committing = true;
-        }
-        server.write(d);
-      });
-      server.on('data', (d) => {
-        if (!committing) return client.write(d);
-        cut += 1;
-        client.destroy();
-        server.destroy();
-      });
-      for (const s of [client, server]) s.on('error', () => {}).on('close', () => (client.destroy(), server.destroy()));
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    h().defer(() => {
-      for (const s of sockets) s.destroy();
-      return new Promise((resolve) => proxy.close(resolve));
-    });
-    const proxied = new URL(url);
-    proxied.port = String((proxy.address() as { port: number }).port);
-    const store = openStore(postgresStoreConfig(proxied.toString()), { pollMs: 50 });
+    const proxy = await startAnswerCuttingProxy((h().config as { url: string }).url);
+    h().defer(() => proxy.close());
+    const store = openStore(postgresStoreConfig(proxy.url), { pollMs: 50 });
     h().defer(() => store.close());
     const run = await store.createRun(newRun());
 
-    armed = true;
+    proxy.cutAnswerTo('COMMIT');
     const [written] = await store.appendEvents([newEvent(run, 'once')]);
-    expect(cut).toBe(1);
+    expect(proxy.cuts).toBe(1);
     const stored = (await store.listRunEvents(run.id)).filter((e) => e.event_type === 'once');
     expect(stored.map((e) => e.seq)).toEqual([written!.seq]);
+  });
+});
+
+/** A claim is one statement, its own transaction: no COMMIT whose outcome can be asked after. */
+describe('PostgreSQL claims whose answer was lost', () => {
+  const h = useHarness(postgres);
+
+  it('answers the job the lost claim leased, and leaves no other job claimed', async () => {
+    const proxy = await startAnswerCuttingProxy((h().config as { url: string }).url);
+    h().defer(() => proxy.close());
+    const store = openStore(postgresStoreConfig(proxy.url), { pollMs: 50 });
+    h().defer(() => store.close());
+    const run = await store.createRun(newRun());
+    await store.enqueueJob('workflow_result', run.id, { n: 1 });
+
+    proxy.cutAnswerTo('cairn_claim_job');
+    const job = await store.claimJob('sup-a', 60_000);
+    expect(proxy.cuts).toBe(1);
+    const jobs = await store.listRunJobs(run.id);
+    // The run's start_run job, leased once, and the job queued after it, still open.
+    expect(jobs.map((j) => [j.kind, j.status, j.lease_owner, j.attempts])).toEqual([
+      ['start_run', 'claimed', 'sup-a', 1],
+      ['workflow_result', 'queued', null, 0],
+    ]);
+    expect(job).toMatchObject({ id: jobs[0]!.id, status: 'claimed', attempts: 1 });
   });
 });

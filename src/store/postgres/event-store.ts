@@ -1,6 +1,6 @@
 import type { NewRunEvent, RunEvent, StreamEvent } from '../schemas/event.js';
 import type { EventStore } from '../events.js';
-import { eventStatements, type PendingEvent } from './events-sql.js';
+import { eventStatements, seqsAfterCommit, type PendingEvent } from './events-sql.js';
 import type { PgSession } from './session.js';
 import { fenceRefusal } from '../rules/write-fence.js';
 
@@ -20,6 +20,10 @@ export async function withSeqs<E extends { seq: number }>(session: PgSession, pe
   return pending.filter((p) => seqs.has(p.id)).map((p) => ({ ...p.event, seq: seqs.get(p.id)! }));
 }
 
+/** The ids of the rows a flush wrote, over all its calls. */
+const writtenIds = (written: readonly (PendingEvent<RunEvent>[] | Error)[]): number[] =>
+  written.flatMap((w) => (w instanceof Error ? [] : w.map((p) => p.id)));
+
 /**
  * EventStore over the session's pool. Appends made in the same tick share one transaction, in
  * call order, and batches commit one after another, so call order is also commit order (as
@@ -34,7 +38,8 @@ export function pgEventStore(session: PgSession, writer?: string): EventStore {
     pending = [];
     flushing = true;
     try {
-      const written = await session.write('append events', async (q) => {
+      // The seqs are read with the COMMIT that hands them out, in its round trip.
+      const [written, seqs] = await session.writeThenRead('append events', async (q) => {
         const events = eventStatements(q);
         const now = session.now();
         // Every run of the batch locked once, in id order; the owners read under those locks (which
@@ -52,9 +57,7 @@ export function pgEventStore(session: PgSession, writer?: string): EventStore {
           while (next < rows.length && own.has(rows[next]!.source)) mine.push(rows[next++]!.pending);
           return mine;
         });
-      });
-      const ids = written.flatMap((w) => (w instanceof Error ? [] : w.map((p) => p.id)));
-      const seqs = ids.length ? await session.read('read the seqs of new events', (q) => eventStatements(q).seqsOf(ids)) : new Map<number, number>();
+      }, seqsAfterCommit(writtenIds));
       batch.forEach((b, i) => {
         const w = written[i]!;
         if (w instanceof Error) b.reject(w);

@@ -2,7 +2,7 @@ import type { NewConversationEvent, NewRunEvent, RunEvent, StreamEvent } from '.
 import type { EventFilter } from '../events.js';
 import { toEvent, toRunEvent } from './rows.js';
 import { runTotalsStatements } from './run-totals-sql.js';
-import type { Query } from './session.js';
+import type { Query, ReadAfterCommit } from './session.js';
 
 /** An event inserted in a write that has not committed: its seq is handed out at commit (migration 1). */
 export interface PendingEvent<E> {
@@ -15,6 +15,32 @@ export interface PendingEvent<E> {
 export interface WrittenEvent {
   source: NewRunEvent;
   pending: PendingEvent<RunEvent>;
+}
+
+/**
+ * The columns an event is read from, named: a prepared statement that selected `*` would fail
+ * in every running process once a migration added a column (its result type would change).
+ */
+const EVENT_COLUMNS = 'seq, run_id, conversation_id, event_type, step_name, data, created_at';
+
+/**
+ * The read of the seqs the commit gave the rows `idsOf(result)`, to send with that COMMIT
+ * (PgSession.writeThenRead): the write's result, and the seqs by row id. The ids are the
+ * driver's numbers, checked to be integers before they are written into the SQL.
+ */
+export function seqsAfterCommit<T>(idsOf: (result: T) => readonly number[]): ReadAfterCommit<T, [T, Map<number, number>]> {
+  const listOf = (result: T) => {
+    const ids = idsOf(result);
+    if (!ids.every((id) => Number.isSafeInteger(id))) throw new Error(`event ids must be integers: ${ids.join(', ')}`);
+    return ids;
+  };
+  return {
+    sql: (result) => {
+      const ids = listOf(result);
+      return ids.length === 0 ? undefined : `SELECT id, seq FROM events WHERE id IN (${ids.join(', ')})`;
+    },
+    take: (result, rows) => [result, new Map(rows.map((row) => [row.id as number, row.seq as number]))],
+  };
 }
 
 /** Statements for the `events` table. Only committed rows have a seq, and only they are read. */
@@ -48,6 +74,7 @@ export function eventStatements(q: Query) {
         column((e) => e.run_id), column((e) => e.conversation_id), column((e) => e.event_type), column((e) => e.step_name),
         column((e) => JSON.stringify(e.data)), now, column((e) => e.ends_attempt ?? null),
       ],
+      'cairn_insert_run_events',
     );
     // The driver hands BIGINT ids over as text: kept as it gives them, ordered by their value.
     const inserted = rows
@@ -74,7 +101,7 @@ export function eventStatements(q: Query) {
     /** Locks the runs' rows (in id order, as append does) and answers their owners. */
     async lockOwners(runIds: readonly string[]): Promise<{ id: string; owner_id: string | null }[]> {
       if (runIds.length === 0) return [];
-      const rows = await q('SELECT id, owner_id FROM workflow_runs WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE', [[...runIds]]);
+      const rows = await q('SELECT id, owner_id FROM workflow_runs WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE', [[...runIds]], 'cairn_lock_run_owners');
       return rows.map((row) => ({ id: row.id as string, owner_id: (row.owner_id as string | null) ?? null }));
     },
     /**
@@ -99,7 +126,7 @@ export function eventStatements(q: Query) {
     /** The seqs the commit gave the rows `ids`, by id. */
     async seqsOf(ids: readonly number[]): Promise<Map<number, number>> {
       if (ids.length === 0) return new Map();
-      const rows = await q('SELECT id, seq FROM events WHERE id = ANY($1::bigint[])', [[...ids]]);
+      const rows = await q('SELECT id, seq FROM events WHERE id = ANY($1::bigint[])', [[...ids]], 'cairn_event_seqs');
       return new Map(rows.map((row) => [row.id as number, row.seq as number]));
     },
     async listByRun(runId: string): Promise<RunEvent[]> {
@@ -107,10 +134,10 @@ export function eventStatements(q: Query) {
     },
     async listAfter(afterSeq: number, limit: number, filter: EventFilter = {}): Promise<StreamEvent[]> {
       const rows = filter.runId
-        ? await q('SELECT * FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [filter.runId, afterSeq, limit])
+        ? await q(`SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [filter.runId, afterSeq, limit], 'cairn_run_events_after')
         : filter.conversationId
-          ? await q('SELECT * FROM events WHERE conversation_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [filter.conversationId, afterSeq, limit])
-          : await q('SELECT * FROM events WHERE seq > $1 ORDER BY seq LIMIT $2', [afterSeq, limit]);
+          ? await q(`SELECT ${EVENT_COLUMNS} FROM events WHERE conversation_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [filter.conversationId, afterSeq, limit], 'cairn_conversation_events_after')
+          : await q(`SELECT ${EVENT_COLUMNS} FROM events WHERE seq > $1 ORDER BY seq LIMIT $2`, [afterSeq, limit], 'cairn_events_after');
       const events = rows.map(toEvent);
       return filter.runId && filter.conversationId ? events.filter((e) => e.conversation_id === filter.conversationId) : events;
     },

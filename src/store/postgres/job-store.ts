@@ -1,11 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import type { JobStore } from '../jobs.js';
-import { failedAttempt, holdsClaimedJob, mayFinishJob } from '../rules/job-leases.js';
-import { cancelRequestAfter } from '../rules/run-ownership.js';
-import { cancelRecordedByClaim } from '../rules/run-requests.js';
+import { failedAttempt, holdsClaimedJob } from '../rules/job-leases.js';
 import { fenceRefusal } from '../rules/write-fence.js';
 import { eventStatements } from './events-sql.js';
 import { jobStatements } from './jobs-sql.js';
-import { runStatements } from './runs-sql.js';
 import type { PgSession } from './session.js';
 
 /** JobStore over the session's pool: jobs are claimed with FOR UPDATE SKIP LOCKED (jobs-sql.ts); `writer` as in pgEventStore. */
@@ -21,27 +19,19 @@ export function pgJobStore(session: PgSession, writer?: string): JobStore {
       }),
 
     claimJob: async (ownerId, leaseMs) => {
-      // A read first: the claim loop wakes on every commit, and most wake-ups find nothing to claim.
-      if (!(await session.read('look for open jobs', (q) => jobStatements(q).hasOpen(session.now())))) return undefined;
-      return session.write('claim a job', async (q) => {
-        const runs = runStatements(q);
-        const now = session.now();
-        const job = await jobStatements(q).claim(ownerId, session.now(leaseMs), now);
-        // Recorded as of when the user asked, which is what getCancelRequestedAt said while it was queued.
-        if (job?.run_id) {
-          const cancelAt = cancelRecordedByClaim(job);
-          const held = cancelAt === undefined ? undefined : await runs.hold(job.run_id);
-          if (held && cancelAt !== undefined) await runs.setCancelRequestedAt(job.run_id, cancelRequestAfter(held, cancelAt));
-        }
-        return job;
-      });
+      // One statement (jobs-sql.ts claim): a wake-up that finds nothing costs the one round trip
+      // a look for open jobs would. A claim whose answer was lost is found by its token.
+      let token = '';
+      return session.statement(
+        'claim a job',
+        (q) => jobStatements(q).claim(ownerId, session.now(leaseMs), session.now(), (token = randomUUID())),
+        (q) => jobStatements(q).claimedWith(ownerId, token),
+      );
     },
 
     finishJob: async (jobId, ownerId, result) => {
-      await session.write('finish a job', async (q) => {
-        const jobs = jobStatements(q);
-        if (mayFinishJob(await jobs.get(jobId, true), ownerId)) await jobs.finish(jobId, result);
-      });
+      // Writing it again after a lost answer changes nothing.
+      await session.statement('finish a job', (q) => jobStatements(q).finishHeld(jobId, ownerId, result));
     },
 
     failJobAttempt: async (jobId, ownerId, error, retryInMs, opts = {}) => {

@@ -1,7 +1,8 @@
-import type { Job, JobKind } from '../schemas/job.js';
+import { cancellingJobKinds, type Job, type JobKind } from '../schemas/job.js';
+import { terminalRunStatuses } from '../schemas/run.js';
 import { MAX_CONCURRENT_CHAT_TURNS, type ChatTurnQueue } from '../schemas/conversation.js';
 import { toJob } from './rows.js';
-import type { Query } from './session.js';
+import { NOTIFY_CHANGE, type Query } from './session.js';
 
 /**
  * What makes a job claimable at $2 by $1 (the query form of store/jobs.ts claimJob): queued, or
@@ -17,10 +18,16 @@ const claimable = `(j.status = 'queued' OR (j.status = 'claimed' AND j.lease_exp
        AND (SELECT COUNT(*) FROM jobs c WHERE c.kind = 'chat_turn' AND c.status = 'claimed'
          AND c.lease_expires_at >= $2) < $3))`;
 
+/**
+ * The columns a job is read from, named for the prepared statements: one that selected `*`
+ * would fail in every running process once a migration added a column.
+ */
+const JOB_COLUMNS = 'id, kind, run_id, conversation_id, payload, status, lease_owner, lease_expires_at, result, created_at, attempts, last_error, not_before';
+
 /** Statements for the `jobs` queue. */
 export function jobStatements(q: Query) {
-  const first = async (sql: string, params: readonly unknown[]): Promise<Job | undefined> => {
-    const [row] = await q(sql, params);
+  const first = async (sql: string, params: readonly unknown[], name?: string): Promise<Job | undefined> => {
+    const [row] = await q(sql, params, name);
     return row ? toJob(row) : undefined;
   };
   return {
@@ -49,16 +56,8 @@ export function jobStatements(q: Query) {
       }
       return { activeConversationIds: [...active], queuedByConversation };
     },
-    async hasOpen(now: string): Promise<boolean> {
-      const rows = await q(
-        `SELECT EXISTS (SELECT 1 FROM jobs WHERE status <> 'done' AND not_before IS NULL)
-             OR EXISTS (SELECT 1 FROM jobs WHERE status <> 'done' AND not_before IS NOT NULL AND not_before <= $1) AS open`,
-        [now],
-      );
-      return rows[0]!.open === true;
-    },
     async nextDue(now: string): Promise<string | undefined> {
-      const [row] = await q(`SELECT MIN(not_before) AS at FROM jobs WHERE status <> 'done' AND not_before IS NOT NULL AND not_before > $1`, [now]);
+      const [row] = await q(`SELECT MIN(not_before) AS at FROM jobs WHERE status <> 'done' AND not_before IS NOT NULL AND not_before > $1`, [now], 'cairn_next_due_job');
       return (row?.at as string | null) ?? undefined;
     },
     async closeQueued(runId: string, kind: JobKind, result: string): Promise<void> {
@@ -71,25 +70,53 @@ export function jobStatements(q: Query) {
     /**
      * Picks the oldest claimable job due now and leases it, skipping rows another claimant has
      * locked (FOR UPDATE SKIP LOCKED): supervisors claiming at once take different jobs, never
-     * one twice, and never wait for each other.
+     * one twice, and never wait for each other. One statement, its own transaction: claiming a
+     * cancel or abandon records the cancel request on its run in it (the query form of
+     * rules/run-requests.ts cancelRecordedByClaim with run-ownership.ts cancelRequestAfter: as of
+     * the job's creation, unless one is recorded already or the run has ended), and a claim
+     * notifies the change channel; a look that finds nothing writes and notifies nothing.
      */
-    async claim(owner: string, leaseUntil: string, now: string): Promise<Job | undefined> {
-      const [picked] = await q(
-        `SELECT j.id FROM jobs j LEFT JOIN workflow_runs r ON r.id = j.run_id
-         WHERE j.status <> 'done' AND (j.not_before IS NULL OR j.not_before <= $2) AND ${claimable}
-         ORDER BY j.id LIMIT 1
-         FOR UPDATE OF j SKIP LOCKED`,
-        [owner, now, MAX_CONCURRENT_CHAT_TURNS],
-      );
-      if (!picked) return undefined;
+    async claim(owner: string, leaseUntil: string, now: string, token: string): Promise<Job | undefined> {
       return first(
-        `UPDATE jobs SET status = 'claimed', lease_owner = $1, lease_expires_at = $2, attempts = attempts + 1
-         WHERE id = $3 RETURNING *`,
-        [owner, leaseUntil, picked.id],
+        `WITH picked AS (
+           SELECT j.id FROM jobs j LEFT JOIN workflow_runs r ON r.id = j.run_id
+           WHERE j.status <> 'done' AND (j.not_before IS NULL OR j.not_before <= $2) AND ${claimable}
+           ORDER BY j.id LIMIT 1
+           FOR UPDATE OF j SKIP LOCKED
+         ), claimed AS (
+           UPDATE jobs SET status = 'claimed', lease_owner = $1, lease_expires_at = $4, attempts = attempts + 1,
+             claim_token = $7
+           FROM picked WHERE jobs.id = picked.id RETURNING ${JOB_COLUMNS.replace(/(\w+)/g, 'jobs.$1')}
+         ), cancel_recorded AS (
+           UPDATE workflow_runs r SET cancel_requested_at = claimed.created_at
+           FROM claimed WHERE r.id = claimed.run_id AND claimed.kind = ANY($5::text[])
+             AND r.cancel_requested_at IS NULL AND r.status <> ALL($6::text[])
+         )
+         SELECT ${JOB_COLUMNS}, ${NOTIFY_CHANGE} AS notified FROM claimed`,
+        [owner, now, MAX_CONCURRENT_CHAT_TURNS, leaseUntil, [...cancellingJobKinds], [...terminalRunStatuses], token],
+        'cairn_claim_job',
       );
     },
-    async finish(jobId: number, result: string): Promise<void> {
-      await q(`UPDATE jobs SET status = 'done', result = $1, lease_expires_at = NULL WHERE id = $2`, [result, jobId]);
+    /**
+     * The job the claim that wrote `token` leased, if that claim committed and `owner` still holds
+     * the job. Asked only after a lost connection, so it has no index to keep up on every claim.
+     */
+    async claimedWith(owner: string, token: string): Promise<Job | undefined> {
+      return first(`SELECT * FROM jobs WHERE claim_token = $1 AND status = 'claimed' AND lease_owner = $2`, [token, owner]);
+    },
+    /**
+     * Finishes the job if `owner` holds it (the query form of rules/job-leases.ts mayFinishJob),
+     * in one statement that notifies the change channel when it does.
+     */
+    async finishHeld(jobId: number, owner: string, result: string): Promise<void> {
+      await q(
+        `WITH finished AS (
+           UPDATE jobs SET status = 'done', result = $1, lease_expires_at = NULL WHERE id = $2 AND lease_owner = $3 RETURNING id
+         )
+         SELECT ${NOTIFY_CHANGE} FROM finished`,
+        [result, jobId, owner],
+        'cairn_finish_job',
+      );
     },
     async failAttempt(jobId: number, failed: Pick<Job, 'last_error' | 'lease_expires_at' | 'attempts'>): Promise<void> {
       await q('UPDATE jobs SET last_error = $1, lease_expires_at = $2, attempts = $3 WHERE id = $4', [

@@ -372,4 +372,13 @@ export const pgMigrations: readonly PgMigration[] = [
       ALTER TABLE hook_deliveries ADD COLUMN status_claimed_at TEXT;
     `,
   },
+  {
+    version: 9,
+    name: 'a claim token on jobs',
+    sql: `
+      -- Each claim (one statement, jobs-sql.ts claim) writes a token of its own: a claimant whose
+      -- answer was lost with its connection finds by it the job its claim leased, if it committed.
+      ALTER TABLE jobs ADD COLUMN claim_token TEXT;
+    `,
+  },
 ];

@@ -11,8 +11,18 @@ import { SERVER_KEEPALIVE_SQL } from './server-keepalive.js';
 /** A row as the driver answers it (bigint columns already numbers: see `types`). */
 export type Row = Record<string, unknown>;
 
-/** Runs one statement with positional parameters ($1, $2, ...) and answers its rows. */
-export type Query = (sql: string, params?: readonly unknown[]) => Promise<Row[]>;
+/**
+ * Runs one statement with positional parameters ($1, $2, ...) and answers its rows. A `name`
+ * makes it a prepared statement of each connection, parsed and planned once (for the hot
+ * statements only: a connection keeps every statement it was given a name for).
+ */
+export type Query = (sql: string, params?: readonly unknown[], name?: string) => Promise<Row[]>;
+
+/** A read `writeThenRead` sends with the COMMIT: its SQL (no parameters), and what it answers from the rows. */
+export interface ReadAfterCommit<T, R> {
+  sql(result: T): string | undefined;
+  take(result: T, rows: Row[]): R;
+}
 
 export interface PgSessionOptions {
   /** postgres://user:password@host:port/database */
@@ -30,6 +40,9 @@ export const defaultBusyBudgetMs = 30_000;
 /** The channel every writing transaction notifies (change-listen.ts listens on it). */
 export const CHANGE_CHANNEL = 'cairn_store_changes';
 
+/** The notification a `statement` that changed rows selects, once per changed row it returns. */
+export const NOTIFY_CHANGE = `pg_notify('${CHANGE_CHANNEL}', '')`;
+
 /**
  * How long one try waits for a lock another transaction holds before it is rolled back and
  * retried: long enough for an ordinary row-lock wait, short enough that a closed store or an
@@ -45,6 +58,8 @@ const types = {
 
 /** SQLSTATEs of a try worth repeating: a lock wait past lock_timeout, a deadlock, a serialization failure, a server going away. */
 const retryableCodes = new Set(['55P03', '40P01', '40001', '57P01', '57P02', '57P03', '53300']);
+/** A named statement missing, or there already, on the server connection a pooler handed over: tried again unnamed. */
+const preparedGoneCodes = new Set(['26000', '42P05']);
 /**
  * Errors of a server out of reach. A network split shows as any of the unreachable ones (a host
  * whose interface or route to the server is gone answers ENETUNREACH, ENETDOWN or EHOSTDOWN):
@@ -64,14 +79,14 @@ export function isConnectionError(err: unknown): boolean {
 
 /** A transaction whose COMMIT's answer was lost, and whose session the server still runs. */
 class CommitUnsure extends Error {
-  constructor(xid: string) {
-    super(`the outcome of transaction ${xid}, whose commit was sent before the connection broke, is not known yet`);
+  constructor(which: string) {
+    super(`the outcome of the transaction ${which}, whose commit was sent before the connection broke, is not known yet`);
   }
 }
 
 function isRetryable(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return (typeof code === 'string' && retryableCodes.has(code)) || isConnectionError(err) || err instanceof CommitUnsure;
+  return (typeof code === 'string' && (retryableCodes.has(code) || preparedGoneCodes.has(code))) || isConnectionError(err) || err instanceof CommitUnsure;
 }
 
 /**
@@ -87,6 +102,8 @@ export class PgSession {
   private readonly closing = new AbortController();
   private readonly budgetMs: number;
   private migrated: Promise<void> | undefined;
+  /** Whether statements given a name are prepared (queryOf). */
+  private prepares = true;
   /** The pool's end, once closing: an operation cut short by the close fails after it (close settles first). */
   private ended: Promise<void> | undefined;
 
@@ -128,7 +145,7 @@ export class PgSession {
 
   /** Runs the read `fn` on one connection, retrying while the database is unreachable. */
   read<T>(what: string, fn: (q: Query) => Promise<T>): Promise<T> {
-    return this.retrying(what, async (client) => fn(queryOf(client)));
+    return this.retrying(what, async (client) => fn(this.queryOf(client)));
   }
 
   /**
@@ -137,17 +154,37 @@ export class PgSession {
    * back), so it must not have effects outside the database.
    */
   write<T>(what: string, fn: (q: Query) => Promise<T>): Promise<T> {
+    return this.transact(what, fn, undefined);
+  }
+
+  /**
+   * `write`, then a read of what the commit made (event seqs are handed out at commit), sent with
+   * the COMMIT in the same round trip. `after` answers the read's SQL for the write's result, or
+   * undefined for none; it has no parameters, so it may quote only numbers.
+   */
+  writeThenRead<T, R>(what: string, fn: (q: Query) => Promise<T>, after: ReadAfterCommit<T, R>): Promise<R> {
+    return this.transact(what, fn, after);
+  }
+
+  private transact<T, R>(what: string, fn: (q: Query) => Promise<T>, after: ReadAfterCommit<T, R> | undefined): Promise<R> {
     /**
      * A try whose COMMIT was sent but whose answer never came (the connection broke: a restart,
      * a cut network): it may have committed. The next try asks the server first, by the
      * transaction's id, rather than write it all again (an event twice, a node's end twice).
      */
     let unsure: { xid: string; result: T } | undefined;
+    const finish = async (client: pg.PoolClient, result: T, afterCommit?: readonly pg.QueryResult[]): Promise<R> => {
+      if (!after) return result as unknown as R;
+      const sql = after.sql(result);
+      if (sql === undefined) return after.take(result, []);
+      const rows = afterCommit ? (afterCommit.at(-1)!.rows as Row[]) : (await client.query(sql)).rows as Row[];
+      return after.take(result, rows.map(decodeRow));
+    };
     return this.retrying(what, async (client) => {
       if (unsure) {
         const { rows } = await client.query('SELECT pg_xact_status($1::xid8) AS status', [unsure.xid]);
         const status = rows[0]?.status as string | null;
-        if (status === 'committed') return unsure.result;
+        if (status === 'committed') return finish(client, unsure.result);
         // Its session has not ended yet (the server has not noticed the cut): ask again shortly.
         if (status === 'in progress') throw new CommitUnsure(unsure.xid);
         unsure = undefined; // rolled back: try again
@@ -157,16 +194,53 @@ export class PgSession {
       )) as unknown as pg.QueryResult[];
       const xid = begun.at(-1)!.rows[0]!.xid as string;
       try {
-        const result = await fn(queryOf(client));
+        const result = await fn(this.queryOf(client));
+        const read = after?.sql(result);
+        let committed: pg.QueryResult[];
         try {
-          await client.query(`SELECT pg_notify('${CHANGE_CHANNEL}', ''); COMMIT`);
+          committed = (await client.query(`SELECT pg_notify('${CHANGE_CHANNEL}', ''); COMMIT${read === undefined ? '' : `; ${read}`}`)) as unknown as pg.QueryResult[];
         } catch (err) {
           if (isRetryable(err)) unsure = { xid, result };
           throw err;
         }
-        return result;
+        return finish(client, result, read === undefined ? undefined : committed);
       } catch (err) {
         await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      }
+    });
+  }
+
+  /**
+   * Runs `fn`, which sends exactly one statement, in that statement's own implicit transaction:
+   * one round trip, where `write` takes three more (BEGIN, and the notification with COMMIT). A
+   * statement that changes rows notifies the change channel itself (NOTIFY_CHANGE), so its
+   * commit wakes the listeners as a write's does. Locks wait at most LOCK_TIMEOUT_MS, as in a
+   * write (set once per connection). Retried as a write is; when a try's answer was lost with
+   * its connection, the statement may have committed, so `settle`, when given, is asked first on
+   * the next try and its answer taken if it finds that commit (a claim finds the job it leased).
+   */
+  statement<T>(what: string, fn: (q: Query) => Promise<T>, settle?: (q: Query) => Promise<T | undefined>): Promise<T> {
+    /** The server process of the try whose answer was lost: its statement may still be running. */
+    let lostOn: number | undefined;
+    return this.retrying(what, async (client) => {
+      const q = this.queryOf(client);
+      if (!timedClients.has(client)) {
+        await client.query(`SET lock_timeout = '${LOCK_TIMEOUT_MS}ms'`);
+        timedClients.add(client);
+      }
+      if (lostOn !== undefined && settle) {
+        // Asked only once that statement has ended (committed or not), or its commit would be missed.
+        const [running] = await q(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'active'`, [lostOn]);
+        if (running) throw new CommitUnsure(`of server process ${lostOn}`);
+        const settled = await settle(q);
+        if (settled !== undefined) return settled;
+      }
+      lostOn = undefined;
+      try {
+        return await fn(q);
+      } catch (err) {
+        if (isConnectionError(err)) lostOn = (client as unknown as { processID?: number }).processID ?? 0;
         throw err;
       }
     });
@@ -177,7 +251,7 @@ export class PgSession {
     const client = await this.pool.connect();
     try {
       await this.migrateOnce(client);
-      return await fn(queryOf(client));
+      return await fn(this.queryOf(client));
     } finally {
       client.release();
     }
@@ -188,6 +262,26 @@ export class PgSession {
     this.closing.abort();
     this.ended = this.pool.end().catch(() => {});
     await this.ended;
+  }
+
+  /**
+   * Statements go through the NUL escape (nul-codec.ts) both ways. A pooler in transaction mode
+   * without prepared statement support hands a connection's statements to others: a named one
+   * is then missing (26000) or already there (42P05), and this session names none from then on
+   * (the try is repeated, as for a lost connection).
+   */
+  private queryOf(client: pg.PoolClient): Query {
+    return async (sql, params = [], name) => {
+      const values = encodeParams(params);
+      const named = name !== undefined && this.prepares;
+      try {
+        const result = await (named ? client.query({ name, text: sql, values }) : client.query(sql, values));
+        return (result.rows as Row[]).map(decodeRow);
+      } catch (err) {
+        if (named && preparedGoneCodes.has((err as { code?: unknown } | null)?.code as string)) this.prepares = false;
+        throw err;
+      }
+    };
   }
 
   private async migrateOnce(client: pg.PoolClient): Promise<void> {
@@ -246,10 +340,13 @@ export class PgSession {
   }
 }
 
-/** Statements go through the NUL escape (nul-codec.ts) both ways. */
-function queryOf(client: pg.PoolClient): Query {
-  return async (sql, params = []) => ((await client.query(sql, encodeParams(params))).rows as Row[]).map(decodeRow);
-}
+/**
+ * The connections whose session has its lock_timeout set (a `statement` has no transaction to
+ * SET LOCAL it in). Behind a pooler in transaction mode the setting may not follow the
+ * connection: such a statement then waits for a lock as long as it is held.
+ */
+const timedClients = new WeakSet<pg.PoolClient>();
+
 
 /** Exponential from 5 ms, capped at 250 ms, with jitter. */
 function backoffMs(tries: number): number {

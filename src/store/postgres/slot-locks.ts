@@ -71,10 +71,11 @@ export function openPgClusterSlots(url: string): ClusterSlots {
       // be locked again, not refused), and LIMIT 1 stops the scan there, locking nothing more.
       const others = Array.from({ length: limit }, (_, place) => place).filter((place) => !state.mine.has(place));
       if (!others.length) return undefined;
-      const { rows } = await c.query<{ place: number }>(
-        'SELECT place FROM unnest($2::int[]) AS place WHERE pg_try_advisory_lock($1::int, place) LIMIT 1',
-        [keyNumber(key), others],
-      );
+      const { rows } = await c.query<{ place: number }>({
+        name: 'cairn_take_slot',
+        text: 'SELECT place FROM unnest($2::int[]) AS place WHERE pg_try_advisory_lock($1::int, place) LIMIT 1',
+        values: [keyNumber(key), others],
+      });
       const place = rows[0]?.place;
       if (place === undefined) state.missedAt = Date.now();
       else state.mine.add(place);
@@ -88,7 +89,7 @@ export function openPgClusterSlots(url: string): ClusterSlots {
     const c = client;
     const state = stateOf(key);
     state.mine.delete(place);
-    if (c) await c.query('SELECT pg_advisory_unlock($1::int, $2::int)', [keyNumber(key), place]).catch(() => undefined);
+    if (c) await c.query({ name: 'cairn_free_slot', text: 'SELECT pg_advisory_unlock($1::int, $2::int)', values: [keyNumber(key), place] }).catch(() => undefined);
     // The place is free: this process's waiters look at once rather than at their next poll
     // (another process's may still take it first).
     state.missedAt = undefined;

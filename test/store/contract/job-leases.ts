@@ -24,6 +24,23 @@ export function describeJobLeaseContract(backend: StoreBackend): void {
       expect(await store.claimJob('sup-b', 5_000)).toBeUndefined();
     });
 
+    it('finishes a job for its holder only: one taken over after its lease lapsed is the new holder\'s to finish', async () => {
+      let now = t0;
+      const store = h().open({ clock: () => now });
+      await store.createRun(newRun());
+      const job = (await store.claimJob('sup-a', 5_000))!;
+      await store.finishJob(job.id, 'sup-b', 'not mine');
+      expect(await store.getJob(job.id)).toMatchObject({ status: 'claimed', lease_owner: 'sup-a', result: null });
+      now += 6_000;
+      expect(await store.claimJob('sup-b', 5_000)).toMatchObject({ id: job.id, lease_owner: 'sup-b' });
+      await store.finishJob(job.id, 'sup-a', 'late');
+      expect(await store.getJob(job.id)).toMatchObject({ status: 'claimed', lease_owner: 'sup-b', result: null });
+      await store.finishJob(job.id, 'sup-b', 'done');
+      expect(await store.getJob(job.id)).toMatchObject({ status: 'done', lease_owner: 'sup-b', result: 'done' });
+      // A finished job is not handed out again.
+      expect(await store.claimJob('sup-a', 5_000)).toBeUndefined();
+    });
+
     it('gives the jobs of a gone owner back at once, keeping their attempt count', async () => {
       const store = h().open();
       await store.createRun(newRun());
