@@ -81,7 +81,7 @@ describe('on one server', () => {
     const noRepository = await post('/api/workflows/print-base/run', { baseBranch: 'main' });
     expect(noRepository).toMatchObject({ status: 400, body: { code: 'BASE_BRANCH_NOT_FOUND', error: expect.stringContaining('only to a run in a git repository') } });
     const misspelt = await post('/api/workflows/print-base/run', { codebaseId, base: 'main' });
-    expect(misspelt.body.error).toBe("Unknown field 'base'; accepted fields are message, conversationId, inputs, tiers, aliases, config, codebaseId, branch, baseBranch, budget");
+    expect(misspelt.body.error).toBe("Unknown field 'base'; accepted fields are message, conversationId, inputs, typedInputs, tiers, aliases, config, codebaseId, branch, baseBranch, budget");
 
     const runs = (await fetch(`${server.url}/api/workflows/runs`).then((r) => r.json())) as { runs: { id: string }[] };
     expect(runs.runs.map((r) => r.id)).toEqual(before);

@@ -320,7 +320,7 @@ it('says when a run failed on its provider’s usage limit resumes by itself; Re
   expect(await ended(runId)).toBe('failed');
   const page = await open(`/runs/${runId}`);
   const note = page.locator('[data-auto-resume]');
-  await expect.poll(() => note.textContent()).toMatch(/^Resumes by itself in \d+h, once the usage limit of ask resets \(automatic resume 1 of 3\)/);
+  await expect.poll(() => note.textContent()).toMatch(/^Resumes by itself in [^,]+, once the usage limit of ask resets \(automatic resume 1 of 3\)/);
   const at = (await getRun(server.url, runId)).run.metadata.auto_resume.at as string;
   expect(await note.locator('time').getAttribute('datetime')).toBe(at);
   // Resume now: the node meets the limit again, and the run waits for its second automatic resume.
@@ -348,6 +348,10 @@ it('resumes a failed run with its own copy of the workflow, or with the file as 
   await expect.poll(() => reload.isVisible()).toBe(true);
   await reload.check();
   await page.locator('button[data-action="resume"]').click();
+  // The run stays failed until the supervisor takes the resume up: wait for its second ending.
+  const endings = async () =>
+    ((await getRun(server.url, runId)).events as { event_type: string }[]).filter((e) => ['workflow_failed', 'workflow_completed'].includes(e.event_type)).length;
+  await waitFor(async () => (await endings()) === 3, { what: 'the reloaded run to end' });
   expect(await ended(runId)).toBe('completed');
   const events = (await getRun(server.url, runId)).events as { event_type: string; step_name?: string; data: { node_output?: string } }[];
   expect(events.filter((e) => e.event_type === 'workflow_reloaded')).toHaveLength(1);
