@@ -42,15 +42,19 @@ export interface CodebaseStore {
    * In one transaction: finds the run's active environment (a take-over or a retried start) and
    * takes its lock, or records `env` with the lock held, unless another active environment of
    * the codebase has the branch or (for a `checkout` use) another run holds the checkout under a
-   * live lock; when claimed, sets the run's working_path to the environment's path. Throws
-   * RUN_INVALID_STATE when `ownerId` does not own the run.
+   * live lock; when claimed, sets the run's working_path to the environment's path. Throws the
+   * fence's error (store/rules/write-fence.ts: RUN_INVALID_STATE, `fenced`) when `ownerId` does
+   * not own the run, read under the run's row lock in the claiming transaction: a supervisor
+   * paused past its lease takes no lock for a run another took over.
    */
   claimRunIsolation(input: ClaimRunIsolation): Promise<ClaimRunIsolationResult>;
   /** Extends the locks `ownerId` holds for the named runs (with their run leases). Returns how many. */
   renewIsolationLocks(ownerId: string, runIds: readonly string[], leaseMs: number): Promise<number>;
   /**
    * Releases every lock the run holds: a worktree stays active and unlocked, a use of the
-   * codebase checkout is removed. Also done by a terminal transitionRun, in its transaction.
+   * codebase checkout is removed. Also done by a terminal transitionRun, in its transaction
+   * (fenced as it is). With a store opened for a supervisor (its `writer`), only while that
+   * supervisor owns the run; else refused with the fence's error, and no lock is released.
    */
   releaseIsolationLocks(runId: string): Promise<void>;
   /** Removes an environment row (a reservation whose worktree could not be made). */

@@ -4,6 +4,12 @@ import type { Job, JobKind } from './schemas/job.js';
  * The job queue between the API process (which only enqueues) and the supervisors (which claim
  * under a lease and finish). A run's `start_run` job is written by `RunStore.createRun`.
  */
+/** Whose hold a supervisor's job request is conditional on (JobStore.enqueueJob). */
+export interface EnqueueFence {
+  onBehalfOf?: string;
+  underJob?: number;
+}
+
 export interface JobStore {
   /**
    * Queues a job for the supervisor (cancel, and later resume, approve ...). `opts.onBehalfOf`:
@@ -11,9 +17,12 @@ export interface JobStore {
    * With a store opened for a supervisor (its `writer`), the job is then queued only while that
    * supervisor owns that run, checked under the run's row lock in the queueing transaction, and is
    * otherwise refused with the fence's error (store/rules/write-fence.ts: a supervisor paused past
-   * its lease and resumed after a take-over asks nothing of the runs below it).
+   * its lease and resumed after a take-over asks nothing of the runs below it). `opts.underJob`:
+   * the job whose handler asks (a `cancel_run` cascading to the run's descendants); with a
+   * `writer`, queued only while that supervisor holds the job (claimed, under its lease owner),
+   * read under the job's row lock, else refused the same way (rules/write-fence.ts jobFenceRefusal).
    */
-  enqueueJob(kind: JobKind, runId: string, payload?: Record<string, unknown>, opts?: { onBehalfOf?: string }): Promise<Job>;
+  enqueueJob(kind: JobKind, runId: string, payload?: Record<string, unknown>, opts?: EnqueueFence): Promise<Job>;
   /**
    * Claims the oldest job that is queued, or claimed under a lease that has expired, and counts
    * the claim in `attempts`; a job with `not_before` is not claimed before that moment. Jobs for a run owned by another live supervisor are left for that

@@ -17,7 +17,11 @@ export interface NodeSession {
 }
 
 export interface NodeSessionStore {
-  /** Remembers the session the last attempt of `path` leaves (unfinished or completed); null forgets it. */
+  /**
+   * Remembers the session the last attempt of `path` leaves (unfinished or completed); null forgets
+   * it. With a store opened for a supervisor (its `writer`), only while it owns the run, checked in
+   * the writing transaction; else refused with the fence's error (store/rules/write-fence.ts).
+   */
   setNodeSession(runId: string, path: string, session: NodeSession | null): Promise<void>;
   /** The session the last attempt of `path` left, if any. */
   getNodeSession(runId: string, path: string): Promise<NodeSession | undefined>;

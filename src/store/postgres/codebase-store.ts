@@ -1,11 +1,13 @@
 import type { CodebaseStore } from '../codebases.js';
 import { CairnError } from '../../shared/errors.js';
 import { codebaseStatements } from './codebases-sql.js';
+import { fenceRefusal } from '../rules/write-fence.js';
+import { eventStatements } from './events-sql.js';
 import { isolationStatements } from './isolation-sql.js';
 import type { PgSession } from './session.js';
 
-/** CodebaseStore over the session's pool. */
-export function pgCodebaseStore(session: PgSession): CodebaseStore {
+/** CodebaseStore over the session's pool; `writer` fences releasing a run's locks, as in pgEventStore. */
+export function pgCodebaseStore(session: PgSession, writer?: string): CodebaseStore {
   return {
     registerCodebase: (codebase) => session.write('register a codebase', (q) => codebaseStatements(q).register(codebase, session.now())),
     getCodebase: (id) => session.read('read a codebase', (q) => codebaseStatements(q).get(id)),
@@ -20,6 +22,9 @@ export function pgCodebaseStore(session: PgSession): CodebaseStore {
 
     claimRunIsolation: (input) =>
       session.write('claim the isolation environment of a run', async (q) => {
+        // Fenced: the run's owner is read under its row lock, kept until this commits.
+        const refused = fenceRefusal([input.runId], await eventStatements(q).lockOwners([input.runId]), input.ownerId);
+        if (refused) throw refused;
         const isolation = isolationStatements(q);
         const result = await isolation.claim(input, session.now(), session.now(input.leaseMs));
         if (result.kind !== 'claimed') return result;
@@ -35,7 +40,11 @@ export function pgCodebaseStore(session: PgSession): CodebaseStore {
         ? 0
         : session.write('renew isolation locks', (q) => isolationStatements(q).renew(ownerId, runIds, session.now(leaseMs))),
     releaseIsolationLocks: (runId) =>
-      session.write('release the isolation locks of a run', (q) => isolationStatements(q).release(runId, session.now())),
+      session.write('release the isolation locks of a run', async (q) => {
+        const refused = writer === undefined ? undefined : fenceRefusal([runId], await eventStatements(q).lockOwners([runId]), writer);
+        if (refused) throw refused;
+        await isolationStatements(q).release(runId, session.now());
+      }),
     removeIsolationEnvironment: (id) => session.write('remove an isolation environment', (q) => isolationStatements(q).remove(id)),
     removeIdleIsolationEnvironment: (codebaseId, id) =>
       session.write('remove an isolation environment', (q) => isolationStatements(q).removeIdle(codebaseId, id, session.now())),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { JobStore } from '../jobs.js';
 import { failedAttempt, holdsClaimedJob } from '../rules/job-leases.js';
-import { fenceRefusal } from '../rules/write-fence.js';
+import { fenceRefusal, jobFenceRefusal } from '../rules/write-fence.js';
 import { eventStatements } from './events-sql.js';
 import { jobStatements } from './jobs-sql.js';
 import type { PgSession } from './session.js';
@@ -11,9 +11,13 @@ export function pgJobStore(session: PgSession, writer?: string): JobStore {
   return {
     enqueueJob: (kind, runId, payload = {}, opts = {}) =>
       session.write('queue a job', async (q) => {
-        const asker = opts.onBehalfOf;
-        // Fenced: the asking run's owner is read under its row lock, kept until this commits.
-        const refused = asker === undefined || writer === undefined ? undefined : fenceRefusal([asker], await eventStatements(q).lockOwners([asker]), writer);
+        const { onBehalfOf: asker, underJob } = opts;
+        // Fenced: the asking run's owner, or the asking job's holder, is read under its row lock, kept until this commits.
+        const refused =
+          writer === undefined
+            ? undefined
+            : (asker === undefined ? undefined : fenceRefusal([asker], await eventStatements(q).lockOwners([asker]), writer)) ??
+              (underJob === undefined ? undefined : jobFenceRefusal(underJob, await jobStatements(q).get(underJob, true), writer));
         if (refused) throw refused;
         return jobStatements(q).insert(kind, runId, payload, session.now());
       }),

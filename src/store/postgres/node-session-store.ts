@@ -1,11 +1,16 @@
 import type { NodeSessionStore } from '../node-sessions.js';
+import { fenceRefusal } from '../rules/write-fence.js';
+import { eventStatements } from './events-sql.js';
 import type { PgSession } from './session.js';
 
-/** NodeSessionStore over the session's pool (`run_node_sessions`, gone with its run). */
-export function pgNodeSessionStore(session: PgSession): NodeSessionStore {
+/** NodeSessionStore over the session's pool (`run_node_sessions`, gone with its run); `writer` as in pgEventStore. */
+export function pgNodeSessionStore(session: PgSession, writer?: string): NodeSessionStore {
   return {
     setNodeSession: async (runId, path, value) => {
       await session.write('remember a node session', async (q) => {
+        // Fenced: the run's owner is read under its row lock, kept until this commits.
+        const refused = writer === undefined ? undefined : fenceRefusal([runId], await eventStatements(q).lockOwners([runId]), writer);
+        if (refused) throw refused;
         if (value === null) {
           await q('DELETE FROM run_node_sessions WHERE run_id = $1 AND path = $2', [runId, path]);
           return;

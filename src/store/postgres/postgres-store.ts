@@ -18,7 +18,7 @@ import { pgGitHubWriteStore } from './github-write-store.js';
 export interface PostgresStoreOptions extends PgSessionOptions {
   /** Fallback poll interval of the change notification. */
   pollMs?: number;
-  /** The supervisor whose run events are fenced by its ownership (store/rules/write-fence.ts). */
+  /** The supervisor whose writes for a run are fenced by its ownership (store/rules/write-fence.ts). */
   writer?: string;
 }
 
@@ -35,9 +35,9 @@ export function openPostgresStore(opts: PostgresStoreOptions): Store {
     ...pgJobStore(session, opts.writer),
     ...pgEventStore(session, opts.writer),
     ...pgHeartbeatStore(session),
-    ...pgCodebaseStore(session),
+    ...pgCodebaseStore(session, opts.writer),
     ...pgConversationStore(session),
-    ...pgNodeSessionStore(session),
+    ...pgNodeSessionStore(session, opts.writer),
     ...pgUserPrefsStore(session),
     ...pgRunFileStore(session),
     ...pgCredentialStore(session),

@@ -1,13 +1,16 @@
 import type { CodebaseStore } from '../codebases.js';
 import { CairnError } from '../../shared/errors.js';
 import { codebaseStatements } from './codebases-sql.js';
+import { fenceRefusal } from '../rules/write-fence.js';
+import { eventStatements } from './events-sql.js';
 import { isolationStatements } from './isolation-sql.js';
 import type { SqliteSession } from './session.js';
 
-/** CodebaseStore over the session's connection. */
-export function sqliteCodebaseStore(session: SqliteSession): CodebaseStore {
+/** CodebaseStore over the session's connection; `writer` fences releasing a run's locks, as in sqliteEventStore. */
+export function sqliteCodebaseStore(session: SqliteSession, writer?: string): CodebaseStore {
   const codebases = codebaseStatements(session.db);
   const isolation = isolationStatements(session.db);
+  const events = eventStatements(session.db);
 
   return {
     registerCodebase: (codebase) =>
@@ -30,6 +33,9 @@ export function sqliteCodebaseStore(session: SqliteSession): CodebaseStore {
 
     claimRunIsolation: (input) =>
       session.write('claim the isolation environment of a run', () => {
+        // Fenced: the run's owner is read inside the write transaction (one writer at a time).
+        const refused = fenceRefusal([input.runId], events.owners([input.runId]), input.ownerId);
+        if (refused) throw refused;
         const result = isolation.claim(input, session.now(), session.now(input.leaseMs));
         if (result.kind !== 'claimed') return result;
         if (!isolation.setRunWorkingPath(input.runId, input.ownerId, result.env.working_path)) {
@@ -46,7 +52,11 @@ export function sqliteCodebaseStore(session: SqliteSession): CodebaseStore {
         : session.write('renew isolation locks', () => isolation.renew(ownerId, runIds, session.now(leaseMs))),
 
     releaseIsolationLocks: (runId) =>
-      session.write('release the isolation locks of a run', () => isolation.release(runId, session.now())),
+      session.write('release the isolation locks of a run', () => {
+        const refused = writer === undefined ? undefined : fenceRefusal([runId], events.owners([runId]), writer);
+        if (refused) throw refused;
+        isolation.release(runId, session.now());
+      }),
 
     removeIsolationEnvironment: (id) => session.write('remove an isolation environment', () => isolation.remove(id)),
 

@@ -2,7 +2,7 @@ import type { JobStore } from '../jobs.js';
 import { failedAttempt, holdsClaimedJob, mayFinishJob } from '../rules/job-leases.js';
 import { cancelRequestAfter } from '../rules/run-ownership.js';
 import { cancelRecordedByClaim } from '../rules/run-requests.js';
-import { fenceRefusal } from '../rules/write-fence.js';
+import { fenceRefusal, jobFenceRefusal } from '../rules/write-fence.js';
 import { eventStatements } from './events-sql.js';
 import { jobStatements } from './jobs-sql.js';
 import { runStatements } from './runs-sql.js';
@@ -17,9 +17,13 @@ export function sqliteJobStore(session: SqliteSession, writer?: string): JobStor
   return {
     enqueueJob: (kind, runId, payload = {}, opts = {}) =>
       session.write('queue a job', () => {
-        const asker = opts.onBehalfOf;
-        // Fenced: the asking run's owner is read inside the write transaction (one writer at a time).
-        const refused = asker === undefined || writer === undefined ? undefined : fenceRefusal([asker], events.owners([asker]), writer);
+        const { onBehalfOf: asker, underJob } = opts;
+        // Fenced: the asking run's owner, or the asking job's holder, is read inside the write transaction (one writer at a time).
+        const refused =
+          writer === undefined
+            ? undefined
+            : (asker === undefined ? undefined : fenceRefusal([asker], events.owners([asker]), writer)) ??
+              (underJob === undefined ? undefined : jobFenceRefusal(underJob, jobs.get(underJob), writer));
         if (refused) throw refused;
         return jobs.insert(kind, runId, payload, session.now());
       }),

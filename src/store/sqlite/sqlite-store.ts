@@ -20,7 +20,7 @@ import { sqliteGitHubWriteStore } from './github-write-store.js';
 export interface SqliteStoreOptions extends SqliteSessionOptions {
   /** Fallback poll interval of the change watch. */
   pollMs?: number;
-  /** The supervisor whose run events are fenced by its ownership (store/rules/write-fence.ts). */
+  /** The supervisor whose writes for a run are fenced by its ownership (store/rules/write-fence.ts). */
   writer?: string;
 }
 
@@ -37,9 +37,9 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     ...sqliteJobStore(session, opts.writer),
     ...sqliteEventStore(session, opts.writer),
     ...sqliteHeartbeatStore(session),
-    ...sqliteCodebaseStore(session),
+    ...sqliteCodebaseStore(session, opts.writer),
     ...sqliteConversationStore(session),
-    ...sqliteNodeSessionStore(session),
+    ...sqliteNodeSessionStore(session, opts.writer),
     ...sqliteUserPrefsStore(session),
     ...sqliteRunFileStore(session),
     ...sqliteCredentialStore(session),

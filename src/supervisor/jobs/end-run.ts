@@ -1,4 +1,5 @@
 import { CairnError } from '../../shared/errors.js';
+import { isFenced } from '../../store/rules/write-fence.js';
 import type { Job } from '../../store/schemas/job.js';
 import type { RunStatus } from '../../store/schemas/run.js';
 import { newRunLevelEvent } from '../../store/schemas/run-level-events.js';
@@ -26,7 +27,7 @@ export interface EndRunOptions {
  */
 export async function endRun(job: Job, { store, runs, supervisorId, log }: JobContext, opts: EndRunOptions): Promise<string> {
   const runId = runIdOf(job);
-  await cascade(runId, { store, log });
+  await cascade(job, { store, log });
   let scheduler = await runs.driving(runId);
   if (!scheduler) {
     const run = await store.getRun(runId);
@@ -86,13 +87,24 @@ async function endSleepingRun(run: Run, { store, runs, supervisorId }: Pick<JobC
  * Cancel and abandon reach every descendant that has not ended (child runs of `workflow:` nodes,
  * their children ...): each gets a `cancel_run` job of its own, so its processes are killed as a
  * cancel kills them, by whoever drives it, whatever dies in between. A descendant that could not
- * be asked is logged (the abandon answer counts what has not ended).
+ * be asked is logged (the abandon answer counts what has not ended). Each is asked under this
+ * job (store/rules/write-fence.ts): a supervisor paused past the job's lease, whose job another
+ * claimed and carried out meanwhile (the run may since have been resumed with its children),
+ * cancels nothing on resuming; the rest of the cascade is then left to the job's holder.
  */
-async function cascade(runId: string, { store, log }: Pick<JobContext, 'store' | 'log'>): Promise<void> {
+async function cascade(job: Job, { store, log }: Pick<JobContext, 'store' | 'log'>): Promise<void> {
+  const runId = runIdOf(job);
   const descendants = await store.listOpenDescendants(runId);
   for (const run of descendants) {
-    await store.enqueueJob('cancel_run', run.id, { cascadeFrom: runId }).catch((err: unknown) => {
-      log.warn({ err, runId, descendant: run.id }, 'run.cascade_failed');
-    });
+    const refused = await store.enqueueJob('cancel_run', run.id, { cascadeFrom: runId }, { underJob: job.id }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    if (refused === undefined) continue;
+    if (isFenced(refused)) {
+      log.error({ err: refused, runId, jobId: job.id, descendant: run.id }, 'run.cascade_fenced');
+      throw refused;
+    }
+    log.warn({ err: refused, runId, descendant: run.id }, 'run.cascade_failed');
   }
 }

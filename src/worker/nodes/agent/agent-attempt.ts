@@ -118,7 +118,9 @@ export async function runAgentAttempt(task: AgentTask, deps: AgentAttemptDeps): 
  * The private handle of the session this attempt leaves (store/node-sessions.ts), written before
  * its terminal record so the next attempt that needs it finds it: an unfinished attempt's for the
  * node's retry, a completed one's (marked completed) for a later node or loop iteration that
- * continues it. Losing it costs only a cold start, so a failed write is let go.
+ * continues it. Losing it costs only a cold start, so a failed write is let go; so is one refused
+ * by fencing (the run was taken over: its new owner runs the node again and keeps its own
+ * session; the terminal record written next is refused and logged the same way).
  */
 async function keepSession(store: Store, task: AgentTask, outcome: AgentOutcome): Promise<void> {
   const sessionId = outcome.end.sessionId;
