@@ -320,7 +320,7 @@ nodes:
     expect(cliRun.body).toMatch(/^Waiting for a place of concurrency key "pr-7" \(limit 1\): number [1-5] in line; it starts when one of \S+ ends\.$/m);
     for (const run of [holders[0]!, ...waiting.map((r) => r.id)]) expect((await endOf(run)).status).toBe('completed');
     const lines = (await readFile(log, 'utf8')).trimEnd().split('\n');
-    expect(lines).toHaveLength(12);
+    expect(lines, lines.join('\n')).toHaveLength(12);
     let open = 0;
     for (const line of lines) {
       open += line.startsWith('start ') ? 1 : -1;
